@@ -40,6 +40,8 @@ export interface DetectOptions {
   readonly minScore: number;
   /** At most this many detections are returned (the highest-scoring). */
   readonly maxDetections: number;
+  /** Aborts waiting for the model (the request's deadline). */
+  readonly signal?: AbortSignal;
 }
 
 /**

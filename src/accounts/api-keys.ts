@@ -1,0 +1,31 @@
+import crypto from 'node:crypto';
+
+/** Keys look like `dtd_` + 43 base64url characters (256 random bits): easy to spot in a leaked file. */
+const KEY_PREFIX = 'dtd_';
+const KEY_PATTERN = /^dtd_[A-Za-z0-9_-]{43}$/;
+
+export function generateApiKey(): string {
+  return KEY_PREFIX + crypto.randomBytes(32).toString('base64url');
+}
+
+export function looksLikeApiKey(candidate: string): boolean {
+  return KEY_PATTERN.test(candidate);
+}
+
+/** Keyed hash stored in the database: a stolen database alone does not reveal or verify keys. */
+export function hashApiKey(secret: string, key: string): string {
+  return crypto.createHmac('sha256', secret).update(key).digest('hex');
+}
+
+/** Constant-time comparison of two hex digests. */
+export function sameDigest(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
+}
+
+/** The key from `Authorization: ApiKey <key>` (or `Bearer <key>`), or undefined. */
+export function apiKeyFromAuthorization(header: string | undefined): string | undefined {
+  const match = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1];
+}

@@ -1,0 +1,94 @@
+import { ApiError } from './errors.js';
+
+/** API versions of the detection endpoint: `v1` (current) and `legacy` (`/api/…`). */
+export type ApiVersion = 'v1' | 'legacy';
+
+export interface DetectionParameters {
+  confidenceThreshold: number;
+  outputCroppedImage: boolean;
+  outputVisualizedImage: boolean;
+}
+
+interface ParameterRule {
+  readonly key: keyof DetectionParameters;
+  readonly versions: readonly ApiVersion[];
+  readonly defaultValue: string;
+  readonly allowed: string;
+  readonly description: string;
+  parse(value: string): number | boolean | undefined;
+}
+
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+function parseFraction(value: string): number | undefined {
+  const trimmed = value.trim();
+  if (!DECIMAL.test(trimmed)) return undefined;
+  const number = Number(trimmed);
+  return number >= 0 && number <= 1 ? number : undefined;
+}
+
+function parseBoolean(value: string): boolean | undefined {
+  const lower = value.trim().toLowerCase();
+  return lower === 'true' ? true : lower === 'false' ? false : undefined;
+}
+
+/** Every configuration parameter: the single table behind validation, defaults and docs. */
+export const PARAMETER_RULES: Readonly<Record<string, ParameterRule>> = {
+  ConfidenceThreshold: {
+    key: 'confidenceThreshold',
+    versions: ['v1', 'legacy'],
+    defaultValue: '0.1',
+    allowed: 'a decimal number from 0 to 1, e.g. "0.5"',
+    description: 'Objects with a lower confidence are left out.',
+    parse: parseFraction,
+  },
+  OutputCroppedImage: {
+    key: 'outputCroppedImage',
+    versions: ['v1', 'legacy'],
+    defaultValue: 'false',
+    allowed: '"true" or "false"',
+    description: 'Add `cropped_image` (base64 JPEG of the box) to every object.',
+    parse: parseBoolean,
+  },
+  OutputVisualizedImage: {
+    key: 'outputVisualizedImage',
+    versions: ['v1'],
+    defaultValue: 'false',
+    allowed: '"true" or "false"',
+    description: 'Add top-level `visualized_image`: the image with every box drawn (base64 JPEG).',
+    parse: parseBoolean,
+  },
+};
+
+export function parametersFor(version: ApiVersion): string[] {
+  return Object.entries(PARAMETER_RULES)
+    .filter(([, rule]) => rule.versions.includes(version))
+    .map(([name]) => name);
+}
+
+/** Configurations (already schema-valid) → typed parameters with defaults; 400 on any problem. */
+export function parseConfigurations(
+  configurations: readonly { parameter: string; value: string }[] | undefined,
+  version: ApiVersion,
+): DetectionParameters {
+  const parameters: Record<string, number | boolean> = {};
+  for (const rule of Object.values(PARAMETER_RULES)) parameters[rule.key] = rule.parse(rule.defaultValue)!;
+  const seen = new Set<string>();
+  for (const { parameter, value } of configurations ?? []) {
+    const rule = Object.hasOwn(PARAMETER_RULES, parameter) ? PARAMETER_RULES[parameter] : undefined;
+    if (!rule || !rule.versions.includes(version)) {
+      throw new ApiError(
+        'invalid_configuration',
+        `unknown parameter "${parameter}"; this endpoint accepts ${parametersFor(version).join(', ')}`,
+      );
+    }
+    if (seen.has(parameter)) throw new ApiError('invalid_configuration', `parameter "${parameter}" is given more than once`);
+    seen.add(parameter);
+    const parsed = rule.parse(value);
+    if (parsed === undefined) {
+      throw new ApiError('invalid_configuration', `parameter "${parameter}" has value ${JSON.stringify(value)}; allowed: ${rule.allowed}`);
+    }
+    parameters[rule.key] = parsed;
+  }
+  return parameters as unknown as DetectionParameters;
+}

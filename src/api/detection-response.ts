@@ -1,0 +1,57 @@
+import { parentOf } from '../models/coco-categories.js';
+import type { DetectionResult, RgbImage } from '../models/types.js';
+import { encodeVisualization } from '../vision/draw.js';
+import { encodeCrop, pixelRegion } from '../vision/encode.js';
+import type { DetectionParameters } from './detection-parameters.js';
+
+export interface BoundingBox {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export interface DetectedObject {
+  name: string;
+  parent: string;
+  confidence: number;
+  bounding_box: BoundingBox;
+  cropped_image?: string;
+}
+
+export interface DetectionResponse {
+  detected_objects: DetectedObject[];
+  visualized_image?: string;
+}
+
+/** Detector result → the public response, with crops and the visualization when asked for. */
+export async function assembleDetectionResponse(
+  image: RgbImage,
+  result: DetectionResult,
+  labels: readonly string[],
+  parameters: DetectionParameters,
+): Promise<DetectionResponse> {
+  const objects: DetectedObject[] = result.detections.map((detection) => {
+    const region = pixelRegion(detection.box, image.width, image.height);
+    const name = labels[detection.classIndex] ?? `class_${detection.classIndex}`;
+    return {
+      name,
+      parent: parentOf(name),
+      confidence: Math.round(detection.score * 1e5) / 1e5,
+      bounding_box: { left: region.left, right: region.left + region.width, top: region.top, bottom: region.top + region.height },
+    };
+  });
+  const response: DetectionResponse = { detected_objects: objects };
+  const work: Promise<void>[] = [];
+  if (parameters.outputCroppedImage) {
+    objects.forEach((object, index) => {
+      work.push(encodeCrop(image, result.detections[index].box).then((jpeg) => void (object.cropped_image = jpeg.toString('base64'))));
+    });
+  }
+  if (parameters.outputVisualizedImage) {
+    const boxes = result.detections.map((detection, index) => ({ box: detection.box, label: objects[index].name, confidence: objects[index].confidence }));
+    work.push(encodeVisualization(image, boxes).then((jpeg) => void (response.visualized_image = jpeg.toString('base64'))));
+  }
+  await Promise.all(work);
+  return response;
+}

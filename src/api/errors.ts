@@ -1,0 +1,46 @@
+/**
+ * The one table of error codes. Every failure a client can see is one of these, answered as
+ * `{"error": {"code", "message", "request_id"}}` with the status below. README "Errors" and the
+ * OpenAPI document are generated from / checked against this table.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, summary: 'The body is not valid JSON.' },
+  invalid_request: { status: 400, summary: 'The JSON does not match the request schema (field named in the message).' },
+  invalid_base64: { status: 400, summary: '`raw_data` is empty or not standard base64.' },
+  invalid_image: { status: 400, summary: 'The bytes are not a decodable JPEG, PNG, WebP, GIF, TIFF or AVIF image.' },
+  invalid_configuration: { status: 400, summary: 'A configuration parameter is unknown, repeated or has a bad value.' },
+  unauthorized: { status: 401, summary: 'Missing, malformed, unknown, expired or revoked API key.' },
+  forbidden: { status: 403, summary: 'The key is valid but its service is disabled or of another type.' },
+  unknown_service: { status: 404, summary: 'No such service type in the URL (only `object-detection`).' },
+  not_found: { status: 404, summary: 'No such route.' },
+  method_not_allowed: { status: 405, summary: 'The route exists but not for this HTTP method (see `Allow`).' },
+  payload_too_large: { status: 413, summary: 'The request body exceeds the body limit.' },
+  image_too_large: { status: 413, summary: 'The image exceeds the pixel limit (checked before decoding).' },
+  unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`).' },
+  overloaded: { status: 503, summary: 'Too many requests in flight; retry after `Retry-After` seconds.' },
+  deadline_exceeded: { status: 503, summary: 'The request waited longer than the request deadline for the model.' },
+  internal_error: { status: 500, summary: 'A bug on our side; the request id finds it in the log.' },
+} as const satisfies Record<string, { status: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; request_id: string };
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return { error: { code: error.code, message: error.message, request_id: requestId } };
+}

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { packageRoot } from '../package-root.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * Every schema under `schemas/`, read and compiled once at start-up (a broken schema stops
+ * start-up). They are the single truth for request validation and the OpenAPI document.
+ */
+export class SchemaCatalogue {
+  readonly schemas: ReadonlyMap<string, JsonSchema>;
+  readonly #ajv = new Ajv2020({ allErrors: false, strict: true });
+  readonly #validators = new Map<string, ValidateFunction>();
+
+  constructor(directory: string = path.join(packageRoot(), 'schemas')) {
+    const entries = fs
+      .readdirSync(directory)
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+      .map((file) => [path.basename(file, '.json'), JSON.parse(fs.readFileSync(path.join(directory, file), 'utf8')) as JsonSchema] as const);
+    this.schemas = new Map(entries);
+    for (const [, schema] of entries) this.#ajv.addSchema(schema);
+    for (const [name, schema] of entries) this.#validators.set(name, this.#ajv.compile(schema));
+  }
+
+  /** Validates `value` against the named schema; on failure returns one readable sentence. */
+  check(name: string, value: unknown): { ok: true } | { ok: false; problem: string } {
+    const validate = this.#validators.get(name);
+    if (!validate) throw new Error(`no schema named ${name}`);
+    if (validate(value)) return { ok: true };
+    return { ok: false, problem: describeProblem(validate.errors?.[0]) };
+  }
+}
+
+function describeProblem(error: ErrorObject | undefined): string {
+  if (!error) return 'request does not match the schema';
+  const where = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : 'body';
+  switch (error.keyword) {
+    case 'required':
+      return `${where === 'body' ? '' : where + ': '}missing required field "${(error.params as { missingProperty: string }).missingProperty}"`;
+    case 'additionalProperties':
+      return `${where}: unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
+  }
+}

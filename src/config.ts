@@ -1,0 +1,113 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Every setting of the service, read once in the composition root and passed down frozen.
+ * Nothing below `main.ts` reads `process.env`. README "Configuration" documents each entry.
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** ONNX model file(s) to serve; the first is the default for new services. Empty: the embedded default. */
+  readonly modelPaths: readonly string[];
+  readonly dataDir: string;
+  /** PostgreSQL connection string; when absent the embedded SQLite database in `dataDir` is used. */
+  readonly databaseUrl: string | undefined;
+  /** Server secret for API-key hashing; when absent one is generated and kept in `dataDir`. */
+  readonly secret: string | undefined;
+  readonly logLevel: string;
+  readonly limits: Limits;
+  readonly inference: InferenceSettings;
+}
+
+export interface Limits {
+  /** Largest accepted request body, bytes. */
+  readonly maxBodyBytes: number;
+  /** Largest accepted decoded image, pixels (width × height), checked from the header before decoding. */
+  readonly maxImagePixels: number;
+  /** Most objects returned for one image. */
+  readonly maxDetections: number;
+  /** A request still waiting for the model after this long is answered 503. */
+  readonly requestTimeoutMs: number;
+  /** Requests admitted into the decode → inference pipeline at once; beyond this, 503 `overloaded`. */
+  readonly maxPendingRequests: number;
+}
+
+export interface InferenceSettings {
+  /** ONNX Runtime intra-op threads per model. */
+  readonly threads: number;
+  /** Concurrent runs per model (one session, runs interleaved). */
+  readonly concurrency: number;
+  /** IoU above which same-class boxes are merged by NMS. */
+  readonly nmsIou: number;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got "${raw}"`);
+  }
+  return value;
+}
+
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) {
+    throw new ConfigError(`${name} must be a number in [0, 1], got "${raw}"`);
+  }
+  return value;
+}
+
+function text(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw ? raw : undefined;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Env = process.env): Config {
+  const cores = Math.max(1, os.availableParallelism());
+  const secret = text(env, 'DETECTD_SECRET');
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError('DETECTD_SECRET must be at least 32 characters');
+  }
+  const config: Config = {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '0.0.0.0',
+    modelPaths: (text(env, 'DETECTD_MODEL') ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+      .map((entry) => path.resolve(entry)),
+    dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
+    databaseUrl: text(env, 'DETECTD_DATABASE_URL'),
+    secret,
+    logLevel: text(env, 'DETECTD_LOG_LEVEL') ?? 'info',
+    limits: {
+      maxBodyBytes: integer(env, 'DETECTD_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 ** 3),
+      maxImagePixels: integer(env, 'DETECTD_MAX_IMAGE_PIXELS', 40_000_000, 1, 1_000_000_000),
+      maxDetections: integer(env, 'DETECTD_MAX_DETECTIONS', 300, 1, 10_000),
+      requestTimeoutMs: integer(env, 'DETECTD_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      maxPendingRequests: integer(env, 'DETECTD_MAX_PENDING_REQUESTS', 32, 1, 100_000),
+    },
+    inference: {
+      threads: integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256),
+      concurrency: integer(env, 'DETECTD_INFERENCE_CONCURRENCY', 1, 1, 64),
+      nmsIou: fraction(env, 'DETECTD_NMS_IOU', 0.7),
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) {
+    if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+  }
+  return Object.freeze(value);
+}

@@ -1,0 +1,34 @@
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import type { Accounts } from '../accounts/accounts.js';
+import { ApiError } from '../api/errors.js';
+import type { ObjectDetectionDependencies } from '../api/object-detection.js';
+import { detectionRoutes } from './detection-routes.js';
+import { docsRoutes } from './docs-routes.js';
+import { errorHandler } from './error-handler.js';
+import { healthRoutes, type Readiness } from './health-routes.js';
+import { requestId } from './request-id.js';
+import { requestLog } from './request-log.js';
+
+export interface AppDependencies {
+  readonly logger: Logger;
+  readonly accounts: Accounts;
+  readonly detection: ObjectDetectionDependencies;
+  readonly readiness: Readiness;
+  readonly openApi: Record<string, unknown>;
+}
+
+export function createApp(dependencies: AppDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId, requestLog(dependencies.logger));
+  app.use(healthRoutes(dependencies.readiness));
+  app.use(docsRoutes(dependencies.openApi));
+  app.use(detectionRoutes(dependencies.accounts, dependencies.detection));
+  app.use(() => {
+    throw new ApiError('not_found', 'no such route; see /docs');
+  });
+  app.use(errorHandler(dependencies.logger));
+  return app;
+}

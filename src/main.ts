@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+/** Entry point of `npm start`: serve until SIGTERM/SIGINT, then drain and exit. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`detectd: configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  let server;
+  try {
+    server = await startServer(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exit(1);
+  }
+  const running = server;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'shutting down: finishing in-flight requests');
+      running.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+await main();

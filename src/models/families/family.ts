@@ -1,0 +1,33 @@
+import type { LetterboxSpec } from '../../vision/letterbox.js';
+
+/** A raw box proposal in network-input pixels, before NMS and mapping back to the image. */
+export interface Candidate {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+  score: number;
+  classIndex: number;
+}
+
+/** The model's output tensor as the family decoder sees it. */
+export interface RawOutput {
+  readonly data: Float32Array;
+  readonly dims: readonly number[];
+}
+
+/**
+ * What makes a detector family different: how its input is filled and how its output is read.
+ * Session handling, timing, NMS and mapping back to image pixels are shared (see onnx-detector.ts).
+ */
+export interface OnnxFamily {
+  readonly name: string;
+  /** True when an output of this shape is this family's (used when no sidecar names the family). */
+  matchesOutput(dims: readonly number[]): boolean;
+  /** Input layout for a square input of `size` pixels. */
+  letterbox(size: number): LetterboxSpec;
+  /** Whether overlapping same-class candidates must still be merged. */
+  readonly needsNms: boolean;
+  /** Candidates scoring at least `minScore`, in network-input pixels. */
+  decode(output: RawOutput, inputSize: number, minScore: number): Candidate[];
+}

@@ -1,0 +1,34 @@
+import type { Candidate, OnnxFamily, RawOutput } from './family.js';
+
+/**
+ * YOLOv8 / YOLO11 exports: output [1, 4 + C, N], channel-major. Rows 0–3 are cx, cy, w, h;
+ * rows 4.. are per-class sigmoid scores (no objectness). Needs NMS.
+ */
+export const ultralytics: OnnxFamily = {
+  name: 'ultralytics',
+  needsNms: true,
+  matchesOutput: (dims) => dims.length === 3 && dims[1] > 4 && dims[1] < dims[2],
+  letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
+  decode({ data, dims }: RawOutput, _inputSize: number, minScore: number): Candidate[] {
+    const anchors = dims[2];
+    const classes = dims[1] - 4;
+    const candidates: Candidate[] = [];
+    for (let anchor = 0; anchor < anchors; anchor++) {
+      let best = -1;
+      let classIndex = 0;
+      for (let c = 0, offset = 4 * anchors + anchor; c < classes; c++, offset += anchors) {
+        if (data[offset] > best) {
+          best = data[offset];
+          classIndex = c;
+        }
+      }
+      if (best < minScore) continue;
+      const cx = data[anchor];
+      const cy = data[anchors + anchor];
+      const halfWidth = data[2 * anchors + anchor] / 2;
+      const halfHeight = data[3 * anchors + anchor] / 2;
+      candidates.push({ x1: cx - halfWidth, y1: cy - halfHeight, x2: cx + halfWidth, y2: cy + halfHeight, score: best, classIndex });
+    }
+    return candidates;
+  },
+};

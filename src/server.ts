@@ -1,0 +1,62 @@
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import type { Logger } from 'pino';
+import sharp from 'sharp';
+import { Accounts } from './accounts/accounts.js';
+import { loadServerSecret } from './accounts/server-secret.js';
+import { buildOpenApiDocument } from './api/openapi.js';
+import { SchemaCatalogue } from './api/schemas.js';
+import type { Config } from './config.js';
+import { createApp } from './http/app.js';
+import { loadModels } from './models/registry.js';
+import { packageVersion } from './package-root.js';
+import { databaseReachable, openDatabase } from './store/database.js';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, lets in-flight requests finish, then releases models and database. */
+  close(): Promise<void>;
+}
+
+/** The composition root: config → stores → models → app → listening server. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  // Images are decoded once per request; libvips' operation cache would only hold memory.
+  sharp.cache(false);
+  const schemas = new SchemaCatalogue();
+  const db = await openDatabase({ dataDir: config.dataDir });
+  const accounts = new Accounts(db, loadServerSecret(config.secret, config.dataDir));
+  const models = await loadModels(config.modelPaths, config.inference).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
+  for (const name of models.names) {
+    const detector = models.resolve(name);
+    logger.info({ model: name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
+  }
+
+  const app = createApp({
+    logger,
+    accounts,
+    detection: { models, schemas, limits: config.limits },
+    readiness: { models: () => models.names, databaseReachable: () => databaseReachable(db) },
+    openApi: buildOpenApiDocument(schemas, packageVersion()),
+  });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  logger.info({ url, port }, 'listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await stopped;
+      await models.dispose();
+      await db.destroy();
+      logger.info('stopped');
+    })());
+  return { url, port, close };
+}

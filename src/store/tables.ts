@@ -1,0 +1,32 @@
+/**
+ * The database's tables as Kysely sees them. Ids are UUID text and times ISO-8601 UTC text, so
+ * the same queries run unchanged on SQLite and PostgreSQL.
+ */
+export interface Tables {
+  accounts: {
+    id: string;
+    email: string;
+    password_hash: string;
+    created_at: string;
+  };
+  services: {
+    id: string;
+    account_id: string;
+    name: string;
+    type: string;
+    /** Detector name; null means the server's default model. */
+    model: string | null;
+    created_at: string;
+    disabled_at: string | null;
+  };
+  api_keys: {
+    id: string;
+    service_id: string;
+    /** HMAC-SHA256 of the key under the server secret; the key itself is never stored in plain text. */
+    key_hash: string;
+    created_at: string;
+    /** When a rotated-out key stops working; null while current. */
+    expires_at: string | null;
+    revoked_at: string | null;
+  };
+}
