@@ -1,5 +1,5 @@
 import path from 'node:path';
-import ort from 'onnxruntime-node';
+import * as ort from 'onnxruntime-node';
 import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../vision/letterbox.js';
 import { COCO_LABELS } from './coco-categories.js';
 import type { Candidate, OnnxFamily } from './families/family.js';

@@ -43,7 +43,8 @@ function describe(error: unknown): string {
 export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<DecodedImage> {
   let metadata: Metadata;
   try {
-    metadata = await sharp(bytes).metadata();
+    // Header only: no pixel limit here, so that an oversized image is reported as such below.
+    metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (error) {
     throw new ImageDecodeError('invalid_image', `not a readable image: ${describe(error)}`);
   }

@@ -18,6 +18,8 @@ export interface TestServer extends RunningServer {
   readonly logText: () => string;
   /** Creates another account + service and returns its key. */
   createService(fields?: { email?: string; name?: string; model?: string | null }): Promise<string>;
+  /** Marks the service of `apiKey` disabled, straight in the database. */
+  disableService(apiKey: string): Promise<void>;
 }
 
 /**
@@ -52,6 +54,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     apiKey,
     logText: () => lines.join(''),
     createService,
+    async disableService(key) {
+      const service = await accounts.authenticate(key);
+      if (!service) throw new Error('no service for that key');
+      await db.updateTable('services').set({ disabled_at: new Date().toISOString() }).where('id', '=', service.id).execute();
+    },
     async close() {
       await server.close();
       await db.destroy();
