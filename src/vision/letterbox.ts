@@ -36,8 +36,8 @@ export function letterboxTransform(width: number, height: number, spec: Letterbo
     resizedWidth,
     resizedHeight,
     // The −0.1 reproduces Ultralytics' rounding of odd paddings, so boxes match its reference exactly.
-    padLeft: Math.round((spec.size - resizedWidth) / 2 - 0.1),
-    padTop: Math.round((spec.size - resizedHeight) / 2 - 0.1),
+    padLeft: Math.max(0, Math.round((spec.size - resizedWidth) / 2 - 0.1)),
+    padTop: Math.max(0, Math.round((spec.size - resizedHeight) / 2 - 0.1)),
   };
 }
 

@@ -1,0 +1,199 @@
+/**
+ * `npm run eval`: COCO bbox accuracy of detectd measured through its HTTP API.
+ * Every image of a COCO-format dataset folder is posted to /api/v1/object-detection
+ * and the answers are scored with the pycocotools method (scripts/coco-map.ts).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection } from './coco-map.js';
+import { launchServer, type LaunchedServer } from './lib/launch-server.js';
+
+interface EvalOptions {
+  dataset: string;
+  model?: string;
+  url?: string;
+  apiKey?: string;
+  threshold: number;
+  concurrency: number;
+  limit?: number;
+  json?: string;
+}
+
+/** The part of the detection response the evaluator reads. */
+interface DetectionResponse {
+  detected_objects: {
+    name: string;
+    confidence: number;
+    bounding_box: { left: number; right: number; top: number; bottom: number };
+  }[];
+}
+
+interface ImageRun {
+  detections: Detection[];
+  unknownLabels: string[];
+  latencyMs: number;
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidArgumentError('expected a positive integer');
+  return parsed;
+}
+
+function fraction(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError('expected a number in [0, 1]');
+  return parsed;
+}
+
+function parseOptions(): EvalOptions {
+  const program = new Command('eval')
+    .description('Measure COCO bbox AP of detectd through its HTTP API')
+    .requiredOption('--dataset <dir>', 'folder with images/ and a COCO annotations.json')
+    .addOption(new Option('--model <file>', 'ONNX model for the launched server (default: its embedded model)').conflicts('url'))
+    .option('--url <url>', 'use this running server instead of launching one')
+    .option('--api-key <key>', 'API key for --url')
+    .option('--threshold <value>', 'ConfidenceThreshold sent with every request', fraction, 0.001)
+    .option('--concurrency <n>', 'requests in flight at once', positiveInteger, 2)
+    .option('--limit <n>', 'evaluate only the first N images of the annotation file', positiveInteger)
+    .option('--json <file>', 'also write the results to this JSON file')
+    .parse();
+  const options = program.opts<EvalOptions>();
+  if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
+  return options;
+}
+
+/** Loads annotations.json, restricted to the first `limit` images so unseen images' boxes don't count as misses. */
+async function loadDataset(folder: string, limit: number | undefined): Promise<CocoDataset> {
+  const full = JSON.parse(await readFile(path.join(folder, 'annotations.json'), 'utf8')) as CocoDataset;
+  const images = full.images.slice(0, limit);
+  const imageIds = new Set(images.map((image) => image.id));
+  return { ...full, images, annotations: full.annotations.filter((annotation) => imageIds.has(annotation.image_id)) };
+}
+
+async function detectImage(
+  server: Pick<LaunchedServer, 'url' | 'apiKey'>,
+  imagePath: string,
+  imageId: number,
+  threshold: number,
+  categoryIdByName: ReadonlyMap<string, number>,
+): Promise<ImageRun> {
+  const body = JSON.stringify({
+    raw_data: (await readFile(imagePath)).toString('base64'),
+    configurations: [{ parameter: 'ConfidenceThreshold', value: String(threshold) }],
+  });
+  const started = performance.now();
+  const response = await fetch(`${server.url}/api/v1/object-detection`, {
+    method: 'POST',
+    headers: { Authorization: `ApiKey ${server.apiKey}`, 'Content-Type': 'application/json' },
+    body,
+  });
+  const text = await response.text();
+  const latencyMs = performance.now() - started;
+  if (response.status !== 200) throw new Error(`${path.basename(imagePath)}: HTTP ${response.status}\n${text}`);
+
+  const run: ImageRun = { detections: [], unknownLabels: [], latencyMs };
+  for (const object of (JSON.parse(text) as DetectionResponse).detected_objects) {
+    const categoryId = categoryIdByName.get(object.name);
+    if (categoryId === undefined) {
+      run.unknownLabels.push(object.name);
+      continue;
+    }
+    const { left, right, top, bottom } = object.bounding_box;
+    run.detections.push({ image_id: imageId, category_id: categoryId, bbox: [left, top, right - left, bottom - top], score: object.confidence });
+  }
+  return run;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; results keep the input order. Stops at the first error. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await work(items[index]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function percent(value: number): string {
+  return value < 0 ? 'n/a' : (value * 100).toFixed(1);
+}
+
+function printReport(images: number, detections: number, metrics: CocoMetrics, meanLatencyMs: number, concurrency: number): void {
+  const rows: [string, string][] = [
+    ['images', String(images)],
+    ['detections', String(detections)],
+    ...Object.entries(metrics).map(([name, value]): [string, string] => [name, percent(value)]),
+    ['latency', `${meanLatencyMs.toFixed(1)} ms mean per request (concurrency ${concurrency})`],
+  ];
+  for (const [name, value] of rows) console.log(`${name.padEnd(12)}${value}`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const dataset = await loadDataset(options.dataset, options.limit);
+  const categoryIdByName = new Map(dataset.categories.map((category) => [category.name, category.id]));
+
+  const server: LaunchedServer =
+    options.url !== undefined && options.apiKey !== undefined
+      ? { url: options.url.replace(/\/+$/, ''), apiKey: options.apiKey, stop: async () => {} }
+      : await launchServer({ model: options.model });
+  const progress = new cliProgress.SingleBar(
+    { format: 'eval |{bar}| {value}/{total} images | ETA {eta_formatted}', stream: process.stderr, hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  try {
+    progress.start(dataset.images.length, 0);
+    const runs = await mapConcurrently(dataset.images, options.concurrency, async (image) => {
+      const imagePath = path.join(options.dataset, 'images', image.file_name);
+      const run = await detectImage(server, imagePath, image.id, options.threshold, categoryIdByName);
+      progress.increment();
+      return run;
+    });
+    progress.stop();
+
+    const detections = runs.flatMap((run) => run.detections);
+    const unknownLabels = new Set(runs.flatMap((run) => run.unknownLabels));
+    if (unknownLabels.size > 0) {
+      console.error(`warning: skipped labels not among the dataset's categories: ${[...unknownLabels].join(', ')}`);
+    }
+    const metrics = evaluateDetections(dataset, detections);
+    const meanLatencyMs = runs.reduce((sum, run) => sum + run.latencyMs, 0) / Math.max(1, runs.length);
+    printReport(dataset.images.length, detections.length, metrics, meanLatencyMs, options.concurrency);
+
+    if (options.json !== undefined) {
+      const report = {
+        dataset: path.resolve(options.dataset),
+        model: options.model === undefined ? null : path.resolve(options.model),
+        url: options.url ?? null,
+        threshold: options.threshold,
+        concurrency: options.concurrency,
+        images: dataset.images.length,
+        detections: detections.length,
+        metrics,
+        meanLatencyMs,
+      };
+      await writeFile(options.json, `${JSON.stringify(report, null, 2)}\n`);
+    }
+  } finally {
+    progress.stop();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});
