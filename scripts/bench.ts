@@ -1,0 +1,161 @@
+/**
+ * `npm run bench`: the service's latency and throughput for one photo, next to raw ONNX Runtime
+ * inference of the same model measured in the same process, as ratios.
+ *
+ *   npm run bench -- [--model FILE] [--image FILE] [--requests N] [--seconds S]
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import * as ort from 'onnxruntime-node';
+import { decodeImage } from '../src/vision/decode.js';
+import { letterboxInto } from '../src/vision/letterbox.js';
+import { startLocalServer } from './lib/local-server.js';
+
+interface BenchOptions {
+  model: string;
+  image: string;
+  requests: number;
+  seconds: number;
+}
+
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!(parsed > 0)) throw new InvalidArgumentError('expected a positive number');
+  return parsed;
+}
+
+function parseOptions(): BenchOptions {
+  return new Command('bench')
+    .description('Latency and throughput of detectd vs raw ONNX Runtime inference')
+    .option('--model <file>', 'ONNX model', '../shared/models/yolo26n-640-int8.onnx')
+    .option('--image <file>', 'photo to send', '../shared/eval/photos/dog.jpg')
+    .option('--requests <n>', 'sequential requests to time', positiveNumber, 60)
+    .option('--seconds <s>', 'duration of each throughput run', positiveNumber, 8)
+    .parse()
+    .opts<BenchOptions>();
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const median = (values: number[]) => percentile(values, 50);
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+/** Raw inference: the same model file and session options, fed the photo's letterboxed tensor, nothing else. */
+async function rawInferenceMs(modelPath: string, threads: number, imageBytes: Buffer, runs: number): Promise<number[]> {
+  const session = await ort.InferenceSession.create(modelPath, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  const metadata = session.inputMetadata[0];
+  const size = metadata.isTensor ? Number(metadata.shape[2]) : 640;
+  const tensor = new Float32Array(3 * size * size);
+  letterboxInto(await decodeImage(imageBytes, { maxPixels: 1e9 }), { size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }, tensor);
+  const input = new ort.Tensor('float32', tensor, [1, 3, size, size]);
+  const feeds = { [session.inputNames[0]]: input };
+  for (let i = 0; i < 5; i++) await session.run(feeds);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await session.run(feeds);
+    times.push(performance.now() - started);
+  }
+  await session.release();
+  return times;
+}
+
+/** A minimal keep-alive HTTP client: the body is built once, so the client adds next to nothing. */
+function detectionPoster(url: string, apiKey: string, body: Buffer): () => Promise<number> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL('/api/v1/object-detection', url);
+  return () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const request = http.request(
+        target,
+        { method: 'POST', agent, headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': body.length } },
+        (response) => {
+          response.resume();
+          response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode}`))));
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
+}
+
+async function throughput(post: () => Promise<number>, concurrency: number, seconds: number): Promise<{ perSecond: number; latencies: number[] }> {
+  const deadline = performance.now() + seconds * 1000;
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) latencies.push(await post());
+    }),
+  );
+  return { perSecond: latencies.length / ((performance.now() - started) / 1000), latencies };
+}
+
+/** Median per-stage timings from the server's own request log lines. */
+function stageMedians(logText: string): Record<string, number> {
+  const byStage = new Map<string, number[]>();
+  for (const line of logText.split('\n')) {
+    if (!line.includes('"timings_ms"')) continue;
+    const timings = (JSON.parse(line) as { timings_ms: Record<string, number> }).timings_ms;
+    for (const [stage, ms] of Object.entries(timings)) byStage.set(stage, [...(byStage.get(stage) ?? []), ms]);
+  }
+  return Object.fromEntries([...byStage].map(([stage, values]) => [stage, median(values)]));
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const modelPath = path.resolve(options.model);
+  const imageBytes = fs.readFileSync(options.image);
+  const threads = os.availableParallelism();
+  const body = Buffer.from(JSON.stringify({ raw_data: imageBytes.toString('base64') }));
+
+  const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'info', DETECTD_MAX_PENDING_REQUESTS: '64' });
+  try {
+    const post = detectionPoster(server.url, server.apiKey, body);
+    for (let i = 0; i < 10; i++) await post();
+
+    const raw = await rawInferenceMs(modelPath, threads, imageBytes, options.requests);
+    const rawMs = median(raw);
+    const rawLimit = 1000 / rawMs;
+
+    const logStart = server.logText().length;
+    const sequential: number[] = [];
+    for (let i = 0; i < options.requests; i++) sequential.push(await post());
+    const stages = stageMedians(server.logText().slice(logStart));
+    const runs = [];
+    for (const concurrency of [1, 4, 8]) runs.push({ concurrency, ...(await throughput(post, concurrency, options.seconds)) });
+
+    const p50 = median(sequential);
+    const lines = [
+      `detectd bench — ${path.basename(modelPath)}, ${path.basename(options.image)} (${imageBytes.length} bytes), ${threads} ORT threads, ${os.cpus()[0]?.model ?? 'cpu'}`,
+      '',
+      `raw ONNX Runtime inference (same process): p50 ${fixed(rawMs)} ms, p99 ${fixed(percentile(raw, 99))} ms → single-session limit ${fixed(rawLimit, 2)} req/s`,
+      `service, sequential (${options.requests} requests): p50 ${fixed(p50)} ms, p99 ${fixed(percentile(sequential, 99))} ms`,
+      `  p50 ratio service / raw inference: ${fixed(p50 / rawMs, 3)}   (target ≤ 1.10)`,
+      `  server stage medians (ms): ${Object.entries(stages).map(([stage, ms]) => `${stage} ${fixed(ms, 2)}`).join(', ')}`,
+      '',
+      'throughput:',
+      ...runs.map(
+        ({ concurrency, perSecond, latencies }) =>
+          `  c=${concurrency}: ${fixed(perSecond, 2)} req/s (${fixed(perSecond / rawLimit, 3)} × raw limit), p50 ${fixed(median(latencies))} ms, p99 ${fixed(percentile(latencies, 99))} ms`,
+      ),
+      `  c=8 ratio to raw limit: ${fixed(runs[2].perSecond / rawLimit, 3)}   (target ≥ 0.90)`,
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await server.close();
+  }
+}
+
+await main();
