@@ -47,7 +47,14 @@ describe('raw_data base64', () => {
     expect(decodeRawData(text.slice(0, 8) + '\r\n' + text.slice(8))).to.deep.equal(bytes);
   });
 
-  it('refuses other alphabets and junk', () => {
-    for (const bad of ['a-b_', 'ab$c', '=abc', 'abcde', '']) expect(() => decodeRawData(bad), bad).to.throw(ApiError);
+  it('accepts the URL-safe alphabet too', () => {
+    expect(decodeRawData('-_-_')).to.deep.equal(Buffer.from('+/+/', 'base64'));
+  });
+
+  it('refuses junk anywhere, misplaced padding and impossible lengths', () => {
+    const valid = Buffer.from('some bytes to encode').toString('base64');
+    for (const bad of ['ab$c', '=abc', 'ab=c', 'abcde', '', valid.slice(0, 10) + '*' + valid.slice(10), valid + '!', 'Zm9v YmFy!']) {
+      expect(() => decodeRawData(bad), bad).to.throw(ApiError);
+    }
   });
 });
