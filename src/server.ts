@@ -26,7 +26,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const schemas = new SchemaCatalogue();
   const db = await openDatabase({ dataDir: config.dataDir });
   const accounts = new Accounts(db, loadServerSecret(config.secret, config.dataDir));
-  const models = await loadModels(config.modelPaths, config.inference).catch(async (error: unknown) => {
+  const models = await loadModels(config.modelPaths, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });

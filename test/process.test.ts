@@ -14,9 +14,13 @@ function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
   return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
 }
 
-/** Starts `node dist/src/main.js` (what `npm start` runs) and resolves once it logs its URL. */
-async function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: string[] }> {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the service (`node dist/src/main.js` unless told otherwise) and resolves once it logs its URL. */
+async function startProcess(
+  env: NodeJS.ProcessEnv,
+  command: readonly string[] = [process.execPath, MAIN],
+): Promise<{ child: ChildProcess; url: string; output: string[] }> {
+  // Its own process group, so that stopping it reaches every process under it (npm → sh → node).
+  const child = spawn(command[0], command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));
   const lines = readline.createInterface({ input: child.stdout! });
@@ -24,6 +28,7 @@ async function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProce
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output.join('')}`)));
     lines.on('line', (line) => {
       output.push(line + '\n');
+      if (!line.startsWith('{')) return; // npm's own banner lines
       const entry = JSON.parse(line) as { msg: string; url?: string };
       if (entry.msg === 'listening') resolve(entry.url!);
     });
@@ -75,6 +80,32 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     let refused: unknown;
     await fetch(url + '/healthz').catch((error: unknown) => (refused = error));
     expect(refused, 'no longer listening').to.be.instanceOf(Error);
+  });
+
+  it('npm start with no model configured serves the embedded TF.js CenterNet, which finds the dog', async () => {
+    const { DETECTD_MODEL: _unset, ...withoutModel } = env;
+    const service = cli(['service', 'create', '--account', 'ops@example.com', '--name', 'embedded', '--json'], withoutModel);
+    const { api_key: apiKey } = JSON.parse(service.stdout) as { api_key: string };
+    const { child, url, output } = await startProcess(withoutModel, ['npm', 'start', '--silent']);
+    try {
+      const log = output.join('');
+      expect(log).to.contain('DETECTD_MODEL is not set: serving the embedded CenterNet');
+      expect(log).to.match(/"runtime":"tfjs-(wasm|node)"/);
+      const ready = (await (await fetch(url + '/readyz')).json()) as { models: string[] };
+      expect(ready.models).to.deep.equal(['centernet']);
+      const { status, body } = await postDetection(url, imageRequest(photoPath('dog.jpg')), { apiKey });
+      expect(status).to.equal(200);
+      const dog = (body.detected_objects as { name: string; parent: string; bounding_box: { left: number; top: number; right: number; bottom: number } }[]).find((object) => object.name === 'dog');
+      expect(dog, JSON.stringify(body)).to.not.equal(undefined);
+      expect(dog!.parent).to.equal('animal');
+      // Roughly where the dog is (left ≈ 133, top ≈ 220, right ≈ 309, bottom ≈ 545).
+      expect(dog!.bounding_box.left).to.be.within(100, 170);
+      expect(dog!.bounding_box.bottom).to.be.within(500, 576);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    }
   });
 
   it('refuses to start with a clear message when the configuration is invalid', () => {
