@@ -146,7 +146,9 @@ function usageSection(data: OverviewData, base: string): SafeHtml {
       ${stat('p95 latency', milliseconds(usage.p95Ms), 'usage-p95')}
     </div>
     ${usageChart(usage.series)}
-    <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors · latency is measured in the server, in buckets about 19 % wide</p>
+    ${usage.requests === 0 ? html`<p class="chart-empty small">No calls in this period yet.</p>` : ''}
+    <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors</p>
+    <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this page within a few seconds.</p>
     ${errorRows.length ? html`<table class="list compact"><thead><tr><th>Error code</th><th class="num">Count</th></tr></thead><tbody>${errorRows}</tbody></table>` : ''}
   </section>`;
 }

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, sql } from 'kysely';
+import { type Dialect, Kysely, Migrator, sql } from 'kysely';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { migrationProvider } from './migrations/index.js';
@@ -13,10 +13,14 @@ export interface DatabaseSettings {
   readonly databaseUrl?: string;
 }
 
-/** Opens the configured database (PostgreSQL when a URL is given, else embedded SQLite) and brings its schema up to date. */
+/** PostgreSQL when a URL is given, else the embedded SQLite file. */
+export function dialectFor(settings: DatabaseSettings): Dialect {
+  return settings.databaseUrl ? postgresDialect(settings.databaseUrl) : sqliteDialect(settings.dataDir);
+}
+
+/** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  const dialect = settings.databaseUrl ? postgresDialect(settings.databaseUrl) : sqliteDialect(settings.dataDir);
-  const db = new Kysely<Tables>({ dialect });
+  const db = new Kysely<Tables>({ dialect: dialectFor(settings) });
   try {
     await migrate(db);
   } catch (error) {
