@@ -1,42 +1,18 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-
-const CLI = path.resolve('dist/src/cli.js');
-const MAIN = path.resolve('dist/src/main.js');
-
-function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
-}
-
-/** Starts `node dist/src/main.js` (what `npm start` runs) and resolves once it logs its URL. */
-async function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: string[] }> {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
-  const lines = readline.createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output.join('')}`)));
-    lines.on('line', (line) => {
-      output.push(line + '\n');
-      const entry = JSON.parse(line) as { msg: string; url?: string };
-      if (entry.msg === 'listening') resolve(entry.url!);
-    });
-  });
-  return { child, url, output };
-}
+import { cli, MAIN, requireBuild, startProcess } from './support/processes.js';
 
 describe('the built service as a process: CLI, npm start, SIGTERM', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
   before(() => {
-    if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: npm test builds it (tsc) before mocha runs');
+    requireBuild();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-process-'));
     env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: DEFAULT_TEST_MODEL, PORT: '0', HOST: '127.0.0.1' };
   });

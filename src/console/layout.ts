@@ -19,6 +19,7 @@ export function layout(frame: PageFrame, content: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${frame.csrfToken}">
 <title>${frame.title} · detectd console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
