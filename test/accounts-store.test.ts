@@ -8,9 +8,7 @@ import { migrationProvider } from '../src/store/migrations/index.js';
 import { type Database, dialectFor, openDatabase } from '../src/store/database.js';
 import type { Tables } from '../src/store/tables.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
-import { describeEachEngine, TEST_SECRET } from './support/engines.js';
-
-const settingsOf = (store: ScratchStore) => ({ dataDir: store.env.DETECTD_DATA_DIR, databaseUrl: store.env.DETECTD_DATABASE_URL });
+import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 
 async function expectAccountError(promise: Promise<unknown>, code: string): Promise<void> {
   const error = await promise.then(
@@ -28,7 +26,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
 
   beforeEach(async () => {
     store = await engine.scratch();
-    db = await openDatabase(settingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store));
     domain = accountDomain(db, TEST_SECRET, ['yolo26n-640-int8', 'yolox-nano-416']);
   });
   afterEach(async () => {
@@ -171,7 +169,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     await store.remove();
     store = await engine.scratch();
     // Build the schema as the first release shipped it, with a key stored the old way (hash only).
-    const first = new Kysely<Tables>({ dialect: dialectFor(settingsOf(store)) });
+    const first = new Kysely<Tables>({ dialect: dialectFor(databaseSettingsOf(store)) });
     const { error } = await new Migrator({ db: first, provider: migrationProvider }).migrateTo('0001-accounts-services-keys');
     expect(error).to.equal(undefined);
     const legacyKey = generateApiKey();
@@ -186,7 +184,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
       .execute();
     await first.destroy();
 
-    db = await openDatabase(settingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store));
     domain = accountDomain(db, TEST_SECRET);
     const service = await domain.keys.authenticate(legacyKey);
     expect(service?.name).to.equal('legacy');

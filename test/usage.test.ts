@@ -5,7 +5,7 @@ import { UsageRecorder } from '../src/usage/usage-recorder.js';
 import { UsageStore } from '../src/usage/usage-store.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
-import { describeEachEngine } from './support/engines.js';
+import { databaseSettingsOf, describeEachEngine } from './support/engines.js';
 
 const SERVICE = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
@@ -38,7 +38,7 @@ describeEachEngine('usage counters in the store', (engine) => {
 
   beforeEach(async () => {
     store = await engine.scratch();
-    db = await openDatabase({ dataDir: store.env.DETECTD_DATA_DIR, databaseUrl: store.env.DETECTD_DATABASE_URL });
+    db = await openDatabase(databaseSettingsOf(store));
     usage = new UsageStore(db);
   });
   afterEach(async () => {

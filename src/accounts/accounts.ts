@@ -12,7 +12,7 @@ export interface Account {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 /** scrypt's cost makes longer inputs pointless; the bound keeps a huge form field from costing CPU. */
-export const MAX_PASSWORD_LENGTH = 1024;
+const MAX_PASSWORD_LENGTH = 1024;
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -47,10 +47,6 @@ export class Accounts {
       .where('email', '=', normaliseEmail(email))
       .executeTakeFirst();
     return row && { id: row.id, email: row.email, passwordHash: row.password_hash };
-  }
-
-  async findAccountById(id: string): Promise<Account | undefined> {
-    return this.db.selectFrom('accounts').select(['id', 'email']).where('id', '=', id).executeTakeFirst();
   }
 
   /** The account these credentials sign in to, or undefined; the same work is done whether or not the email exists. */

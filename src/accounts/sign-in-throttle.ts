@@ -9,7 +9,7 @@ export interface ThrottleSettings {
   readonly windowSeconds: number;
 }
 
-export const DEFAULT_THROTTLE: ThrottleSettings = { maxFailures: 5, windowSeconds: 15 * 60 };
+const DEFAULT_THROTTLE: ThrottleSettings = { maxFailures: 5, windowSeconds: 15 * 60 };
 
 /**
  * Limits password guessing: after `maxFailures` failed sign-ins for one email from one client

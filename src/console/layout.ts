@@ -1,4 +1,5 @@
 import type { Account } from '../accounts/accounts.js';
+import { csrfField } from './form-fields.js';
 import { html, type SafeHtml } from './html.js';
 
 export interface PageFrame {
@@ -31,7 +32,7 @@ export function layout(frame: PageFrame, content: SafeHtml): string {
     <a href="/console/services">Services</a>
     <a href="/docs">API docs</a>
     <span class="who" title="Signed in">${frame.account.email}</span>
-    <form method="post" action="/console/sign-out" class="inline"><input type="hidden" name="_csrf" value="${frame.csrfToken}"><button class="link-button" type="submit">Sign out</button></form>
+    <form method="post" action="/console/sign-out" class="inline">${csrfField(frame.csrfToken)}<button class="link-button" type="submit">Sign out</button></form>
   </nav>`
     : html`<nav class="topnav"><a href="/docs">API docs</a></nav>`}
 </header>

@@ -3,7 +3,7 @@
  * counters from any number of replicas add up and p50/p95 come out of the sums. Bucket i holds
  * latencies in (2^((i-1)/4), 2^(i/4)] ms; the last one holds everything slower.
  */
-export const LATENCY_BUCKETS = 64;
+const LATENCY_BUCKETS = 64;
 
 export function latencyBucket(ms: number): number {
   if (!(ms > 1)) return 0;

@@ -33,6 +33,11 @@ export const POSTGRESQL: Engine = {
   },
 };
 
+/** The database settings a store's `env` stands for, to open it directly. */
+export function databaseSettingsOf(store: ScratchStore): { dataDir: string; databaseUrl?: string } {
+  return { dataDir: store.env.DETECTD_DATA_DIR, databaseUrl: store.env.DETECTD_DATABASE_URL };
+}
+
 export const ENGINES: readonly Engine[] = [SQLITE, POSTGRESQL];
 
 /** Declares the same suite once per storage engine: `title [sqlite]`, `title [postgresql]`. */
