@@ -10,10 +10,10 @@ export function serviceListPage(options: { account: Account; csrfToken: string; 
   const rows = options.services.map(
     (service) => html`<tr>
   <td><a href="/console/services/${service.id}">${service.name}</a></td>
-  <td>${service.type}</td>
+  <td class="hide-narrow">${service.type}</td>
   <td>${service.model ?? html`<span class="muted">default (${options.defaultModel})</span>`}</td>
   <td>${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</td>
-  <td class="nowrap">${date(service.createdAt)}</td>
+  <td class="nowrap hide-narrow">${date(service.createdAt)}</td>
 </tr>`,
   );
   return layout(
@@ -29,7 +29,7 @@ ${options.services.length === 0
   <p><a class="button primary" href="/console/services/new">Create your first service</a></p>
 </section>`
   : html`<section class="card flush"><div class="table-scroll"><table class="list">
-  <thead><tr><th>Name</th><th>Type</th><th>Model</th><th>Status</th><th>Created</th></tr></thead>
+  <thead><tr><th>Name</th><th class="hide-narrow">Type</th><th>Model</th><th>Status</th><th class="hide-narrow">Created</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div></section>`}`,
   );
