@@ -1,21 +1,27 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import type { Accounts } from '../accounts/accounts.js';
+import type { ServiceKeys } from '../accounts/service-keys.js';
 import { ApiError } from '../api/errors.js';
 import type { ObjectDetectionDependencies } from '../api/object-detection.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { ConsoleDependencies } from './console-context.js';
+import { consoleRoutes } from './console-routes.js';
 import { detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { usageRecording } from './usage-recording.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
-  readonly accounts: Accounts;
+  readonly keys: ServiceKeys;
   readonly detection: ObjectDetectionDependencies;
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
+  readonly console: ConsoleDependencies;
+  readonly usage: UsageRecorder;
 }
 
 export function createApp(dependencies: AppDependencies): Express {
@@ -25,7 +31,9 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use(requestId, requestLog(dependencies.logger));
   app.use(healthRoutes(dependencies.readiness));
   app.use(docsRoutes(dependencies.openApi));
-  app.use(detectionRoutes(dependencies.accounts, dependencies.detection));
+  app.use(consoleRoutes(dependencies.console, dependencies.logger));
+  app.use(usageRecording(dependencies.usage));
+  app.use(detectionRoutes(dependencies.keys, dependencies.detection));
   app.use(() => {
     throw new ApiError('not_found', 'no such route; see /docs');
   });
