@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: the service's latency and throughput for one photo, next to raw ONNX Runtime
- * inference of the same model measured in the same process, as ratios.
+ * `npm run bench`: in one run,
+ * - http: the service's latency and throughput for one photo, next to raw ONNX Runtime inference
+ *   of the same model measured in the same process, as ratios;
+ * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests.
  *
- *   npm run bench -- [--model FILE] [--image FILE] [--requests N] [--seconds S]
+ *   npm run bench -- [--sections http,memory] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -14,11 +16,23 @@ import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { startLocalServer } from './lib/local-server.js';
 
+const SECTIONS = ['http', 'memory'] as const;
+type Section = (typeof SECTIONS)[number];
+
 interface BenchOptions {
+  sections: Section[];
   model: string;
   image: string;
   requests: number;
   seconds: number;
+  memoryRequests: number;
+}
+
+function sectionList(value: string): Section[] {
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length) throw new InvalidArgumentError(`unknown section ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);
+  return names as Section[];
 }
 
 function positiveNumber(value: string): number {
@@ -29,11 +43,13 @@ function positiveNumber(value: string): number {
 
 function parseOptions(): BenchOptions {
   return new Command('bench')
-    .description('Latency and throughput of detectd vs raw ONNX Runtime inference')
-    .option('--model <file>', 'ONNX model', '../shared/models/yolo26n-640-int8.onnx')
+    .description('Latency and throughput of detectd vs raw ONNX Runtime inference; memory on the embedded model')
+    .option('--sections <list>', `comma-separated: ${SECTIONS.join(', ')}`, sectionList, [...SECTIONS])
+    .option('--model <file>', 'ONNX model for the http section', '../shared/models/yolo26n-640-int8.onnx')
     .option('--image <file>', 'photo to send', '../shared/eval/photos/dog.jpg')
     .option('--requests <n>', 'sequential requests to time', positiveNumber, 60)
     .option('--seconds <s>', 'duration of each throughput run', positiveNumber, 8)
+    .option('--memory-requests <n>', 'requests of the memory section', positiveNumber, 2000)
     .parse()
     .opts<BenchOptions>();
 }
@@ -113,13 +129,10 @@ function stageMedians(logText: string): Record<string, number> {
   return Object.fromEntries([...byStage].map(([stage, values]) => [stage, median(values)]));
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions();
+/** Latency and throughput against raw inference (issue target: p50 ≤ 1.10 × raw, c=8 ≥ 0.90 × raw limit). */
+async function benchHttp(options: BenchOptions, imageBytes: Buffer, body: Buffer): Promise<string[]> {
   const modelPath = path.resolve(options.model);
-  const imageBytes = fs.readFileSync(options.image);
   const threads = os.availableParallelism();
-  const body = Buffer.from(JSON.stringify({ raw_data: imageBytes.toString('base64') }));
-
   const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'info', DETECTD_MAX_PENDING_REQUESTS: '64' });
   try {
     const post = detectionPoster(server.url, server.apiKey, body);
@@ -137,14 +150,12 @@ async function main(): Promise<void> {
     for (const concurrency of [1, 4, 8]) runs.push({ concurrency, ...(await throughput(post, concurrency, options.seconds)) });
 
     const p50 = median(sequential);
-    const lines = [
-      `detectd bench — ${path.basename(modelPath)}, ${path.basename(options.image)} (${imageBytes.length} bytes), ${threads} ORT threads, ${os.cpus()[0]?.model ?? 'cpu'}`,
-      '',
+    return [
+      `== http: ${path.basename(modelPath)}, ${path.basename(options.image)} (${imageBytes.length} bytes), ${threads} ORT threads, ${os.cpus()[0]?.model ?? 'cpu'}`,
       `raw ONNX Runtime inference (same process): p50 ${fixed(rawMs)} ms, p99 ${fixed(percentile(raw, 99))} ms → single-session limit ${fixed(rawLimit, 2)} req/s`,
       `service, sequential (${options.requests} requests): p50 ${fixed(p50)} ms, p99 ${fixed(percentile(sequential, 99))} ms`,
       `  p50 ratio service / raw inference: ${fixed(p50 / rawMs, 3)}   (target ≤ 1.10)`,
       `  server stage medians (ms): ${Object.entries(stages).map(([stage, ms]) => `${stage} ${fixed(ms, 2)}`).join(', ')}`,
-      '',
       'throughput:',
       ...runs.map(
         ({ concurrency, perSecond, latencies }) =>
@@ -152,10 +163,41 @@ async function main(): Promise<void> {
       ),
       `  c=8 ratio to raw limit: ${fixed(runs[2].perSecond / rawLimit, 3)}   (target ≥ 0.90)`,
     ];
-    process.stdout.write(lines.join('\n') + '\n');
   } finally {
     await server.close();
   }
+}
+
+/** RSS stays flat on the embedded TF.js model (issue target: after N requests within 5 % of after 200). */
+async function benchMemory(options: BenchOptions, body: Buffer): Promise<string[]> {
+  const server = await startLocalServer({ DETECTD_LOG_LEVEL: 'warn' });
+  try {
+    const post = detectionPoster(server.url, server.apiKey, body);
+    const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
+    const latencies: number[] = [];
+    const checkpoint = Math.min(200, options.memoryRequests);
+    for (let i = 0; i < checkpoint; i++) latencies.push(await post());
+    const early = rssMiB();
+    for (let i = checkpoint; i < options.memoryRequests; i++) latencies.push(await post());
+    const late = rssMiB();
+    return [
+      `== memory: embedded model (no DETECTD_MODEL), ${options.memoryRequests} sequential requests, server and client in this process`,
+      `RSS after ${checkpoint}: ${fixed(early)} MiB; after ${options.memoryRequests}: ${fixed(late)} MiB; change ${fixed(((late - early) / early) * 100, 2)} %   (target within ±5 %)`,
+      `latency p50 ${fixed(median(latencies))} ms, p99 ${fixed(percentile(latencies, 99))} ms`,
+    ];
+  } finally {
+    await server.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const imageBytes = fs.readFileSync(options.image);
+  const body = Buffer.from(JSON.stringify({ raw_data: imageBytes.toString('base64') }));
+  const report: string[] = [`detectd bench — ${new Date().toISOString()}`];
+  if (options.sections.includes('http')) report.push('', ...(await benchHttp(options, imageBytes, body)));
+  if (options.sections.includes('memory')) report.push('', ...(await benchMemory(options, body)));
+  process.stdout.write(report.join('\n') + '\n');
 }
 
 await main();

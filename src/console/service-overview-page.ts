@@ -94,7 +94,7 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
       : html`<div class="copy-row key-row"><code class="api-key break" id="api-key" data-masked="true">${MASK}</code>
         <button type="button" class="button small secondary" id="reveal-key" aria-controls="api-key">Reveal</button>
         <button type="button" class="button small secondary" data-copy-key>Copy</button></div>
-        <p class="muted small">Created ${current.createdAt.slice(0, 16).replace('T', ' ')} UTC · ends in ${current.hint.slice(-4)}</p>`;
+        <p class="muted small">Created ${current.createdAt.slice(0, 16).replace('T', ' ')} UTC · key ending …${current.hint.slice(-4)}</p>`;
   return html`<div class="entry" id="api-key-entry"><dt>API Key</dt><dd>
     ${value}
     ${older.map(
