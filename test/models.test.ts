@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { COCO_LABELS } from '../src/models/coco-categories.js';
 import { loadOnnxDetector } from '../src/models/onnx-detector.js';
+import { loadEmbeddedDetector } from '../src/models/registry.js';
 import type { Detector } from '../src/models/types.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { modelPath, photoPath } from './support/paths.js';
@@ -42,6 +43,24 @@ describe('model families (every model in ../shared/models)', () => {
       }
     });
   }
+
+  it('the embedded TF.js CenterNet finds the objects, in a worker that leaves the event loop free', async () => {
+    const detector = await loadEmbeddedDetector(() => {});
+    try {
+      expect(detector).to.deep.include({ name: 'centernet', family: 'centernet', inputSize: { width: 512, height: 512 } });
+      expect(detector.runtime).to.match(/^tfjs-(wasm|node)$/);
+      // While the model runs (~200 ms), timers on this thread keep firing: nothing blocks it.
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 5);
+      const dogPhoto = await labelsFound(detector, 'dog.jpg', 0.3);
+      clearInterval(timer);
+      expect(ticks).to.be.at.least(5);
+      expect(dogPhoto).to.include.members(['dog', 'bicycle']);
+      expect((await labelsFound(detector, 'horses.jpg', 0.3)).filter((label) => label === 'horse').length).to.be.at.least(3);
+    } finally {
+      await detector.dispose();
+    }
+  });
 
   it('a sidecar JSON overrides family detection and labels', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-sidecar-'));

@@ -17,10 +17,11 @@ export function moduleUrl(relativePath: string, base: string): string {
  * copied back.
  */
 export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (message: string) => void): Promise<Detector> {
-  const worker = new Worker(new URL(moduleUrl('./detector-worker', import.meta.url)), {
-    workerData: spec,
-    execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
-  });
+  const entry = moduleUrl('./detector-worker', import.meta.url);
+  // From source, the worker must load TypeScript too: register tsx's loader in it first.
+  const worker = FROM_SOURCE
+    ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: spec })
+    : new Worker(new URL(entry), { workerData: spec });
   const pending = new Map<number, { resolve: (result: DetectionResult) => void; reject: (error: Error) => void }>();
   let failure: Error | undefined;
   let announceReady: (summary: DetectorSummary) => void = () => {};
