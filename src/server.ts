@@ -10,12 +10,14 @@ import type { Config } from './config.js';
 import { createApp } from './http/app.js';
 import { loadModels } from './models/registry.js';
 import { packageVersion } from './package-root.js';
+import { attachStreamEndpoint } from './stream/stream-endpoint.js';
+import { StreamTokens } from './stream/stream-tokens.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, lets in-flight requests finish, then releases models and database. */
+  /** Stops accepting, lets in-flight requests and stream frames finish, then releases models and database. */
   close(): Promise<void>;
 }
 
@@ -35,14 +37,26 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger.info({ model: name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
 
+  const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
   const app = createApp({
     logger,
     accounts,
     detection: { models, schemas, limits: config.limits },
+    streamTokens,
     readiness: { models: () => models.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),
   });
   const server = app.listen(config.port, config.host);
+  const { limits } = config;
+  const streams = attachStreamEndpoint(server, {
+    accounts,
+    tokens: streamTokens,
+    models,
+    schemas,
+    settings: config.stream,
+    analysisLimits: { maxPixels: config.stream.maxFramePixels, maxDetections: limits.maxDetections, timeoutMs: limits.requestTimeoutMs },
+    logger,
+  });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
@@ -53,6 +67,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      await streams.close();
       await stopped;
       await models.dispose();
       await db.destroy();

@@ -3,17 +3,20 @@ import type { Logger } from 'pino';
 import type { Accounts } from '../accounts/accounts.js';
 import { ApiError } from '../api/errors.js';
 import type { ObjectDetectionDependencies } from '../api/object-detection.js';
+import type { StreamTokens } from '../stream/stream-tokens.js';
 import { detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { streamRoutes } from './stream-routes.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
   readonly accounts: Accounts;
   readonly detection: ObjectDetectionDependencies;
+  readonly streamTokens: StreamTokens;
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
 }
@@ -25,6 +28,7 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use(requestId, requestLog(dependencies.logger));
   app.use(healthRoutes(dependencies.readiness));
   app.use(docsRoutes(dependencies.openApi));
+  app.use(streamRoutes(dependencies.accounts, dependencies.streamTokens));
   app.use(detectionRoutes(dependencies.accounts, dependencies.detection));
   app.use(() => {
     throw new ApiError('not_found', 'no such route; see /docs');
