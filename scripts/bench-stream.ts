@@ -2,7 +2,7 @@
  * Video stream benchmark: the real server in this process, real WebSocket clients streaming a
  * 640×480 pan clip (made with ffmpeg from a real photo) at a camera's frame rate.
  *
- *   npx tsx scripts/bench-stream.ts [--models yolox-nano-416,yolo26n-640-int8] [--seconds 10] [--streams 8]
+ *   npx tsx scripts/bench-stream.ts [--models FILE,FILE] [--image FILE] [--seconds S] [--streams N]
  *
  * Per model: processed fps and send → result latency (p50/p95) of one stream at 30 fps; the
  * most a stream gets when each frame is sent as soon as the previous result is in; and the
@@ -11,15 +11,16 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { CLIP_FPS, makePanClip } from '../test/support/pan-clip.js';
-import { modelPath } from '../test/support/paths.js';
-import { StreamClient } from '../test/support/stream-client.js';
-import { startTestServer, type TestServer } from '../test/support/test-server.js';
+import { Command, InvalidArgumentError } from 'commander';
+import { type LocalServer, startLocalServer } from './lib/local-server.js';
+import { CLIP_FPS, makePanClip } from './lib/pan-clip.js';
+import { StreamClient } from './lib/stream-client.js';
 
 export interface StreamBenchmarkOptions {
-  /** Model file names under the shared models folder, without `.onnx`. */
+  /** ONNX model files, each benchmarked on its own server. */
   readonly models: readonly string[];
+  /** Photo the 640×480 pan is cut from (at least 768×576). */
+  readonly image: string;
   /** Length of each timed phase. */
   readonly seconds: number;
   /** Streams open at once for the memory figure. */
@@ -30,7 +31,7 @@ export interface StreamBenchmarkFigures {
   readonly model: string;
   readonly frameSize: string;
   /** One stream, frames sent at 30 fps. */
-  readonly realTime: { sentFps: number; processedFps: number; droppedShare: number; latencyMs: Percentiles; inferenceMs: Percentiles };
+  readonly realTime: { sentFps: number; processedFps: number; droppedPercent: number; latencyMs: Percentiles; inferenceMs: Percentiles };
   /** One stream, next frame sent as soon as the previous result arrived. */
   readonly closedLoop: { processedFps: number; latencyMs: Percentiles };
   /** N streams at 30 fps each sharing the model. */
@@ -98,7 +99,7 @@ async function streamAtFrameRate(streams: TimedStream[], frames: Buffer[], fps: 
   return (performance.now() - started) / 1000;
 }
 
-async function benchmarkModel(server: TestServer, model: string, frames: Buffer[], options: StreamBenchmarkOptions): Promise<StreamBenchmarkFigures> {
+async function benchmarkModel(server: LocalServer, model: string, frames: Buffer[], options: StreamBenchmarkOptions): Promise<StreamBenchmarkFigures> {
   const open = async () => new TimedStream(await StreamClient.start(server.url, server.apiKey));
 
   // Warm-up: first runs pay for allocations and caches.
@@ -137,7 +138,7 @@ async function benchmarkModel(server: TestServer, model: string, frames: Buffer[
     realTime: {
       sentFps: round1(sent / elapsed),
       processedFps: round1(single.results / elapsed),
-      droppedShare: round1((100 * single.dropped) / sent) / 100,
+      droppedPercent: round1((100 * single.dropped) / sent),
       latencyMs: percentiles(single.latencies),
       inferenceMs: percentiles(single.inference),
     },
@@ -153,13 +154,13 @@ async function benchmarkModel(server: TestServer, model: string, frames: Buffer[
 
 /** Runs the stream benchmark for each model, one server per model. */
 export async function runStreamBenchmark(options: StreamBenchmarkOptions): Promise<StreamBenchmarkFigures[]> {
-  const clip = await makePanClip();
+  const clip = await makePanClip(options.image);
   const figures: StreamBenchmarkFigures[] = [];
   try {
-    for (const model of options.models) {
-      const server = await startTestServer({ DETECTD_MODEL: modelPath(model), DETECTD_STREAM_MAX_STREAMS: String(options.streams + 1) });
+    for (const modelFile of options.models) {
+      const server = await startLocalServer({ DETECTD_MODEL: modelFile, DETECTD_STREAM_MAX_STREAMS: String(options.streams + 1) });
       try {
-        figures.push(await benchmarkModel(server, model, clip.frames, options));
+        figures.push(await benchmarkModel(server, path.basename(modelFile, '.onnx'), clip.frames, options));
       } finally {
         await server.close();
       }
@@ -174,7 +175,7 @@ function printFigures(figures: StreamBenchmarkFigures[]): void {
   const rows = figures.map((entry) => ({
     model: entry.model,
     'fps @30 in': entry.realTime.processedFps,
-    dropped: `${Math.round(entry.realTime.droppedShare * 100)}%`,
+    dropped: `${entry.realTime.droppedPercent}%`,
     'latency p50/p95 ms': `${entry.realTime.latencyMs.p50} / ${entry.realTime.latencyMs.p95}`,
     'inference p50 ms': entry.realTime.inferenceMs.p50,
     'closed-loop fps': entry.closedLoop.processedFps,
@@ -186,18 +187,20 @@ function printFigures(figures: StreamBenchmarkFigures[]): void {
   console.log(JSON.stringify(figures, null, 2));
 }
 
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!(parsed > 0)) throw new InvalidArgumentError('expected a positive number');
+  return parsed;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const { values } = parseArgs({
-    options: {
-      models: { type: 'string', default: 'yolox-nano-416,yolo26n-640-int8' },
-      seconds: { type: 'string', default: '10' },
-      streams: { type: 'string', default: '8' },
-    },
-  });
-  const figures = await runStreamBenchmark({
-    models: values.models.split(',').map((name) => name.trim()),
-    seconds: Number(values.seconds),
-    streams: Number(values.streams),
-  });
-  printFigures(figures);
+  const options = new Command('bench-stream')
+    .description('Processed fps, latency and memory of the WebSocket video stream')
+    .option('--models <files>', 'comma-separated ONNX models', '../shared/models/yolox-nano-416.onnx,../shared/models/yolo26n-640-int8.onnx')
+    .option('--image <file>', 'photo to cut the 640×480 pan from', '../shared/eval/photos/dog.jpg')
+    .option('--seconds <s>', 'duration of each timed phase', positiveNumber, 10)
+    .option('--streams <n>', 'streams at once for the concurrency and memory figures', positiveNumber, 8)
+    .parse()
+    .opts<{ models: string; image: string; seconds: number; streams: number }>();
+  printFigures(await runStreamBenchmark({ ...options, models: options.models.split(',').map((file) => path.resolve(file.trim())) }));
 }

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
+import { CLIP_FPS, CLIP_SIZE, makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
+import { type Message, refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/api/schemas.js';
 import { postDetection } from './support/detection-client.js';
-import { CLIP_FPS, CLIP_SIZE, makePanClip, type PanClip } from './support/pan-clip.js';
-import { type Message, refusedUpgrade, StreamClient, streamUrl } from './support/stream-client.js';
-import { modelPath } from './support/paths.js';
+import { modelPath, photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const schemas = new SchemaCatalogue();
@@ -38,7 +38,7 @@ describe('video stream over WebSocket (real server, real model, real client)', (
   let clip: PanClip;
 
   before(async () => {
-    [server, clip] = await Promise.all([startTestServer(), makePanClip()]);
+    [server, clip] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg'))]);
   });
   after(async () => {
     await server?.close();
@@ -150,6 +150,8 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     const elsewhere = await refusedUpgrade(server.url.replace(/^http/, 'ws') + '/api/v1/object-detection', { headers: { Authorization: `ApiKey ${server.apiKey}` } });
     expect(elsewhere.status).to.equal(404);
     // A plain GET of the stream URL is told to upgrade.
+    const openApi = (await (await fetch(server.url + '/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(openApi.paths).to.include.keys('/api/v1/object-detection/stream', '/api/v1/object-detection/stream-tokens');
     const plain = await fetch(server.url + '/api/v1/object-detection/stream');
     expect(plain.status).to.equal(426);
     expect(((await plain.json()) as Message).error.code).to.equal('upgrade_required');
@@ -159,6 +161,7 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     const issued = await postDetection(server.url, '', { apiKey: server.apiKey, path: '/api/v1/object-detection/stream-tokens' });
     expect(issued.status).to.equal(201);
     expect(issued.headers.get('cache-control')).to.equal('no-store');
+    expect(schemas.check('stream-token-response', issued.body)).to.deep.equal({ ok: true });
     const { token, expires_at: expiresAt, stream_path: streamPath } = issued.body;
     expect(token).to.match(/^dst_[\w-]{32}$/);
     expect(streamPath).to.equal('/api/v1/object-detection/stream');

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { type Browser, chromium } from 'playwright-core';
-import { makePanClip, type PanClip } from './support/pan-clip.js';
+import { makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
+import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -28,7 +29,7 @@ describe('live video demo page (headless Chromium, real server, real model)', ()
   let browser: Browser;
 
   before(async () => {
-    [server, clip, browser] = await Promise.all([startTestServer(), makePanClip(), launchChromium()]);
+    [server, clip, browser] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg')), launchChromium()]);
   });
   after(async () => {
     await browser?.close();

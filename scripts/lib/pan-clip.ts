@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { photoPath } from './paths.js';
 
 const run = promisify(execFile);
 
@@ -19,14 +18,15 @@ export interface PanClip {
 }
 
 /**
- * A 640×480 camera pan over the real dog photo (768×576), made with ffmpeg into a temporary
- * folder: the view drifts right and down by up to 128×96 pixels and back, so the dog, the bicycle
- * and the truck move across the frame as in a hand-held video.
+ * A 640×480 camera pan over a real photo of at least 768×576 (the tests use dog.jpg), made with
+ * ffmpeg into a temporary folder: the view drifts right and down by up to 128×96 pixels and back,
+ * so the objects move across the frame as in a hand-held video. Used by the stream tests and
+ * the stream benchmark.
  */
-export async function makePanClip(seconds = 3): Promise<PanClip> {
+export async function makePanClip(photo: string, seconds = 3): Promise<PanClip> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-clip-'));
   const pan = `crop=${CLIP_SIZE.width}:${CLIP_SIZE.height}:'64*(1-cos(2*PI*t/${seconds}))':'48*(1-cos(2*PI*t/${seconds}))'`;
-  const input = ['-hide_banner', '-loglevel', 'error', '-loop', '1', '-framerate', String(CLIP_FPS), '-i', photoPath('dog.jpg'), '-vf', pan, '-frames:v', String(seconds * CLIP_FPS)];
+  const input = ['-hide_banner', '-loglevel', 'error', '-loop', '1', '-framerate', String(CLIP_FPS), '-i', photo, '-vf', pan, '-frames:v', String(seconds * CLIP_FPS)];
   const webmPath = path.join(directory, 'pan.webm');
   await Promise.all([
     run('ffmpeg', [...input, '-q:v', '4', path.join(directory, 'frame-%04d.jpg')]),
