@@ -11,7 +11,8 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
 import { CLIP_FPS, makePanClip } from './lib/pan-clip.js';
 import { StreamClient } from './lib/stream-client.js';
@@ -47,9 +48,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
 function percentiles(values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (fraction: number) => round1(sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? NaN);
-  return { p50: at(0.5), p95: at(0.95) };
+  return { p50: round1(percentile(values, 50)), p95: round1(percentile(values, 95)) };
 }
 
 /** What one client saw: its send times and the results (with their arrival times). */
@@ -185,12 +184,6 @@ function printFigures(figures: StreamBenchmarkFigures[]): void {
   }));
   console.table(rows);
   console.log(JSON.stringify(figures, null, 2));
-}
-
-function positiveNumber(value: string): number {
-  const parsed = Number(value);
-  if (!(parsed > 0)) throw new InvalidArgumentError('expected a positive number');
-  return parsed;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
