@@ -55,6 +55,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     schemas,
     settings: config.stream,
     analysisLimits: { maxPixels: config.stream.maxFramePixels, maxDetections: limits.maxDetections, timeoutMs: limits.requestTimeoutMs },
+    framesInWorkPerModel: config.inference.concurrency + 1,
     logger,
   });
   await once(server, 'listening');

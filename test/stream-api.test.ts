@@ -199,6 +199,7 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     ['a frame before "start"', (client: StreamClient) => client.sendFrame(Buffer.from('x'), 1), 'invalid_request'],
     ['text that is not JSON', (client: StreamClient) => client.socket.send('{"type": "start"'), 'invalid_json'],
     ['an unknown message type', (client: StreamClient) => client.sendJson({ type: 'hello' }), 'invalid_request'],
+    ['a second "start"', (client: StreamClient) => [1, 2].forEach(() => client.sendJson({ type: 'start' })), 'invalid_request'],
     ['a bad configuration', (client: StreamClient) => client.sendJson({ type: 'start', configurations: [{ parameter: 'ConfidenceThreshold', value: '2' }] }), 'invalid_configuration'],
   ] as const) {
     it(`closes the stream with 4400 after an error message for ${name}`, async () => {
@@ -206,10 +207,11 @@ describe('video stream over WebSocket (real server, real model, real client)', (
       send(client);
       const { code, reason } = await client.closed;
       expect(code).to.equal(4400);
-      expect(client.messages).to.have.length(1);
-      expect(client.messages[0].error.code).to.equal(errorCode);
-      expect(reason).to.equal(client.messages[0].error.message.slice(0, 123));
-      expectValidMessage(client.messages[0]);
+      const last = client.messages.at(-1)!;
+      expect(client.messages.filter((message) => message.type !== 'ready')).to.deep.equal([last]);
+      expect(last.error.code).to.equal(errorCode);
+      expect(reason).to.equal(last.error.message.slice(0, 123));
+      expectValidMessage(last);
     });
   }
 
@@ -263,6 +265,7 @@ describe('video stream limits: stream count, pixels, idle streams, dead peers, s
     const client = await StreamClient.start(server.url, server.apiKey);
     const big = await sharp({ create: { width: 321, height: 240, channels: 3, background: '#808080' } }).png().toBuffer();
     client.sendFrame(big, 'big');
+    await client.waitFor((all) => all.some((message) => message.frame_id === 'big'));
     client.sendFrame(frame, 'small');
     const messages = await client.waitFor((all) => all.some((message) => message.frame_id === 'small'));
     await client.close();

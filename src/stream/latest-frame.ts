@@ -13,6 +13,10 @@ export class LatestFrameSlot<T> {
     this.#waiting = frame;
   }
 
+  get hasFrame(): boolean {
+    return this.#waiting !== undefined;
+  }
+
   /** The waiting frame and how many frames were dropped since the previous take, or undefined when empty. */
   take(): { frame: T; dropped: number } | undefined {
     const frame = this.#waiting;

@@ -10,6 +10,8 @@ import type { SchemaCatalogue } from '../api/schemas.js';
 import type { StreamSettings } from '../config.js';
 import { API_KEY_CHALLENGE, authenticateService } from '../http/api-key-auth.js';
 import type { ModelRegistry } from '../models/registry.js';
+import { ResourcePool } from '../models/resource-pool.js';
+import type { Detector } from '../models/types.js';
 import { CLOSE_CODES, STREAM_PATH } from './protocol.js';
 import { StreamSession } from './stream-session.js';
 import type { StreamTokens } from './stream-tokens.js';
@@ -24,6 +26,8 @@ export interface StreamEndpointDependencies {
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
+  /** Frames of all streams in work at once per model: its concurrent runs plus one being prepared. */
+  readonly framesInWorkPerModel: number;
   readonly logger: Logger;
 }
 
@@ -47,6 +51,12 @@ function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string): void
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n${body}`);
 }
 
+/** The request target split into path and query; never throws, whatever the client sent. */
+function splitTarget(request: IncomingMessage): { path: string; query: URLSearchParams } {
+  const [path, query = ''] = (request.url ?? '/').split('?', 2);
+  return { path, query: new URLSearchParams(query) };
+}
+
 /**
  * Serves `GET /api/v1/object-detection/stream` upgraded to WebSocket on the HTTP server.
  * Authentication (an API key in `Authorization`, or a stream token in `?token=`) and the stream
@@ -57,6 +67,12 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
   const { settings, logger } = dependencies;
   const webSockets = new WebSocketServer({ noServer: true, maxPayload: settings.maxFrameBytes, perMessageDeflate: false });
   const sessions = new Set<StreamSession>();
+  const turnsByModel = new Map<Detector, ResourcePool<number>>();
+  const modelTurns = (detector: Detector) => {
+    let turns = turnsByModel.get(detector);
+    if (!turns) turnsByModel.set(detector, (turns = new ResourcePool(Array.from({ length: dependencies.framesInWorkPerModel }, (_, index) => index))));
+    return turns;
+  };
 
   async function authenticate(request: IncomingMessage, token: string | null): Promise<Service> {
     if (token === null) return authenticateService(dependencies.accounts, request.headers.authorization, 'object-detection');
@@ -66,18 +82,19 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
   }
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
-    // Only the path is ever read or logged from the URL: the query may hold a token.
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== STREAM_PATH) throw new ApiError('not_found', `no WebSocket endpoint here; the video stream is ${STREAM_PATH}`);
-    const service = await authenticate(request, url.searchParams.get('token'));
+    const { path, query } = splitTarget(request);
+    if (path !== STREAM_PATH) throw new ApiError('not_found', `no WebSocket endpoint here; the video stream is ${STREAM_PATH}`);
+    const service = await authenticate(request, query.get('token'));
     if (sessions.size >= settings.maxStreams) {
       throw new ApiError('overloaded', `the server already serves ${settings.maxStreams} streams; retry later`, { 'Retry-After': '5' });
     }
     webSockets.handleUpgrade(request, socket, head, (webSocket) => {
+      const detector = dependencies.models.resolve(service.model);
       const session = new StreamSession(webSocket, {
         streamId: requestId,
         service,
-        detector: dependencies.models.resolve(service.model),
+        detector,
+        modelTurns: modelTurns(detector),
         schemas: dependencies.schemas,
         settings,
         analysisLimits: dependencies.analysisLimits,
@@ -95,7 +112,8 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
     upgrade(request, socket, head, requestId).catch((error: unknown) => {
       const known = error instanceof ApiError;
       const refusal = known ? error : new ApiError('internal_error', 'internal error; quote the request id when reporting it');
-      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      // Only the path is logged: the query may hold a token.
+      const { path } = splitTarget(request);
       if (known) logger.info({ request_id: requestId, method: request.method, path, status: refusal.status, code: refusal.code }, 'stream refused');
       else logger.error({ request_id: requestId, path, err: error }, 'stream upgrade failed');
       refuseUpgrade(socket, refusal, requestId);

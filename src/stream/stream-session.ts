@@ -7,6 +7,7 @@ import { type AnalysisLimits, analyseImage } from '../api/object-detection.js';
 import { decodeRawData } from '../api/raw-data.js';
 import type { SchemaCatalogue } from '../api/schemas.js';
 import type { StreamSettings } from '../config.js';
+import { AcquireAbortedError, type ResourcePool } from '../models/resource-pool.js';
 import type { Detector } from '../models/types.js';
 import { LatestFrameSlot } from './latest-frame.js';
 import { type ClientMessage, CLOSE_CODES, type FrameId, type ResultTimings, type ServerMessage } from './protocol.js';
@@ -16,6 +17,11 @@ export interface StreamSessionOptions {
   readonly streamId: string;
   readonly service: Service;
   readonly detector: Detector;
+  /**
+   * Turns at the detector, shared by every stream on it, first come first served. A stream takes
+   * its newest frame only once it has a turn, so a frame never goes stale in the model's queue.
+   */
+  readonly modelTurns: ResourcePool<number>;
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
@@ -105,8 +111,13 @@ export class StreamSession {
     if (this.#socket.readyState !== this.#socket.OPEN) return;
     this.#armIdleTimer();
     try {
-      if (isBinary) this.#receiveFrame(this.#nextBinaryFrameId, data as Buffer);
-      else this.#receiveText(String(data));
+      if (isBinary) {
+        const frameId = this.#nextBinaryFrameId;
+        this.#nextBinaryFrameId = undefined;
+        this.#receiveFrame(frameId, data as Buffer);
+      } else {
+        this.#receiveText(String(data));
+      }
     } catch (error) {
       if (error instanceof ApiError) {
         // The protocol was broken: say why in full, then close with a short reason.
@@ -142,7 +153,7 @@ export class StreamSession {
     if (this.#parameters) throw new ApiError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
     this.#parameters = parseConfigurations(configurations, 'v1');
     const { settings, detector, streamId } = this.#options;
-    this.#send({
+    void this.#send({
       type: 'ready',
       stream_id: streamId,
       model: detector.name,
@@ -152,7 +163,6 @@ export class StreamSession {
 
   #receiveFrame(frameId: FrameId | undefined, payload: Buffer | string): void {
     if (!this.#parameters) throw new ApiError('invalid_request', 'send a "start" message before the first frame');
-    this.#nextBinaryFrameId = undefined;
     const sequence = ++this.#sequence;
     this.#slot.offer({ frameId: frameId ?? sequence, sequence, receivedAt: performance.now(), payload });
     this.#takeNext();
@@ -160,13 +170,10 @@ export class StreamSession {
 
   /** Starts analysing the waiting frame unless one is already in work. */
   #takeNext(): void {
-    if (this.#busy || this.#closed.signal.aborted) return;
-    const next = this.#slot.take();
-    if (!next) return;
+    if (this.#busy || this.#closed.signal.aborted || !this.#slot.hasFrame) return;
     this.#busy = true;
-    this.#droppedSinceResult += next.dropped;
-    this.#counts.dropped += next.dropped;
-    this.#work = this.#analyse(next.frame)
+    this.#work = this.#analyseNewest()
+      .then((message) => message && this.#send(message))
       .catch((error: unknown) => this.#failed(error))
       .finally(() => {
         this.#busy = false;
@@ -174,7 +181,27 @@ export class StreamSession {
       });
   }
 
-  async #analyse(frame: PendingFrame): Promise<void> {
+  /** Waits for a turn at the model, then analyses the newest frame; undefined when the stream closed meanwhile. */
+  async #analyseNewest(): Promise<ServerMessage | undefined> {
+    const { modelTurns } = this.#options;
+    let turn: number;
+    try {
+      turn = await modelTurns.acquire(this.#closed.signal);
+    } catch (error) {
+      if (error instanceof AcquireAbortedError) return undefined;
+      throw error;
+    }
+    try {
+      const { frame, dropped } = this.#slot.take()!;
+      this.#droppedSinceResult += dropped;
+      this.#counts.dropped += dropped;
+      return await this.#analyse(frame);
+    } finally {
+      modelTurns.release(turn);
+    }
+  }
+
+  async #analyse(frame: PendingFrame): Promise<ServerMessage> {
     const { detector, analysisLimits } = this.#options;
     const started = performance.now();
     const trace = { timings: {} as Record<string, number> };
@@ -217,7 +244,7 @@ export class StreamSession {
       this.#counts.frameErrors++;
       message = { type: 'error', frame_id: frame.frameId, ...errorBody(error, this.#options.streamId) };
     }
-    await this.#send(message);
+    return message;
   }
 
   /** Resolves once the message is handed to the OS (or the socket is gone): the stream's back-pressure. */
