@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 import { text } from 'node:stream/consumers';
 import { Command } from 'commander';
-import { AccountError, Accounts, SERVICE_TYPES } from './accounts/accounts.js';
+import { AccountError } from './accounts/account-error.js';
+import { type AccountDomain, accountDomain } from './accounts/account-domain.js';
 import { loadServerSecret } from './accounts/server-secret.js';
-import { loadConfig } from './config.js';
+import { SERVICE_TYPES } from './accounts/services.js';
+import { ConfigError, loadConfig } from './config.js';
 import { packageVersion } from './package-root.js';
 import { type Database, openDatabase } from './store/database.js';
 
-/** Opens the configured store, runs `task` against it, closes it; domain errors become a clean exit 1. */
-async function withAccounts(task: (accounts: Accounts) => Promise<void>): Promise<void> {
-  const config = loadConfig();
+/** Opens the configured store (SQLite or PostgreSQL, as the server would), runs `task` against it, closes it; domain errors become a clean exit 1. */
+async function withAccounts(task: (domain: AccountDomain) => Promise<void>): Promise<void> {
   let db: Database | undefined;
   try {
-    db = await openDatabase({ dataDir: config.dataDir });
-    await task(new Accounts(db, loadServerSecret(config.secret, config.dataDir)));
+    const config = loadConfig();
+    db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir)));
   } catch (error) {
-    if (!(error instanceof AccountError)) throw error;
+    if (!(error instanceof AccountError || error instanceof ConfigError)) throw error;
     process.stderr.write(`detectd: ${error.message}\n`);
     process.exitCode = 1;
   } finally {
@@ -36,7 +38,7 @@ account
   .action(async (options: { email: string; password?: string; passwordStdin?: boolean; json?: boolean }) => {
     const password = options.passwordStdin ? (await text(process.stdin)).replace(/\r?\n$/, '') : options.password;
     if (password === undefined) return program.error('give --password or --password-stdin');
-    await withAccounts(async (accounts) => {
+    await withAccounts(async ({ accounts }) => {
       const created = await accounts.createAccount(options.email, password);
       process.stdout.write(options.json ? JSON.stringify(created) + '\n' : `account created: ${created.email}\n`);
     });
@@ -52,13 +54,15 @@ service
   .option('--model <name>', 'model to use (default: the server default)')
   .option('--json', 'print one JSON object, including "api_key"')
   .action(async (options: { account: string; name: string; type: string; model?: string; json?: boolean }) => {
-    await withAccounts(async (accounts) => {
-      const { service: created, apiKey } = await accounts.createService(options.account, { name: options.name, type: options.type, model: options.model });
+    await withAccounts(async ({ accounts, services }) => {
+      const owner = await accounts.findAccount(options.account);
+      if (!owner) throw new AccountError('account_not_found', `no account for ${options.account}`);
+      const { service: created, apiKey } = await services.create(owner.id, { name: options.name, type: options.type, model: options.model });
       const summary = { id: created.id, name: created.name, type: created.type, model: created.model, account: options.account, api_key: apiKey };
       process.stdout.write(
         options.json
           ? JSON.stringify(summary) + '\n'
-          : `service created: ${created.name} (${created.type})\nAPI key: ${apiKey}\nKeep it safe: it is not shown again by this command.\n`,
+          : `service created: ${created.name} (${created.type})\nAPI key: ${apiKey}\nKeep it safe; its owner can also read it on the service overview page of the console.\n`,
       );
     });
   });

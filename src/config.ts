@@ -13,8 +13,12 @@ export interface Config {
   readonly dataDir: string;
   /** PostgreSQL connection string; when absent the embedded SQLite database in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
-  /** Server secret for API-key hashing; when absent one is generated and kept in `dataDir`. */
+  /** Server secret for API-key hashing and encryption; when absent one is generated and kept in `dataDir`. Required with `databaseUrl`. */
   readonly secret: string | undefined;
+  /** How long a rotated-out API key keeps working when its owner asks for a grace period, seconds. */
+  readonly keyRotationGraceSeconds: number;
+  /** Base URL that callers reach this service at (shown in the console); when absent, taken from each console request. */
+  readonly publicUrl: string | undefined;
   readonly logLevel: string;
   readonly limits: Limits;
   readonly inference: InferenceSettings;
@@ -94,6 +98,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError('DETECTD_SECRET must be at least 32 characters');
   }
+  const databaseUrl = text(env, 'DETECTD_DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DETECTD_DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  if (databaseUrl !== undefined && secret === undefined) {
+    // Replicas of one database must hash and encrypt keys alike: a per-process secret would lock the others out.
+    throw new ConfigError('DETECTD_DATABASE_URL needs DETECTD_SECRET, the same on every replica');
+  }
+  const publicUrl = text(env, 'DETECTD_PUBLIC_URL')?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new ConfigError('DETECTD_PUBLIC_URL must be an absolute URL');
   const config: Config = {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '0.0.0.0',
@@ -103,8 +117,10 @@ export function loadConfig(env: Env = process.env): Config {
       .filter((entry) => entry !== '')
       .map((entry) => path.resolve(entry)),
     dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
-    databaseUrl: text(env, 'DETECTD_DATABASE_URL'),
+    databaseUrl,
     secret,
+    keyRotationGraceSeconds: integer(env, 'DETECTD_KEY_ROTATION_GRACE_SECONDS', 24 * 3600, 1, 90 * 24 * 3600),
+    publicUrl,
     logLevel: text(env, 'DETECTD_LOG_LEVEL') ?? 'info',
     limits: {
       maxBodyBytes: integer(env, 'DETECTD_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 ** 3),

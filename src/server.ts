@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
-import { Accounts } from './accounts/accounts.js';
+import { accountDomain } from './accounts/account-domain.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { buildOpenApiDocument } from './api/openapi.js';
 import { SchemaCatalogue } from './api/schemas.js';
@@ -13,11 +13,13 @@ import { packageVersion } from './package-root.js';
 import { attachStreamEndpoint } from './stream/stream-endpoint.js';
 import { StreamTokens } from './stream/stream-tokens.js';
 import { databaseReachable, openDatabase } from './store/database.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
+import { UsageStore } from './usage/usage-store.js';
 
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, lets in-flight requests and stream frames finish, then releases models and database. */
+  /** Stops accepting, lets in-flight requests and stream frames finish, writes pending usage, then releases models and database. */
   close(): Promise<void>;
 }
 
@@ -26,9 +28,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
-  const db = await openDatabase({ dataDir: config.dataDir });
-  const accounts = new Accounts(db, loadServerSecret(config.secret, config.dataDir));
-  const models = await loadModels(config.modelPaths, config.inference).catch(async (error: unknown) => {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const secret = loadServerSecret(config.secret, config.dataDir);
+  const models = await loadModels(config.modelPaths, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -36,20 +38,26 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const detector = models.resolve(name);
     logger.info({ model: name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
+  const domain = accountDomain(db, secret, models.names);
+  const usageStore = new UsageStore(db);
+  const usage = new UsageRecorder(usageStore, logger);
+  usage.start();
 
   const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
   const app = createApp({
     logger,
-    accounts,
+    keys: domain.keys,
     detection: { models, schemas, limits: config.limits },
     streamTokens,
     readiness: { models: () => models.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),
+    console: { ...domain, usage: usageStore, models, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl },
+    usage,
   });
   const server = app.listen(config.port, config.host);
   const { limits } = config;
   const streams = attachStreamEndpoint(server, {
-    accounts,
+    keys: domain.keys,
     tokens: streamTokens,
     models,
     schemas,
@@ -61,7 +69,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  logger.info({ url, port }, 'listening');
+  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -70,6 +78,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       server.closeIdleConnections();
       await streams.close();
       await stopped;
+      await usage.stop();
       await models.dispose();
       await db.destroy();
       logger.info('stopped');

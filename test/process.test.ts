@@ -1,42 +1,18 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-
-const CLI = path.resolve('dist/src/cli.js');
-const MAIN = path.resolve('dist/src/main.js');
-
-function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
-}
-
-/** Starts `node dist/src/main.js` (what `npm start` runs) and resolves once it logs its URL. */
-async function startProcess(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string; output: string[] }> {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
-  const lines = readline.createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output.join('')}`)));
-    lines.on('line', (line) => {
-      output.push(line + '\n');
-      const entry = JSON.parse(line) as { msg: string; url?: string };
-      if (entry.msg === 'listening') resolve(entry.url!);
-    });
-  });
-  return { child, url, output };
-}
+import { cli, MAIN, requireBuild, startProcess } from './support/processes.js';
 
 describe('the built service as a process: CLI, npm start, SIGTERM', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
   before(() => {
-    if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: npm test builds it (tsc) before mocha runs');
+    requireBuild();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-process-'));
     env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: DEFAULT_TEST_MODEL, PORT: '0', HOST: '127.0.0.1' };
   });
@@ -66,7 +42,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     // A request in flight when SIGTERM arrives is still answered; then the process exits 0.
     const inFlight = postDetection(url, imageRequest(photoPath('dog.jpg')), { apiKey: created.api_key });
     await new Promise((resolve) => setTimeout(resolve, 30));
-    child.kill('SIGTERM');
+    process.kill(-child.pid!, 'SIGTERM');
     expect((await inFlight).status).to.equal(200);
     expect(await exited).to.equal(0);
     const log = output.join('');
@@ -75,6 +51,31 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     let refused: unknown;
     await fetch(url + '/healthz').catch((error: unknown) => (refused = error));
     expect(refused, 'no longer listening').to.be.instanceOf(Error);
+  });
+
+  it('npm start with no model configured serves the embedded TF.js CenterNet, which finds the dog', async () => {
+    const { DETECTD_MODEL: _unset, ...withoutModel } = env;
+    const service = cli(['service', 'create', '--account', 'ops@example.com', '--name', 'embedded', '--json'], withoutModel);
+    const { api_key: apiKey } = JSON.parse(service.stdout) as { api_key: string };
+    const server = await startProcess(withoutModel, ['npm', 'start', '--silent']);
+    try {
+      const log = server.output.join('');
+      expect(log).to.contain('DETECTD_MODEL is not set: serving the embedded CenterNet');
+      expect(log).to.match(/"runtime":"tfjs-(wasm|node)"/);
+      const ready = (await (await fetch(server.url + '/readyz')).json()) as { models: string[] };
+      expect(ready.models).to.deep.equal(['centernet']);
+      const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
+      expect(status).to.equal(200);
+      const objects = body.detected_objects as { name: string; parent: string; bounding_box: { left: number; bottom: number } }[];
+      const dog = objects.find((object) => object.name === 'dog');
+      expect(dog, JSON.stringify(body)).to.not.equal(undefined);
+      expect(dog!.parent).to.equal('animal');
+      // Roughly where the dog is (left ≈ 133, top ≈ 220, right ≈ 309, bottom ≈ 545).
+      expect(dog!.bounding_box.left).to.be.within(100, 170);
+      expect(dog!.bounding_box.bottom).to.be.within(500, 576);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('refuses to start with a clear message when the configuration is invalid', () => {

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Accounts } from '../../src/accounts/accounts.js';
+import { type AccountDomain, accountDomain } from '../../src/accounts/account-domain.js';
 import { loadServerSecret } from '../../src/accounts/server-secret.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
-import { openDatabase } from '../../src/store/database.js';
+import { type Database, openDatabase } from '../../src/store/database.js';
 
 export interface LocalServer extends RunningServer {
   readonly dataDir: string;
@@ -15,20 +15,35 @@ export interface LocalServer extends RunningServer {
   readonly apiKey: string;
   /** Every log line the server wrote, raw. */
   readonly logText: () => string;
+  /** The account domain over the server's own database, for arranging a test. */
+  readonly domain: AccountDomain;
+  readonly db: Database;
   /** Creates another account + service and returns its key. */
   createService(fields?: { email?: string; name?: string; model?: string | null }): Promise<string>;
   /** Marks the service of `apiKey` disabled, straight in the database. */
   disableService(apiKey: string): Promise<void>;
 }
 
-/**
- * The real server, in this process, on a real loopback port, with a real SQLite database in a
- * temporary folder and a real model (`env.DETECTD_MODEL`). Log lines are captured so tests and
- * benchmarks can read them. Used by the test suite and `npm run bench`.
- */
-export async function startLocalServer(env: Record<string, string>): Promise<LocalServer> {
+/** Where a local server keeps its data: settings pointing at a new, empty store, and how to remove it. */
+export interface ScratchStore {
+  readonly env: Readonly<Record<string, string>>;
+  remove(): Promise<void>;
+}
+
+/** A new SQLite data folder under the system's temporary folder. */
+export function scratchSqliteStore(): ScratchStore {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-local-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DETECTD_DATA_DIR: dataDir, ...env });
+  return { env: { DETECTD_DATA_DIR: dataDir }, remove: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+/**
+ * The real server, in this process, on a real loopback port, with a real, new database (SQLite
+ * in a temporary folder unless `store` says otherwise) and a real model (`env.DETECTD_MODEL`).
+ * Log lines are captured so tests and benchmarks can read them. Used by the test suite and
+ * `npm run bench`.
+ */
+export async function startLocalServer(env: Record<string, string>, store: ScratchStore = scratchSqliteStore()): Promise<LocalServer> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...store.env, ...env });
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -37,32 +52,34 @@ export async function startLocalServer(env: Record<string, string>): Promise<Loc
     },
   });
   const server = await startServer(config, pino({ level: 'debug' }, sink));
-  const db = await openDatabase({ dataDir });
-  const accounts = new Accounts(db, loadServerSecret(config.secret, dataDir));
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir));
   let counter = 0;
   const createService: LocalServer['createService'] = async (fields = {}) => {
     counter++;
     const email = fields.email ?? `user${counter}@example.com`;
-    if (!(await accounts.findAccount(email))) await accounts.createAccount(email, 'correct horse battery');
-    const { apiKey } = await accounts.createService(email, { name: fields.name ?? `service ${counter}`, model: fields.model });
+    const account = (await domain.accounts.findAccount(email)) ?? (await domain.accounts.createAccount(email, 'correct horse battery'));
+    const { apiKey } = await domain.services.create(account.id, { name: fields.name ?? `service ${counter}`, model: fields.model });
     return apiKey;
   };
   const apiKey = await createService();
   return {
     ...server,
-    dataDir,
+    dataDir: config.dataDir,
     apiKey,
+    domain,
+    db,
     logText: () => lines.join(''),
     createService,
     async disableService(key) {
-      const service = await accounts.authenticate(key);
+      const service = await domain.keys.authenticate(key);
       if (!service) throw new Error('no service for that key');
-      await db.updateTable('services').set({ disabled_at: new Date().toISOString() }).where('id', '=', service.id).execute();
+      await domain.services.setDisabled(service, true);
     },
     async close() {
       await server.close();
       await db.destroy();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await store.remove();
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Service } from '../accounts/accounts.js';
+import type { Service } from '../accounts/services.js';
 import type { Limits } from '../config.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { Detection, Detector } from '../models/types.js';

@@ -1,9 +1,12 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import type { Accounts } from '../accounts/accounts.js';
+import type { ServiceKeys } from '../accounts/service-keys.js';
 import { ApiError } from '../api/errors.js';
 import type { ObjectDetectionDependencies } from '../api/object-detection.js';
 import type { StreamTokens } from '../stream/stream-tokens.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { ConsoleDependencies } from './console-context.js';
+import { consoleRoutes } from './console-routes.js';
 import { detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
@@ -11,14 +14,17 @@ import { healthRoutes, type Readiness } from './health-routes.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
 import { streamRoutes } from './stream-routes.js';
+import { usageRecording } from './usage-recording.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
-  readonly accounts: Accounts;
+  readonly keys: ServiceKeys;
   readonly detection: ObjectDetectionDependencies;
   readonly streamTokens: StreamTokens;
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
+  readonly console: ConsoleDependencies;
+  readonly usage: UsageRecorder;
 }
 
 export function createApp(dependencies: AppDependencies): Express {
@@ -28,8 +34,10 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use(requestId, requestLog(dependencies.logger));
   app.use(healthRoutes(dependencies.readiness));
   app.use(docsRoutes(dependencies.openApi));
-  app.use(streamRoutes(dependencies.accounts, dependencies.streamTokens));
-  app.use(detectionRoutes(dependencies.accounts, dependencies.detection));
+  app.use(consoleRoutes(dependencies.console, dependencies.logger));
+  app.use(streamRoutes(dependencies.keys, dependencies.streamTokens));
+  app.use(usageRecording(dependencies.usage));
+  app.use(detectionRoutes(dependencies.keys, dependencies.detection));
   app.use(() => {
     throw new ApiError('not_found', 'no such route; see /docs');
   });

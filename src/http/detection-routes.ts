@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, Router } from 'express';
-import { type Accounts, isServiceType, type ServiceType } from '../accounts/accounts.js';
+import type { ServiceKeys } from '../accounts/service-keys.js';
+import { isServiceType, type ServiceType } from '../accounts/services.js';
 import type { ApiVersion } from '../api/detection-parameters.js';
 import { ApiError } from '../api/errors.js';
 import { detectObjects, type ObjectDetectionDependencies } from '../api/object-detection.js';
@@ -43,12 +44,12 @@ function admission(maxPending: number): RequestHandler {
   };
 }
 
-export function detectionRoutes(accounts: Accounts, dependencies: ObjectDetectionDependencies): Router {
+export function detectionRoutes(keys: ServiceKeys, dependencies: ObjectDetectionDependencies): Router {
   const router = Router();
   const { limits } = dependencies;
   const parseJson = express.json({ limit: limits.maxBodyBytes, strict: false, type: () => true });
   const admit = admission(limits.maxPendingRequests);
-  const authenticate = requireApiKey(accounts, serviceTypeOf);
+  const authenticate = requireApiKey(keys, serviceTypeOf);
 
   for (const { path, version } of ROUTES) {
     router.post(path, knownServiceType, authenticate, jsonContentType, admit, parseJson, async (request, response) => {

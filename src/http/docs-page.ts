@@ -1,7 +1,7 @@
 import { PARAMETER_RULES } from '../api/detection-parameters.js';
 import { ERROR_CATALOGUE } from '../api/errors.js';
+import { escapeHtml } from '../console/html.js';
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
 /** A self-contained API reference page (no CDN: the service runs offline), built from the same tables as the OpenAPI document. */

@@ -4,7 +4,7 @@ import { ApiError, errorBody } from '../api/errors.js';
 import { contextOf } from './request-context.js';
 
 /** body-parser's error types → our codes. */
-function fromBodyParser(error: { type?: string; status?: number }): ApiError | undefined {
+export function fromBodyParser(error: { type?: string; status?: number }): ApiError | undefined {
   switch (error.type) {
     case 'entity.too.large':
       return new ApiError('payload_too_large', 'request body exceeds the body size limit');

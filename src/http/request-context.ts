@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { Service } from '../accounts/accounts.js';
+import type { Service } from '../accounts/services.js';
 import type { ErrorCode } from '../api/errors.js';
 
 /** What one request accumulates on its way through; the request log line prints it. */

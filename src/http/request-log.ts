@@ -19,7 +19,7 @@ export function requestLog(logger: Logger): RequestHandler {
       const entry = {
         request_id: context.requestId,
         method: request.method,
-        path: request.path,
+        path: request.originalUrl.split('?')[0],
         status: response.headersSent ? response.statusCode : 499,
         code: context.errorCode,
         duration_ms: round(performance.now() - context.startedAt),

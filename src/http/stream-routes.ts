@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
-import type { Accounts } from '../accounts/accounts.js';
+import type { ServiceKeys } from '../accounts/service-keys.js';
 import { ApiError } from '../api/errors.js';
 import { packageRoot } from '../package-root.js';
 import { STREAM_PATH, STREAM_TOKENS_PATH } from '../stream/protocol.js';
@@ -13,11 +13,11 @@ import { contextOf } from './request-context.js';
  * The HTTP side of the video stream: stream tokens for browsers (whose WebSocket cannot send an
  * Authorization header), a clear 426 for plain GETs of the stream URL, and the demo page.
  */
-export function streamRoutes(accounts: Accounts, tokens: StreamTokens): Router {
+export function streamRoutes(keys: ServiceKeys, tokens: StreamTokens): Router {
   const router = Router();
-  const demoPage = fs.readFileSync(path.join(packageRoot(), 'public', 'stream-demo.html'), 'utf8');
+  const demoPage = fs.readFileSync(path.join(packageRoot(), 'assets', 'stream-demo', 'stream-demo.html'), 'utf8');
 
-  router.post(STREAM_TOKENS_PATH, requireApiKey(accounts, () => 'object-detection'), (_request, response) => {
+  router.post(STREAM_TOKENS_PATH, requireApiKey(keys, () => 'object-detection'), (_request, response) => {
     const { token, expiresAt } = tokens.issue(contextOf(response).service!);
     response.status(201).set('Cache-Control', 'no-store').json({ token, expires_at: expiresAt.toISOString(), stream_path: STREAM_PATH });
   });

@@ -1,26 +1,32 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { type Dialect, Kysely, Migrator, sql } from 'kysely';
+import { postgresDialect } from './dialects/postgres.js';
+import { sqliteDialect } from './dialects/sqlite.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Tables } from './tables.js';
 
 export type Database = Kysely<Tables>;
 
 export interface DatabaseSettings {
-  /** Folder of the embedded SQLite file. */
+  /** Folder of the embedded SQLite file, used when no `databaseUrl` is given. */
   readonly dataDir: string;
+  /** `postgres://…` to use PostgreSQL instead of the embedded SQLite file. */
+  readonly databaseUrl?: string;
 }
 
-/** Opens the embedded SQLite database (WAL mode, foreign keys on) and brings its schema up to date. */
+/** PostgreSQL when a URL is given, else the embedded SQLite file. */
+export function dialectFor(settings: DatabaseSettings): Dialect {
+  return settings.databaseUrl ? postgresDialect(settings.databaseUrl) : sqliteDialect(settings.dataDir);
+}
+
+/** Opens the configured database and brings its schema up to date. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  fs.mkdirSync(settings.dataDir, { recursive: true });
-  const sqlite = new SqliteDatabase(path.join(settings.dataDir, 'detectd.sqlite'));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
-  await migrate(db);
+  const db = new Kysely<Tables>({ dialect: dialectFor(settings) });
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   return db;
 }
 

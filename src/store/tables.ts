@@ -28,5 +28,28 @@ export interface Tables {
     /** When a rotated-out key stops working; null while current. */
     expires_at: string | null;
     revoked_at: string | null;
+    /** AES-256-GCM ciphertext of the key (see accounts/key-cipher.ts), so its owner can read it again; null for keys issued before it existed. */
+    key_ciphertext: string | null;
+  };
+  console_sessions: {
+    /** SHA-256 of the session cookie's token: a leaked table does not hand out sessions. */
+    token_hash: string;
+    account_id: string;
+    created_at: string;
+    expires_at: string;
+  };
+  sign_in_failures: {
+    id: string;
+    /** Hash of the email and client address the failure counts against. */
+    subject: string;
+    failed_at: string;
+  };
+  usage_counters: {
+    service_id: string;
+    /** UTC minute, `YYYY-MM-DDTHH:MM`. */
+    minute: string;
+    /** `requests`, `images`, `detections`, `error:<code>` or `latency:<bucket>` (see usage/latency-histogram.ts). */
+    counter: string;
+    value: number;
   };
 }

@@ -3,7 +3,8 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { Accounts, Service } from '../accounts/accounts.js';
+import type { ServiceKeys } from '../accounts/service-keys.js';
+import type { Service } from '../accounts/services.js';
 import { ApiError, errorBody } from '../api/errors.js';
 import type { AnalysisLimits } from '../api/object-detection.js';
 import type { SchemaCatalogue } from '../api/schemas.js';
@@ -20,7 +21,7 @@ import type { StreamTokens } from './stream-tokens.js';
 const SHUTDOWN_GRACE_MS = 2000;
 
 export interface StreamEndpointDependencies {
-  readonly accounts: Accounts;
+  readonly keys: ServiceKeys;
   readonly tokens: StreamTokens;
   readonly models: ModelRegistry;
   readonly schemas: SchemaCatalogue;
@@ -75,7 +76,7 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
   };
 
   async function authenticate(request: IncomingMessage, token: string | null): Promise<Service> {
-    if (token === null) return authenticateService(dependencies.accounts, request.headers.authorization, 'object-detection');
+    if (token === null) return authenticateService(dependencies.keys, request.headers.authorization, 'object-detection');
     const service = dependencies.tokens.redeem(token);
     if (!service) throw new ApiError('unauthorized', 'the stream token is unknown, used or expired; get a new one', API_KEY_CHALLENGE);
     return service;

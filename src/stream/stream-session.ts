@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
-import type { Service } from '../accounts/accounts.js';
+import type { Service } from '../accounts/services.js';
 import { type DetectionParameters, parseConfigurations } from '../api/detection-parameters.js';
 import { ApiError, errorBody } from '../api/errors.js';
 import { type AnalysisLimits, analyseImage } from '../api/object-detection.js';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Service } from '../accounts/accounts.js';
+import type { Service } from '../accounts/services.js';
 import { ApiError } from '../api/errors.js';
 
 interface Grant {

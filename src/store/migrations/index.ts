@@ -1,9 +1,15 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { accountsServicesKeys } from './0001-accounts-services-keys.js';
+import { apiKeyCiphertext } from './0002-api-key-ciphertext.js';
+import { consoleSessions } from './0003-console-sessions.js';
+import { usageCounters } from './0004-usage-counters.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-accounts-services-keys': accountsServicesKeys,
+  '0002-api-key-ciphertext': apiKeyCiphertext,
+  '0003-console-sessions': consoleSessions,
+  '0004-usage-counters': usageCounters,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,133 @@
+// detectd console: reveal/copy of the API key, confirmations, and "Try it". No framework, no build step.
+'use strict';
+
+const csrfToken = () => document.querySelector('meta[name="csrf-token"]')?.content ?? '';
+const overview = () => document.querySelector('.overview');
+let revealedKey;
+
+// Asks the server for this service's key (same-origin POST with the CSRF token); cached for the page's life.
+async function fetchKey() {
+  if (revealedKey) return revealedKey;
+  const page = overview();
+  const response = await fetch(`/console/services/${page.dataset.service}/api-key`, {
+    method: 'POST',
+    headers: { 'X-CSRF-Token': csrfToken(), Accept: 'application/json' },
+    credentials: 'same-origin',
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error?.message ?? `the server answered ${response.status}`);
+  revealedKey = body.api_key;
+  return revealedKey;
+}
+
+function showKey(visible) {
+  const keyElement = document.getElementById('api-key');
+  const mask = keyElement.dataset.mask ?? keyElement.textContent;
+  keyElement.dataset.mask = mask;
+  keyElement.textContent = visible ? revealedKey : mask;
+  keyElement.dataset.masked = String(!visible);
+  for (const slot of document.querySelectorAll('[data-key-slot]')) slot.textContent = visible ? revealedKey : mask;
+  const button = document.getElementById('reveal-key');
+  if (button) button.textContent = visible ? 'Hide' : 'Reveal';
+}
+
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  // Plain-http origins have no async clipboard: fall back to a selected textarea.
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  document.execCommand('copy');
+  area.remove();
+}
+
+function flash(button, text) {
+  const label = button.dataset.label ?? button.textContent;
+  button.dataset.label = label;
+  button.textContent = text;
+  setTimeout(() => (button.textContent = label), 1500);
+}
+
+function reportError(button, error) {
+  flash(button, 'Failed');
+  const status = document.getElementById('try-status');
+  if (status) status.textContent = `Could not read the API key: ${error.message}`;
+}
+
+document.addEventListener('click', async (event) => {
+  const target = event.target instanceof Element ? event.target.closest('button') : null;
+  if (!target) return;
+  try {
+    if (target.id === 'reveal-key') {
+      const visible = document.getElementById('api-key').dataset.masked === 'true';
+      if (visible) await fetchKey();
+      showKey(visible);
+    } else if (target.hasAttribute('data-copy-key')) {
+      await copyText(await fetchKey());
+      flash(target, 'Copied');
+    } else if (target.dataset.copyFrom) {
+      if (target.hasAttribute('data-needs-key') && document.getElementById('api-key')) {
+        await fetchKey();
+        showKey(true);
+      }
+      await copyText(document.getElementById(target.dataset.copyFrom).textContent);
+      flash(target, 'Copied');
+    }
+  } catch (error) {
+    reportError(target, error);
+  }
+});
+
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) event.preventDefault();
+});
+
+function readAsBase64(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+// "Try it": the same public API call a client makes, with this service's key.
+document.getElementById('try-form')?.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const status = document.getElementById('try-status');
+  const result = document.getElementById('try-result');
+  const file = document.getElementById('try-file').files[0];
+  if (!file) {
+    status.textContent = 'Choose an image first.';
+    return;
+  }
+  status.textContent = 'Detecting…';
+  result.hidden = true;
+  try {
+    const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
+    const started = performance.now();
+    const response = await fetch('/api/v1/object-detection', {
+      method: 'POST',
+      headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ raw_data: rawData, configurations: [{ parameter: 'OutputVisualizedImage', value: 'true' }] }),
+    });
+    const body = await response.json();
+    if (!response.ok) {
+      status.textContent = `Error ${response.status}: ${body.error?.message ?? 'request failed'}`;
+      return;
+    }
+    const found = body.detected_objects.length;
+    status.textContent = `${found} object${found === 1 ? '' : 's'} found in ${Math.round(performance.now() - started)} ms.`;
+    document.getElementById('try-image').src = `data:image/jpeg;base64,${body.visualized_image}`;
+    const shown = { ...body, visualized_image: `<base64 JPEG, ${body.visualized_image.length} characters>` };
+    document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
+    result.hidden = false;
+  } catch (error) {
+    status.textContent = `Request failed: ${error.message}`;
+  }
+});

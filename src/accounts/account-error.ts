@@ -1,0 +1,19 @@
+export type AccountErrorCode =
+  | 'invalid_email'
+  | 'weak_password'
+  | 'email_taken'
+  | 'account_not_found'
+  | 'invalid_service_name'
+  | 'service_name_taken'
+  | 'unknown_service_type'
+  | 'unknown_model';
+
+/** A rule of the account domain was broken; `code` says which, the message says it to a person. */
+export class AccountError extends Error {
+  constructor(
+    readonly code: AccountErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,112 @@
+import crypto from 'node:crypto';
+import type { Database } from '../store/database.js';
+import { AccountError } from './account-error.js';
+import { isoNow } from './iso-time.js';
+import type { ServiceKeys } from './service-keys.js';
+
+export const SERVICE_TYPES = ['object-detection'] as const;
+export type ServiceType = (typeof SERVICE_TYPES)[number];
+
+export function isServiceType(value: string): value is ServiceType {
+  return (SERVICE_TYPES as readonly string[]).includes(value);
+}
+
+export interface Service {
+  readonly id: string;
+  readonly accountId: string;
+  readonly name: string;
+  readonly type: ServiceType;
+  /** Detector name, or null for the server default. */
+  readonly model: string | null;
+  readonly createdAt: string;
+  readonly disabled: boolean;
+}
+
+export interface NewService {
+  readonly name: string;
+  readonly type?: string;
+  readonly model?: string | null;
+}
+
+const SERVICE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,62}$/u;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The services of each account. Every read and change is scoped to the owning account. */
+export class Services {
+  constructor(
+    private readonly db: Database,
+    private readonly keys: ServiceKeys,
+    /** Models a service may name; empty: any name is accepted (the CLI runs without models loaded). */
+    private readonly modelNames: readonly string[] = [],
+  ) {}
+
+  /** Creates a service with its first API key; the key is returned here and can be revealed again later. */
+  async create(accountId: string, fields: NewService): Promise<{ service: Service; apiKey: string }> {
+    const name = fields.name.trim();
+    if (!SERVICE_NAME.test(name)) {
+      throw new AccountError('invalid_service_name', 'a service name is 1–63 letters, digits, spaces, ".", "_" or "-"');
+    }
+    const type = fields.type ?? 'object-detection';
+    if (!isServiceType(type)) throw new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${SERVICE_TYPES.join(', ')}`);
+    const model = fields.model || null;
+    if (model !== null && this.modelNames.length > 0 && !this.modelNames.includes(model)) {
+      throw new AccountError('unknown_model', `no model named "${model}" is loaded; loaded: ${this.modelNames.join(', ')}`);
+    }
+    const taken = await this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+    if (taken) throw new AccountError('service_name_taken', `this account already has a service named "${name}"`);
+    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false };
+    const apiKey = await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('services')
+        .values({ id: service.id, account_id: accountId, name, type, model, created_at: service.createdAt, disabled_at: null })
+        .execute();
+      return this.keys.issue(trx, service.id);
+    });
+    return { service, apiKey };
+  }
+
+  async list(accountId: string): Promise<Service[]> {
+    const rows = await this.#select().where('account_id', '=', accountId).orderBy('created_at', 'asc').execute();
+    return rows.map(toService);
+  }
+
+  /** The account's service with this id; undefined for a missing id and for another account's service alike. */
+  async find(accountId: string, serviceId: string): Promise<Service | undefined> {
+    if (!UUID.test(serviceId)) return undefined;
+    const row = await this.#select().where('account_id', '=', accountId).where('id', '=', serviceId).executeTakeFirst();
+    return row && toService(row);
+  }
+
+  async setDisabled(service: Service, disabled: boolean): Promise<void> {
+    await this.db
+      .updateTable('services')
+      .set({ disabled_at: disabled ? isoNow() : null })
+      .where('id', '=', service.id)
+      .where('account_id', '=', service.accountId)
+      .execute();
+  }
+
+  /** Deletes the service, its keys (cascade) and its usage counters. */
+  async delete(service: Service): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('usage_counters').where('service_id', '=', service.id).execute();
+      await trx.deleteFrom('services').where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
+    });
+  }
+
+  #select() {
+    return this.db.selectFrom('services').select(['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at']);
+  }
+}
+
+export function toService(row: { id: string; account_id: string; name: string; type: string; model: string | null; created_at: string; disabled_at: string | null }): Service {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    type: row.type as ServiceType,
+    model: row.model,
+    createdAt: row.created_at,
+    disabled: row.disabled_at !== null,
+  };
+}

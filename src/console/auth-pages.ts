@@ -1,0 +1,53 @@
+import { MIN_PASSWORD_LENGTH } from '../accounts/accounts.js';
+import { csrfField, field } from './form-fields.js';
+import { html } from './html.js';
+import { layout } from './layout.js';
+
+export interface SignInForm {
+  readonly csrfToken: string;
+  readonly email?: string;
+  /** Error about the whole attempt (wrong credentials, too many attempts). */
+  readonly error?: string;
+  readonly notice?: string;
+}
+
+export function signInPage(form: SignInForm): string {
+  return layout(
+    { title: 'Sign in', csrfToken: form.csrfToken, notice: form.notice },
+    html`<section class="auth-card">
+  <h1>Sign in</h1>
+  <p class="muted">Manage your services and their API keys.</p>
+  ${form.error ? html`<p class="form-error" role="alert">${form.error}</p>` : ''}
+  <form method="post" action="/console/sign-in" novalidate>
+    ${csrfField(form.csrfToken)}
+    ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, autocomplete: 'username', required: true, autofocus: !form.email })}
+    ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password', required: true, autofocus: Boolean(form.email) })}
+    <button type="submit" class="button primary wide">Sign in</button>
+  </form>
+  <p class="switch">New here? <a href="/console/sign-up">Create a service account</a></p>
+</section>`,
+  );
+}
+
+export interface SignUpForm {
+  readonly csrfToken: string;
+  readonly email?: string;
+  readonly errors?: { readonly email?: string; readonly password?: string };
+}
+
+export function signUpPage(form: SignUpForm): string {
+  return layout(
+    { title: 'Create account', csrfToken: form.csrfToken },
+    html`<section class="auth-card">
+  <h1>Create a service account</h1>
+  <p class="muted">A service account owns services; each service has its own API key.</p>
+  <form method="post" action="/console/sign-up" novalidate>
+    ${csrfField(form.csrfToken)}
+    ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, error: form.errors?.email, autocomplete: 'username', required: true, autofocus: true })}
+    ${field({ label: 'Password', name: 'password', type: 'password', error: form.errors?.password, hint: `At least ${MIN_PASSWORD_LENGTH} characters.`, autocomplete: 'new-password', required: true })}
+    <button type="submit" class="button primary wide">Create account</button>
+  </form>
+  <p class="switch">Already have an account? <a href="/console/sign-in">Sign in</a></p>
+</section>`,
+  );
+}

@@ -1,0 +1,30 @@
+/** Markup that is already safe to emit; everything else interpolated into `html` is escaped. */
+export class SafeHtml {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/**
+ * Tagged template for pages: interpolated values are HTML-escaped unless they are SafeHtml
+ * (nested `html` results); arrays are joined; null, undefined and false render as nothing.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0];
+  values.forEach((value, index) => {
+    out += render(value) + strings[index + 1];
+  });
+  return new SafeHtml(out);
+}

@@ -1,0 +1,154 @@
+import type { Account } from '../accounts/accounts.js';
+import type { ActiveKey } from '../accounts/service-keys.js';
+import type { Service } from '../accounts/services.js';
+import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
+import { actionButton, csrfField } from './form-fields.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+import { usageChart } from './usage-chart.js';
+
+export interface OverviewData {
+  readonly account: Account;
+  readonly csrfToken: string;
+  readonly service: Service;
+  /** Base URL callers reach this server at, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly defaultModel: string;
+  readonly keys: readonly ActiveKey[];
+  readonly usage: UsageSummary;
+  readonly window: UsageWindow;
+  readonly graceSeconds: number;
+  readonly notice?: string;
+}
+
+const MASK = 'dtd_' + '•'.repeat(24);
+
+/** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
+export function serviceOverviewPage(data: OverviewData): string {
+  const { service } = data;
+  const base = `/console/services/${service.id}`;
+  const endpoint = `${data.baseUrl}/api/v1/object-detection`;
+  return layout(
+    { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.notice },
+    html`<p class="crumbs"><a href="/console/services">Services</a> /</p>
+<div class="page-head">
+  <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
+</div>
+<div class="overview" data-service="${service.id}">
+  <section class="card" aria-labelledby="details-title">
+    <h2 id="details-title">Service</h2>
+    <dl class="entries">
+      <div class="entry"><dt>Name</dt><dd>${service.name}</dd></div>
+      <div class="entry"><dt>Type</dt><dd>${service.type}</dd></div>
+      <div class="entry"><dt>Model</dt><dd>${service.model ?? `${data.defaultModel} (server default)`}</dd></div>
+      <div class="entry"><dt>Endpoint URL</dt><dd class="copy-row"><code class="break" id="endpoint-url">${endpoint}</code><button type="button" class="button small secondary" data-copy-from="endpoint-url">Copy</button></dd></div>
+      ${apiKeyEntry(data, base)}
+    </dl>
+    ${service.disabled ? html`<p class="warning">This service is disabled: its key is answered with 403 until you enable it again.</p>` : ''}
+  </section>
+
+  <section class="card" aria-labelledby="curl-title">
+    <h2 id="curl-title">Call it</h2>
+    <p class="muted">Ready to paste into a shell, with an image file <code>dog.jpg</code> beside it.</p>
+    <pre class="code" id="curl-example">${curlExample(endpoint)}</pre>
+    <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
+  </section>
+
+  ${usageSection(data, base)}
+
+  <section class="card" aria-labelledby="try-title">
+    <h2 id="try-title">Try it</h2>
+    <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
+    <form id="try-form" class="try-form">
+      <input type="file" id="try-file" name="image" accept="image/*" required>
+      <button type="submit" class="button primary">Detect objects</button>
+    </form>
+    <p id="try-status" class="muted" role="status"></p>
+    <div id="try-result" class="try-result" hidden>
+      <img id="try-image" alt="The image with the detected objects outlined">
+      <pre class="code" id="try-json"></pre>
+    </div>
+  </section>
+
+  <section class="card danger-zone" aria-labelledby="manage-title">
+    <h2 id="manage-title">Manage</h2>
+    <div class="actions">
+      ${service.disabled
+        ? actionButton({ action: `${base}/enable`, label: 'Enable service', csrfToken: data.csrfToken })
+        : actionButton({ action: `${base}/disable`, label: 'Disable service', csrfToken: data.csrfToken, confirm: 'Disable this service? Calls with its key will be refused until you enable it.' })}
+      ${actionButton({ action: `${base}/delete`, label: 'Delete service', csrfToken: data.csrfToken, style: 'danger', confirm: 'Delete this service, its API keys and its usage? This cannot be undone.' })}
+    </div>
+  </section>
+</div>`,
+  );
+}
+
+function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
+  const current = data.keys.find((key) => key.expiresAt === null);
+  const older = data.keys.filter((key) => key.expiresAt !== null);
+  const graceHours = Math.round((data.graceSeconds / 3600) * 10) / 10;
+  const value = !current
+    ? html`<p class="warning">No working API key. Create one to call the service.</p>`
+    : current.hint === null
+      ? html`<p class="warning">This key was issued before keys were stored encrypted, so it cannot be shown. Rotate it to get a key you can read here.</p>`
+      : html`<div class="copy-row key-row"><code class="api-key break" id="api-key" data-masked="true">${MASK}</code>
+        <button type="button" class="button small secondary" id="reveal-key" aria-controls="api-key">Reveal</button>
+        <button type="button" class="button small secondary" data-copy-key>Copy</button></div>
+        <p class="muted small">Created ${current.createdAt.slice(0, 16).replace('T', ' ')} UTC · ends in ${current.hint.slice(-4)}</p>`;
+  return html`<div class="entry" id="api-key-entry"><dt>API Key</dt><dd>
+    ${value}
+    ${older.map(
+      (key) => html`<div class="older-key"><span>Previous key ${key.hint ?? ''} works until ${key.expiresAt!.slice(0, 16).replace('T', ' ')} UTC</span>
+      ${actionButton({ action: `${base}/keys/${key.id}/revoke`, label: 'Revoke now', csrfToken: data.csrfToken, style: 'danger' })}</div>`,
+    )}
+    <div class="key-actions">
+      <form method="post" action="${base}/rotate" class="rotate-form">
+        ${csrfField(data.csrfToken)}
+        ${current
+          ? html`<fieldset><legend>Rotate key</legend>
+          <label class="choice"><input type="radio" name="old_key" value="grace" checked> Keep the old key working for ${graceHours} h</label>
+          <label class="choice"><input type="radio" name="old_key" value="revoke"> Revoke the old key at once</label></fieldset>
+          <button type="submit" class="button secondary" id="rotate-key">Rotate key</button>`
+          : html`<input type="hidden" name="old_key" value="revoke"><button type="submit" class="button primary" id="rotate-key">Create a new key</button>`}
+      </form>
+      ${current ? actionButton({ action: `${base}/keys/${current.id}/revoke`, label: 'Revoke key', csrfToken: data.csrfToken, style: 'danger', confirm: 'Revoke this key now? Calls with it will be refused at once.' }) : ''}
+    </div>
+  </dd></div>`;
+}
+
+function curlExample(endpoint: string): SafeHtml {
+  return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
+curl -s ${endpoint} \\
+  -H "Authorization: ApiKey $DETECTD_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d "{\\"raw_data\\": \\"$(base64 -w0 dog.jpg)\\", \\"configurations\\": [{\\"parameter\\": \\"ConfidenceThreshold\\", \\"value\\": \\"0.5\\"}]}"`;
+}
+
+const milliseconds = (value: number | null) => (value === null ? '–' : value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`);
+
+function usageSection(data: OverviewData, base: string): SafeHtml {
+  const { usage } = data;
+  const tabs = Object.entries(USAGE_WINDOWS).map(
+    ([window, { label }]) => html`<a class="tab${window === data.window ? ' active' : ''}" href="${base}?window=${window}#usage-title"${window === data.window ? html` aria-current="page"` : ''}>${label}</a>`,
+  );
+  const errorRows = Object.entries(usage.errorsByCode)
+    .sort(([, a], [, b]) => b - a)
+    .map(([code, count]) => html`<tr><td><code>${code}</code></td><td class="num">${count}</td></tr>`);
+  const stat = (label: string, value: string | number, id: string) => html`<div class="stat"><span class="stat-value" id="${id}">${value}</span><span class="stat-label">${label}</span></div>`;
+  return html`<section class="card" aria-labelledby="usage-title">
+    <div class="card-head"><h2 id="usage-title">Usage</h2><nav class="tabs">${tabs}</nav></div>
+    <div class="stats">
+      ${stat('Requests', usage.requests, 'usage-requests')}
+      ${stat('Images', usage.images, 'usage-images')}
+      ${stat('Detections', usage.detections, 'usage-detections')}
+      ${stat('Errors', usage.errors, 'usage-errors')}
+      ${stat('p50 latency', milliseconds(usage.p50Ms), 'usage-p50')}
+      ${stat('p95 latency', milliseconds(usage.p95Ms), 'usage-p95')}
+    </div>
+    ${usageChart(usage.series)}
+    ${usage.requests === 0 ? html`<p class="chart-empty small">No calls in this period yet.</p>` : ''}
+    <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors</p>
+    <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this page within a few seconds.</p>
+    ${errorRows.length ? html`<table class="list compact"><thead><tr><th>Error code</th><th class="num">Count</th></tr></thead><tbody>${errorRows}</tbody></table>` : ''}
+  </section>`;
+}

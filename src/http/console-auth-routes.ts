@@ -1,0 +1,73 @@
+import { Router } from 'express';
+import { AccountError } from '../accounts/account-error.js';
+import { SESSION_SECONDS } from '../accounts/console-sessions.js';
+import { signInPage, signUpPage } from '../console/auth-pages.js';
+import { clearConsoleCookie, readCookie, setConsoleCookie } from './cookies.js';
+import { type ConsoleDependencies, csrfTokenOf, formField, SESSION_COOKIE, signedInAccount } from './console-context.js';
+
+const HOME = '/console/services';
+
+/** Sign-up, sign-in and sign-out. */
+export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
+  const { accounts, sessions, throttle } = dependencies;
+  const router = Router();
+
+  router.get('/', (_request, response) => {
+    response.redirect(303, signedInAccount(response) ? HOME : '/console/sign-in');
+  });
+
+  router.get('/sign-up', (_request, response) => {
+    if (signedInAccount(response)) return response.redirect(303, HOME);
+    response.send(signUpPage({ csrfToken: csrfTokenOf(response) }));
+  });
+
+  router.post('/sign-up', async (request, response) => {
+    const email = formField(request, 'email');
+    try {
+      const account = await accounts.createAccount(email, formField(request, 'password'));
+      setConsoleCookie(request, response, SESSION_COOKIE, await sessions.start(account.id), SESSION_SECONDS);
+      response.redirect(303, HOME);
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      const onPassword = error.code === 'weak_password';
+      const status = error.code === 'email_taken' ? 409 : 400;
+      const message = error.code === 'email_taken' ? 'This email is already registered. Sign in instead?' : error.message;
+      response.status(status).send(signUpPage({ csrfToken: csrfTokenOf(response), email, errors: onPassword ? { password: message } : { email: message } }));
+    }
+  });
+
+  router.get('/sign-in', (request, response) => {
+    if (signedInAccount(response)) return response.redirect(303, HOME);
+    response.send(signInPage({ csrfToken: csrfTokenOf(response), notice: 'signed-out' in request.query ? 'You are signed out.' : undefined }));
+  });
+
+  router.post('/sign-in', async (request, response) => {
+    const email = formField(request, 'email');
+    const address = request.ip ?? 'unknown';
+    const retryAfter = await throttle.retryAfterSeconds(email, address);
+    if (retryAfter > 0) {
+      const minutes = Math.ceil(retryAfter / 60);
+      response.setHeader('Retry-After', String(retryAfter));
+      return response.status(429).send(
+        signInPage({ csrfToken: csrfTokenOf(response), email, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }),
+      );
+    }
+    const account = await accounts.checkCredentials(email, formField(request, 'password'));
+    if (!account) {
+      await throttle.recordFailure(email, address);
+      return response.status(401).send(signInPage({ csrfToken: csrfTokenOf(response), email, error: 'Wrong email or password.' }));
+    }
+    await throttle.clear(email, address);
+    setConsoleCookie(request, response, SESSION_COOKIE, await sessions.start(account.id), SESSION_SECONDS);
+    response.redirect(303, HOME);
+  });
+
+  router.post('/sign-out', async (request, response) => {
+    const token = readCookie(request, SESSION_COOKIE);
+    if (token) await sessions.end(token);
+    clearConsoleCookie(request, response, SESSION_COOKIE);
+    response.redirect(303, '/console/sign-in?signed-out');
+  });
+
+  return router;
+}

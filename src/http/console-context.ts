@@ -1,0 +1,56 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Account, Accounts } from '../accounts/accounts.js';
+import type { ConsoleSessions } from '../accounts/console-sessions.js';
+import type { ServiceKeys } from '../accounts/service-keys.js';
+import type { Services } from '../accounts/services.js';
+import type { SignInThrottle } from '../accounts/sign-in-throttle.js';
+import type { ModelRegistry } from '../models/registry.js';
+import type { UsageStore } from '../usage/usage-store.js';
+import { readCookie } from './cookies.js';
+
+/** What the console's routes work with; built once in the composition root. */
+export interface ConsoleDependencies {
+  readonly accounts: Accounts;
+  readonly services: Services;
+  readonly keys: ServiceKeys;
+  readonly sessions: ConsoleSessions;
+  readonly throttle: SignInThrottle;
+  readonly usage: UsageStore;
+  readonly models: Pick<ModelRegistry, 'names' | 'defaultModel'>;
+  /** Server secret: keys the CSRF tokens. */
+  readonly secret: string;
+  readonly keyRotationGraceSeconds: number;
+  readonly publicUrl: string | undefined;
+}
+
+export const SESSION_COOKIE = 'detectd_session';
+
+/** The signed-in account of this request (set by `loadSession`), if any. */
+export function signedInAccount(response: Response): Account | undefined {
+  return response.locals.account as Account | undefined;
+}
+
+export function csrfTokenOf(response: Response): string {
+  return response.locals.csrfToken as string;
+}
+
+/** Resolves the session cookie to its account, for every console request. */
+export function loadSession(sessions: ConsoleSessions): RequestHandler {
+  return async (request, response, next) => {
+    const token = readCookie(request, SESSION_COOKIE);
+    if (token) response.locals.account = await sessions.account(token);
+    next();
+  };
+}
+
+/** Sends visitors who are not signed in to the sign-in page. */
+export const requireSignIn: RequestHandler = (request, response, next) => {
+  if (signedInAccount(response)) return next();
+  response.redirect(303, '/console/sign-in');
+};
+
+/** A string form field; anything else (absent, repeated, nested) reads as empty. */
+export function formField(request: Request, name: string): string {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}

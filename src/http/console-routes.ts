@@ -1,0 +1,67 @@
+import path from 'node:path';
+import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from '../api/errors.js';
+import { errorPage } from '../console/error-page.js';
+import { packageRoot } from '../package-root.js';
+import { consoleAuthRoutes } from './console-auth-routes.js';
+import { type ConsoleDependencies, loadSession, signedInAccount } from './console-context.js';
+import { consoleServiceRoutes } from './console-service-routes.js';
+import { csrfProtection } from './csrf.js';
+import { fromBodyParser } from './error-handler.js';
+import { contextOf } from './request-context.js';
+
+/** Pages and scripts come only from this server; the "Try it" image arrives as a data: URL. */
+const securityHeaders: RequestHandler = (_request, response, next) => {
+  response.setHeader(
+    'Content-Security-Policy',
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  );
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.setHeader('Referrer-Policy', 'same-origin');
+  response.setHeader('X-Frame-Options', 'DENY');
+  next();
+};
+
+const TITLES: Partial<Record<number, string>> = { 403: 'Not allowed', 404: 'Page not found', 413: 'Too much data' };
+
+/** Console failures as pages (or JSON for the page's own scripts); only real bugs are logged, never with request data. */
+function consoleErrors(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, request, response, _next) => {
+    const known = error instanceof ApiError ? error : fromBodyParser(error as { type?: string });
+    const requestId = contextOf(response).requestId;
+    if (!known) logger.error({ request_id: requestId, err: error }, 'console error');
+    if (response.headersSent) return response.destroy();
+    const status = known?.status ?? 500;
+    contextOf(response).errorCode = known?.code ?? 'internal_error';
+    if (request.accepts(['html', 'json']) === 'json') {
+      return response.status(status).json({ error: { code: known?.code ?? 'internal_error', message: known?.message ?? 'internal error', request_id: requestId } });
+    }
+    response.status(status).send(
+      errorPage({
+        title: TITLES[status] ?? 'Something went wrong',
+        message: known?.message ?? 'The console hit an unexpected problem. Please try again; if it persists, quote the request id below.',
+        csrfToken: (response.locals.csrfToken as string | undefined) ?? '',
+        account: signedInAccount(response),
+        requestId,
+      }),
+    );
+  };
+}
+
+/** The web console under /console: static assets, then pages behind CSRF protection and sessions. */
+export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger): Router {
+  const pages = Router();
+  pages.use('/assets', express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
+  pages.use(securityHeaders);
+  pages.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }));
+  pages.use(csrfProtection(dependencies.secret));
+  pages.use(loadSession(dependencies.sessions));
+  pages.use(consoleAuthRoutes(dependencies));
+  pages.use(consoleServiceRoutes(dependencies));
+  pages.use(() => {
+    throw new ApiError('not_found', 'There is no such page in the console.');
+  });
+  pages.use(consoleErrors(logger));
+  return Router().use('/console', pages);
+}

@@ -1,0 +1,122 @@
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { AccountError } from '../accounts/account-error.js';
+import type { Service } from '../accounts/services.js';
+import { ApiError } from '../api/errors.js';
+import { serviceOverviewPage } from '../console/service-overview-page.js';
+import { newServicePage, serviceListPage } from '../console/service-list-page.js';
+import { isUsageWindow } from '../usage/usage-store.js';
+import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
+
+/** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
+const NOTICES = {
+  created: 'Service created. Its API key is below.',
+  rotated: 'New API key issued.',
+  'key-revoked': 'API key revoked.',
+  disabled: 'Service disabled.',
+  enabled: 'Service enabled.',
+  deleted: 'Service deleted.',
+} as const;
+
+function noticeOf(request: Request): string | undefined {
+  const done = request.query.done;
+  return typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
+}
+
+const serviceOf = (response: Response) => response.locals.service as Service;
+
+/** Services of the signed-in account: list, create, overview, key actions, usage. */
+export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router {
+  const { services, keys, usage, models } = dependencies;
+  const router = Router();
+  router.use('/services', requireSignIn);
+
+  // Every route with an :id loads the service through its owner: another account's service is a 404, like a missing one.
+  const ownedService: RequestHandler = async (request, response, next) => {
+    const service = await services.find(signedInAccount(response)!.id, String(request.params.id));
+    if (!service) throw new ApiError('not_found', 'There is no such service in your account.');
+    response.locals.service = service;
+    next();
+  };
+  const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
+
+  router.get('/services', async (request, response) => {
+    const account = signedInAccount(response)!;
+    response.send(
+      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModel: models.defaultModel.name, notice: noticeOf(request) }),
+    );
+  });
+
+  router.get('/services/new', (_request, response) => {
+    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: models.names }));
+  });
+
+  router.post('/services', async (request, response) => {
+    const account = signedInAccount(response)!;
+    const fields = { name: formField(request, 'name'), type: formField(request, 'type') || undefined, model: formField(request, 'model') || null };
+    try {
+      const { service } = await services.create(account.id, fields);
+      response.redirect(303, overview(service, 'created'));
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      const place = error.code === 'unknown_service_type' ? 'type' : error.code === 'unknown_model' ? 'model' : 'name';
+      response.status(error.code === 'service_name_taken' ? 409 : 400).send(
+        newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, name: fields.name, model: fields.model ?? undefined, errors: { [place]: error.message } }),
+      );
+    }
+  });
+
+  router.get('/services/:id', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    const window = isUsageWindow(request.query.window) ? request.query.window : 'day';
+    response.setHeader('Cache-Control', 'no-store');
+    response.send(
+      serviceOverviewPage({
+        account: signedInAccount(response)!,
+        csrfToken: csrfTokenOf(response),
+        service,
+        baseUrl: dependencies.publicUrl ?? `${request.protocol}://${request.get('host')}`,
+        defaultModel: models.defaultModel.name,
+        keys: await keys.active(service),
+        usage: await usage.summary(service.id, window),
+        window,
+        graceSeconds: dependencies.keyRotationGraceSeconds,
+        notice: noticeOf(request),
+      }),
+    );
+  });
+
+  // The key leaves the server only here, on a same-origin POST carrying the CSRF token, never cached.
+  router.post('/services/:id/api-key', ownedService, async (_request, response) => {
+    const apiKey = await keys.reveal(serviceOf(response));
+    if (!apiKey) throw new ApiError('not_found', 'This service has no API key that can be shown.');
+    response.setHeader('Cache-Control', 'no-store');
+    response.json({ api_key: apiKey });
+  });
+
+  router.post('/services/:id/rotate', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    await keys.rotate(service, formField(request, 'old_key') === 'grace' ? dependencies.keyRotationGraceSeconds : 0);
+    response.redirect(303, overview(service, 'rotated'));
+  });
+
+  router.post('/services/:id/keys/:keyId/revoke', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    if (!(await keys.revoke(service, String(request.params.keyId)))) throw new ApiError('not_found', 'This service has no such working key.');
+    response.redirect(303, overview(service, 'key-revoked'));
+  });
+
+  for (const [action, disabled] of [['disable', true], ['enable', false]] as const) {
+    router.post(`/services/:id/${action}`, ownedService, async (_request, response) => {
+      const service = serviceOf(response);
+      await services.setDisabled(service, disabled);
+      response.redirect(303, overview(service, disabled ? 'disabled' : 'enabled'));
+    });
+  }
+
+  router.post('/services/:id/delete', ownedService, async (_request, response) => {
+    await services.delete(serviceOf(response));
+    response.redirect(303, '/console/services?done=deleted');
+  });
+
+  return router;
+}

@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { type Dialect, SqliteDialect } from 'kysely';
+
+/** The embedded database: one SQLite file in the data folder (WAL mode, foreign keys on). */
+export function sqliteDialect(dataDir: string): Dialect {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SqliteDatabase(path.join(dataDir, 'detectd.sqlite'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return new SqliteDialect({ database: sqlite });
+}

@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import { latencyBucket } from './latency-histogram.js';
+import type { UsageCount, UsageStore } from './usage-store.js';
+
+/** What one answered API call adds to its service's usage. */
+export interface UsageEvent {
+  readonly serviceId: string;
+  /** Epoch milliseconds when the call was answered. */
+  readonly at: number;
+  readonly latencyMs: number;
+  readonly images: number;
+  readonly detections: number;
+  /** Error code of a failed call; undefined for a success. */
+  readonly errorCode?: string;
+}
+
+const SEPARATOR = '\n';
+
+/**
+ * Usage counting kept off the request path: `record` only adds to in-memory per-minute counters;
+ * a timer writes them to the store in one batch every `flushIntervalMs`, and `stop` writes what
+ * is left. A failed write keeps its counts for the next flush.
+ */
+export class UsageRecorder {
+  #pending = new Map<string, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: UsageStore,
+    private readonly logger: Logger,
+    private readonly flushIntervalMs = 1000,
+  ) {}
+
+  record(event: UsageEvent): void {
+    const prefix = event.serviceId + SEPARATOR + new Date(event.at).toISOString().slice(0, 16) + SEPARATOR;
+    this.#add(prefix + 'requests', 1);
+    if (event.images) this.#add(prefix + 'images', event.images);
+    if (event.detections) this.#add(prefix + 'detections', event.detections);
+    if (event.errorCode) this.#add(prefix + 'error:' + event.errorCode, 1);
+    this.#add(prefix + 'latency:' + latencyBucket(event.latencyMs), 1);
+  }
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.flush(), this.flushIntervalMs).unref();
+  }
+
+  /** Writes the pending counters; concurrent calls queue behind each other. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#writePending());
+    return this.#flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+  }
+
+  #add(key: string, value: number): void {
+    this.#pending.set(key, (this.#pending.get(key) ?? 0) + value);
+  }
+
+  async #writePending(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    const counts: UsageCount[] = [...batch].map(([key, value]) => {
+      const [serviceId, minute, counter] = key.split(SEPARATOR);
+      return { serviceId, minute, counter, value };
+    });
+    try {
+      await this.store.add(counts);
+    } catch (error) {
+      this.logger.warn({ err: error, counters: counts.length }, 'usage flush failed; retrying with the next flush');
+      for (const [key, value] of batch) this.#add(key, value);
+    }
+  }
+}

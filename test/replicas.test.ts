@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { imageRequest, postDetection } from './support/detection-client.js';
+import { ConsoleClient } from './support/console-client.js';
+import { POSTGRESQL } from './support/engines.js';
+import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
+import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import type { ScratchStore } from '../scripts/lib/local-server.js';
+
+const dog = () => imageRequest(photoPath('dog.jpg'));
+
+describe('two server processes on one PostgreSQL database behave as one service', () => {
+  let store: ScratchStore;
+  let replicas: ServerProcess[] = [];
+
+  before(async () => {
+    requireBuild();
+    store = await POSTGRESQL.scratch();
+    const env = { ...process.env, ...store.env, DETECTD_MODEL: DEFAULT_TEST_MODEL, HOST: '127.0.0.1', DETECTD_INFERENCE_THREADS: '1' };
+    // Started one after the other: each runs the migrations against the shared database (the second finds them done).
+    replicas = [await startProcess({ ...env, PORT: '0' }), await startProcess({ ...env, PORT: '0' })];
+  });
+  after(async () => {
+    for (const replica of replicas) expect(await replica.stop()).to.equal(0);
+    await store?.remove();
+  });
+
+  it('accepts on B a key made in A\u2019s console, counts calls on both, and refuses a rotated-out or revoked key on both at once', async () => {
+    const [a, b] = replicas;
+    expect(a.url).to.not.equal(b.url);
+    const consoleA = new ConsoleClient(a.url);
+    await consoleA.signUp('replicas@example.com', 'a long passphrase');
+    const id = await consoleA.createService('shared');
+    const first = (await consoleA.revealKey(id)).body.api_key as string;
+
+    expect((await postDetection(b.url, dog(), { apiKey: first })).status, 'B accepts A\u2019s key').to.equal(200);
+    expect((await postDetection(a.url, dog(), { apiKey: first })).status).to.equal(200);
+
+    // B's console shows the same service and key, and its rotation holds on A at once.
+    const consoleB = new ConsoleClient(b.url);
+    expect((await consoleB.signIn('replicas@example.com', 'a long passphrase')).status).to.equal(303);
+    expect((await consoleB.revealKey(id)).body.api_key).to.equal(first);
+    await consoleB.post(`/console/services/${id}/rotate`, { old_key: 'revoke' });
+    expect((await postDetection(a.url, dog(), { apiKey: first })).status, 'A refuses the revoked key').to.equal(401);
+    expect((await postDetection(b.url, dog(), { apiKey: first })).status, 'B refuses the revoked key').to.equal(401);
+    const second = (await consoleA.revealKey(id)).body.api_key as string;
+    expect((await postDetection(a.url, dog(), { apiKey: second })).status).to.equal(200);
+
+    // Revoking the current key in A's console stops it on B.
+    const keyId = /\/keys\/([0-9a-f-]{36})\/revoke/.exec((await consoleA.get(`/console/services/${id}`)).text)![1];
+    await consoleA.post(`/console/services/${id}/keys/${keyId}/revoke`);
+    expect((await postDetection(b.url, dog(), { apiKey: second })).status, 'B refuses the revoked key').to.equal(401);
+
+    // Usage from both processes adds up.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const requests = Number(/id="usage-requests">(\d+)</.exec((await consoleB.get(`/console/services/${id}?window=hour`)).text)?.[1]);
+      if (requests === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const page = (await consoleB.get(`/console/services/${id}?window=hour`)).text;
+    expect(page, 'one call answered on B, two on A; a refused key reaches no service').to.match(/id="usage-requests">3</);
+    for (const replica of replicas) expect(replica.output.join('')).to.not.contain(first).and.not.contain(second);
+  });
+});

@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+
+export const CLI = path.resolve('dist/src/cli.js');
+export const MAIN = path.resolve('dist/src/main.js');
+
+/** Fails clearly when the build these process tests run is missing. */
+export function requireBuild(): void {
+  if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: npm test builds it (tsc) before mocha runs');
+}
+
+/** Runs `node dist/src/cli.js ARGS` to completion. */
+export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
+  return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Every line it wrote, stdout and stderr. */
+  readonly output: string[];
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise) and resolves once it logs its URL. */
+export async function startProcess(env: NodeJS.ProcessEnv, command: readonly string[] = [process.execPath, MAIN]): Promise<ServerProcess> {
+  // Its own process group, so that stopping it reaches every process under it (npm → sh → node).
+  const child = spawn(command[0], command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+  const lines = readline.createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output.join('')}`)));
+    lines.on('line', (line) => {
+      output.push(line + '\n');
+      if (!line.startsWith('{')) return; // npm's own banner lines
+      const entry = JSON.parse(line) as { msg: string; url?: string };
+      if (entry.msg === 'listening') resolve(entry.url!);
+    });
+  });
+  return {
+    child,
+    url,
+    output,
+    async stop() {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+      return exited;
+    },
+  };
+}
