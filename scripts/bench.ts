@@ -10,10 +10,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import * as ort from 'onnxruntime-node';
 import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
+import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { startLocalServer } from './lib/local-server.js';
 
 const SECTIONS = ['http', 'memory'] as const;
@@ -35,12 +36,6 @@ function sectionList(value: string): Section[] {
   return names as Section[];
 }
 
-function positiveNumber(value: string): number {
-  const parsed = Number(value);
-  if (!(parsed > 0)) throw new InvalidArgumentError('expected a positive number');
-  return parsed;
-}
-
 function parseOptions(): BenchOptions {
   return new Command('bench')
     .description('Latency and throughput of detectd vs raw ONNX Runtime inference; memory on the embedded model')
@@ -54,10 +49,6 @@ function parseOptions(): BenchOptions {
     .opts<BenchOptions>();
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
 const median = (values: number[]) => percentile(values, 50);
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 

@@ -22,6 +22,7 @@ export interface Config {
   readonly logLevel: string;
   readonly limits: Limits;
   readonly inference: InferenceSettings;
+  readonly stream: StreamSettings;
 }
 
 export interface Limits {
@@ -44,6 +45,22 @@ export interface InferenceSettings {
   readonly concurrency: number;
   /** IoU above which same-class boxes are merged by NMS. */
   readonly nmsIou: number;
+}
+
+/** The WebSocket video stream (README "Video stream (WebSocket)"). */
+export interface StreamSettings {
+  /** Largest accepted WebSocket message (one frame), bytes; a larger one closes the stream with 1009. */
+  readonly maxFrameBytes: number;
+  /** Largest accepted frame, pixels (width × height), checked from the header before decoding. */
+  readonly maxFramePixels: number;
+  /** Streams open at once on this server; further upgrades are refused with 503 `overloaded`. */
+  readonly maxStreams: number;
+  /** A stream that sends nothing for this long while no frame of it is in work is closed (4408). */
+  readonly idleTimeoutMs: number;
+  /** The server pings each stream this often; one that has not answered the previous ping is dropped. */
+  readonly pingIntervalMs: number;
+  /** Lifetime of a single-use stream token. */
+  readonly tokenTtlMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -116,6 +133,14 @@ export function loadConfig(env: Env = process.env): Config {
       threads: integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256),
       concurrency: integer(env, 'DETECTD_INFERENCE_CONCURRENCY', 1, 1, 64),
       nmsIou: fraction(env, 'DETECTD_NMS_IOU', 0.7),
+    },
+    stream: {
+      maxFrameBytes: integer(env, 'DETECTD_STREAM_MAX_FRAME_BYTES', 4 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+      maxFramePixels: integer(env, 'DETECTD_STREAM_MAX_FRAME_PIXELS', 3840 * 2160, 1, 1_000_000_000),
+      maxStreams: integer(env, 'DETECTD_STREAM_MAX_STREAMS', 16, 0, 10_000),
+      idleTimeoutMs: integer(env, 'DETECTD_STREAM_IDLE_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      pingIntervalMs: integer(env, 'DETECTD_STREAM_PING_INTERVAL_MS', 15_000, 100, 3_600_000),
+      tokenTtlMs: integer(env, 'DETECTD_STREAM_TOKEN_TTL_MS', 60_000, 1_000, 3_600_000),
     },
   };
   return deepFreeze(config);

@@ -10,6 +10,8 @@ import type { Config } from './config.js';
 import { createApp } from './http/app.js';
 import { loadModels } from './models/registry.js';
 import { packageVersion } from './package-root.js';
+import { attachStreamEndpoint } from './stream/stream-endpoint.js';
+import { StreamTokens } from './stream/stream-tokens.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
@@ -17,7 +19,7 @@ import { UsageStore } from './usage/usage-store.js';
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, lets in-flight requests finish, writes pending usage, then releases models and database. */
+  /** Stops accepting, lets in-flight requests and stream frames finish, writes pending usage, then releases models and database. */
   close(): Promise<void>;
 }
 
@@ -41,16 +43,29 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const usage = new UsageRecorder(usageStore, logger);
   usage.start();
 
+  const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
   const app = createApp({
     logger,
     keys: domain.keys,
     detection: { models, schemas, limits: config.limits },
+    streamTokens,
     readiness: { models: () => models.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),
     console: { ...domain, usage: usageStore, models, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl },
     usage,
   });
   const server = app.listen(config.port, config.host);
+  const { limits } = config;
+  const streams = attachStreamEndpoint(server, {
+    keys: domain.keys,
+    tokens: streamTokens,
+    models,
+    schemas,
+    settings: config.stream,
+    analysisLimits: { maxPixels: config.stream.maxFramePixels, maxDetections: limits.maxDetections, timeoutMs: limits.requestTimeoutMs },
+    framesInWorkPerModel: config.inference.concurrency + 1,
+    logger,
+  });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
@@ -61,6 +76,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      await streams.close();
       await stopped;
       await usage.stop();
       await models.dispose();

@@ -9,7 +9,7 @@ export const ERROR_CATALOGUE = {
   invalid_base64: { status: 400, summary: '`raw_data` is empty or not standard base64.' },
   invalid_image: { status: 400, summary: 'The bytes are not a decodable JPEG, PNG, WebP, GIF, TIFF or AVIF image.' },
   invalid_configuration: { status: 400, summary: 'A configuration parameter is unknown, repeated or has a bad value.' },
-  unauthorized: { status: 401, summary: 'Missing, malformed, unknown, expired or revoked API key.' },
+  unauthorized: { status: 401, summary: 'Missing, malformed, unknown, expired or revoked API key (or stream token).' },
   forbidden: { status: 403, summary: 'The key is valid but its service is disabled or of another type.' },
   unknown_service: { status: 404, summary: 'No such service type in the URL (only `object-detection`).' },
   not_found: { status: 404, summary: 'No such route.' },
@@ -17,7 +17,8 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, summary: 'The request body exceeds the body limit.' },
   image_too_large: { status: 413, summary: 'The image exceeds the pixel limit (checked before decoding).' },
   unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`).' },
-  overloaded: { status: 503, summary: 'Too many requests in flight; retry after `Retry-After` seconds.' },
+  upgrade_required: { status: 426, summary: 'The video stream endpoint speaks WebSocket only: send an `Upgrade: websocket` request.' },
+  overloaded: { status: 503, summary: 'Too many requests in flight (or video streams open); retry after `Retry-After` seconds.' },
   deadline_exceeded: { status: 503, summary: 'The request waited longer than the request deadline for the model.' },
   internal_error: { status: 500, summary: 'A bug on our side; the request id finds it in the log.' },
 } as const satisfies Record<string, { status: number; summary: string }>;

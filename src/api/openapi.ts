@@ -49,6 +49,36 @@ function detectionOperation(version: ApiVersion): Record<string, unknown> {
   };
 }
 
+/** The video stream's two HTTP operations; its messages are in schemas/stream-*-message.json and README "Video stream (WebSocket)". */
+function streamPaths(): Record<string, unknown> {
+  return {
+    '/api/v1/object-detection/stream-tokens': {
+      post: {
+        summary: 'Trade the API key for a single-use video stream token (for browsers, whose WebSocket cannot send headers)',
+        operationId: 'createStreamToken',
+        security: [{ ApiKey: [] }],
+        responses: {
+          '201': { description: 'A token for one stream.', content: { 'application/json': { schema: { $ref: '#/components/schemas/StreamTokenResponse' } } } },
+          ...errorResponses(['unauthorized', 'forbidden', 'overloaded']),
+        },
+      },
+    },
+    '/api/v1/object-detection/stream': {
+      get: {
+        summary: 'Real-time video analysis over WebSocket (upgrade request)',
+        operationId: 'openVideoStream',
+        security: [{ ApiKey: [] }],
+        description: 'Authenticate with `Authorization: ApiKey <key>`, or with `?token=` from a stream token. Messages: schemas/stream-client-message.json, schemas/stream-server-message.json.',
+        parameters: [{ name: 'token', in: 'query', required: false, schema: { type: 'string' } }],
+        responses: {
+          '101': { description: 'Switched to WebSocket.' },
+          ...errorResponses(['unauthorized', 'forbidden', 'upgrade_required', 'overloaded']),
+        },
+      },
+    },
+  };
+}
+
 /** The OpenAPI 3.1 document, built from `schemas/`, the parameter table and the error table. */
 export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
   const schema = (name: string) => {
@@ -70,6 +100,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       '/api/{serviceType}': { post: detectionOperation('legacy') },
       '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
+      ...streamPaths(),
     },
     components: {
       securitySchemes: {
@@ -79,6 +110,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
         ObjectDetectionRequest: schema('object-detection-request'),
         ObjectDetectionResponse: schema('object-detection-response'),
         ErrorResponse: errorSchema,
+        StreamTokenResponse: schema('stream-token-response'),
       },
     },
   };

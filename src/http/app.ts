@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ServiceKeys } from '../accounts/service-keys.js';
 import { ApiError } from '../api/errors.js';
 import type { ObjectDetectionDependencies } from '../api/object-detection.js';
+import type { StreamTokens } from '../stream/stream-tokens.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { ConsoleDependencies } from './console-context.js';
 import { consoleRoutes } from './console-routes.js';
@@ -12,12 +13,14 @@ import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { streamRoutes } from './stream-routes.js';
 import { usageRecording } from './usage-recording.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
   readonly keys: ServiceKeys;
   readonly detection: ObjectDetectionDependencies;
+  readonly streamTokens: StreamTokens;
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
   readonly console: ConsoleDependencies;
@@ -32,6 +35,7 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use(healthRoutes(dependencies.readiness));
   app.use(docsRoutes(dependencies.openApi));
   app.use(consoleRoutes(dependencies.console, dependencies.logger));
+  app.use(streamRoutes(dependencies.keys, dependencies.streamTokens));
   app.use(usageRecording(dependencies.usage));
   app.use(detectionRoutes(dependencies.keys, dependencies.detection));
   app.use(() => {

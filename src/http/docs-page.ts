@@ -33,7 +33,9 @@ pre{background:#f4f6f9;padding:1rem;overflow:auto;border-radius:6px;font-size:13
 <table><tr><th>Method</th><th>Path</th><th></th></tr>
 <tr><td>POST</td><td>${code('/api/v1/object-detection')}</td><td>Detect objects (current).</td></tr>
 <tr><td>POST</td><td>${code('/api/object-detection')}</td><td>Legacy: same, without OutputVisualizedImage.</td></tr>
-<tr><td>GET</td><td>${code('/healthz')}, ${code('/readyz')}</td><td>Liveness; readiness (model loaded, database reachable).</td></tr></table>
+<tr><td>GET</td><td>${code('/healthz')}, ${code('/readyz')}</td><td>Liveness; readiness (model loaded, database reachable).</td></tr>
+<tr><td>GET</td><td>${code('/api/v1/object-detection/stream')}</td><td>Real-time video analysis over WebSocket, objects with track ids (see README); try it at <a href="/stream-demo">/stream-demo</a>.</td></tr>
+<tr><td>POST</td><td>${code('/api/v1/object-detection/stream-tokens')}</td><td>Single-use stream token for browsers.</td></tr></table>
 <p>Every call carries ${code('Authorization: ApiKey <key>')} and ${code('Content-Type: application/json')}. Every response carries ${code('X-Request-Id')}.</p>
 <h2>Example</h2><pre>${escapeHtml(curl)}</pre>
 <h2>Configuration parameters</h2>

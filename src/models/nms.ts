@@ -1,6 +1,14 @@
 import type { Candidate } from './families/family.js';
 
-function intersectionOverUnion(a: Candidate, b: Candidate): number {
+/** An axis-aligned box by its corners (x1, y1 top-left; x2, y2 bottom-right). */
+export interface Corners {
+  readonly x1: number;
+  readonly y1: number;
+  readonly x2: number;
+  readonly y2: number;
+}
+
+export function intersectionOverUnion(a: Corners, b: Corners): number {
   const width = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
   const height = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
   if (width <= 0 || height <= 0) return 0;

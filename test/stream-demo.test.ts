@@ -1,0 +1,89 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { type Browser, chromium } from 'playwright-core';
+import { makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
+import { photoPath } from './support/paths.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const ARTIFACTS = path.resolve('test-artifacts');
+
+/** Debian's Chromium, never a test tool's own browser download. */
+const launchChromium = () =>
+  chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-ui-for-media-stream'],
+  });
+
+interface DrawnCheck {
+  name: string;
+  trackId: number;
+  edgePixels: number;
+  matchingPixels: number;
+  tracksText: string;
+}
+
+describe('live video demo page (headless Chromium, real server, real model)', () => {
+  let server: TestServer;
+  let clip: PanClip;
+  let browser: Browser;
+
+  before(async () => {
+    [server, clip, browser] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg')), launchChromium()]);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    clip?.remove();
+  });
+
+  it('streams a video file and draws boxes, labels and track ids over the analysed frames', async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    const foreign: string[] = [];
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) foreign.push(url);
+    });
+    await page.goto(server.url + '/stream-demo');
+    await page.fill('#apiKey', server.apiKey);
+    await page.setInputFiles('#file', clip.webmPath);
+    await page.click('#start');
+    await page.waitForFunction(
+      () => {
+        const demo = (window as any).streamDemo;
+        return demo.results >= 5 && demo.lastDrawn?.detected_objects.some((object: any) => object.name === 'dog');
+      },
+      null,
+      { timeout: 60_000 },
+    );
+
+    // On the canvas, the dog's box is outlined in its track's colour.
+    const check: DrawnCheck = await page.evaluate(() => {
+      const demo = (window as any).streamDemo;
+      const dog = demo.lastDrawn.detected_objects.find((object: any) => object.name === 'dog');
+      const canvas = document.getElementById('view') as HTMLCanvasElement;
+      const context = canvas.getContext('2d')!;
+      const { left, top, bottom } = dog.bounding_box;
+      const pixels = context.getImageData(left, top + 30, 1, bottom - top - 40).data;
+      // The track's colour as the page chose it, turned into RGB by a scratch canvas.
+      const probe = document.createElement('canvas').getContext('2d')!;
+      probe.fillStyle = demo.colourOf(dog.track_id);
+      probe.fillRect(0, 0, 1, 1);
+      const [r, g, b] = probe.getImageData(0, 0, 1, 1).data;
+      let matchingPixels = 0;
+      for (let offset = 0; offset < pixels.length; offset += 4) {
+        if (pixels[offset] === r && pixels[offset + 1] === g && pixels[offset + 2] === b) matchingPixels++;
+      }
+      return { name: dog.name, trackId: dog.track_id, edgePixels: pixels.length / 4, matchingPixels, tracksText: document.getElementById('tracks')!.textContent! };
+    });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'stream-demo.png') });
+
+    expect(check.matchingPixels, 'dog box edge drawn in its track colour').to.be.greaterThan(check.edgePixels * 0.8);
+    expect(check.tracksText).to.contain(`dog #${check.trackId}`);
+    expect(await page.textContent('#model')).to.equal('yolo26n-640-int8');
+    expect(Number(await page.textContent('#latency'))).to.be.greaterThan(0);
+    expect(foreign, 'the page loads nothing from elsewhere').to.deep.equal([]);
+    expect(server.logText()).to.not.contain(server.apiKey);
+  });
+});
