@@ -170,6 +170,16 @@ export async function runStreamBenchmark(options: StreamBenchmarkOptions): Promi
   return figures;
 }
 
+/** One line per model, for `npm run bench`'s report. */
+export function describeStreamFigures(figures: readonly StreamBenchmarkFigures[]): string[] {
+  return figures.map(
+    ({ model, realTime, closedLoop, concurrent }) =>
+      `${model}: ${realTime.processedFps} processed fps of 30 sent (${realTime.droppedPercent}% dropped), latency p50 ${realTime.latencyMs.p50} ms, p95 ${realTime.latencyMs.p95} ms, ` +
+      `inference p50 ${realTime.inferenceMs.p50} ms; closed loop ${closedLoop.processedFps} fps; ${concurrent.streams} streams: ${concurrent.processedFpsTotal} fps total, ` +
+      `latency p50 ${concurrent.latencyMs.p50} ms; RSS ${concurrent.rssPerStreamMiB} MiB per stream`,
+  );
+}
+
 function printFigures(figures: StreamBenchmarkFigures[]): void {
   const rows = figures.map((entry) => ({
     model: entry.model,

@@ -2,22 +2,24 @@
  * `npm run bench`: in one run,
  * - http: the service's latency and throughput for one photo, next to raw ONNX Runtime inference
  *   of the same model measured in the same process, as ratios;
- * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests.
+ * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests;
+ * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
  *
- *   npm run bench -- [--sections http,memory] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
+ *   npm run bench -- [--sections http,memory,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import * as ort from 'onnxruntime-node';
 import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
+import { describeStreamFigures, runStreamBenchmark } from './bench-stream.js';
 import { startLocalServer } from './lib/local-server.js';
 
-const SECTIONS = ['http', 'memory'] as const;
+const SECTIONS = ['http', 'memory', 'stream'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -188,6 +190,11 @@ async function main(): Promise<void> {
   const report: string[] = [`detectd bench — ${new Date().toISOString()}`];
   if (options.sections.includes('http')) report.push('', ...(await benchHttp(options, imageBytes, body)));
   if (options.sections.includes('memory')) report.push('', ...(await benchMemory(options, body)));
+  if (options.sections.includes('stream')) {
+    const models = ['../shared/models/yolox-nano-416.onnx', options.model].map((file) => path.resolve(file));
+    const figures = await runStreamBenchmark({ models, image: options.image, seconds: options.seconds, streams: 8 });
+    report.push('', '== stream: WebSocket, 640×480 pan at 30 fps (goal: ≥ 15 processed fps, p50 < 100 ms with the fast model)', ...describeStreamFigures(figures));
+  }
   process.stdout.write(report.join('\n') + '\n');
 }
 
