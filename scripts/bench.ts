@@ -54,8 +54,11 @@ function parseOptions(): BenchOptions {
 const median = (values: number[]) => percentile(values, 50);
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
-/** Raw inference: the same model file and session options, fed the photo's letterboxed tensor, nothing else. */
-async function rawInferenceMs(modelPath: string, threads: number, imageBytes: Buffer, runs: number): Promise<number[]> {
+/**
+ * Raw inference: the same model file and session options as the service, fed the photo's
+ * letterboxed tensor, nothing else. Returns a function timing one run.
+ */
+async function rawInference(modelPath: string, threads: number, imageBytes: Buffer): Promise<{ runOnce: () => Promise<number>; release: () => Promise<void> }> {
   const session = await ort.InferenceSession.create(modelPath, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
@@ -66,17 +69,29 @@ async function rawInferenceMs(modelPath: string, threads: number, imageBytes: Bu
   const size = metadata.isTensor ? Number(metadata.shape[2]) : 640;
   const tensor = new Float32Array(3 * size * size);
   letterboxInto(await decodeImage(imageBytes, { maxPixels: 1e9 }), { size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }, tensor);
-  const input = new ort.Tensor('float32', tensor, [1, 3, size, size]);
-  const feeds = { [session.inputNames[0]]: input };
-  for (let i = 0; i < 5; i++) await session.run(feeds);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', tensor, [1, 3, size, size]) };
+  const runOnce = async () => {
     const started = performance.now();
     await session.run(feeds);
-    times.push(performance.now() - started);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 5; i++) await runOnce();
+  return { runOnce, release: () => session.release() };
+}
+
+/**
+ * Runs `first` and `second` in alternating blocks, so that both see the same machine: on a
+ * shared 2-core VM the speed drifts by tens of percent over a minute, and a ratio of two
+ * measurements taken minutes apart would mostly measure that drift.
+ */
+async function interleaved(first: () => Promise<number>, second: () => Promise<number>, total: number, block = 5): Promise<[number[], number[]]> {
+  const a: number[] = [];
+  const b: number[] = [];
+  while (a.length < total) {
+    for (let i = 0; i < block; i++) a.push(await first());
+    for (let i = 0; i < block; i++) b.push(await second());
   }
-  await session.release();
-  return times;
+  return [a, b];
 }
 
 /** A minimal keep-alive HTTP client: the body is built once, so the client adds next to nothing. */
@@ -131,21 +146,23 @@ async function benchHttp(options: BenchOptions, imageBytes: Buffer, body: Buffer
     const post = detectionPoster(server.url, server.apiKey, body);
     for (let i = 0; i < 10; i++) await post();
 
-    const raw = await rawInferenceMs(modelPath, threads, imageBytes, options.requests);
-    const rawMs = median(raw);
-    const rawLimit = 1000 / rawMs;
-
+    const raw = await rawInference(modelPath, threads, imageBytes);
     const logStart = server.logText().length;
-    const sequential: number[] = [];
-    for (let i = 0; i < options.requests; i++) sequential.push(await post());
+    const [rawTimes, sequential] = await interleaved(raw.runOnce, post, options.requests);
     const stages = stageMedians(server.logText().slice(logStart));
     const runs = [];
-    for (const concurrency of [1, 4, 8]) runs.push({ concurrency, ...(await throughput(post, concurrency, options.seconds)) });
-
+    for (const concurrency of [1, 4, 8]) {
+      // Raw runs right before each throughput run keep its "raw limit" current.
+      for (let i = 0; i < 10; i++) rawTimes.push(await raw.runOnce());
+      runs.push({ concurrency, ...(await throughput(post, concurrency, options.seconds)) });
+    }
+    await raw.release();
+    const rawMs = median(rawTimes);
+    const rawLimit = 1000 / rawMs;
     const p50 = median(sequential);
     return [
       `== http: ${path.basename(modelPath)}, ${path.basename(options.image)} (${imageBytes.length} bytes), ${threads} ORT threads, ${os.cpus()[0]?.model ?? 'cpu'}`,
-      `raw ONNX Runtime inference (same process): p50 ${fixed(rawMs)} ms, p99 ${fixed(percentile(raw, 99))} ms → single-session limit ${fixed(rawLimit, 2)} req/s`,
+      `raw ONNX Runtime inference (same process, interleaved with the service's requests): p50 ${fixed(rawMs)} ms, p99 ${fixed(percentile(rawTimes, 99))} ms → single-session limit ${fixed(rawLimit, 2)} req/s`,
       `service, sequential (${options.requests} requests): p50 ${fixed(p50)} ms, p99 ${fixed(percentile(sequential, 99))} ms`,
       `  p50 ratio service / raw inference: ${fixed(p50 / rawMs, 3)}   (target ≤ 1.10)`,
       `  server stage medians (ms): ${Object.entries(stages).map(([stage, ms]) => `${stage} ${fixed(ms, 2)}`).join(', ')}`,
