@@ -11,7 +11,7 @@ export class AcquireAbortedError extends Error {
  */
 export class ResourcePool<T> {
   readonly #free: T[];
-  readonly #waiters: { resolve: (resource: T) => void; reject: (error: Error) => void; signal?: AbortSignal }[] = [];
+  readonly #waiters: { resolve: (resource: T) => void; reject: (error: Error) => void }[] = [];
 
   constructor(resources: readonly T[]) {
     this.#free = [...resources];
@@ -22,17 +22,22 @@ export class ResourcePool<T> {
     const resource = this.#free.pop();
     if (resource !== undefined) return Promise.resolve(resource);
     return new Promise<T>((resolve, reject) => {
-      const waiter = { resolve, reject, signal };
-      this.#waiters.push(waiter);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const index = this.#waiters.indexOf(waiter);
-          if (index >= 0) this.#waiters.splice(index, 1);
-          reject(new AcquireAbortedError(signal.reason));
+      // The abort listener lives only while waiting: long-lived signals (a video stream's) would
+      // otherwise collect one listener per frame.
+      const onAbort = () => {
+        const index = this.#waiters.indexOf(waiter);
+        if (index >= 0) this.#waiters.splice(index, 1);
+        reject(new AcquireAbortedError(signal!.reason));
+      };
+      const waiter = {
+        resolve: (granted: T) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(granted);
         },
-        { once: true },
-      );
+        reject,
+      };
+      this.#waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
