@@ -64,6 +64,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     settings: config.stream,
     analysisLimits: { maxPixels: config.stream.maxFramePixels, maxDetections: limits.maxDetections, timeoutMs: limits.requestTimeoutMs },
     framesInWorkPerModel: config.inference.concurrency + 1,
+    usage,
     logger,
   });
   await once(server, 'listening');

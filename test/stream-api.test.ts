@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { CLIP_FPS, CLIP_SIZE, makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
 import { type Message, refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/api/schemas.js';
+import { UsageStore } from '../src/usage/usage-store.js';
 import { postDetection } from './support/detection-client.js';
 import { modelPath, photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -94,8 +95,9 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     expect(bicycle?.track_id).to.be.a('number').and.not.equal(dogs.find(Boolean).track_id);
   });
 
-  it('answers a garbage frame with an error for that frame and goes on with the next', async () => {
-    const client = await StreamClient.start(server.url, server.apiKey);
+  it('answers a garbage frame with an error for that frame and goes on with the next, counting every frame in usage', async () => {
+    const apiKey = await server.createService({ name: 'usage of one stream' });
+    const client = await StreamClient.start(server.url, apiKey);
     client.sendFrame(Buffer.from('this is not an image at all'), 'garbage');
     await client.waitFor((messages) => messages.some((message) => message.frame_id === 'garbage'));
     client.sendJson({ type: 'frame', frame_id: 'bad-base64', raw_data: '%%%not base64%%%' });
@@ -117,6 +119,18 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     expect(byId.get('json')).to.include({ type: 'result', sequence: 3 });
     expect(byId.get(4)).to.include({ type: 'result', sequence: 4 });
     expect(byId.get(4)!.detected_objects.map((object: Message) => object.name)).to.include('dog');
+
+    // Every analysed frame, good or bad, counts in the service's usage (shown on its console page),
+    // once the recorder's flusher (every second) has written it.
+    const service = (await server.domain.keys.authenticate(apiKey))!;
+    const store = new UsageStore(server.db);
+    let usage = await store.summary(service.id, 'hour');
+    for (let waited = 0; usage.requests < 4 && waited < 5000; waited += 200) {
+      await sleep(200);
+      usage = await store.summary(service.id, 'hour');
+    }
+    expect(usage).to.deep.include({ requests: 4, images: 2, errors: 2, errorsByCode: { invalid_image: 1, invalid_base64: 1 } });
+    expect(usage.detections).to.be.at.least(3);
   });
 
   it('returns the visualized frame and crops when asked, with the image API\'s parameters', async () => {

@@ -3,6 +3,7 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { ServiceKeys } from '../accounts/service-keys.js';
 import type { Service } from '../accounts/services.js';
 import { ApiError, errorBody } from '../api/errors.js';
@@ -29,6 +30,7 @@ export interface StreamEndpointDependencies {
   readonly analysisLimits: AnalysisLimits;
   /** Frames of all streams in work at once per model: its concurrent runs plus one being prepared. */
   readonly framesInWorkPerModel: number;
+  readonly usage: UsageRecorder;
   readonly logger: Logger;
 }
 
@@ -99,6 +101,7 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
         schemas: dependencies.schemas,
         settings,
         analysisLimits: dependencies.analysisLimits,
+        usage: dependencies.usage,
         logger,
       });
       sessions.add(session);

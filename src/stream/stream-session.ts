@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { RawData, WebSocket } from 'ws';
 import type { Service } from '../accounts/services.js';
 import { type DetectionParameters, parseConfigurations } from '../api/detection-parameters.js';
@@ -25,6 +26,8 @@ export interface StreamSessionOptions {
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
+  /** Each analysed frame counts in its service's usage as one request with one image. */
+  readonly usage: UsageRecorder;
   readonly logger: Logger;
 }
 
@@ -238,13 +241,19 @@ export class StreamSession {
       };
       this.#droppedSinceResult = 0;
       this.#counts.processed++;
+      this.#recordUsage(started, 1, detected_objects.length);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       // A bad frame costs only itself: the stream goes on with the next one.
       this.#counts.frameErrors++;
       message = { type: 'error', frame_id: frame.frameId, ...errorBody(error, this.#options.streamId) };
+      this.#recordUsage(started, trace.timings.decode === undefined ? 0 : 1, 0, error.code);
     }
     return message;
+  }
+
+  #recordUsage(started: number, images: number, detections: number, errorCode?: string): void {
+    this.#options.usage.record({ serviceId: this.#options.service.id, at: Date.now(), latencyMs: performance.now() - started, images, detections, errorCode });
   }
 
   /** Resolves once the message is handed to the OS (or the socket is gone): the stream's back-pressure. */
