@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/api/errors.js';
+import { imageRequest, postDetection } from './support/detection-client.js';
+import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 describe('health, readiness and API reference routes', () => {
@@ -36,5 +38,34 @@ describe('health, readiness and API reference routes', () => {
     const page = await response.text();
     for (const code of Object.keys(ERROR_CATALOGUE)) expect(page).to.contain(code);
     expect(page).to.contain('ConfidenceThreshold').and.contain('OutputCroppedImage');
+  });
+});
+
+describe('GET /metrics (Prometheus)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it('counts requests by route pattern, status and code, and times each detection stage per model', async () => {
+    const dog = imageRequest(photoPath('dog.jpg'));
+    expect((await postDetection(server.url, dog, { apiKey: server.apiKey })).status).to.equal(200);
+    expect((await postDetection(server.url, dog, { apiKey: 'dtd_' + 'Z'.repeat(43) })).status).to.equal(401);
+    await fetch(server.url + '/no/such/thing');
+    const response = await fetch(server.url + '/metrics');
+    expect(response.headers.get('content-type')).to.contain('text/plain');
+    const text = await response.text();
+    expect(text).to.contain('detectd_http_requests_total{route="/api/v1/:serviceType",status="200",code=""} 1');
+    expect(text).to.contain('detectd_http_requests_total{route="/api/v1/:serviceType",status="401",code="unauthorized"} 1');
+    expect(text).to.contain('detectd_http_requests_total{route="unmatched",status="404",code="not_found"} 1');
+    for (const stage of ['decode', 'preprocess', 'inference', 'postprocess', 'encode']) {
+      expect(text).to.contain(`detectd_detection_stage_seconds_count{stage="${stage}",model="yolo26n-640-int8"} 1`);
+    }
+    expect(text).to.match(/detectd_detected_objects_total\{model="yolo26n-640-int8"\} [3-9]/);
+    expect(text).to.contain('detectd_process_resident_memory_bytes');
+    expect(text).to.not.contain(server.apiKey);
   });
 });

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { contextOf } from './request-context.js';
+import { whenAnswered } from './when-answered.js';
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
@@ -10,10 +11,7 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  */
 export function requestLog(logger: Logger): RequestHandler {
   return (request, response, next) => {
-    let logged = false;
-    const write = () => {
-      if (logged) return;
-      logged = true;
+    whenAnswered(response, () => {
       const context = contextOf(response);
       const timings = Object.fromEntries(Object.entries(context.timings).map(([stage, ms]) => [stage, round(ms)]));
       const entry = {
@@ -31,9 +29,7 @@ export function requestLog(logger: Logger): RequestHandler {
       };
       if (entry.status >= 500) logger.error(entry, 'request failed');
       else logger.info(entry, 'request');
-    };
-    response.on('finish', write);
-    response.on('close', write);
+    });
     next();
   };
 }

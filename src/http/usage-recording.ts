@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { contextOf } from './request-context.js';
+import { whenAnswered } from './when-answered.js';
 
 /**
  * Counts every API call that reached a service (its key was accepted) once it is answered or
@@ -8,11 +9,9 @@ import { contextOf } from './request-context.js';
  */
 export function usageRecording(recorder: UsageRecorder): RequestHandler {
   return (_request, response, next) => {
-    let recorded = false;
-    const record = () => {
+    whenAnswered(response, () => {
       const context = contextOf(response);
-      if (recorded || !context.service) return;
-      recorded = true;
+      if (!context.service) return;
       recorder.record({
         serviceId: context.service.id,
         at: Date.now(),
@@ -21,9 +20,7 @@ export function usageRecording(recorder: UsageRecorder): RequestHandler {
         detections: context.objects ?? 0,
         errorCode: response.headersSent ? context.errorCode : 'client_closed_request',
       });
-    };
-    response.on('finish', record);
-    response.on('close', record);
+    });
     next();
   };
 }
