@@ -19,6 +19,11 @@ export interface Config {
   readonly keyRotationGraceSeconds: number;
   /** Base URL that callers reach this service at (shown in the console); when absent, taken from each console request. */
   readonly publicUrl: string | undefined;
+  /**
+   * Which proxies in front of the service to believe about the client (X-Forwarded-For/-Proto),
+   * in Express's `trust proxy` syntax: a hop count, or addresses/subnets/`loopback`. Absent: none.
+   */
+  readonly trustProxy: number | string | undefined;
   readonly logLevel: string;
   readonly limits: Limits;
   readonly inference: InferenceSettings;
@@ -92,6 +97,12 @@ function text(env: Env, name: string): string | undefined {
 
 export class ConfigError extends Error {}
 
+/** A hop count stays a number (Express reads "1" as an address otherwise). */
+function trustProxySetting(raw: string | undefined): number | string | undefined {
+  if (raw === undefined) return undefined;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, os.availableParallelism());
   const secret = text(env, 'DETECTD_SECRET');
@@ -121,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret,
     keyRotationGraceSeconds: integer(env, 'DETECTD_KEY_ROTATION_GRACE_SECONDS', 24 * 3600, 1, 90 * 24 * 3600),
     publicUrl,
+    trustProxy: trustProxySetting(text(env, 'DETECTD_TRUST_PROXY')),
     logLevel: text(env, 'DETECTD_LOG_LEVEL') ?? 'info',
     limits: {
       maxBodyBytes: integer(env, 'DETECTD_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 ** 3),

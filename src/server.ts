@@ -53,6 +53,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     openApi: buildOpenApiDocument(schemas, packageVersion()),
     console: { ...domain, usage: usageStore, models, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl },
     usage,
+    trustProxy: config.trustProxy,
   });
   const server = app.listen(config.port, config.host);
   const { limits } = config;

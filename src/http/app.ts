@@ -26,12 +26,15 @@ export interface AppDependencies {
   readonly openApi: Record<string, unknown>;
   readonly console: ConsoleDependencies;
   readonly usage: UsageRecorder;
+  /** Express `trust proxy`: which proxies' X-Forwarded-* headers give the client's address and scheme. */
+  readonly trustProxy: number | string | undefined;
 }
 
 export function createApp(dependencies: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (dependencies.trustProxy !== undefined) app.set('trust proxy', dependencies.trustProxy);
   const metrics = new ServiceMetrics();
   app.use(requestId, requestLog(dependencies.logger), metrics.recording);
   app.use(healthRoutes(dependencies.readiness), metrics.routes());
