@@ -66,13 +66,17 @@ export function parametersFor(version: ApiVersion): string[] {
     .map(([name]) => name);
 }
 
+/** Every parameter at its default, parsed once. */
+const DEFAULTS: Readonly<Record<string, number | boolean>> = Object.fromEntries(
+  Object.values(PARAMETER_RULES).map((rule) => [rule.key, rule.parse(rule.defaultValue)!]),
+);
+
 /** Configurations (already schema-valid) → typed parameters with defaults; 400 on any problem. */
 export function parseConfigurations(
   configurations: readonly { parameter: string; value: string }[] | undefined,
   version: ApiVersion,
 ): DetectionParameters {
-  const parameters: Record<string, number | boolean> = {};
-  for (const rule of Object.values(PARAMETER_RULES)) parameters[rule.key] = rule.parse(rule.defaultValue)!;
+  const parameters: Record<string, number | boolean> = { ...DEFAULTS };
   const seen = new Set<string>();
   for (const { parameter, value } of configurations ?? []) {
     const rule = Object.hasOwn(PARAMETER_RULES, parameter) ? PARAMETER_RULES[parameter] : undefined;
