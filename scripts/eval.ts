@@ -8,7 +8,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection } from './coco-map.js';
-import { launchServer, type LaunchedServer } from './lib/launch-server.js';
+import { startLocalServer } from './lib/local-server.js';
 
 interface EvalOptions {
   dataset: string;
@@ -28,6 +28,12 @@ interface DetectionResponse {
     confidence: number;
     bounding_box: { left: number; right: number; top: number; bottom: number };
   }[];
+}
+
+/** The server being evaluated: where it answers and with which key. */
+interface Target {
+  readonly url: string;
+  readonly apiKey: string;
 }
 
 interface ImageRun {
@@ -74,7 +80,7 @@ async function loadDataset(folder: string, limit: number | undefined): Promise<C
 }
 
 async function detectImage(
-  server: Pick<LaunchedServer, 'url' | 'apiKey'>,
+  server: Target,
   imagePath: string,
   imageId: number,
   threshold: number,
@@ -146,10 +152,11 @@ async function main(): Promise<void> {
   const dataset = await loadDataset(options.dataset, options.limit);
   const categoryIdByName = new Map(dataset.categories.map((category) => [category.name, category.id]));
 
-  const server: LaunchedServer =
+  // Without --url: the real server in this process, on a loopback port, with a scratch database.
+  const server: Target & { close(): Promise<void> } =
     options.url !== undefined && options.apiKey !== undefined
-      ? { url: options.url.replace(/\/+$/, ''), apiKey: options.apiKey, stop: async () => {} }
-      : await launchServer({ model: options.model });
+      ? { url: options.url.replace(/\/+$/, ''), apiKey: options.apiKey, close: async () => {} }
+      : await startLocalServer({ DETECTD_LOG_LEVEL: 'warn', ...(options.model ? { DETECTD_MODEL: path.resolve(options.model) } : {}) });
   const progress = new cliProgress.SingleBar(
     { format: 'eval |{bar}| {value}/{total} images | ETA {eta_formatted}', stream: process.stderr, hideCursor: true },
     cliProgress.Presets.shades_classic,
@@ -189,7 +196,7 @@ async function main(): Promise<void> {
     }
   } finally {
     progress.stop();
-    await server.stop();
+    await server.close();
   }
 }
 
