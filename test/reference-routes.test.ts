@@ -4,7 +4,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
-describe('health, readiness and API reference routes', () => {
+describe('health, readiness, metrics and API reference routes', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer();
@@ -39,18 +39,8 @@ describe('health, readiness and API reference routes', () => {
     for (const code of Object.keys(ERROR_CATALOGUE)) expect(page).to.contain(code);
     expect(page).to.contain('ConfidenceThreshold').and.contain('OutputCroppedImage');
   });
-});
 
-describe('GET /metrics (Prometheus)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-
-  it('counts requests by route pattern, status and code, and times each detection stage per model', async () => {
+  it('GET /metrics (Prometheus) counts requests by route pattern, status and code, and times each detection stage per model', async () => {
     const dog = imageRequest(photoPath('dog.jpg'));
     expect((await postDetection(server.url, dog, { apiKey: server.apiKey })).status).to.equal(200);
     expect((await postDetection(server.url, dog, { apiKey: 'dtd_' + 'Z'.repeat(43) })).status).to.equal(401);

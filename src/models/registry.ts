@@ -24,10 +24,6 @@ export class ModelRegistry {
     return (name ? this.#byName.get(name) : undefined) ?? this.defaultModel;
   }
 
-  has(name: string): boolean {
-    return this.#byName.has(name);
-  }
-
   async dispose(): Promise<void> {
     await Promise.all([...this.#byName.values()].map((detector) => detector.dispose()));
   }
