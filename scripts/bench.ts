@@ -13,6 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import * as ort from 'onnxruntime-node';
+import { ultralytics } from '../src/models/families/ultralytics.js';
+import { sessionOptions } from '../src/models/onnx-detector.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
@@ -59,16 +61,12 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
  * letterboxed tensor, nothing else. Returns a function timing one run.
  */
 async function rawInference(modelPath: string, threads: number, imageBytes: Buffer): Promise<{ runOnce: () => Promise<number>; release: () => Promise<void> }> {
-  const session = await ort.InferenceSession.create(modelPath, {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-  });
+  const session = await ort.InferenceSession.create(modelPath, sessionOptions(threads));
   const metadata = session.inputMetadata[0];
   const size = metadata.isTensor ? Number(metadata.shape[2]) : 640;
   const tensor = new Float32Array(3 * size * size);
-  letterboxInto(await decodeImage(imageBytes, { maxPixels: 1e9 }), { size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }, tensor);
+  // The photo as a real input; which family's layout does not change a run's time.
+  letterboxInto(await decodeImage(imageBytes, { maxPixels: 1e9 }), ultralytics.letterbox(size), tensor);
   const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', tensor, [1, 3, size, size]) };
   const runOnce = async () => {
     const started = performance.now();

@@ -26,6 +26,11 @@ interface InputSlot {
 
 const DEFAULT_INPUT_SIZE = 640;
 
+/** ORT session options of every detector session (the benchmark's raw baseline uses them too). */
+export function sessionOptions(threads: number): ort.InferenceSession.SessionOptions {
+  return { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+}
+
 function inputSizeOf(session: ort.InferenceSession, sidecarSize: number | undefined): number {
   const metadata = session.inputMetadata[0];
   const shape = metadata?.isTensor ? metadata.shape : [];
@@ -62,12 +67,7 @@ function toImageDetections(candidates: Candidate[], transform: LetterboxTransfor
  */
 export async function loadOnnxDetector(modelPath: string, settings: OnnxDetectorSettings): Promise<Detector> {
   const description = await readModelDescription(modelPath);
-  const session = await ort.InferenceSession.create(modelPath, {
-    intraOpNumThreads: settings.threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-  });
+  const session = await ort.InferenceSession.create(modelPath, sessionOptions(settings.threads));
   const inputName = session.inputNames[0];
   const outputName = session.outputNames[0];
   const inputSize = inputSizeOf(session, description.inputSize);
