@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
 import type { ServiceKeys } from '../accounts/service-keys.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError } from '../core/errors.js';
 import { packageRoot } from '../package-root.js';
 import { STREAM_PATH, STREAM_TOKENS_PATH } from '../stream/protocol.js';
 import type { StreamTokens } from '../stream/stream-tokens.js';
-import { requireApiKey } from './api-key-auth.js';
-import { contextOf } from './request-context.js';
+import { requireApiKey } from '../transports/http/api-key-auth.js';
+import { contextOf } from '../transports/http/request-context.js';
 
 /**
  * The HTTP side of the video stream: stream tokens for browsers (whose WebSocket cannot send an

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { loadOnnxDetector, type OnnxDetectorSettings } from './onnx-detector.js';
+import { loadOnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
 import type { Detector } from './types.js';
-import { loadDetectorInWorker, moduleUrl } from './worker-detector.js';
+import { loadDetectorInWorker, moduleUrl } from './runtimes/worker-detector.js';
 
 /** The detectors this process serves, by name; the first configured one is the default. */
 export class ModelRegistry {
@@ -34,7 +34,7 @@ export class ModelRegistry {
  * `@vladmandic/human` package, run by TF.js in a worker thread.
  */
 export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadDetectorInWorker({ moduleUrl: moduleUrl('./tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
+  return loadDetectorInWorker({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
 }
 
 /** Loads each configured model file, or the embedded detector when none is configured. */

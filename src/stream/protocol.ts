@@ -1,5 +1,5 @@
-import type { DetectedObject, DetectionResponse } from '../api/detection-response.js';
-import type { ErrorBody } from '../api/errors.js';
+import type { DetectedObject, DetectionResponse } from '../tasks/object-detection/response.js';
+import type { ErrorBody } from '../core/errors.js';
 
 export const STREAM_PATH = '/api/v1/object-detection/stream';
 export const STREAM_TOKENS_PATH = '/api/v1/object-detection/stream-tokens';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Service } from '../accounts/services.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError } from '../core/errors.js';
 
 interface Grant {
   readonly service: Service;

@@ -1,5 +1,5 @@
 import { type Corners, intersectionOverUnion } from '../models/nms.js';
-import type { Box } from '../models/types.js';
+import type { Box } from '../vision/image.js';
 
 /** What the tracker needs of one detection. */
 export interface TrackableDetection {

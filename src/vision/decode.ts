@@ -1,6 +1,6 @@
 import jpegTurbo from '@julusian/jpeg-turbo';
 import sharp, { type Metadata } from 'sharp';
-import type { RgbImage } from '../models/types.js';
+import type { RgbImage } from './image.js';
 
 /** Formats a client may send; anything else sharp can read (SVG, PDF, raw…) is refused. */
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'heif']);

@@ -1,4 +1,4 @@
-import type { Box, RgbImage } from '../models/types.js';
+import type { Box, RgbImage } from './image.js';
 import { encodeJpeg, pixelRegion, rawPipeline } from './encode.js';
 
 export interface LabelledBox {

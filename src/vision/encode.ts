@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import type { Box, RgbImage } from '../models/types.js';
+import type { Box, RgbImage } from './image.js';
 
 const JPEG_QUALITY = 90;
 

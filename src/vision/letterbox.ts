@@ -1,4 +1,4 @@
-import type { RgbImage } from '../models/types.js';
+import type { RgbImage } from './image.js';
 
 /** How a detector wants its square input filled. */
 export interface LetterboxSpec {

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { ApiError, errorBody } from '../api/errors.js';
+import { ApiError, errorBody } from '../../core/errors.js';
 import { contextOf } from './request-context.js';
 
 /** body-parser's error types → our codes. */

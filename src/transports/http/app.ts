@@ -1,12 +1,12 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import type { ServiceKeys } from '../accounts/service-keys.js';
-import { ApiError } from '../api/errors.js';
-import type { ObjectDetectionDependencies } from '../api/object-detection.js';
-import type { StreamTokens } from '../stream/stream-tokens.js';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
-import type { ConsoleDependencies } from './console-context.js';
-import { consoleRoutes } from './console-routes.js';
+import type { ServiceKeys } from '../../accounts/service-keys.js';
+import { ApiError } from '../../core/errors.js';
+import type { ObjectDetectionDependencies } from '../../tasks/object-detection/run.js';
+import type { StreamTokens } from '../../stream/stream-tokens.js';
+import type { UsageRecorder } from '../../usage/usage-recorder.js';
+import type { ConsoleDependencies } from '../../console/console-context.js';
+import { consoleRoutes } from '../../console/console-routes.js';
 import { detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
@@ -14,7 +14,7 @@ import { healthRoutes, type Readiness } from './health-routes.js';
 import { ServiceMetrics } from './metrics.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
-import { streamRoutes } from './stream-routes.js';
+import { streamRoutes } from '../../http/stream-routes.js';
 import { usageRecording } from './usage-recording.js';
 
 export interface AppDependencies {

@@ -1,6 +1,6 @@
-import { type ApiVersion, PARAMETER_RULES, parametersFor } from './detection-parameters.js';
-import { ERROR_CATALOGUE } from './errors.js';
-import type { JsonSchema, SchemaCatalogue } from './schemas.js';
+import { type ApiVersion, PARAMETER_RULES, parametersFor } from '../../tasks/object-detection/parameters.js';
+import { ERROR_CATALOGUE } from '../../core/errors.js';
+import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
 
 /** A schema as an OpenAPI component: `$id`/`$schema` dropped, cross-file refs pointed at components. */
 function component(schema: JsonSchema): JsonSchema {

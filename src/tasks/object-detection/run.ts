@@ -1,14 +1,14 @@
-import type { Service } from '../accounts/services.js';
-import type { Limits } from '../config.js';
-import type { ModelRegistry } from '../models/registry.js';
-import type { Detection, Detector } from '../models/types.js';
-import { AcquireAbortedError } from '../models/resource-pool.js';
-import { decodeImage, ImageDecodeError } from '../vision/decode.js';
-import { type ApiVersion, type DetectionParameters, parseConfigurations } from './detection-parameters.js';
-import { assembleDetectionResponse, type DetectionResponse } from './detection-response.js';
-import { ApiError } from './errors.js';
+import type { Service } from '../../accounts/services.js';
+import type { Limits } from '../../config.js';
+import type { ModelRegistry } from '../../models/registry.js';
+import type { Detection, Detector } from '../../models/types.js';
+import { AcquireAbortedError } from '../../scheduler/resource-pool.js';
+import { decodeImage, ImageDecodeError } from '../../vision/decode.js';
+import { type ApiVersion, type DetectionParameters, parseConfigurations } from './parameters.js';
+import { assembleDetectionResponse, type DetectionResponse } from './response.js';
+import { ApiError } from '../../core/errors.js';
 import { decodeRawData } from './raw-data.js';
-import type { SchemaCatalogue } from './schemas.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 
 export interface ObjectDetectionDependencies {
   readonly models: ModelRegistry;

@@ -1,6 +1,6 @@
-import { PARAMETER_RULES } from '../api/detection-parameters.js';
-import { ERROR_CATALOGUE } from '../api/errors.js';
-import { escapeHtml } from '../console/html.js';
+import { PARAMETER_RULES } from '../../tasks/object-detection/parameters.js';
+import { ERROR_CATALOGUE } from '../../core/errors.js';
+import { escapeHtml } from '../../console/html.js';
 
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { UsageRecorder } from '../../usage/usage-recorder.js';
 import { contextOf } from './request-context.js';
 import { whenAnswered } from './when-answered.js';
 

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import { ResourcePool } from './resource-pool.js';
-import type { DetectionResult, DetectOptions, Detector, RgbImage } from './types.js';
+import { ResourcePool } from '../../scheduler/resource-pool.js';
+import type { RgbImage } from '../../vision/image.js';
+import type { DetectionResult, DetectOptions, Detector } from '../types.js';
 import type { DetectorSummary, WorkerDetectorSpec, WorkerMessage } from './worker-detector-protocol.js';
 
 /** Running from src/ through tsx (tests, scripts) rather than compiled dist/. */

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import { SESSION_SECONDS } from '../accounts/console-sessions.js';
-import { signInPage, signUpPage } from '../console/auth-pages.js';
+import { signInPage, signUpPage } from './auth-pages.js';
 import { clearConsoleCookie, readCookie, setConsoleCookie } from './cookies.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, SESSION_COOKIE, signedInAccount } from './console-context.js';
 

@@ -5,8 +5,9 @@ import { performance } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
-import { COCO_LABELS } from '../coco-categories.js';
-import type { Detection, DetectionResult, DetectOptions, Detector, RgbImage } from '../types.js';
+import { COCO_LABELS } from '../../coco-categories.js';
+import type { RgbImage } from '../../../vision/image.js';
+import type { Detection, DetectionResult, DetectOptions, Detector } from '../../types.js';
 
 /**
  * The embedded default detector: CenterNet (MobileNetV3 backbone, COCO-80) as shipped in

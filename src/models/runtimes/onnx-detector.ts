@@ -1,13 +1,14 @@
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../vision/letterbox.js';
-import { COCO_LABELS } from './coco-categories.js';
-import type { Candidate, OnnxFamily } from './families/family.js';
-import { familyByName, familyForOutput, ONNX_FAMILIES } from './families/index.js';
-import { readModelDescription } from './model-description.js';
-import { nonMaxSuppression } from './nms.js';
-import { ResourcePool } from './resource-pool.js';
-import type { Detection, DetectionResult, DetectOptions, Detector, RgbImage } from './types.js';
+import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../../vision/letterbox.js';
+import { COCO_LABELS } from '../coco-categories.js';
+import type { Candidate, OnnxFamily } from '../families/family.js';
+import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
+import { readModelDescription } from '../model-description.js';
+import { nonMaxSuppression } from '../nms.js';
+import { ResourcePool } from '../../scheduler/resource-pool.js';
+import type { RgbImage } from '../../vision/image.js';
+import type { Detection, DetectionResult, DetectOptions, Detector } from '../types.js';
 
 export interface OnnxDetectorSettings {
   /** ONNX Runtime intra-op threads. */

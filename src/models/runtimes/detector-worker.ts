@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DetectRequest, WorkerDetectorSpec, WorkerMessage } from './worker-detector-protocol.js';
-import type { Detector } from './types.js';
+import type { Detector } from '../types.js';
 
 /**
  * Worker-thread entry: loads one detector and answers detect requests one at a time. Runtimes

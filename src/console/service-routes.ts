@@ -1,9 +1,9 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import type { Service } from '../accounts/services.js';
-import { ApiError } from '../api/errors.js';
-import { serviceOverviewPage } from '../console/service-overview-page.js';
-import { newServicePage, serviceListPage } from '../console/service-list-page.js';
+import { ApiError } from '../core/errors.js';
+import { serviceOverviewPage } from './service-overview-page.js';
+import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { ApiError } from '../../core/errors.js';
 
 /** API versions of the detection endpoint: `v1` (current) and `legacy` (`/api/…`). */
 export type ApiVersion = 'v1' | 'legacy';

@@ -1,8 +1,9 @@
-import { parentOf } from '../models/coco-categories.js';
-import type { DetectionResult, RgbImage } from '../models/types.js';
-import { encodeVisualization } from '../vision/draw.js';
-import { encodeCrop, pixelRegion } from '../vision/encode.js';
-import type { DetectionParameters } from './detection-parameters.js';
+import { parentOf } from '../../models/coco-categories.js';
+import type { DetectionResult } from '../../models/types.js';
+import type { RgbImage } from '../../vision/image.js';
+import { encodeVisualization } from '../../vision/draw.js';
+import { encodeCrop, pixelRegion } from '../../vision/encode.js';
+import type { DetectionParameters } from './parameters.js';
 
 export interface BoundingBox {
   left: number;

@@ -1,4 +1,4 @@
-import type { DetectionResult, DetectOptions, Detector } from './types.js';
+import type { DetectionResult, DetectOptions, Detector } from '../types.js';
 
 /** What the parent tells a detector worker to load. */
 export interface WorkerDetectorSpec {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { ApiError } from '../api/errors.js';
+import { ApiError } from '../core/errors.js';
 import { readCookie, setConsoleCookie } from './cookies.js';
 
 const COOKIE = 'detectd_csrf';

@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { ApiError } from '../../core/errors.js';
 
 const DATA_URL_PREFIX = /^data:image\/[\w.+-]+;base64,/i;
 const WHITESPACE = /\s/;

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import type { Service } from '../accounts/services.js';
-import type { ErrorCode } from '../api/errors.js';
+import type { Service } from '../../accounts/services.js';
+import type { ErrorCode } from '../../core/errors.js';
 
 /** What one request accumulates on its way through; the request log line prints it. */
 export interface RequestContext {

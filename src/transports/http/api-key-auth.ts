@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import { apiKeyFromAuthorization } from '../accounts/api-keys.js';
-import type { ServiceKeys } from '../accounts/service-keys.js';
-import type { Service, ServiceType } from '../accounts/services.js';
-import { ApiError } from '../api/errors.js';
+import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
+import type { ServiceKeys } from '../../accounts/service-keys.js';
+import type { Service, ServiceType } from '../../accounts/services.js';
+import { ApiError } from '../../core/errors.js';
 import { contextOf } from './request-context.js';
 
 export const API_KEY_CHALLENGE = { 'WWW-Authenticate': 'ApiKey realm="detectd"' };

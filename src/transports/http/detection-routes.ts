@@ -1,9 +1,9 @@
 import express, { type Request, type RequestHandler, Router } from 'express';
-import type { ServiceKeys } from '../accounts/service-keys.js';
-import { isServiceType, type ServiceType } from '../accounts/services.js';
-import type { ApiVersion } from '../api/detection-parameters.js';
-import { ApiError } from '../api/errors.js';
-import { detectObjects, type ObjectDetectionDependencies } from '../api/object-detection.js';
+import type { ServiceKeys } from '../../accounts/service-keys.js';
+import { isServiceType, type ServiceType } from '../../accounts/services.js';
+import type { ApiVersion } from '../../tasks/object-detection/parameters.js';
+import { ApiError } from '../../core/errors.js';
+import { detectObjects, type ObjectDetectionDependencies } from '../../tasks/object-detection/run.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from './request-context.js';
 

@@ -1,15 +1,15 @@
 import path from 'node:path';
 import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import { ApiError } from '../api/errors.js';
-import { errorPage } from '../console/error-page.js';
+import { ApiError } from '../core/errors.js';
+import { errorPage } from './error-page.js';
 import { packageRoot } from '../package-root.js';
-import { consoleAuthRoutes } from './console-auth-routes.js';
+import { consoleAuthRoutes } from './auth-routes.js';
 import { type ConsoleDependencies, loadSession, signedInAccount } from './console-context.js';
-import { consoleServiceRoutes } from './console-service-routes.js';
+import { consoleServiceRoutes } from './service-routes.js';
 import { csrfProtection } from './csrf.js';
-import { fromBodyParser } from './error-handler.js';
-import { contextOf } from './request-context.js';
+import { fromBodyParser } from '../transports/http/error-handler.js';
+import { contextOf } from '../transports/http/request-context.js';
 
 /** Pages and scripts come only from this server; the "Try it" image arrives as a data: URL. */
 const securityHeaders: RequestHandler = (_request, response, next) => {
