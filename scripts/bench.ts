@@ -14,7 +14,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import * as ort from 'onnxruntime-node';
 import { ultralytics } from '../src/models/families/ultralytics.js';
-import { sessionOptions } from '../src/models/onnx-detector.js';
+import { sessionOptions } from '../src/models/runtimes/onnx-detector.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';

@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { AccountError } from './accounts/account-error.js';
 import { type AccountDomain, accountDomain } from './accounts/account-domain.js';
 import { loadServerSecret } from './accounts/server-secret.js';
-import { SERVICE_TYPES } from './accounts/services.js';
+import { TASK_TYPES } from './tasks/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { packageVersion } from './package-root.js';
 import { type Database, openDatabase } from './store/database.js';
@@ -15,7 +15,7 @@ async function withAccounts(task: (domain: AccountDomain) => Promise<void>): Pro
   try {
     const config = loadConfig();
     db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-    await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir)));
+    await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES }));
   } catch (error) {
     if (!(error instanceof AccountError || error instanceof ConfigError)) throw error;
     process.stderr.write(`detectd: ${error.message}\n`);
@@ -50,7 +50,7 @@ service
   .description('create a service in an account and print its API key')
   .requiredOption('--account <email>', 'owning account')
   .requiredOption('--name <name>', 'service name')
-  .option('--type <type>', `service type (${SERVICE_TYPES.join(', ')})`, 'object-detection')
+  .option('--type <type>', `service type (${TASK_TYPES.join(', ')})`, TASK_TYPES[0])
   .option('--model <name>', 'model to use (default: the server default)')
   .option('--json', 'print one JSON object, including "api_key"')
   .action(async (options: { account: string; name: string; type: string; model?: string; json?: boolean }) => {

@@ -3,16 +3,22 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
 import { accountDomain } from './accounts/account-domain.js';
+import { keyAuthenticator } from './accounts/authenticate.js';
 import { loadServerSecret } from './accounts/server-secret.js';
-import { buildOpenApiDocument } from './transports/http/openapi.js';
+import { consoleRoutes } from './console/console-routes.js';
+import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import type { Config } from './config.js';
-import { createApp } from './transports/http/app.js';
-import { loadModels } from './models/registry.js';
+import { streamRoutes } from './http/stream-routes.js';
+import { loadModels } from './models/load-models.js';
 import { packageVersion } from './package-root.js';
+import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { attachStreamEndpoint } from './stream/stream-endpoint.js';
 import { StreamTokens } from './stream/stream-tokens.js';
 import { databaseReachable, openDatabase } from './store/database.js';
+import { TASK_TYPES } from './tasks/index.js';
+import { createApp } from './transports/http/app.js';
+import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
 
@@ -23,48 +29,50 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The composition root: config → stores → models → app → listening server. */
+/** The composition root: config → stores → models and their schedulers → front doors → listening server. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const models = await loadModels(config.modelPaths, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const registry = await loadModels(config.modelPaths, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
-  for (const name of models.names) {
-    const detector = models.resolve(name);
-    logger.info({ model: name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
+  for (const detector of registry.detectors) {
+    logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
-  const domain = accountDomain(db, secret, models.names);
+  const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
+  const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names });
+  const authenticate = keyAuthenticator(domain.keys);
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
   usage.start();
 
+  const { limits } = config;
+  const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
   const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
   const app = createApp({
     logger,
-    keys: domain.keys,
-    detection: { models, schemas, limits: config.limits },
-    streamTokens,
-    readiness: { models: () => models.names, databaseReachable: () => databaseReachable(db) },
+    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes } },
+    frontDoors: [
+      consoleRoutes({ ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
+      streamRoutes(authenticate, streamTokens),
+    ],
+    readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),
-    console: { ...domain, usage: usageStore, models, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl },
     usage,
     trustProxy: config.trustProxy,
   });
   const server = app.listen(config.port, config.host);
-  const { limits } = config;
   const streams = attachStreamEndpoint(server, {
-    keys: domain.keys,
+    authenticate,
     tokens: streamTokens,
     models,
     schemas,
     settings: config.stream,
-    analysisLimits: { maxPixels: config.stream.maxFramePixels, maxDetections: limits.maxDetections, timeoutMs: limits.requestTimeoutMs },
-    framesInWorkPerModel: config.inference.concurrency + 1,
+    analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels },
     usage,
     logger,
   });
@@ -81,7 +89,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await streams.close();
       await stopped;
       await usage.stop();
-      await models.dispose();
+      await registry.dispose();
       await db.destroy();
       logger.info('stopped');
     })());

@@ -7,6 +7,7 @@ import { SignInThrottle } from '../src/accounts/sign-in-throttle.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
 import { type Database, dialectFor, openDatabase } from '../src/store/database.js';
 import type { Tables } from '../src/store/tables.js';
+import { TASK_TYPES } from '../src/tasks/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 
@@ -27,7 +28,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
   beforeEach(async () => {
     store = await engine.scratch();
     db = await openDatabase(databaseSettingsOf(store));
-    domain = accountDomain(db, TEST_SECRET, ['yolo26n-640-int8', 'yolox-nano-416']);
+    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['yolo26n-640-int8', 'yolox-nano-416'] });
   });
   afterEach(async () => {
     await db.destroy();
@@ -72,7 +73,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     expect(await domain.keys.reveal(service)).to.equal(apiKey);
     expect((await domain.keys.authenticate(apiKey))?.id).to.equal(service.id);
     // Another server secret can neither find nor decrypt the key.
-    const otherSecret = accountDomain(db, 'another-secret-of-at-least-32-characters');
+    const otherSecret = accountDomain(db, 'another-secret-of-at-least-32-characters', { serviceTypes: TASK_TYPES });
     expect(await otherSecret.keys.authenticate(apiKey)).to.equal(undefined);
     await otherSecret.keys.reveal(service).then(
       () => expect.fail('decrypted under the wrong secret'),
@@ -185,7 +186,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     await first.destroy();
 
     db = await openDatabase(databaseSettingsOf(store));
-    domain = accountDomain(db, TEST_SECRET);
+    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES });
     const service = await domain.keys.authenticate(legacyKey);
     expect(service?.name).to.equal('legacy');
     expect(await domain.keys.reveal(service!)).to.equal(undefined);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { SchemaCatalogue } from '../src/api/schemas.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import * as images from './support/images.js';
 import { photoPath } from './support/paths.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SchemaCatalogue } from '../src/api/schemas.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { type CallResult, imageRequest, postDetection } from './support/detection-client.js';
 import * as images from './support/images.js';
 import { startTestServer, type TestServer } from './support/test-server.js';

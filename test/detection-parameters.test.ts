@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { parseConfigurations } from '../src/api/detection-parameters.js';
-import { ApiError } from '../src/api/errors.js';
-import { decodeRawData } from '../src/api/raw-data.js';
+import { parseConfigurations } from '../src/tasks/object-detection/parameters.js';
+import { DetectdError } from '../src/core/errors.js';
+import { decodeRawData } from '../src/tasks/object-detection/raw-data.js';
 
 describe('configuration parameters', () => {
   it('defaults to ConfidenceThreshold 0.1 and no extra images', () => {
@@ -32,7 +32,7 @@ describe('configuration parameters', () => {
       ['ConfidenceThreshold', ''],
       ['ConfidenceThreshold', '0x1'],
     ]) {
-      expect(() => parseConfigurations([{ parameter, value }], 'v1'), `${parameter}=${value}`).to.throw(ApiError, parameter);
+      expect(() => parseConfigurations([{ parameter, value }], 'v1'), `${parameter}=${value}`).to.throw(DetectdError, parameter);
     }
   });
 });
@@ -54,7 +54,7 @@ describe('raw_data base64', () => {
   it('refuses junk anywhere, misplaced padding and impossible lengths', () => {
     const valid = Buffer.from('some bytes to encode').toString('base64');
     for (const bad of ['ab$c', '=abc', 'ab=c', 'abcde', '', valid.slice(0, 10) + '*' + valid.slice(10), valid + '!', 'Zm9v YmFy!']) {
-      expect(() => decodeRawData(bad), bad).to.throw(ApiError);
+      expect(() => decodeRawData(bad), bad).to.throw(DetectdError);
     }
   });
 });

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { COCO_LABELS } from '../src/models/coco-categories.js';
-import { loadOnnxDetector } from '../src/models/onnx-detector.js';
-import { loadEmbeddedDetector } from '../src/models/registry.js';
+import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
+import { detectOnce } from '../src/models/detect-once.js';
+import { loadEmbeddedDetector } from '../src/models/load-models.js';
 import type { Detector } from '../src/models/types.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { modelPath, photoPath } from './support/paths.js';
@@ -13,7 +14,7 @@ const SETTINGS = { threads: 2, concurrency: 1, nmsIou: 0.7 };
 
 async function labelsFound(detector: Detector, photo: string, minScore = 0.4): Promise<string[]> {
   const image = await decodeImage(fs.readFileSync(photoPath(photo)), { maxPixels: 40e6 });
-  const { detections, timings } = await detector.detect(image, { minScore, maxDetections: 300 });
+  const { detections, timings } = await detectOnce(detector, image, { minScore, maxDetections: 300 });
   expect(timings.inference).to.be.greaterThan(0);
   return detections.map((detection) => detector.labels[detection.classIndex]);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ERROR_CATALOGUE } from '../src/api/errors.js';
+import { ERROR_CATALOGUE } from '../src/core/errors.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -23,12 +23,12 @@ describe('health, readiness, metrics and API reference routes', () => {
   it('GET /openapi.json is OpenAPI 3.1 built from schemas/ and the error table', async () => {
     const document = (await (await fetch(server.url + '/openapi.json')).json()) as any;
     expect(document.openapi).to.equal('3.1.0');
-    expect(Object.keys(document.paths)).to.include.members(['/api/v1/{serviceType}', '/api/{serviceType}', '/healthz', '/readyz']);
+    expect(Object.keys(document.paths)).to.include.members(['/api/v1/object-detection', '/api/object-detection', '/healthz', '/readyz']);
     expect(document.components.schemas.ObjectDetectionRequest.required).to.deep.equal(['raw_data']);
     expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).to.deep.equal(Object.keys(ERROR_CATALOGUE));
-    const v1 = document.paths['/api/v1/{serviceType}'].post;
+    const v1 = document.paths['/api/v1/object-detection'].post;
     expect(v1.description).to.contain('OutputVisualizedImage');
-    expect(document.paths['/api/{serviceType}'].post.description).to.not.contain('OutputVisualizedImage');
+    expect(document.paths['/api/object-detection'].post.description).to.not.contain('OutputVisualizedImage');
     expect(Object.keys(v1.responses)).to.include.members(['200', '400', '401', '403', '404', '405', '413', '415', '503', '500']);
   });
 

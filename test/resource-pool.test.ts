@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { expect } from 'chai';
-import { AcquireAbortedError, ResourcePool } from '../src/models/resource-pool.js';
+import { AcquireAbortedError, ResourcePool } from '../src/scheduler/resource-pool.js';
 
 describe('ResourcePool', () => {
   it('hands resources out first come, first served', async () => {

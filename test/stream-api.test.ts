@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { CLIP_FPS, CLIP_SIZE, makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
 import { type Message, refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
-import { SchemaCatalogue } from '../src/api/schemas.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { UsageStore } from '../src/usage/usage-store.js';
 import { postDetection } from './support/detection-client.js';
 import { modelPath, photoPath } from './support/paths.js';

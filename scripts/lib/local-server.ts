@@ -8,6 +8,7 @@ import { loadServerSecret } from '../../src/accounts/server-secret.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
+import { TASK_TYPES } from '../../src/tasks/index.js';
 
 export interface LocalServer extends RunningServer {
   readonly dataDir: string;
@@ -53,7 +54,7 @@ export async function startLocalServer(env: Record<string, string>, store: Scrat
   });
   const server = await startServer(config, pino({ level: 'debug' }, sink));
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir));
+  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES });
   let counter = 0;
   const createService: LocalServer['createService'] = async (fields = {}) => {
     counter++;

@@ -14,12 +14,18 @@ export interface AccountDomain {
   readonly throttle: SignInThrottle;
 }
 
-/** `modelNames`: the models a new service may name (empty: not checked, e.g. in the CLI, which loads none). */
-export function accountDomain(db: Database, secret: string, modelNames: readonly string[] = []): AccountDomain {
+export interface AccountDomainOptions {
+  /** Service types a service may have: the task table's (tasks/index.ts). */
+  readonly serviceTypes: readonly string[];
+  /** The models a new service may name (absent: not checked, e.g. in the CLI, which loads none). */
+  readonly modelNames?: readonly string[];
+}
+
+export function accountDomain(db: Database, secret: string, options: AccountDomainOptions): AccountDomain {
   const keys = new ServiceKeys(db, secret);
   return {
     accounts: new Accounts(db),
-    services: new Services(db, keys, modelNames),
+    services: new Services(db, keys, options.serviceTypes, options.modelNames ?? []),
     keys,
     sessions: new ConsoleSessions(db),
     throttle: new SignInThrottle(db),

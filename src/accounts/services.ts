@@ -4,18 +4,12 @@ import { AccountError } from './account-error.js';
 import { isoNow } from './iso-time.js';
 import type { ServiceKeys } from './service-keys.js';
 
-export const SERVICE_TYPES = ['object-detection'] as const;
-export type ServiceType = (typeof SERVICE_TYPES)[number];
-
-export function isServiceType(value: string): value is ServiceType {
-  return (SERVICE_TYPES as readonly string[]).includes(value);
-}
-
 export interface Service {
   readonly id: string;
   readonly accountId: string;
   readonly name: string;
-  readonly type: ServiceType;
+  /** A task's type (tasks/index.ts), e.g. object-detection. */
+  readonly type: string;
   /** Detector name, or null for the server default. */
   readonly model: string | null;
   readonly createdAt: string;
@@ -36,6 +30,8 @@ export class Services {
   constructor(
     private readonly db: Database,
     private readonly keys: ServiceKeys,
+    /** Service types a service may have; the first is the default. */
+    private readonly serviceTypes: readonly string[],
     /** Models a service may name; empty: any name is accepted (the CLI runs without models loaded). */
     private readonly modelNames: readonly string[] = [],
   ) {}
@@ -46,8 +42,8 @@ export class Services {
     if (!SERVICE_NAME.test(name)) {
       throw new AccountError('invalid_service_name', 'a service name is 1–63 letters, digits, spaces, ".", "_" or "-"');
     }
-    const type = fields.type ?? 'object-detection';
-    if (!isServiceType(type)) throw new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${SERVICE_TYPES.join(', ')}`);
+    const type = fields.type ?? this.serviceTypes[0];
+    if (!this.serviceTypes.includes(type)) throw new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${this.serviceTypes.join(', ')}`);
     const model = fields.model || null;
     if (model !== null && this.modelNames.length > 0 && !this.modelNames.includes(model)) {
       throw new AccountError('unknown_model', `no model named "${model}" is loaded; loaded: ${this.modelNames.join(', ')}`);
@@ -104,7 +100,7 @@ export function toService(row: { id: string; account_id: string; name: string; t
     id: row.id,
     accountId: row.account_id,
     name: row.name,
-    type: row.type as ServiceType,
+    type: row.type,
     model: row.model,
     createdAt: row.created_at,
     disabled: row.disabled_at !== null,

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
-import { ApiError } from '../core/errors.js';
+import { DetectdError } from '../core/errors.js';
+import { httpStatusOf } from '../transports/http-errors.js';
 import { errorPage } from './error-page.js';
 import { packageRoot } from '../package-root.js';
 import { consoleAuthRoutes } from './auth-routes.js';
@@ -28,11 +29,11 @@ const TITLES: Partial<Record<number, string>> = { 403: 'Not allowed', 404: 'Page
 /** Console failures as pages (or JSON for the page's own scripts); only real bugs are logged, never with request data. */
 function consoleErrors(logger: Logger): ErrorRequestHandler {
   return (error: unknown, request, response, _next) => {
-    const known = error instanceof ApiError ? error : fromBodyParser(error as { type?: string });
+    const known = error instanceof DetectdError ? error : fromBodyParser(error as { type?: string });
     const requestId = contextOf(response).requestId;
     if (!known) logger.error({ request_id: requestId, err: error }, 'console error');
     if (response.headersSent) return response.destroy();
-    const status = known?.status ?? 500;
+    const status = known ? httpStatusOf(known) : 500;
     contextOf(response).errorCode = known?.code ?? 'internal_error';
     if (request.accepts(['html', 'json']) === 'json') {
       return response.status(status).json({ error: { code: known?.code ?? 'internal_error', message: known?.message ?? 'internal error', request_id: requestId } });
@@ -60,7 +61,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   pages.use(consoleAuthRoutes(dependencies));
   pages.use(consoleServiceRoutes(dependencies));
   pages.use(() => {
-    throw new ApiError('not_found', 'There is no such page in the console.');
+    throw new DetectdError('not_found', 'There is no such page in the console.');
   });
   pages.use(consoleErrors(logger));
   return Router().use('/console', pages);

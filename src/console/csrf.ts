@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { ApiError } from '../core/errors.js';
+import { DetectdError } from '../core/errors.js';
 import { readCookie, setConsoleCookie } from './cookies.js';
 
 const COOKIE = 'detectd_csrf';
@@ -29,7 +29,7 @@ export function csrfProtection(serverSecret: string): RequestHandler {
     const body = request.body as Record<string, unknown> | undefined;
     const offered = request.get('x-csrf-token') ?? body?._csrf;
     const valid = hadCookie && typeof offered === 'string' && sameToken(offered, expected);
-    if (!valid) throw new ApiError('forbidden', 'This form has expired or did not come from this console. Reload the page and try again.');
+    if (!valid) throw new DetectdError('forbidden', 'This form has expired or did not come from this console. Reload the page and try again.');
     next();
   };
 }

@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/accounts.js';
-import { SERVICE_TYPES, type Service } from '../accounts/services.js';
+import type { Service } from '../accounts/services.js';
+import { TASK_TYPES } from '../tasks/index.js';
 import { csrfField, field } from './form-fields.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -58,7 +59,7 @@ export function newServicePage(form: NewServiceForm): string {
     ${field({ label: 'Name', name: 'name', value: form.name, error: form.errors?.name, hint: 'Letters, digits, spaces, ".", "_" or "-"; up to 63 characters.', required: true, autofocus: true })}
     <div class="field${form.errors?.type ? ' has-error' : ''}">
       <label for="field-type">Type</label>
-      <select id="field-type" name="type">${SERVICE_TYPES.map((type) => html`<option value="${type}">${type}</option>`)}</select>
+      <select id="field-type" name="type">${TASK_TYPES.map((type) => html`<option value="${type}">${type}</option>`)}</select>
       ${form.errors?.type ? html`<p class="field-error">${form.errors.type}</p>` : ''}
     </div>
     <div class="field${form.errors?.model ? ' has-error' : ''}">

@@ -1,7 +1,7 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import type { Service } from '../accounts/services.js';
-import { ApiError } from '../core/errors.js';
+import { DetectdError } from '../core/errors.js';
 import { serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
@@ -33,7 +33,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   // Every route with an :id loads the service through its owner: another account's service is a 404, like a missing one.
   const ownedService: RequestHandler = async (request, response, next) => {
     const service = await services.find(signedInAccount(response)!.id, String(request.params.id));
-    if (!service) throw new ApiError('not_found', 'There is no such service in your account.');
+    if (!service) throw new DetectdError('not_found', 'There is no such service in your account.');
     response.locals.service = service;
     next();
   };
@@ -88,7 +88,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   // The key leaves the server only here, on a same-origin POST carrying the CSRF token, never cached.
   router.post('/services/:id/api-key', ownedService, async (_request, response) => {
     const apiKey = await keys.reveal(serviceOf(response));
-    if (!apiKey) throw new ApiError('not_found', 'This service has no API key that can be shown.');
+    if (!apiKey) throw new DetectdError('not_found', 'This service has no API key that can be shown.');
     response.setHeader('Cache-Control', 'no-store');
     response.json({ api_key: apiKey });
   });
@@ -101,7 +101,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
 
   router.post('/services/:id/keys/:keyId/revoke', ownedService, async (request, response) => {
     const service = serviceOf(response);
-    if (!(await keys.revoke(service, String(request.params.keyId)))) throw new ApiError('not_found', 'This service has no such working key.');
+    if (!(await keys.revoke(service, String(request.params.keyId)))) throw new DetectdError('not_found', 'This service has no such working key.');
     response.redirect(303, overview(service, 'key-revoked'));
   });
 

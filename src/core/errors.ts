@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   image_too_large: { status: 413, summary: 'The image exceeds the pixel limit (checked before decoding).' },
   unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`).' },
   upgrade_required: { status: 426, summary: 'The video stream endpoint speaks WebSocket only: send an `Upgrade: websocket` request.' },
+  model_unavailable: { status: 503, summary: 'The service\'s model is not loaded on this server (the server was started without it).' },
   overloaded: { status: 503, summary: 'Too many requests in flight (or video streams open); retry after `Retry-After` seconds.' },
   deadline_exceeded: { status: 503, summary: 'The request waited longer than the request deadline for the model.' },
   internal_error: { status: 500, summary: 'A bug on our side; the request id finds it in the log.' },
@@ -25,16 +26,18 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-export class ApiError extends Error {
-  readonly status: number;
-
+/**
+ * A failure the caller is told about: a code from the catalogue and a message that says what was
+ * wrong and what is allowed. Thrown by any layer; each transport maps it to its wire form once.
+ */
+export class DetectdError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
+    /** For refusals that pass with time (overload, rate limits): when to try again. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
-    this.status = ERROR_CATALOGUE[code].status;
   }
 }
 
@@ -42,6 +45,6 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; request_id: string };
 }
 
-export function errorBody(error: ApiError, requestId: string): ErrorBody {
+export function errorBody(error: DetectdError, requestId: string): ErrorBody {
   return { error: { code: error.code, message: error.message, request_id: requestId } };
 }

@@ -1,59 +1,22 @@
-import path from 'node:path';
-import { loadOnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
 import type { Detector } from './types.js';
-import { loadDetectorInWorker, moduleUrl } from './runtimes/worker-detector.js';
 
 /** The detectors this process serves, by name; the first configured one is the default. */
 export class ModelRegistry {
-  readonly #byName: ReadonlyMap<string, Detector>;
+  readonly detectors: readonly Detector[];
   readonly defaultModel: Detector;
 
   constructor(detectors: readonly Detector[]) {
     if (detectors.length === 0) throw new Error('no detector loaded');
-    this.#byName = new Map(detectors.map((detector) => [detector.name, detector]));
-    if (this.#byName.size !== detectors.length) throw new Error('two configured models share a name');
+    if (new Set(detectors.map((detector) => detector.name)).size !== detectors.length) throw new Error('two configured models share a name');
+    this.detectors = detectors;
     this.defaultModel = detectors[0];
   }
 
   get names(): string[] {
-    return [...this.#byName.keys()];
-  }
-
-  /** The named detector, or the default one when the name is absent or no longer loaded. */
-  resolve(name: string | null | undefined): Detector {
-    return (name ? this.#byName.get(name) : undefined) ?? this.defaultModel;
+    return this.detectors.map((detector) => detector.name);
   }
 
   async dispose(): Promise<void> {
-    await Promise.all([...this.#byName.values()].map((detector) => detector.dispose()));
+    await Promise.all(this.detectors.map((detector) => detector.dispose()));
   }
-}
-
-/**
- * The detector that arrives with `npm ci`: CenterNet (MobileNetV3, COCO-80) from the
- * `@vladmandic/human` package, run by TF.js in a worker thread.
- */
-export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadDetectorInWorker({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
-}
-
-/** Loads each configured model file, or the embedded detector when none is configured. */
-export async function loadModels(
-  modelPaths: readonly string[],
-  settings: OnnxDetectorSettings,
-  logger: (message: string) => void,
-): Promise<ModelRegistry> {
-  if (modelPaths.length === 0) {
-    logger(
-      'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
-        'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
-    );
-    return new ModelRegistry([await loadEmbeddedDetector(logger)]);
-  }
-  const detectors: Detector[] = [];
-  for (const modelPath of modelPaths) {
-    if (path.extname(modelPath).toLowerCase() !== '.onnx') throw new Error(`${modelPath}: expected an .onnx model file`);
-    detectors.push(await loadOnnxDetector(modelPath, settings));
-  }
-  return new ModelRegistry(detectors);
 }

@@ -8,7 +8,7 @@ export interface Detection {
   readonly box: Box;
 }
 
-/** Milliseconds spent in each stage of one `detect` call. */
+/** Milliseconds spent in each stage of one detection. */
 export interface DetectorTimings {
   preprocess: number;
   inference: number;
@@ -21,18 +21,39 @@ export interface DetectionResult {
   readonly timings: DetectorTimings;
 }
 
-export interface DetectOptions {
+export interface DecodeOptions {
   /** Detections scoring below this are dropped. */
   readonly minScore: number;
   /** At most this many detections are returned (the highest-scoring). */
   readonly maxDetections: number;
-  /** Aborts waiting for the model (the request's deadline). */
-  readonly signal?: AbortSignal;
+}
+
+/** The model's output tensor as a family decoder sees it. */
+export interface RawOutput {
+  readonly data: Float32Array;
+  readonly dims: readonly number[];
+}
+
+/** Where the image landed inside the network input: maps network-input boxes back to image pixels. */
+export interface InputTransform {
+  readonly scaleX: number;
+  readonly scaleY: number;
+  readonly padLeft: number;
+  readonly padTop: number;
+}
+
+/** An image written into one of the detector's input buffers, ready to run. */
+export interface PreparedInput {
+  /** Which input buffer holds it. */
+  readonly input: number;
+  readonly image: RgbImage;
+  readonly transform: InputTransform;
 }
 
 /**
- * A loaded object detector, whatever its runtime. Everything above `models/`
- * (the HTTP API, crops, visualization, the video stream, the console) talks only to this.
+ * A loaded object detector, whatever its runtime, split into its stages so that the model's
+ * scheduler (src/scheduler/) decides who runs when: a detector has no queue of its own. Code
+ * outside `models/` reaches a model only through this interface and the scheduler.
  */
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */
@@ -45,6 +66,17 @@ export interface Detector {
   readonly labels: readonly string[];
   /** Network input size in pixels. */
   readonly inputSize: { readonly width: number; readonly height: number };
-  detect(image: RgbImage, options: DetectOptions): Promise<DetectionResult>;
+  /**
+   * `inputs`: input buffers `prepare` can fill (numbered 0 … inputs − 1); `runs`: `run` calls
+   * the runtime takes at once. One more input than runs lets the next image be prepared while
+   * the current one runs.
+   */
+  readonly capacity: { readonly inputs: number; readonly runs: number };
+  /** Writes the image into input buffer `input` (synchronous CPU work). */
+  prepare(image: RgbImage, input: number): PreparedInput;
+  /** Runs the model on a prepared input. */
+  run(prepared: PreparedInput): Promise<RawOutput>;
+  /** Output → detections in image pixels: decoded, merged, clipped, sorted, capped. */
+  decode(output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[];
   dispose(): Promise<void>;
 }

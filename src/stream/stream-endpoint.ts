@@ -4,16 +4,15 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
-import type { ServiceKeys } from '../accounts/service-keys.js';
+import { apiKeyFromAuthorization } from '../accounts/api-keys.js';
+import type { Authenticate } from '../accounts/authenticate.js';
 import type { Service } from '../accounts/services.js';
-import { ApiError, errorBody } from '../core/errors.js';
-import type { AnalysisLimits } from '../tasks/object-detection/run.js';
+import { DetectdError, errorBody } from '../core/errors.js';
+import { httpHeadersOf, httpStatusOf } from '../transports/http-errors.js';
+import type { AnalysisLimits } from '../core/pipeline.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
 import type { StreamSettings } from '../config.js';
-import { API_KEY_CHALLENGE, authenticateService } from '../transports/http/api-key-auth.js';
-import type { ModelRegistry } from '../models/registry.js';
-import { ResourcePool } from '../scheduler/resource-pool.js';
-import type { Detector } from '../models/types.js';
+import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import { CLOSE_CODES, STREAM_PATH } from './protocol.js';
 import { StreamSession } from './stream-session.js';
 import type { StreamTokens } from './stream-tokens.js';
@@ -22,14 +21,12 @@ import type { StreamTokens } from './stream-tokens.js';
 const SHUTDOWN_GRACE_MS = 2000;
 
 export interface StreamEndpointDependencies {
-  readonly keys: ServiceKeys;
+  readonly authenticate: Authenticate;
   readonly tokens: StreamTokens;
-  readonly models: ModelRegistry;
+  readonly models: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
-  /** Frames of all streams in work at once per model: its concurrent runs plus one being prepared. */
-  readonly framesInWorkPerModel: number;
   readonly usage: UsageRecorder;
   readonly logger: Logger;
 }
@@ -40,18 +37,19 @@ export interface StreamEndpoint {
 }
 
 /** Answers a refused upgrade with the service's usual JSON error, then hangs up. */
-function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string): void {
+function refuseUpgrade(socket: Duplex, error: DetectdError, requestId: string): void {
   const body = JSON.stringify(errorBody(error, requestId));
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Request-Id': requestId,
     Connection: 'close',
-    ...error.headers,
+    ...httpHeadersOf(error),
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.once('finish', () => socket.destroy());
-  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head}\r\n${body}`);
+  const status = httpStatusOf(error);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 
 /** The request target split into path and query; never throws, whatever the client sent. */
@@ -70,34 +68,28 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
   const { settings, logger } = dependencies;
   const webSockets = new WebSocketServer({ noServer: true, maxPayload: settings.maxFrameBytes, perMessageDeflate: false });
   const sessions = new Set<StreamSession>();
-  const turnsByModel = new Map<Detector, ResourcePool<number>>();
-  const modelTurns = (detector: Detector) => {
-    let turns = turnsByModel.get(detector);
-    if (!turns) turnsByModel.set(detector, (turns = new ResourcePool(Array.from({ length: dependencies.framesInWorkPerModel }, (_, index) => index))));
-    return turns;
-  };
 
   async function authenticate(request: IncomingMessage, token: string | null): Promise<Service> {
-    if (token === null) return authenticateService(dependencies.keys, request.headers.authorization, 'object-detection');
+    if (token === null) return dependencies.authenticate(apiKeyFromAuthorization(request.headers.authorization), 'object-detection');
     const service = dependencies.tokens.redeem(token);
-    if (!service) throw new ApiError('unauthorized', 'the stream token is unknown, used or expired; get a new one', API_KEY_CHALLENGE);
+    if (!service) throw new DetectdError('unauthorized', 'the stream token is unknown, used or expired; get a new one');
     return service;
   }
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
     const { path, query } = splitTarget(request);
-    if (path !== STREAM_PATH) throw new ApiError('not_found', `no WebSocket endpoint here; the video stream is ${STREAM_PATH}`);
+    if (path !== STREAM_PATH) throw new DetectdError('not_found', `no WebSocket endpoint here; the video stream is ${STREAM_PATH}`);
     const service = await authenticate(request, query.get('token'));
+    const model = dependencies.models.find(service.model);
+    if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
     if (sessions.size >= settings.maxStreams) {
-      throw new ApiError('overloaded', `the server already serves ${settings.maxStreams} streams; retry later`, { 'Retry-After': '5' });
+      throw new DetectdError('overloaded', `the server already serves ${settings.maxStreams} streams; retry later`, 5);
     }
     webSockets.handleUpgrade(request, socket, head, (webSocket) => {
-      const detector = dependencies.models.resolve(service.model);
       const session = new StreamSession(webSocket, {
         streamId: requestId,
         service,
-        detector,
-        modelTurns: modelTurns(detector),
+        model,
         schemas: dependencies.schemas,
         settings,
         analysisLimits: dependencies.analysisLimits,
@@ -114,11 +106,11 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
     // A client that vanishes mid-handshake must not take the process down.
     socket.on('error', (error) => logger.debug({ request_id: requestId, err: error }, 'upgrade socket error'));
     upgrade(request, socket, head, requestId).catch((error: unknown) => {
-      const known = error instanceof ApiError;
-      const refusal = known ? error : new ApiError('internal_error', 'internal error; quote the request id when reporting it');
+      const known = error instanceof DetectdError;
+      const refusal = known ? error : new DetectdError('internal_error', 'internal error; quote the request id when reporting it');
       // Only the path is logged: the query may hold a token.
       const { path } = splitTarget(request);
-      if (known) logger.info({ request_id: requestId, method: request.method, path, status: refusal.status, code: refusal.code }, 'stream refused');
+      if (known) logger.info({ request_id: requestId, method: request.method, path, status: httpStatusOf(refusal), code: refusal.code }, 'stream refused');
       else logger.error({ request_id: requestId, path, err: error }, 'stream upgrade failed');
       refuseUpgrade(socket, refusal, requestId);
     });

@@ -3,13 +3,13 @@ import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { RawData, WebSocket } from 'ws';
 import type { Service } from '../accounts/services.js';
 import { type DetectionParameters, parseConfigurations } from '../tasks/object-detection/parameters.js';
-import { ApiError, errorBody } from '../core/errors.js';
-import { type AnalysisLimits, analyseImage } from '../tasks/object-detection/run.js';
+import { DetectdError, errorBody } from '../core/errors.js';
+import type { AnalysisLimits } from '../core/pipeline.js';
+import { detectObjects } from '../tasks/object-detection/object-detection-task.js';
 import { decodeRawData } from '../tasks/object-detection/raw-data.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
 import type { StreamSettings } from '../config.js';
-import { AcquireAbortedError, type ResourcePool } from '../scheduler/resource-pool.js';
-import type { Detector } from '../models/types.js';
+import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import { LatestFrameSlot } from './latest-frame.js';
 import { type ClientMessage, CLOSE_CODES, type FrameId, type ResultTimings, type ServerMessage } from './protocol.js';
 import { IouTracker } from './tracker.js';
@@ -17,12 +17,11 @@ import { IouTracker } from './tracker.js';
 export interface StreamSessionOptions {
   readonly streamId: string;
   readonly service: Service;
-  readonly detector: Detector;
   /**
-   * Turns at the detector, shared by every stream on it, first come first served. A stream takes
-   * its newest frame only once it has a turn, so a frame never goes stale in the model's queue.
+   * The model's scheduler, shared with every stream and request on it. A stream takes its newest
+   * frame only once it has a turn, so a frame never goes stale in the model's queue.
    */
-  readonly modelTurns: ResourcePool<number>;
+  readonly model: ModelScheduler;
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
@@ -96,7 +95,7 @@ export class StreamSession {
       await this.#work;
       this.#logClose(code);
     });
-    options.logger.info({ stream_id: options.streamId, service_id: options.service.id, model: options.detector.name }, 'stream opened');
+    options.logger.info({ stream_id: options.streamId, service_id: options.service.id, model: options.model.detector.name }, 'stream opened');
   }
 
   /** Ends the stream with `code`; in-flight work finishes, then `finished` settles. */
@@ -122,7 +121,7 @@ export class StreamSession {
         this.#receiveText(String(data));
       }
     } catch (error) {
-      if (error instanceof ApiError) {
+      if (error instanceof DetectdError) {
         // The protocol was broken: say why in full, then close with a short reason.
         void this.#send({ type: 'error', ...errorBody(error, this.#options.streamId) });
         this.close(CLOSE_CODES.badMessage, error.message);
@@ -142,10 +141,10 @@ export class StreamSession {
     try {
       message = JSON.parse(text);
     } catch {
-      throw new ApiError('invalid_json', 'a text message is not valid JSON');
+      throw new DetectdError('invalid_json', 'a text message is not valid JSON');
     }
     const validity = this.#options.schemas.check('stream-client-message', message);
-    if (!validity.ok) throw new ApiError('invalid_request', validity.problem);
+    if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
     const parsed = message as ClientMessage;
     if (parsed.type === 'start') return this.#start(parsed.configurations);
     if (parsed.raw_data === undefined) this.#nextBinaryFrameId = parsed.frame_id;
@@ -153,19 +152,19 @@ export class StreamSession {
   }
 
   #start(configurations: { parameter: string; value: string }[] | undefined): void {
-    if (this.#parameters) throw new ApiError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
+    if (this.#parameters) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
     this.#parameters = parseConfigurations(configurations, 'v1');
-    const { settings, detector, streamId } = this.#options;
+    const { settings, model, streamId } = this.#options;
     void this.#send({
       type: 'ready',
       stream_id: streamId,
-      model: detector.name,
+      model: model.detector.name,
       limits: { max_frame_bytes: settings.maxFrameBytes, max_frame_pixels: settings.maxFramePixels, idle_timeout_ms: settings.idleTimeoutMs },
     });
   }
 
   #receiveFrame(frameId: FrameId | undefined, payload: Buffer | string): void {
-    if (!this.#parameters) throw new ApiError('invalid_request', 'send a "start" message before the first frame');
+    if (!this.#parameters) throw new DetectdError('invalid_request', 'send a "start" message before the first frame');
     const sequence = ++this.#sequence;
     this.#slot.offer({ frameId: frameId ?? sequence, sequence, receivedAt: performance.now(), payload });
     this.#takeNext();
@@ -186,38 +185,37 @@ export class StreamSession {
 
   /** Waits for a turn at the model, then analyses the newest frame; undefined when the stream closed meanwhile. */
   async #analyseNewest(): Promise<ServerMessage | undefined> {
-    const { modelTurns } = this.#options;
-    let turn: number;
+    let turn: ModelTurn;
     try {
-      turn = await modelTurns.acquire(this.#closed.signal);
+      turn = await this.#options.model.acquire('stream', this.#closed.signal);
     } catch (error) {
-      if (error instanceof AcquireAbortedError) return undefined;
+      if (error instanceof WaitAbortedError) return undefined;
       throw error;
     }
     try {
       const { frame, dropped } = this.#slot.take()!;
       this.#droppedSinceResult += dropped;
       this.#counts.dropped += dropped;
-      return await this.#analyse(frame);
+      return await this.#analyse(frame, turn);
     } finally {
-      modelTurns.release(turn);
+      turn.release();
     }
   }
 
-  async #analyse(frame: PendingFrame): Promise<ServerMessage> {
-    const { detector, analysisLimits } = this.#options;
+  async #analyse(frame: PendingFrame, turn: ModelTurn): Promise<ServerMessage> {
+    const { model, analysisLimits } = this.#options;
     const started = performance.now();
     const trace = { timings: {} as Record<string, number> };
     // A frame that waits longer than the deadline for the model is stale; closing the stream stops the wait too.
-    const signal = AbortSignal.any([AbortSignal.timeout(analysisLimits.timeoutMs), this.#closed.signal]);
+    const signal = AbortSignal.any([AbortSignal.timeout(analysisLimits.deadlineMs), this.#closed.signal]);
     let message: ServerMessage;
     try {
       const bytes = typeof frame.payload === 'string' ? decodeRawData(frame.payload) : frame.payload;
-      const analysis = await analyseImage(bytes, this.#parameters!, detector, analysisLimits, signal, trace);
+      const { analysis, response } = await detectObjects({ bytes, model, limits: analysisLimits, signal, turn }, this.#parameters!, trace.timings);
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.detections, frame.sequence);
       const tracking = performance.now() - trackingStarted;
-      const { detected_objects, visualized_image } = analysis.response;
+      const { detected_objects, visualized_image } = response;
       const timings: ResultTimings = {
         wait: round(started - frame.receivedAt),
         decode: round(trace.timings.decode),
@@ -232,8 +230,8 @@ export class StreamSession {
         type: 'result',
         frame_id: frame.frameId,
         sequence: frame.sequence,
-        width: analysis.width,
-        height: analysis.height,
+        width: analysis.image.width,
+        height: analysis.image.height,
         dropped: this.#droppedSinceResult,
         detected_objects: detected_objects.map((object, index) => ({ ...object, track_id: trackIds[index] })),
         visualized_image,
@@ -243,7 +241,7 @@ export class StreamSession {
       this.#counts.processed++;
       this.#recordUsage(started, 1, detected_objects.length);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof DetectdError)) throw error;
       // A bad frame costs only itself: the stream goes on with the next one.
       this.#counts.frameErrors++;
       message = { type: 'error', frame_id: frame.frameId, ...errorBody(error, this.#options.streamId) };
@@ -281,12 +279,12 @@ export class StreamSession {
   }
 
   #logClose(code: number): void {
-    const { logger, streamId, service, detector } = this.#options;
+    const { logger, streamId, service, model } = this.#options;
     logger.info(
       {
         stream_id: streamId,
         service_id: service.id,
-        model: detector.name,
+        model: model.detector.name,
         close_code: code,
         frames_received: this.#sequence,
         frames_processed: this.#counts.processed,

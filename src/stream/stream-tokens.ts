@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Service } from '../accounts/services.js';
-import { ApiError } from '../core/errors.js';
+import { DetectdError } from '../core/errors.js';
 
 interface Grant {
   readonly service: Service;
@@ -27,7 +27,7 @@ export class StreamTokens {
   issue(service: Service): { token: string; expiresAt: Date } {
     this.#forgetExpired();
     if (this.#grants.size >= MAX_OUTSTANDING) {
-      throw new ApiError('overloaded', 'too many unused stream tokens; retry shortly', { 'Retry-After': '1' });
+      throw new DetectdError('overloaded', 'too many unused stream tokens; retry shortly', 1);
     }
     const token = 'dst_' + crypto.randomBytes(24).toString('base64url');
     const expiresAtMs = this.now() + this.ttlMs;

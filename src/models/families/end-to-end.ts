@@ -1,4 +1,5 @@
-import type { Candidate, OnnxFamily, RawOutput } from './family.js';
+import type { RawOutput } from '../types.js';
+import type { Candidate, OnnxFamily } from './family.js';
 
 /**
  * YOLO26 / YOLOv10 end-to-end exports: output [1, K, 6], rows x1, y1, x2, y2, score, class id.

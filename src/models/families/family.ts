@@ -1,4 +1,5 @@
 import type { LetterboxSpec } from '../../vision/letterbox.js';
+import type { RawOutput } from '../types.js';
 
 /** A raw box proposal in network-input pixels, before NMS and mapping back to the image. */
 export interface Candidate {
@@ -10,15 +11,9 @@ export interface Candidate {
   classIndex: number;
 }
 
-/** The model's output tensor as the family decoder sees it. */
-export interface RawOutput {
-  readonly data: Float32Array;
-  readonly dims: readonly number[];
-}
-
 /**
  * What makes a detector family different: how its input is filled and how its output is read.
- * Session handling, timing, NMS and mapping back to image pixels are shared (see onnx-detector.ts).
+ * Sessions, NMS and mapping back to image pixels are shared (runtimes/onnx-detector.ts, postprocess.ts).
  */
 export interface OnnxFamily {
   readonly name: string;

@@ -1,4 +1,5 @@
-import type { Candidate, OnnxFamily, RawOutput } from './family.js';
+import type { RawOutput } from '../types.js';
+import type { Candidate, OnnxFamily } from './family.js';
 
 /**
  * YOLOv8 / YOLO11 exports: output [1, 4 + C, N], channel-major. Rows 0–3 are cx, cy, w, h;

@@ -1,4 +1,5 @@
-import type { Candidate, OnnxFamily, RawOutput } from './family.js';
+import type { RawOutput } from '../types.js';
+import type { Candidate, OnnxFamily } from './family.js';
 
 const STRIDES = [8, 16, 32];
 

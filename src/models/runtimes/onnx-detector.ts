@@ -1,14 +1,13 @@
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
+import type { RgbImage } from '../../vision/image.js';
 import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../../vision/letterbox.js';
 import { COCO_LABELS } from '../coco-categories.js';
-import type { Candidate, OnnxFamily } from '../families/family.js';
+import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
 import { readModelDescription } from '../model-description.js';
-import { nonMaxSuppression } from '../nms.js';
-import { ResourcePool } from '../../scheduler/resource-pool.js';
-import type { RgbImage } from '../../vision/image.js';
-import type { Detection, DetectionResult, DetectOptions, Detector } from '../types.js';
+import { toImageDetections } from '../postprocess.js';
+import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
 
 export interface OnnxDetectorSettings {
   /** ONNX Runtime intra-op threads. */
@@ -19,7 +18,7 @@ export interface OnnxDetectorSettings {
 }
 
 /** A reusable input tensor and the geometry it was last filled with. */
-interface InputSlot {
+interface InputBuffer {
   readonly tensor: ort.Tensor;
   readonly data: Float32Array;
   lastTransform?: LetterboxTransform;
@@ -44,27 +43,10 @@ function inputSizeOf(session: ort.InferenceSession, sidecarSize: number | undefi
   return sidecarSize ?? DEFAULT_INPUT_SIZE;
 }
 
-/** Maps letterboxed network-input boxes back to image pixels, clipped to the image. */
-function toImageDetections(candidates: Candidate[], transform: LetterboxTransform, width: number, height: number): Detection[] {
-  const { scale, padLeft, padTop } = transform;
-  const clip = (value: number, max: number) => Math.min(max, Math.max(0, value));
-  const detections: Detection[] = [];
-  for (const candidate of candidates) {
-    const box = {
-      left: clip((candidate.x1 - padLeft) / scale, width),
-      top: clip((candidate.y1 - padTop) / scale, height),
-      right: clip((candidate.x2 - padLeft) / scale, width),
-      bottom: clip((candidate.y2 - padTop) / scale, height),
-    };
-    if (box.right <= box.left || box.bottom <= box.top) continue;
-    detections.push({ classIndex: candidate.classIndex, score: candidate.score, box });
-  }
-  return detections;
-}
-
 /**
- * Loads an ONNX detector: one ORT session, reused by every request; a small pool of
- * preallocated input tensors so that preprocessing of the next image overlaps the current run.
+ * Loads an ONNX detector: one ORT session, and `concurrency + 1` preallocated input tensors so
+ * that the next image is letterboxed while the current one runs. Who uses which tensor and
+ * when is the scheduler's decision.
  */
 export async function loadOnnxDetector(modelPath: string, settings: OnnxDetectorSettings): Promise<Detector> {
   const description = await readModelDescription(modelPath);
@@ -72,15 +54,14 @@ export async function loadOnnxDetector(modelPath: string, settings: OnnxDetector
   const inputName = session.inputNames[0];
   const outputName = session.outputNames[0];
   const inputSize = inputSizeOf(session, description.inputSize);
-  const plane = inputSize * inputSize;
 
-  const makeSlot = (): InputSlot => {
-    const data = new Float32Array(3 * plane);
+  const makeBuffer = (): InputBuffer => {
+    const data = new Float32Array(3 * inputSize * inputSize);
     return { data, tensor: new ort.Tensor('float32', data, [1, 3, inputSize, inputSize]) };
   };
+  const buffers = Array.from({ length: settings.concurrency + 1 }, makeBuffer);
   // A warm-up run both pays ORT's first-run cost at start-up and shows the output shape.
-  const warmUpSlot = makeSlot();
-  const warmUp = await session.run({ [inputName]: warmUpSlot.tensor });
+  const warmUp = await session.run({ [inputName]: buffers[0].tensor });
   const outputDims = warmUp[outputName].dims;
 
   const found: OnnxFamily | undefined = description.family ? familyByName(description.family) : familyForOutput(outputDims);
@@ -94,42 +75,34 @@ export async function loadOnnxDetector(modelPath: string, settings: OnnxDetector
   }
   const family = found;
   const letterbox: LetterboxSpec = family.letterbox(inputSize);
-  const labels = description.labels ?? COCO_LABELS;
-  const inputSlots = new ResourcePool<InputSlot>([warmUpSlot, ...Array.from({ length: settings.concurrency }, makeSlot)]);
-  const runSlots = new ResourcePool<number>(Array.from({ length: settings.concurrency }, (_, index) => index));
 
-  async function detect(image: RgbImage, options: DetectOptions): Promise<DetectionResult> {
-    return inputSlots.use(async (slot) => {
-      const started = performance.now();
-      const transform = letterboxInto(image, letterbox, slot.data, slot.lastTransform);
-      slot.lastTransform = transform;
-      const preprocessed = performance.now();
-      const { outputs, inferenceMs } = await runSlots.use(async () => {
-        const runStarted = performance.now();
-        const result = await session.run({ [inputName]: slot.tensor });
-        return { outputs: result, inferenceMs: performance.now() - runStarted };
-      }, options.signal);
-      const inferred = performance.now();
-      const output = outputs[outputName];
-      const candidates = family.decode({ data: output.data as Float32Array, dims: output.dims }, inputSize, options.minScore);
-      const kept = family.needsNms
-        ? nonMaxSuppression(candidates, settings.nmsIou, options.maxDetections)
-        : candidates.sort((a, b) => b.score - a.score).slice(0, options.maxDetections);
-      const detections = toImageDetections(kept, transform, image.width, image.height);
-      return {
-        detections,
-        timings: { preprocess: preprocessed - started, inference: inferenceMs, postprocess: performance.now() - inferred },
-      };
-    }, options.signal);
+  function prepare(image: RgbImage, input: number): PreparedInput {
+    const buffer = buffers[input];
+    const transform = letterboxInto(image, letterbox, buffer.data, buffer.lastTransform);
+    buffer.lastTransform = transform;
+    return { input, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
+  }
+
+  async function run(prepared: PreparedInput): Promise<RawOutput> {
+    const output = (await session.run({ [inputName]: buffers[prepared.input].tensor }))[outputName];
+    return { data: output.data as Float32Array, dims: output.dims };
+  }
+
+  function decode(output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[] {
+    const candidates = family.decode(output, inputSize, options.minScore);
+    return toImageDetections(candidates, prepared.transform, prepared.image, { ...options, nmsIou: family.needsNms ? settings.nmsIou : undefined });
   }
 
   return {
     name: path.basename(modelPath, path.extname(modelPath)),
     family: family.name,
     runtime: 'onnxruntime-node',
-    labels,
+    labels: description.labels ?? COCO_LABELS,
     inputSize: { width: inputSize, height: inputSize },
-    detect,
+    capacity: { inputs: buffers.length, runs: settings.concurrency },
+    prepare,
+    run,
+    decode,
     dispose: () => session.release(),
   };
 }

@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { ResourcePool } from '../../scheduler/resource-pool.js';
 import type { RgbImage } from '../../vision/image.js';
-import type { DetectionResult, DetectOptions, Detector } from '../types.js';
+import { endToEnd } from '../families/end-to-end.js';
+import { toImageDetections } from '../postprocess.js';
+import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
 import type { DetectorSummary, WorkerDetectorSpec, WorkerMessage } from './worker-detector-protocol.js';
 
 /** Running from src/ through tsx (tests, scripts) rather than compiled dist/. */
@@ -13,9 +14,9 @@ export function moduleUrl(relativePath: string, base: string): string {
 }
 
 /**
- * A Detector whose model runs in a worker thread. Calls are serialised (one in flight, the
- * rest wait, honouring their abort signal); the image is copied to the worker, the result
- * copied back.
+ * A Detector whose model runs in a worker thread, one image at a time: the image is copied to
+ * the worker and the raw output copied back. The model resizes (stretches) the image itself, so
+ * `prepare` only records the stretch; its output has the end-to-end family's layout.
  */
 export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (message: string) => void): Promise<Detector> {
   const entry = moduleUrl('./detector-worker', import.meta.url);
@@ -23,7 +24,7 @@ export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (me
   const worker = FROM_SOURCE
     ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: spec })
     : new Worker(new URL(entry), { workerData: spec });
-  const pending = new Map<number, { resolve: (result: DetectionResult) => void; reject: (error: Error) => void }>();
+  const waiting = new Map<number, { resolve: (output: RawOutput) => void; reject: (error: Error) => void }>();
   let failure: Error | undefined;
   let announceReady: (summary: DetectorSummary) => void = () => {};
   const ready = new Promise<DetectorSummary>((resolve, reject) => {
@@ -34,34 +35,43 @@ export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (me
   worker.on('message', (message: WorkerMessage) => {
     if (message.type === 'ready') announceReady(message.summary);
     if (message.type === 'log') logger(message.message);
-    if (message.type === 'result') pending.get(message.id)?.resolve(message.result);
-    if (message.type === 'failure') pending.get(message.id)?.reject(new Error(message.message));
-    if (message.type === 'result' || message.type === 'failure') pending.delete(message.id);
+    if (message.type === 'output') waiting.get(message.id)?.resolve(message.output);
+    if (message.type === 'failure') waiting.get(message.id)?.reject(new Error(message.message));
+    if (message.type === 'output' || message.type === 'failure') waiting.delete(message.id);
   });
   worker.on('error', (error) => {
     failure = error;
-    for (const waiter of pending.values()) waiter.reject(error);
-    pending.clear();
+    for (const waiter of waiting.values()) waiter.reject(error);
+    waiting.clear();
   });
 
   const summary = await ready;
-
-  const turn = new ResourcePool<number>([0]);
+  const { width, height } = summary.inputSize;
   let nextId = 0;
-  async function detect(image: RgbImage, options: DetectOptions): Promise<DetectionResult> {
-    return turn.use(() => {
-      if (failure) return Promise.reject(new Error(`detector worker failed: ${failure.message}`));
-      const id = nextId++;
-      const result = new Promise<DetectionResult>((resolve, reject) => pending.set(id, { resolve, reject }));
-      const { minScore, maxDetections } = options;
-      worker.postMessage({ id, width: image.width, height: image.height, data: image.data, options: { minScore, maxDetections } });
-      return result;
-    }, options.signal);
+
+  function prepare(image: RgbImage, input: number): PreparedInput {
+    return { input, image, transform: { scaleX: width / image.width, scaleY: height / image.height, padLeft: 0, padTop: 0 } };
+  }
+
+  function run({ image }: PreparedInput): Promise<RawOutput> {
+    if (failure) return Promise.reject(new Error(`detector worker failed: ${failure.message}`));
+    const id = nextId++;
+    const output = new Promise<RawOutput>((resolve, reject) => waiting.set(id, { resolve, reject }));
+    worker.postMessage({ id, width: image.width, height: image.height, data: image.data });
+    return output;
+  }
+
+  function decode(output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[] {
+    const candidates = endToEnd.decode(output, width, options.minScore);
+    return toImageDetections(candidates, prepared.transform, prepared.image, { ...options, nmsIou: undefined });
   }
 
   return {
     ...summary,
-    detect,
+    capacity: { inputs: 1, runs: 1 },
+    prepare,
+    run,
+    decode,
     async dispose() {
       await worker.terminate();
     },

@@ -1,7 +1,5 @@
-import { ApiError } from '../../core/errors.js';
-
-/** API versions of the detection endpoint: `v1` (current) and `legacy` (`/api/…`). */
-export type ApiVersion = 'v1' | 'legacy';
+import { DetectdError } from '../../core/errors.js';
+import { type ApiVersion, type ParameterRule, parameterNames } from '../task.js';
 
 export interface DetectionParameters {
   confidenceThreshold: number;
@@ -9,12 +7,8 @@ export interface DetectionParameters {
   outputVisualizedImage: boolean;
 }
 
-interface ParameterRule {
+interface DetectionParameterRule extends ParameterRule {
   readonly key: keyof DetectionParameters;
-  readonly versions: readonly ApiVersion[];
-  readonly defaultValue: string;
-  readonly allowed: string;
-  readonly description: string;
   parse(value: string): number | boolean | undefined;
 }
 
@@ -33,7 +27,7 @@ function parseBoolean(value: string): boolean | undefined {
 }
 
 /** Every configuration parameter: the single table behind validation, defaults and docs. */
-export const PARAMETER_RULES: Readonly<Record<string, ParameterRule>> = {
+export const PARAMETER_RULES: Readonly<Record<string, DetectionParameterRule>> = {
   ConfidenceThreshold: {
     key: 'confidenceThreshold',
     versions: ['v1', 'legacy'],
@@ -60,12 +54,6 @@ export const PARAMETER_RULES: Readonly<Record<string, ParameterRule>> = {
   },
 };
 
-export function parametersFor(version: ApiVersion): string[] {
-  return Object.entries(PARAMETER_RULES)
-    .filter(([, rule]) => rule.versions.includes(version))
-    .map(([name]) => name);
-}
-
 /** Every parameter at its default, parsed once. */
 const DEFAULTS: Readonly<Record<string, number | boolean>> = Object.fromEntries(
   Object.values(PARAMETER_RULES).map((rule) => [rule.key, rule.parse(rule.defaultValue)!]),
@@ -81,16 +69,16 @@ export function parseConfigurations(
   for (const { parameter, value } of configurations ?? []) {
     const rule = Object.hasOwn(PARAMETER_RULES, parameter) ? PARAMETER_RULES[parameter] : undefined;
     if (!rule || !rule.versions.includes(version)) {
-      throw new ApiError(
+      throw new DetectdError(
         'invalid_configuration',
-        `unknown parameter "${parameter}"; this endpoint accepts ${parametersFor(version).join(', ')}`,
+        `unknown parameter "${parameter}"; this endpoint accepts ${parameterNames(PARAMETER_RULES, version).join(', ')}`,
       );
     }
-    if (seen.has(parameter)) throw new ApiError('invalid_configuration', `parameter "${parameter}" is given more than once`);
+    if (seen.has(parameter)) throw new DetectdError('invalid_configuration', `parameter "${parameter}" is given more than once`);
     seen.add(parameter);
     const parsed = rule.parse(value);
     if (parsed === undefined) {
-      throw new ApiError('invalid_configuration', `parameter "${parameter}" has value ${JSON.stringify(value)}; allowed: ${rule.allowed}`);
+      throw new DetectdError('invalid_configuration', `parameter "${parameter}" has value ${JSON.stringify(value)}; allowed: ${rule.allowed}`);
     }
     parameters[rule.key] = parsed;
   }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors.js';
+import { DetectdError } from '../../core/errors.js';
 
 const DATA_URL_PREFIX = /^data:image\/[\w.+-]+;base64,/i;
 const WHITESPACE = /\s/;
@@ -23,8 +23,8 @@ function decodeStrict(text: string): Buffer | undefined {
  */
 export function decodeRawData(rawData: string): Buffer {
   const text = rawData.replace(DATA_URL_PREFIX, '');
-  if (text.trim().length === 0) throw new ApiError('invalid_base64', 'raw_data is empty');
+  if (text.trim().length === 0) throw new DetectdError('invalid_base64', 'raw_data is empty');
   const bytes = decodeStrict(text) ?? (WHITESPACE.test(text) ? decodeStrict(text.replace(/\s+/g, '')) : undefined);
-  if (!bytes) throw new ApiError('invalid_base64', 'raw_data is not base64 (A–Z, a–z, 0–9, "+" and "/" or "-" and "_", "=" padding)');
+  if (!bytes) throw new DetectdError('invalid_base64', 'raw_data is not base64 (A–Z, a–z, 0–9, "+" and "/" or "-" and "_", "=" padding)');
   return bytes;
 }

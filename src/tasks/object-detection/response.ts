@@ -1,5 +1,5 @@
 import { parentOf } from '../../models/coco-categories.js';
-import type { DetectionResult } from '../../models/types.js';
+import type { Detection } from '../../models/types.js';
 import type { RgbImage } from '../../vision/image.js';
 import { encodeVisualization } from '../../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../../vision/encode.js';
@@ -28,11 +28,11 @@ export interface DetectionResponse {
 /** Detector result → the public response, with crops and the visualization when asked for. */
 export async function assembleDetectionResponse(
   image: RgbImage,
-  result: DetectionResult,
+  detections: readonly Detection[],
   labels: readonly string[],
   parameters: DetectionParameters,
 ): Promise<DetectionResponse> {
-  const objects: DetectedObject[] = result.detections.map((detection) => {
+  const objects: DetectedObject[] = detections.map((detection) => {
     const region = pixelRegion(detection.box, image.width, image.height);
     const name = labels[detection.classIndex] ?? `class_${detection.classIndex}`;
     return {
@@ -46,11 +46,11 @@ export async function assembleDetectionResponse(
   const work: Promise<void>[] = [];
   if (parameters.outputCroppedImage) {
     objects.forEach((object, index) => {
-      work.push(encodeCrop(image, result.detections[index].box).then((jpeg) => void (object.cropped_image = jpeg.toString('base64'))));
+      work.push(encodeCrop(image, detections[index].box).then((jpeg) => void (object.cropped_image = jpeg.toString('base64'))));
     });
   }
   if (parameters.outputVisualizedImage) {
-    const boxes = result.detections.map((detection, index) => ({ box: detection.box, label: objects[index].name, confidence: objects[index].confidence }));
+    const boxes = detections.map((detection, index) => ({ box: detection.box, label: objects[index].name, confidence: objects[index].confidence }));
     work.push(encodeVisualization(image, boxes).then((jpeg) => void (response.visualized_image = jpeg.toString('base64'))));
   }
   await Promise.all(work);

@@ -1,30 +1,23 @@
-import express, { type Express } from 'express';
+import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
-import type { ServiceKeys } from '../../accounts/service-keys.js';
-import { ApiError } from '../../core/errors.js';
-import type { ObjectDetectionDependencies } from '../../tasks/object-detection/run.js';
-import type { StreamTokens } from '../../stream/stream-tokens.js';
+import { DetectdError } from '../../core/errors.js';
 import type { UsageRecorder } from '../../usage/usage-recorder.js';
-import type { ConsoleDependencies } from '../../console/console-context.js';
-import { consoleRoutes } from '../../console/console-routes.js';
-import { detectionRoutes } from './detection-routes.js';
+import { type DetectionRouteDependencies, detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import { ServiceMetrics } from './metrics.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
-import { streamRoutes } from '../../http/stream-routes.js';
 import { usageRecording } from './usage-recording.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
-  readonly keys: ServiceKeys;
-  readonly detection: ObjectDetectionDependencies;
-  readonly streamTokens: StreamTokens;
+  readonly detection: DetectionRouteDependencies;
+  /** Routers of other front doors that answer over this HTTP server (the video stream's token and demo routes, …), mounted before the API routes. */
+  readonly frontDoors: readonly Router[];
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
-  readonly console: ConsoleDependencies;
   readonly usage: UsageRecorder;
   /** Express `trust proxy`: which proxies' X-Forwarded-* headers give the client's address and scheme. */
   readonly trustProxy: number | string | undefined;
@@ -39,12 +32,11 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use(requestId, requestLog(dependencies.logger), metrics.recording);
   app.use(healthRoutes(dependencies.readiness), metrics.routes());
   app.use(docsRoutes(dependencies.openApi));
-  app.use(consoleRoutes(dependencies.console, dependencies.logger));
-  app.use(streamRoutes(dependencies.keys, dependencies.streamTokens));
+  for (const router of dependencies.frontDoors) app.use(router);
   app.use(usageRecording(dependencies.usage));
-  app.use(detectionRoutes(dependencies.keys, dependencies.detection));
+  app.use(detectionRoutes(dependencies.detection));
   app.use(() => {
-    throw new ApiError('not_found', 'no such route; see /docs');
+    throw new DetectdError('not_found', 'no such route; see /docs');
   });
   app.use(errorHandler(dependencies.logger));
   return app;

@@ -1,11 +1,20 @@
 import express, { type Request, type RequestHandler, Router } from 'express';
-import type { ServiceKeys } from '../../accounts/service-keys.js';
-import { isServiceType, type ServiceType } from '../../accounts/services.js';
-import type { ApiVersion } from '../../tasks/object-detection/parameters.js';
-import { ApiError } from '../../core/errors.js';
-import { detectObjects, type ObjectDetectionDependencies } from '../../tasks/object-detection/run.js';
+import type { Authenticate } from '../../accounts/authenticate.js';
+import { DetectdError } from '../../core/errors.js';
+import { admitRequest, type AnalysisLimits } from '../../core/pipeline.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
+import { TASK_TYPES, taskByType } from '../../tasks/index.js';
+import type { ApiVersion, Task } from '../../tasks/task.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from './request-context.js';
+
+export interface DetectionRouteDependencies {
+  readonly authenticate: Authenticate;
+  readonly models: ModelSchedulers;
+  readonly schemas: SchemaCatalogue;
+  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+}
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 const ROUTES: readonly { path: string; version: ApiVersion }[] = [
@@ -13,56 +22,48 @@ const ROUTES: readonly { path: string; version: ApiVersion }[] = [
   { path: '/api/:serviceType', version: 'legacy' },
 ];
 
-const serviceTypeOf = (request: Request) => request.params.serviceType as ServiceType;
+const taskOf = (request: Request): Task => taskByType(String(request.params.serviceType))!;
 
-const knownServiceType: RequestHandler = (request, _response, next) => {
+const knownTask: RequestHandler = (request, _response, next) => {
   const type = String(request.params.serviceType);
-  if (!isServiceType(type)) throw new ApiError('unknown_service', `no service type "${type}"; use object-detection`);
+  if (!taskByType(type)) throw new DetectdError('unknown_service', `no service type "${type}"; known: ${TASK_TYPES.join(', ')}`);
   next();
 };
 
 const jsonContentType: RequestHandler = (request, _response, next) => {
   if (!JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) {
-    throw new ApiError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8)');
+    throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8)');
   }
   next();
 };
 
-/**
- * Bounds the requests inside the decode → model pipeline. Admission happens before the body is
- * read, so a flood costs neither memory nor CPU: excess requests get 503 at once.
- */
-function admission(maxPending: number): RequestHandler {
-  let inFlight = 0;
-  return (_request, response, next) => {
-    if (inFlight >= maxPending) {
-      throw new ApiError('overloaded', `the server is busy (${maxPending} requests in flight); retry shortly`, { 'Retry-After': '1' });
-    }
-    inFlight++;
-    response.once('close', () => inFlight--);
-    next();
-  };
-}
-
-export function detectionRoutes(keys: ServiceKeys, dependencies: ObjectDetectionDependencies): Router {
+/** `POST /api/v1/<task>` and `POST /api/<task>` for every task in the task table. */
+export function detectionRoutes(dependencies: DetectionRouteDependencies): Router {
   const router = Router();
-  const { limits } = dependencies;
+  const { limits, models, schemas } = dependencies;
   const parseJson = express.json({ limit: limits.maxBodyBytes, strict: false, type: () => true });
-  const admit = admission(limits.maxPendingRequests);
-  const authenticate = requireApiKey(keys, serviceTypeOf);
+  const authenticate = requireApiKey(dependencies.authenticate, (request) => String(request.params.serviceType));
 
   for (const { path, version } of ROUTES) {
-    router.post(path, knownServiceType, authenticate, jsonContentType, admit, parseJson, async (request, response) => {
+    router.post(path, knownTask, authenticate, jsonContentType, parseJson, async (request, response) => {
       const context = contextOf(response);
+      const service = context.service!;
+      const model = models.find(service.model);
+      if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
+      context.model = model.detector.name;
+      // Admitted once the body is in: a slow upload holds no place in the model's queue.
+      const leave = admitRequest(model, limits);
       // The deadline, and a caller who hung up, both stop the wait for the model.
       const disconnected = new AbortController();
-      response.once('close', () => disconnected.abort());
-      const signal = AbortSignal.any([AbortSignal.timeout(limits.requestTimeoutMs), disconnected.signal]);
-      const result = await detectObjects(request.body, version, context.service!, dependencies, signal, context);
-      response.json(result);
+      response.once('close', () => {
+        disconnected.abort();
+        leave();
+      });
+      const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
+      response.json(await taskOf(request).runJson(request.body, { version, service, model, schemas, limits, signal, context }));
     });
-    router.all(path, knownServiceType, () => {
-      throw new ApiError('method_not_allowed', 'use POST', { Allow: 'POST' });
+    router.all(path, knownTask, () => {
+      throw new DetectdError('method_not_allowed', 'use POST');
     });
   }
   return router;

@@ -1,4 +1,5 @@
-import { type ApiVersion, PARAMETER_RULES, parametersFor } from '../../tasks/object-detection/parameters.js';
+import { TASKS } from '../../tasks/index.js';
+import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
 
@@ -25,24 +26,30 @@ function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Recor
   );
 }
 
-function detectionOperation(version: ApiVersion): Record<string, unknown> {
-  const parameters = parametersFor(version)
-    .map((name) => `- \`${name}\` (default "${PARAMETER_RULES[name].defaultValue}"; ${PARAMETER_RULES[name].allowed}): ${PARAMETER_RULES[name].description}`)
+/** Component name of a schema: its `title` (e.g. ObjectDetectionRequest). */
+function componentName(schemas: SchemaCatalogue, name: string): string {
+  const title = schemas.schemas.get(name)?.title;
+  if (typeof title !== 'string') throw new Error(`schema ${name} has no title`);
+  return title;
+}
+
+function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue): Record<string, unknown> {
+  const parameters = parameterNames(task.parameters, version)
+    .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
   return {
-    summary: version === 'v1' ? 'Detect objects in one image' : 'Detect objects in one image (legacy; no OutputVisualizedImage)',
-    operationId: version === 'v1' ? 'detectObjectsV1' : 'detectObjectsLegacy',
+    summary: version === 'v1' ? task.summary : `${task.summary} (legacy path)`,
+    operationId: `${task.type}-${version}`,
     security: [{ ApiKey: [] }],
-    parameters: [{ name: 'serviceType', in: 'path', required: true, schema: { const: 'object-detection' } }],
     description: `Configuration parameters:\n${parameters}`,
     requestBody: {
       required: true,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ObjectDetectionRequest' } } },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } } },
     },
     responses: {
       '200': {
-        description: 'Objects found, highest confidence first.',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ObjectDetectionResponse' } } },
+        description: 'Success.',
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.responseSchema)}` } } },
       },
       ...errorResponses(Object.keys(ERROR_CATALOGUE) as (keyof typeof ERROR_CATALOGUE)[]),
     },
@@ -79,7 +86,7 @@ function streamPaths(): Record<string, unknown> {
   };
 }
 
-/** The OpenAPI 3.1 document, built from `schemas/`, the parameter table and the error table. */
+/** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
 export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
   const schema = (name: string) => {
     const found = schemas.schemas.get(name);
@@ -96,8 +103,12 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       description: 'Self-hosted object detection. Send an image as base64 in JSON, get the objects in it.',
     },
     paths: {
-      '/api/v1/{serviceType}': { post: detectionOperation('v1') },
-      '/api/{serviceType}': { post: detectionOperation('legacy') },
+      ...Object.fromEntries(
+        TASKS.flatMap((task) => [
+          [`/api/v1/${task.type}`, { post: taskOperation(task, 'v1', schemas) }],
+          [`/api/${task.type}`, { post: taskOperation(task, 'legacy', schemas) }],
+        ]),
+      ),
       '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
       ...streamPaths(),
@@ -107,8 +118,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
         ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`).' },
       },
       schemas: {
-        ObjectDetectionRequest: schema('object-detection-request'),
-        ObjectDetectionResponse: schema('object-detection-response'),
+        ...Object.fromEntries(TASKS.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
         ErrorResponse: errorSchema,
         StreamTokenResponse: schema('stream-token-response'),
       },

@@ -1,19 +1,7 @@
 import type { Response } from 'express';
-import type { Service } from '../../accounts/services.js';
-import type { ErrorCode } from '../../core/errors.js';
+import type { CallContext } from '../../core/call-context.js';
 
-/** What one request accumulates on its way through; the request log line prints it. */
-export interface RequestContext {
-  requestId: string;
-  startedAt: number;
-  /** Milliseconds per pipeline stage (decode, preprocess, inference, postprocess, encode, …). */
-  timings: Record<string, number>;
-  errorCode?: ErrorCode;
-  service?: Service;
-  model?: string;
-  objects?: number;
-}
-
-export function contextOf(response: Response): RequestContext {
-  return response.locals as RequestContext;
+/** The call context of an HTTP request, created by `requestId` and read by the hooks that record the call. */
+export function contextOf(response: Response): CallContext {
+  return (response.locals as { call: CallContext }).call;
 }

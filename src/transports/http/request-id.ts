@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { contextOf } from './request-context.js';
+import { newCallContext } from '../../core/call-context.js';
 
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,64}$/;
 
@@ -8,10 +8,7 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,64}$/;
 export const requestId: RequestHandler = (request, response, next) => {
   const offered = request.get('x-request-id');
   const id = offered && CLIENT_REQUEST_ID.test(offered) ? offered : crypto.randomUUID();
-  const context = contextOf(response);
-  context.requestId = id;
-  context.startedAt = performance.now();
-  context.timings = {};
+  response.locals.call = newCallContext(id);
   response.setHeader('X-Request-Id', id);
   next();
 };

@@ -1,26 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { COCO_LABELS } from '../../coco-categories.js';
 import type { RgbImage } from '../../../vision/image.js';
-import type { Detection, DetectionResult, DetectOptions, Detector } from '../../types.js';
+import type { RawOutput } from '../../types.js';
+import type { WorkerModel } from '../worker-detector-protocol.js';
 
 /**
  * The embedded default detector: CenterNet (MobileNetV3 backbone, COCO-80) as shipped in
- * `@vladmandic/human`'s `models/` folder, run by TF.js. Its graph decodes its own output —
- * `tower_0/detections` is [1, 100, 6] rows of x1, y1, x2, y2 (input pixels), score,
- * 0-based COCO-80 class — so no NMS or anchor decoding is needed here.
+ * `@vladmandic/human`'s `models/` folder, run by TF.js inside a worker thread. Its graph decodes
+ * its own output — `tower_0/detections` is [1, 100, 6] rows of x1, y1, x2, y2 (input pixels),
+ * score, 0-based COCO-80 class, the end-to-end family's layout — so no NMS is needed.
  */
 
 const require = createRequire(import.meta.url);
 
 const INPUT_NAME = 'tower_0/images';
 const OUTPUT_NAME = 'tower_0/detections';
-const ROW = 6;
 
 type Runtime = 'tfjs-node' | 'tfjs-wasm';
 
@@ -75,7 +74,7 @@ function fileHandler(modelJsonPath: string): tf.io.IOHandler {
   };
 }
 
-export async function loadCenterNet(options: { logger?: (msg: string) => void }): Promise<Detector> {
+export async function loadCenterNet(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
   const log = options.logger ?? (() => {});
   backend ??= selectBackend(log);
   const runtime = await backend;
@@ -87,64 +86,28 @@ export async function loadCenterNet(options: { logger?: (msg: string) => void })
   if (!height || !width || height < 0 || width < 0) throw new Error(`${modelPath}: input ${INPUT_NAME} has no fixed size`);
   log(`centernet loaded from ${modelPath} on ${runtime} (${width}×${height})`);
 
-  const labels = COCO_LABELS;
-
-  async function detect(image: RgbImage, { minScore, maxDetections }: DetectOptions): Promise<DetectionResult> {
-    const t0 = performance.now();
-    // The model's own preprocessing: stretch (no letterbox) to the fixed input, raw 0–255 float RGB.
-    // Half-pixel centres (the cv2/PIL sampling grid) score 0.9 AP higher on coco-val122 than TF's legacy grid.
+  // The model's own preprocessing: stretch (no letterbox) to the fixed input, raw 0–255 float RGB.
+  // Half-pixel centres (the cv2/PIL sampling grid) score 0.9 AP higher on coco-val122 than TF's legacy grid.
+  async function run(image: RgbImage): Promise<RawOutput> {
     const input = tf.tidy(() => {
       const pixels = tf.tensor4d(Float32Array.from(image.data), [1, image.height, image.width, 3]);
       return tf.image.resizeBilinear(pixels, [height, width], false, true);
     });
-    const t1 = performance.now();
-    let rows: Float32Array;
     try {
       const output = model.execute({ [INPUT_NAME]: input }, OUTPUT_NAME) as tf.Tensor;
       try {
-        rows = (await output.data()) as Float32Array;
+        return { data: (await output.data()) as Float32Array, dims: output.shape };
       } finally {
         output.dispose();
       }
     } finally {
       input.dispose();
     }
-    const t2 = performance.now();
-
-    const sx = image.width / width;
-    const sy = image.height / height;
-    const detections: Detection[] = [];
-    for (let i = 0; i + ROW <= rows.length; i += ROW) {
-      const score = rows[i + 4];
-      const classIndex = rows[i + 5];
-      if (!(score >= minScore) || !Number.isInteger(classIndex) || classIndex < 0 || classIndex >= labels.length) continue;
-      const box = {
-        left: clamp(rows[i] * sx, image.width),
-        top: clamp(rows[i + 1] * sy, image.height),
-        right: clamp(rows[i + 2] * sx, image.width),
-        bottom: clamp(rows[i + 3] * sy, image.height),
-      };
-      if (box.right > box.left && box.bottom > box.top) detections.push({ classIndex, score, box });
-    }
-    detections.sort((a, b) => b.score - a.score);
-    detections.length = Math.min(detections.length, Math.max(0, maxDetections));
-    const t3 = performance.now();
-    return { detections, timings: { preprocess: t1 - t0, inference: t2 - t1, postprocess: t3 - t2 } };
   }
 
   return {
-    name: 'centernet',
-    family: 'centernet',
-    runtime,
-    labels,
-    inputSize: { width, height },
-    detect,
-    async dispose() {
-      model.dispose();
-    },
+    summary: { name: 'centernet', family: 'centernet', runtime, labels: COCO_LABELS, inputSize: { width, height } },
+    run,
+    dispose: () => model.dispose(),
   };
-}
-
-function clamp(v: number, max: number): number {
-  return Math.min(Math.max(v, 0), max);
 }

@@ -1,0 +1,21 @@
+import { DetectdError } from '../core/errors.js';
+import type { ServiceKeys } from './service-keys.js';
+import type { Service } from './services.js';
+
+/**
+ * The service behind an API key, if it may be used for `serviceType`; otherwise a 401/403
+ * DetectdError. Injected into every transport: each knows where its callers put the key, only
+ * this knows what a key opens.
+ */
+export type Authenticate = (apiKey: string | undefined, serviceType: string) => Promise<Service>;
+
+export function keyAuthenticator(keys: ServiceKeys): Authenticate {
+  return async (apiKey, serviceType) => {
+    if (!apiKey) throw new DetectdError('unauthorized', 'send the service\'s API key as "Authorization: ApiKey <key>"');
+    const service = await keys.authenticate(apiKey);
+    if (!service) throw new DetectdError('unauthorized', 'the API key is unknown, expired or revoked');
+    if (service.disabled) throw new DetectdError('forbidden', `service "${service.name}" is disabled`);
+    if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a ${service.type} service, not ${serviceType}`);
+    return service;
+  };
+}

@@ -1,0 +1,24 @@
+import type { Service } from '../accounts/services.js';
+import type { ErrorCode } from './errors.js';
+
+/** Milliseconds per stage: decode, wait, preprocess, inference, postprocess, encode, tracking, … */
+export type StageTimings = Record<string, number>;
+
+/**
+ * What one call — an HTTP request, or one analysed frame of a stream — accumulates on its way
+ * through, whatever its front door. `recordCall` turns it into the log line, metrics and usage.
+ */
+export interface CallContext {
+  readonly requestId: string;
+  /** performance.now() when the call arrived. */
+  readonly startedAt: number;
+  readonly timings: StageTimings;
+  service?: Service;
+  model?: string;
+  objects?: number;
+  errorCode?: ErrorCode;
+}
+
+export function newCallContext(requestId: string, startedAt = performance.now()): CallContext {
+  return { requestId, startedAt, timings: {} };
+}

@@ -1,0 +1,77 @@
+import type { Detection } from '../models/types.js';
+import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
+import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
+import type { StageTimings } from './call-context.js';
+import { DetectdError } from './errors.js';
+
+export interface AnalysisLimits {
+  /** Most pixels (width × height) an image may have, checked from its header before decoding. */
+  readonly maxPixels: number;
+  readonly maxDetections: number;
+  /** The deadline behind the caller's signal, for the message of `deadline_exceeded`. */
+  readonly deadlineMs: number;
+}
+
+export interface AnalysisRequest {
+  readonly bytes: Buffer;
+  readonly model: ModelScheduler;
+  readonly minScore: number;
+  readonly limits: AnalysisLimits;
+  /** Ends every wait for the model: the deadline, a caller that hung up, a stream that closed. */
+  readonly signal: AbortSignal;
+  /** A turn the caller already holds (a stream takes its turn before it picks its newest frame); otherwise one is waited for on the request lane. */
+  readonly turn?: ModelTurn;
+}
+
+export interface ImageAnalysis {
+  readonly image: DecodedImage;
+  /** Highest score first, boxes in the image's pixels. */
+  readonly detections: readonly Detection[];
+}
+
+/** Scheduler refusals → the caller's error codes. */
+function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
+  if (error instanceof QueueFullError) return new DetectdError('overloaded', `the server is busy (${error.maxAdmitted} requests in flight for this model); retry shortly`, 1);
+  if (error instanceof WaitAbortedError) return new DetectdError('deadline_exceeded', `no model capacity within the ${limits.deadlineMs} ms deadline`, 1);
+  return error;
+}
+
+/**
+ * The core pipeline, the same for every front door: bytes → decoded image → the model's
+ * scheduler → detections, with each stage's milliseconds written into `timings`. Failures are
+ * DetectdErrors; what a result looks like on the wire is the task's and the transport's business.
+ */
+export async function analyseImage(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
+  const { model, limits, signal } = request;
+  const decodeStarted = performance.now();
+  const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }).catch((error: unknown) => {
+    throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
+  });
+  timings.decode = performance.now() - decodeStarted;
+
+  const options = { minScore: request.minScore, maxDetections: limits.maxDetections };
+  try {
+    const waitStarted = performance.now();
+    const turn = request.turn ?? (await model.acquire('request', signal));
+    timings.wait = performance.now() - waitStarted;
+    try {
+      const result = await turn.detect(image, options, signal);
+      Object.assign(timings, result.timings);
+      timings.wait += result.runWaitMs;
+      return { image, detections: result.detections };
+    } finally {
+      if (!request.turn) turn.release();
+    }
+  } catch (error) {
+    throw schedulingFailure(error, limits);
+  }
+}
+
+/** Admits a request to its model's request lane (or 503 `overloaded`); call the result when it is done. */
+export function admitRequest(model: ModelScheduler, limits: AnalysisLimits): () => void {
+  try {
+    return model.admit();
+  } catch (error) {
+    throw schedulingFailure(error, limits);
+  }
+}

@@ -1,0 +1,38 @@
+import type { Candidate } from './families/family.js';
+import { nonMaxSuppression } from './nms.js';
+import type { DecodeOptions, Detection, InputTransform } from './types.js';
+
+export interface PostprocessSettings extends DecodeOptions {
+  /** IoU above which same-class candidates are merged; undefined when the model already removed duplicates. */
+  readonly nmsIou: number | undefined;
+}
+
+/**
+ * Candidates in network-input pixels → detections in image pixels, the same for every runtime:
+ * merge (NMS) or sort, cap, map back through the input transform, clip to the image.
+ */
+export function toImageDetections(
+  candidates: Candidate[],
+  transform: InputTransform,
+  image: { readonly width: number; readonly height: number },
+  settings: PostprocessSettings,
+): Detection[] {
+  const kept =
+    settings.nmsIou === undefined
+      ? candidates.sort((a, b) => b.score - a.score).slice(0, settings.maxDetections)
+      : nonMaxSuppression(candidates, settings.nmsIou, settings.maxDetections);
+  const { scaleX, scaleY, padLeft, padTop } = transform;
+  const clip = (value: number, max: number) => Math.min(max, Math.max(0, value));
+  const detections: Detection[] = [];
+  for (const candidate of kept) {
+    const box = {
+      left: clip((candidate.x1 - padLeft) / scaleX, image.width),
+      top: clip((candidate.y1 - padTop) / scaleY, image.height),
+      right: clip((candidate.x2 - padLeft) / scaleX, image.width),
+      bottom: clip((candidate.y2 - padTop) / scaleY, image.height),
+    };
+    if (box.right <= box.left || box.bottom <= box.top) continue;
+    detections.push({ classIndex: candidate.classIndex, score: candidate.score, box });
+  }
+  return detections;
+}

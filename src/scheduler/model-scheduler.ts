@@ -1,0 +1,185 @@
+import type { RgbImage } from '../vision/image.js';
+import type { DecodeOptions, DetectionResult, Detector } from '../models/types.js';
+
+/**
+ * Who is waiting for the model: single-image requests, or video streams. The lanes take turns
+ * whenever both wait, so neither kind of caller can starve the other.
+ */
+export type Lane = 'request' | 'stream';
+
+/** `admit` refused: the request lane already holds `maxAdmitted` requests. */
+export class QueueFullError extends Error {
+  constructor(readonly maxAdmitted: number) {
+    super(`${maxAdmitted} requests are already admitted for this model`);
+  }
+}
+
+/** A wait for the model ended by its signal (deadline passed, caller gone, stream closed). */
+export class WaitAbortedError extends Error {
+  constructor(reason: unknown) {
+    super('gave up waiting for the model', { cause: reason });
+  }
+}
+
+/** The right to use one of the model's input buffers until `release`. */
+export interface ModelTurn {
+  /** Prepares the image into this turn's input buffer, runs the model, decodes; stage timings included. */
+  detect(image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult>;
+  release(): void;
+}
+
+export interface SchedulerResult extends DetectionResult {
+  /** Milliseconds spent waiting for a run slot after preparing (included in no stage). */
+  readonly runWaitMs: number;
+}
+
+export interface SchedulerSettings {
+  /** Requests admitted to the request lane at once (decoding, waiting or running); more are refused. */
+  readonly maxAdmitted: number;
+}
+
+interface Waiter<T> {
+  readonly grant: (value: T) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** A FIFO of waiters that leave when their signal aborts. */
+class WaitQueue<T> {
+  readonly #waiters: Waiter<T>[] = [];
+
+  get length(): number {
+    return this.#waiters.length;
+  }
+
+  wait(signal: AbortSignal): Promise<T> {
+    if (signal.aborted) return Promise.reject(new WaitAbortedError(signal.reason));
+    return new Promise<T>((resolve, reject) => {
+      // The listener lives only while waiting: a stream's long-lived signal would otherwise collect one per frame.
+      const onAbort = () => {
+        const index = this.#waiters.indexOf(waiter);
+        if (index >= 0) this.#waiters.splice(index, 1);
+        reject(new WaitAbortedError(signal.reason));
+      };
+      const waiter: Waiter<T> = {
+        grant: (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        reject,
+      };
+      this.#waiters.push(waiter);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Hands `value` to the longest waiter; false when none waits. */
+  grant(value: T): boolean {
+    const waiter = this.#waiters.shift();
+    waiter?.grant(value);
+    return waiter !== undefined;
+  }
+}
+
+/**
+ * The one place that decides who uses a model and when: the request lane's admission bound,
+ * the model's input buffers (turns, shared fairly between requests and streams), its run slots,
+ * and every wait's deadline. The detector itself has no queue.
+ */
+export class ModelScheduler {
+  readonly #freeInputs: number[];
+  readonly #lanes: Record<Lane, WaitQueue<number>> = { request: new WaitQueue(), stream: new WaitQueue() };
+  readonly #runQueue = new WaitQueue<void>();
+  #runsInFlight = 0;
+  #admitted = 0;
+  /** The lane served last when both were waiting; the other goes next. */
+  #lastServed: Lane = 'stream';
+
+  constructor(
+    readonly detector: Detector,
+    private readonly settings: SchedulerSettings,
+  ) {
+    this.#freeInputs = Array.from({ length: detector.capacity.inputs }, (_, index) => index);
+  }
+
+  /** Counts of the moment, for metrics and tests. */
+  get load(): { admitted: number; waiting: Record<Lane, number>; runsInFlight: number } {
+    return { admitted: this.#admitted, waiting: { request: this.#lanes.request.length, stream: this.#lanes.stream.length }, runsInFlight: this.#runsInFlight };
+  }
+
+  /**
+   * Admits one request to the request lane, or throws QueueFullError at once. The returned
+   * function ends the admission (call it once, when the request is done).
+   */
+  admit(): () => void {
+    if (this.#admitted >= this.settings.maxAdmitted) throw new QueueFullError(this.settings.maxAdmitted);
+    this.#admitted++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#admitted--;
+    };
+  }
+
+  /** Waits for a free input buffer in `lane`'s turn. */
+  async acquire(lane: Lane, signal: AbortSignal): Promise<ModelTurn> {
+    const input = this.#freeInputs.pop() ?? (await this.#lanes[lane].wait(signal));
+    return this.#turn(input);
+  }
+
+  /** acquire → detect → release, on the request lane. */
+  async detect(image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult> {
+    const turn = await this.acquire('request', signal);
+    try {
+      return await turn.detect(image, options, signal);
+    } finally {
+      turn.release();
+    }
+  }
+
+  #turn(input: number): ModelTurn {
+    let released = false;
+    return {
+      detect: (image, options, signal) => this.#detect(input, image, options, signal),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#releaseInput(input);
+      },
+    };
+  }
+
+  async #detect(input: number, image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult> {
+    const { detector } = this;
+    const started = performance.now();
+    const prepared = detector.prepare(image, input);
+    const prepareDone = performance.now();
+    if (this.#runsInFlight < detector.capacity.runs) this.#runsInFlight++;
+    else await this.#runQueue.wait(signal); // a slot handed over by a finishing run counts as taken already
+    const runStarted = performance.now();
+    try {
+      const output = await detector.run(prepared);
+      const runDone = performance.now();
+      const detections = detector.decode(output, prepared, options);
+      return {
+        detections,
+        runWaitMs: runStarted - prepareDone,
+        timings: { preprocess: prepareDone - started, inference: runDone - runStarted, postprocess: performance.now() - runDone },
+      };
+    } finally {
+      if (!this.#runQueue.grant()) this.#runsInFlight--;
+    }
+  }
+
+  #releaseInput(input: number): void {
+    const { request, stream } = this.#lanes;
+    const next: Lane | undefined =
+      request.length > 0 && stream.length > 0 ? (this.#lastServed === 'request' ? 'stream' : 'request') : request.length > 0 ? 'request' : stream.length > 0 ? 'stream' : undefined;
+    if (next) {
+      this.#lastServed = next;
+      this.#lanes[next].grant(input);
+    } else {
+      this.#freeInputs.push(input);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import { type DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
+
+/** The challenge of a 401: which scheme the API expects. */
+const API_KEY_CHALLENGE = 'ApiKey realm="detectd"';
+
+/** HTTP status of an error: the catalogue's. */
+export function httpStatusOf(error: DetectdError): number {
+  return ERROR_CATALOGUE[error.code].status;
+}
+
+/** The headers HTTP adds to an error answer, shared by every front door that answers over HTTP. */
+export function httpHeadersOf(error: DetectdError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  if (error.code === 'unauthorized') headers['WWW-Authenticate'] = API_KEY_CHALLENGE;
+  if (error.code === 'method_not_allowed') headers.Allow = 'POST';
+  if (error.code === 'upgrade_required') headers.Upgrade = 'websocket';
+  return headers;
+}
