@@ -1,11 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import sharp from 'sharp';
 import { accountDomain } from './accounts/account-domain.js';
 import { keyAuthenticator } from './accounts/authenticate.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { consoleRoutes } from './console/console-routes.js';
+import { CallMetrics } from './core/call-metrics.js';
+import { CallRecorder } from './core/call-recorder.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import type { Config } from './config.js';
@@ -49,6 +52,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
   usage.start();
+  // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
+  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage);
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
@@ -62,7 +69,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),
-    usage,
+    calls,
+    metrics,
     trustProxy: config.trustProxy,
   });
   const server = app.listen(config.port, config.host);
@@ -73,7 +81,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     schemas,
     settings: config.stream,
     analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels },
-    usage,
+    calls,
     logger,
   });
   await once(server, 'listening');

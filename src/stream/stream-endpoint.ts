@@ -3,7 +3,7 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
+import type { CallRecorder } from '../core/call-recorder.js';
 import { apiKeyFromAuthorization } from '../accounts/api-keys.js';
 import type { Authenticate } from '../accounts/authenticate.js';
 import type { Service } from '../accounts/services.js';
@@ -27,7 +27,7 @@ export interface StreamEndpointDependencies {
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
-  readonly usage: UsageRecorder;
+  readonly calls: CallRecorder;
   readonly logger: Logger;
 }
 
@@ -93,7 +93,7 @@ export function attachStreamEndpoint(server: Server, dependencies: StreamEndpoin
         schemas: dependencies.schemas,
         settings,
         analysisLimits: dependencies.analysisLimits,
-        usage: dependencies.usage,
+        calls: dependencies.calls,
         logger,
       });
       sessions.add(session);

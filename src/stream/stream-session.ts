@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
+import { type CallContext, newCallContext } from '../core/call-context.js';
+import type { CallRecorder } from '../core/call-recorder.js';
+import { ERROR_CATALOGUE } from '../core/errors.js';
 import type { RawData, WebSocket } from 'ws';
 import type { Service } from '../accounts/services.js';
 import { type DetectionParameters, parseConfigurations } from '../tasks/object-detection/parameters.js';
@@ -25,8 +27,8 @@ export interface StreamSessionOptions {
   readonly schemas: SchemaCatalogue;
   readonly settings: StreamSettings;
   readonly analysisLimits: AnalysisLimits;
-  /** Each analysed frame counts in its service's usage as one request with one image. */
-  readonly usage: UsageRecorder;
+  /** Each analysed frame is one call: logged (debug), measured, and counted in its service's usage. */
+  readonly calls: CallRecorder;
   readonly logger: Logger;
 }
 
@@ -205,7 +207,9 @@ export class StreamSession {
   async #analyse(frame: PendingFrame, turn: ModelTurn): Promise<ServerMessage> {
     const { model, analysisLimits } = this.#options;
     const started = performance.now();
-    const trace = { timings: {} as Record<string, number> };
+    const trace = newCallContext(`${this.#options.streamId}#${frame.sequence}`, frame.receivedAt);
+    trace.service = this.#options.service;
+    trace.model = model.detector.name;
     // A frame that waits longer than the deadline for the model is stale; closing the stream stops the wait too.
     const signal = AbortSignal.any([AbortSignal.timeout(analysisLimits.deadlineMs), this.#closed.signal]);
     let message: ServerMessage;
@@ -239,20 +243,29 @@ export class StreamSession {
       };
       this.#droppedSinceResult = 0;
       this.#counts.processed++;
-      this.#recordUsage(started, 1, detected_objects.length);
+      trace.objects = detected_objects.length;
+      this.#recordCall(trace, frame);
     } catch (error) {
       if (!(error instanceof DetectdError)) throw error;
       // A bad frame costs only itself: the stream goes on with the next one.
       this.#counts.frameErrors++;
       message = { type: 'error', frame_id: frame.frameId, ...errorBody(error, this.#options.streamId) };
-      this.#recordUsage(started, trace.timings.decode === undefined ? 0 : 1, 0, error.code);
+      trace.errorCode = error.code;
+      this.#recordCall(trace, frame);
     }
     return message;
   }
 
-  #recordUsage(started: number, images: number, detections: number, errorCode?: string): void {
-    this.#options.usage.record({ serviceId: this.#options.service.id, at: Date.now(), latencyMs: performance.now() - started, images, detections, errorCode });
+  #recordCall(call: CallContext, frame: PendingFrame): void {
+    this.#options.calls.record(call, {
+      transport: 'stream-json',
+      status: call.errorCode ? ERROR_CATALOGUE[call.errorCode].status : 200,
+      abandoned: false,
+      fields: { stream_id: this.#options.streamId, frame_id: frame.frameId, sequence: frame.sequence },
+      logLevel: 'debug',
+    });
   }
+
 
   /** Resolves once the message is handed to the OS (or the socket is gone): the stream's back-pressure. */
   #send(message: ServerMessage): Promise<void> {

@@ -1,15 +1,15 @@
 import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { DetectdError } from '../../core/errors.js';
-import type { UsageRecorder } from '../../usage/usage-recorder.js';
+import type { CallRecorder } from '../../core/call-recorder.js';
 import { type DetectionRouteDependencies, detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
-import { ServiceMetrics } from './metrics.js';
+import { httpMetrics } from './http-metrics.js';
+import { recordHttpCalls } from './record-http-calls.js';
 import { requestId } from './request-id.js';
-import { requestLog } from './request-log.js';
-import { usageRecording } from './usage-recording.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
@@ -18,7 +18,9 @@ export interface AppDependencies {
   readonly frontDoors: readonly Router[];
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
-  readonly usage: UsageRecorder;
+  readonly calls: CallRecorder;
+  /** The process's Prometheus registry, served at /metrics. */
+  readonly metrics: Registry;
   /** Express `trust proxy`: which proxies' X-Forwarded-* headers give the client's address and scheme. */
   readonly trustProxy: number | string | undefined;
 }
@@ -28,12 +30,10 @@ export function createApp(dependencies: AppDependencies): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   if (dependencies.trustProxy !== undefined) app.set('trust proxy', dependencies.trustProxy);
-  const metrics = new ServiceMetrics();
-  app.use(requestId, requestLog(dependencies.logger), metrics.recording);
-  app.use(healthRoutes(dependencies.readiness), metrics.routes());
+  app.use(requestId, recordHttpCalls(dependencies.calls), httpMetrics(dependencies.metrics));
+  app.use(healthRoutes(dependencies.readiness, dependencies.metrics));
   app.use(docsRoutes(dependencies.openApi));
   for (const router of dependencies.frontDoors) app.use(router);
-  app.use(usageRecording(dependencies.usage));
   app.use(detectionRoutes(dependencies.detection));
   app.use(() => {
     throw new DetectdError('not_found', 'no such route; see /docs');

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { Registry } from 'prom-client';
 
 export interface Readiness {
   /** Names of the loaded models. */
@@ -6,8 +7,11 @@ export interface Readiness {
   databaseReachable(): Promise<boolean>;
 }
 
-/** `/healthz`: the process answers. `/readyz`: it can serve detections (model loaded, database reachable). */
-export function healthRoutes(readiness: Readiness): Router {
+/**
+ * `/healthz`: the process answers. `/readyz`: it can serve detections (model loaded, database
+ * reachable). `/metrics`: Prometheus text.
+ */
+export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
   const router = Router();
   router.get('/healthz', (_request, response) => {
     response.json({ status: 'ok' });
@@ -17,6 +21,9 @@ export function healthRoutes(readiness: Readiness): Router {
     const database = await readiness.databaseReachable();
     const ready = models.length > 0 && database;
     response.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', models, database: database ? 'reachable' : 'unreachable' });
+  });
+  router.get('/metrics', async (_request, response) => {
+    response.type(metrics.contentType).send(await metrics.metrics());
   });
   return router;
 }

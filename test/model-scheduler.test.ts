@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { detectOnce } from '../src/models/detect-once.js';
+import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
+import type { Detector } from '../src/models/types.js';
+import { type Lane, ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../src/scheduler/model-scheduler.js';
+import { decodeImage } from '../src/vision/decode.js';
+import { dogJpeg } from './support/images.js';
+import { modelPath } from './support/paths.js';
+
+const OPTIONS = { minScore: 0.3, maxDetections: 100 };
+const never = () => new AbortController().signal;
+
+describe('ModelScheduler (one per model, real model: yolox-nano-416)', () => {
+  let detector: Detector;
+  before(async () => {
+    detector = await loadOnnxDetector(modelPath('yolox-nano-416'), { threads: 2, concurrency: 1, nmsIou: 0.7 });
+  });
+  after(() => detector?.dispose());
+
+  it('is driven within the detector’s capacity: one more input buffer than runs', () => {
+    expect(detector.capacity).to.deep.equal({ inputs: 2, runs: 1 });
+  });
+
+  it('refuses admission beyond maxAdmitted at once, and admits again once one is done', () => {
+    const scheduler = new ModelScheduler(detector, { maxAdmitted: 2 });
+    const first = scheduler.admit();
+    scheduler.admit();
+    expect(() => scheduler.admit()).to.throw(QueueFullError);
+    first();
+    first(); // ending twice frees one place only
+    scheduler.admit();
+    expect(() => scheduler.admit()).to.throw(QueueFullError);
+  });
+
+  it('hands free turns to requests and streams in alternation while both wait, so neither starves', async () => {
+    const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
+    const held = [await scheduler.acquire('stream', never()), await scheduler.acquire('stream', never())];
+    const granted: string[] = [];
+    const grantedTurns: ModelTurn[] = [];
+    const wait = (lane: Lane, name: string) =>
+      void scheduler.acquire(lane, never()).then((turn) => {
+        granted.push(name);
+        grantedTurns.push(turn);
+      });
+    // Three streams queue first, then three requests: FIFO alone would serve all the streams first.
+    wait('stream', 's1');
+    wait('stream', 's2');
+    wait('stream', 's3');
+    wait('request', 'r1');
+    wait('request', 'r2');
+    wait('request', 'r3');
+    expect(scheduler.load.waiting).to.deep.equal({ request: 3, stream: 3 });
+    // Release the turns in the order they were handed out; each release hands one on.
+    for (let released = 0; granted.length < 6; released++) {
+      (held[released] ?? grantedTurns[released - held.length]).release();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(granted).to.deep.equal(['r1', 's1', 'r2', 's2', 'r3', 's3']);
+  });
+
+  it('lets an aborted waiter leave the queue and gives the turn to the next one', async () => {
+    const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
+    const held = [await scheduler.acquire('request', never()), await scheduler.acquire('request', never())];
+    const deadline = new AbortController();
+    const abandoned = scheduler.acquire('request', deadline.signal);
+    const patient = scheduler.acquire('request', never());
+    deadline.abort(new Error('deadline'));
+    let failure: unknown;
+    await abandoned.catch((error: unknown) => (failure = error));
+    expect(failure).to.be.instanceOf(WaitAbortedError);
+    held[0].release();
+    const turn = await patient;
+    expect(scheduler.load.waiting.request).to.equal(0);
+    turn.release();
+    held[1].release();
+  });
+
+  it('runs both input buffers’ images through the one run slot and gets the same objects as an unscheduled run', async () => {
+    const image = await decodeImage(dogJpeg(), { maxPixels: 40e6 });
+    const expected = (await detectOnce(detector, image, OPTIONS)).detections.map((detection) => detection.classIndex);
+    const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
+    const results = await Promise.all([1, 2, 3, 4].map(() => scheduler.detect(image, OPTIONS, never())));
+    for (const result of results) {
+      expect(result.detections.map((detection) => detection.classIndex)).to.deep.equal(expected);
+      expect(result.timings.inference).to.be.greaterThan(0);
+    }
+    expect(results.some((result) => result.runWaitMs > 0), 'a second prepared image waited for the run slot').to.equal(true);
+    expect(scheduler.load).to.deep.equal({ admitted: 0, waiting: { request: 0, stream: 0 }, runsInFlight: 0 });
+  });
+});
