@@ -26,7 +26,7 @@ export function serviceListPage(options: { account: Account; csrfToken: string; 
 ${options.services.length === 0
   ? html`<section class="card empty">
   <h2>No services yet</h2>
-  <p>Create a service to get an API key for <code>POST /api/v1/object-detection</code>.</p>
+  <p>Create a service to get an API key for ${TASK_TYPES.map((type) => html`<code>POST /api/v1/${type}</code> `)}.</p>
   <p><a class="button primary" href="/console/services/new">Create your first service</a></p>
 </section>`
   : html`<section class="card flush"><div class="table-scroll"><table class="list">

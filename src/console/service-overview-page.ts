@@ -27,7 +27,7 @@ const MASK = 'dtd_' + '•'.repeat(24);
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
   const base = `/console/services/${service.id}`;
-  const endpoint = `${data.baseUrl}/api/v1/object-detection`;
+  const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.notice },
     html`<p class="crumbs"><a href="/console/services">Services</a> /</p>

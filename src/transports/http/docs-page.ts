@@ -1,4 +1,4 @@
-import { PARAMETER_RULES } from '../../tasks/object-detection/parameters.js';
+import { TASKS } from '../../tasks/index.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import { escapeHtml } from '../../console/html.js';
 
@@ -7,9 +7,16 @@ const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 /** A self-contained API reference page (no CDN: the service runs offline), built from the same tables as the OpenAPI document. */
 export function renderDocsPage(openApi: Record<string, unknown>): string {
   const components = (openApi.components as { schemas: Record<string, unknown> }).schemas;
-  const parameterRows = Object.entries(PARAMETER_RULES)
-    .map(([name, rule]) => `<tr><td>${code(name)}</td><td>${code(rule.defaultValue)}</td><td>${escapeHtml(rule.allowed)}</td><td>${rule.versions.join(', ')}</td><td>${escapeHtml(rule.description)}</td></tr>`)
-    .join('');
+  const taskRows = TASKS.map(
+    (task) =>
+      `<tr><td>POST</td><td>${code(`/api/v1/${task.type}`)}</td><td>${escapeHtml(task.summary)} (current).</td></tr>` +
+      `<tr><td>POST</td><td>${code(`/api/${task.type}`)}</td><td>Legacy path: the parameters marked "legacy" below.</td></tr>`,
+  ).join('\n');
+  const parameterRows = TASKS.flatMap((task) =>
+    Object.entries(task.parameters).map(
+      ([name, rule]) => `<tr><td>${code(name)}</td><td>${code(rule.defaultValue)}</td><td>${escapeHtml(rule.allowed)}</td><td>${rule.versions.join(', ')}</td><td>${escapeHtml(rule.description)}</td></tr>`,
+    ),
+  ).join('');
   const errorRows = Object.entries(ERROR_CATALOGUE)
     .map(([name, entry]) => `<tr><td>${entry.status}</td><td>${code(name)}</td><td>${escapeHtml(entry.summary)}</td></tr>`)
     .join('');
@@ -31,8 +38,7 @@ pre{background:#f4f6f9;padding:1rem;overflow:auto;border-radius:6px;font-size:13
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>
 <h2>Endpoints</h2>
 <table><tr><th>Method</th><th>Path</th><th></th></tr>
-<tr><td>POST</td><td>${code('/api/v1/object-detection')}</td><td>Detect objects (current).</td></tr>
-<tr><td>POST</td><td>${code('/api/object-detection')}</td><td>Legacy: same, without OutputVisualizedImage.</td></tr>
+${taskRows}
 <tr><td>GET</td><td>${code('/healthz')}, ${code('/readyz')}</td><td>Liveness; readiness (model loaded, database reachable).</td></tr>
 <tr><td>GET</td><td>${code('/api/v1/object-detection/stream')}</td><td>Real-time video analysis over WebSocket, objects with track ids (see README); try it at <a href="/stream-demo">/stream-demo</a>.</td></tr>
 <tr><td>POST</td><td>${code('/api/v1/object-detection/stream-tokens')}</td><td>Single-use stream token for browsers.</td></tr></table>
