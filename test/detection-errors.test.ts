@@ -120,6 +120,14 @@ describe('errors: every code from a real request, and the server keeps serving',
     expect(get.headers.get('allow')).to.equal('POST');
   });
 
+  it('503 model_unavailable: a service whose model this server did not load is refused, never answered by another model', async () => {
+    const key = await server.createService({ name: 'on a model not loaded here', model: 'yolo11n-640-int8' });
+    const result = await post(imageRequest(images.dogJpeg()), { apiKey: key });
+    expectError(result, 503, 'model_unavailable');
+    expect(result.body.error.message).to.contain('yolo11n-640-int8');
+    expect((await post(imageRequest(await images.onePixelPng()))).status).to.equal(200);
+  });
+
   it('413 image_too_large: a 20000×20000 PNG is refused from its header', async () => {
     const bomb = await images.hugePng();
     const result = await post(imageRequest(bomb));
