@@ -1,6 +1,6 @@
 import { DetectdError } from '../core/errors.js';
 import type { ServiceKeys } from './service-keys.js';
-import type { Service } from './services.js';
+import type { Service } from './service.js';
 
 /**
  * The service behind an API key, if it may be used for `serviceType`; otherwise a 401/403

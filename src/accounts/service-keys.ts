@@ -3,7 +3,7 @@ import type { Database } from '../store/database.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from './api-keys.js';
 import { isoNow } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
-import { type Service, toService } from './services.js';
+import { type Service, toService } from './service.js';
 
 /** A key that still opens its service: the current one, or an older one inside its grace period. */
 export interface ActiveKey {

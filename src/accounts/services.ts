@@ -2,19 +2,8 @@ import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
 import { AccountError } from './account-error.js';
 import { isoNow } from './iso-time.js';
+import { type Service, toService } from './service.js';
 import type { ServiceKeys } from './service-keys.js';
-
-export interface Service {
-  readonly id: string;
-  readonly accountId: string;
-  readonly name: string;
-  /** A task's type (tasks/index.ts), e.g. object-detection. */
-  readonly type: string;
-  /** Detector name, or null for the server default. */
-  readonly model: string | null;
-  readonly createdAt: string;
-  readonly disabled: boolean;
-}
 
 export interface NewService {
   readonly name: string;
@@ -93,16 +82,4 @@ export class Services {
   #select() {
     return this.db.selectFrom('services').select(['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at']);
   }
-}
-
-export function toService(row: { id: string; account_id: string; name: string; type: string; model: string | null; created_at: string; disabled_at: string | null }): Service {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    type: row.type,
-    model: row.model,
-    createdAt: row.created_at,
-    disabled: row.disabled_at !== null,
-  };
 }

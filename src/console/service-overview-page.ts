@@ -1,6 +1,6 @@
 import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
-import type { Service } from '../accounts/services.js';
+import type { Service } from '../accounts/service.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField } from './form-fields.js';
 import { html, type SafeHtml } from './html.js';

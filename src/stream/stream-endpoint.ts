@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { apiKeyFromAuthorization } from '../accounts/api-keys.js';
 import type { Authenticate } from '../accounts/authenticate.js';
-import type { Service } from '../accounts/services.js';
+import type { Service } from '../accounts/service.js';
 import { DetectdError, errorBody } from '../core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../transports/http-errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';

@@ -3,7 +3,7 @@ import { type CallContext, newCallContext } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { ERROR_CATALOGUE } from '../core/errors.js';
 import type { RawData, WebSocket } from 'ws';
-import type { Service } from '../accounts/services.js';
+import type { Service } from '../accounts/service.js';
 import { type DetectionParameters, parseConfigurations } from '../tasks/object-detection/parameters.js';
 import { DetectdError, errorBody } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';

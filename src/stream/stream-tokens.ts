@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Service } from '../accounts/services.js';
+import type { Service } from '../accounts/service.js';
 import { DetectdError } from '../core/errors.js';
 
 interface Grant {
