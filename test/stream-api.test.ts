@@ -139,6 +139,21 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     expect(usage.detections).to.be.at.least(3);
   });
 
+  it('counts no error when the client closes a stream with frames in work (the demo\'s Stop)', async () => {
+    const apiKey = await server.createService({ name: 'stopped stream' });
+    const service = (await server.domain.keys.authenticate(apiKey))!;
+    const client = await StreamClient.start(server.url, apiKey);
+    client.sendFrame(clip.frames[0], 1);
+    await client.waitFor((messages) => messages.some((message) => message.frame_id === 1));
+    for (let index = 2; index <= 6; index++) client.sendFrame(clip.frames[index], index);
+    await client.close(); // at once: frames are still waiting or in work
+    await sleep(1500); // the usage flusher writes every second
+    const usage = await new UsageStore(server.db).summary(service.id, 'hour');
+    expect(usage.errors, JSON.stringify(usage.errorsByCode)).to.equal(0);
+    expect(usage.requests, 'only frames analysed are counted').to.be.within(1, 6);
+    expect(server.logText()).to.match(/"msg":"stream closed"[^\n]*"frames_cancelled"|"frames_cancelled"[^\n]*"msg":"stream closed"/);
+  });
+
   it('returns the visualized frame and crops when asked, with the image API\'s parameters', async () => {
     const client = await StreamClient.start(server.url, server.apiKey, { OutputVisualizedImage: 'true', OutputCroppedImage: 'true', ConfidenceThreshold: '0.5' });
     client.sendFrame(clip.frames[0], 1);
