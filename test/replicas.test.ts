@@ -6,7 +6,8 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { ConsoleClient } from './support/console-client.js';
 import { databaseSettingsOf, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 
 const dog = () => imageRequest(photoPath('dog.jpg'));
@@ -80,5 +81,33 @@ describe('two server processes on one PostgreSQL database behave as one service'
     const page = (await consoleB.get(`/console/services/${id}?window=hour`)).text;
     expect(page, 'one call answered on B, two on A; a refused key reaches no service').to.match(/id="usage-requests">3</);
     for (const replica of replicas) expect(replica.output.join('')).to.not.contain(first).and.not.contain(second);
+  });
+
+  it('redeems on B a stream token issued by A, once: a second redeem on A is refused', async () => {
+    const [a, b] = replicas;
+    const env = { ...process.env, ...store.env };
+    expect(cli(['account', 'create', '--email', 'tokens@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    const created = cli(['service', 'create', '--account', 'tokens@example.com', '--name', 'tokens', '--json'], env);
+    expect(created.status, created.stderr).to.equal(0);
+    const apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
+
+    const issued = await postDetection(a.url, '', { apiKey, path: '/api/v1/object-detection/stream-tokens' });
+    expect(issued.status).to.equal(201);
+    const token = issued.body.token as string;
+    const stream = await StreamClient.open(streamUrl(b.url, token));
+    stream.sendJson({ type: 'start' });
+    await stream.waitFor((messages) => messages.some((message) => message.type === 'ready'));
+    await stream.close();
+
+    const again = await refusedUpgrade(streamUrl(a.url, token));
+    expect(again.status, 'A refuses the token B redeemed').to.equal(401);
+    expect(again.body.error.message).to.match(/token/);
+
+    // Redeemed on both at the same moment, a token still opens one stream only.
+    const raced = (await postDetection(a.url, '', { apiKey, path: '/api/v1/object-detection/stream-tokens' })).body.token as string;
+    const attempts = await Promise.allSettled([StreamClient.open(streamUrl(a.url, raced)), StreamClient.open(streamUrl(b.url, raced))]);
+    expect(attempts.map((attempt) => attempt.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
+    for (const attempt of attempts) if (attempt.status === 'fulfilled') await attempt.value.close();
+    for (const replica of replicas) expect(replica.output.join('')).to.not.contain(token).and.not.contain(apiKey);
   });
 });
