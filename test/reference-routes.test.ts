@@ -28,7 +28,7 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).to.deep.equal(Object.keys(ERROR_CATALOGUE));
     const v1 = document.paths['/api/v1/object-detection'].post;
     expect(v1.description).to.contain('OutputVisualizedImage');
-    expect(document.paths['/api/object-detection'].post.description).to.not.contain('OutputVisualizedImage');
+    expect(document.paths['/api/object-detection'].post.description).to.contain('OutputVisualizedImage');
     expect(Object.keys(v1.responses)).to.include.members(['200', '400', '401', '403', '404', '405', '413', '415', '503', '500']);
   });
 

@@ -46,10 +46,11 @@ export const PARAMETER_RULES: Readonly<Record<string, DetectionParameterRule>> =
   },
   OutputVisualizedImage: {
     key: 'outputVisualizedImage',
-    versions: ['v1'],
+    // Also on the legacy path: the Nvision Python SDK sends all three parameters to both.
+    versions: ['v1', 'legacy'],
     defaultValue: 'false',
     allowed: '"true" or "false"',
-    description: 'Add top-level `visualized_image`: the image with every box drawn (base64 JPEG).',
+    description: 'Add top-level `raw_data`: the image with every box drawn (base64 JPEG), where Nvision clients read it.',
     parse: parseBoolean,
   },
 };
