@@ -80,6 +80,33 @@ describe('Nvision client compatibility of the JSON API (real server)', () => {
     });
   });
 
+  describe('target_classes', () => {
+    it('returns only objects of the named classes, and draws only those', async () => {
+      const { status, body } = await post({ ...imageRequest(images.dogJpeg(), { OutputVisualizedImage: 'true' }), target_classes: ['dog', 'truck'] });
+      expect(status).to.equal(200);
+      expect(new Set(body.detected_objects.map((object: { name: string }) => object.name))).to.deep.equal(new Set(['dog', 'truck']));
+      expect(body.raw_data).to.be.a('string');
+    });
+    it('treats [] as every class', async () => {
+      const empty = await post({ ...imageRequest(images.dogJpeg()), target_classes: [] });
+      const absent = await post(imageRequest(images.dogJpeg()));
+      expect(empty.status).to.equal(200);
+      expect(empty.body).to.deep.equal(absent.body);
+    });
+    it('refuses an unknown class name with 400 invalid_request listing the valid names', async () => {
+      const { status, body } = await post({ ...imageRequest(tinyImage), target_classes: ['dog', 'dgo'] });
+      expect([status, body.error.code]).to.deep.equal([400, 'invalid_request']);
+      expect(body.error.message).to.contain('"dgo"').and.contain('person, bicycle, car').and.not.contain('"dog"');
+    });
+    it('refuses a target_classes that is not an array of strings with 400 invalid_request', async () => {
+      for (const targetClasses of ['dog', [1]]) {
+        const { status, body } = await post({ ...imageRequest(tinyImage), target_classes: targetClasses });
+        expect([status, body.error.code], JSON.stringify(targetClasses)).to.deep.equal([400, 'invalid_request']);
+        expect(body.error.message).to.contain('target_classes');
+      }
+    });
+  });
+
   describe('the visualized image and service_id', () => {
     for (const path of ['/api/v1/object-detection', '/api/object-detection']) {
       it(`${path}: OutputVisualizedImage "true" returns the image once, as raw_data`, async () => {

@@ -5,6 +5,7 @@ import type { Task, TaskCall } from '../task.js';
 import { type DetectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { decodeRawData } from './raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
+import { keepTargetClasses, targetClassesOf } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
 
@@ -12,6 +13,7 @@ interface ObjectDetectionRequestBody {
   readonly raw_data: string;
   readonly frame_id?: string;
   readonly source_id?: string;
+  readonly target_classes?: string[];
   readonly configurations?: { parameter: string; value: string }[];
 }
 
@@ -43,9 +45,11 @@ export async function detectObjects(
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
-  const analysis = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const labels = request.model.detector.labels;
+  const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector.labels, parameters);
+  const response = await assembleDetectionResponse(analysis.image, analysis.detections, labels, parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }
@@ -55,7 +59,7 @@ async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionRe
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = parseConfigurations(request.configurations, call.version);
+  const parameters = { ...parseConfigurations(request.configurations, call.version), targetClasses: targetClassesOf(request.target_classes, call.model.detector.labels) };
   const bytes = decodeRawData(request.raw_data);
   const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;

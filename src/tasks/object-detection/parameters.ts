@@ -5,6 +5,8 @@ export interface DetectionParameters {
   confidenceThreshold: number;
   outputCroppedImage: boolean;
   outputVisualizedImage: boolean;
+  /** Only objects of these class names are returned; undefined: every class (target-classes.ts). */
+  targetClasses?: ReadonlySet<string>;
 }
 
 interface DetectionParameterRule extends ParameterRule {
