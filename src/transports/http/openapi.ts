@@ -117,7 +117,8 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
     info: {
       title: 'detectd',
       version,
-      description: 'Self-hosted object detection. Send an image as base64 in JSON, get the objects in it.',
+      description:
+        'Self-hosted object detection. Send an image as base64 in JSON, get the objects in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) `predict()` and the Python SDK\'s requests are tested against this server.',
     },
     paths: {
       ...Object.fromEntries(
@@ -132,7 +133,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
     },
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`).' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do).' },
       },
       schemas: {
         ...Object.fromEntries(TASKS.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
