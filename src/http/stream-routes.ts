@@ -7,7 +7,7 @@ import { packageRoot } from '../package-root.js';
 import { STREAM_PATH, STREAM_TOKENS_PATH } from '../stream/protocol.js';
 import type { StreamTokens } from '../stream/stream-tokens.js';
 import { requireApiKey } from '../transports/http/api-key-auth.js';
-import { contextOf } from '../transports/http/request-context.js';
+import { contextOf } from '../transports/request-context.js';
 
 /**
  * The HTTP side of the video stream: stream tokens for browsers (whose WebSocket cannot send an
