@@ -1,11 +1,12 @@
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Authenticate } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
-import { admitRequest, type AnalysisLimits } from '../../core/pipeline.js';
+import type { AnalysisLimits } from '../../core/pipeline.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import { TASK_TYPES, taskByType } from '../../tasks/index.js';
 import type { ApiVersion, Configuration, Task, TaskCall } from '../../tasks/task.js';
+import { admitHttpCall } from '../admit-call.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from '../request-context.js';
@@ -76,14 +77,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
       if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
       context.model = model.detector.name;
       // Admitted once the body is in: a slow upload holds no place in the model's queue.
-      const leave = admitRequest(model, limits);
-      // The deadline, and a caller who hung up, both stop the wait for the model.
-      const disconnected = new AbortController();
-      response.once('close', () => {
-        disconnected.abort();
-        leave();
-      });
-      const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
+      const signal = admitHttpCall(response, model, limits);
       response.json(await run(taskOf(request), { version, service, model, schemas, limits, signal, context }));
     });
     router.all(path, knownTask, () => {
