@@ -51,16 +51,20 @@ export function readImageForm(request: IncomingMessage, options: ImageFormOption
       if (settled) return;
       settled = true;
       request.unpipe(parser);
-      request.off('data', count);
       parser.removeAllListeners();
       // Errors after this one (a part cut short by the unpipe) have nowhere to go.
       parser.on('error', () => undefined);
+      // The rest of the body is discarded unparsed, up to the body limit, so that a client still
+      // sending reads the answer instead of a reset connection; past the limit, the connection goes.
+      if (!(error instanceof DetectdError && error.code === 'payload_too_large')) request.resume();
       reject(error);
     };
     // The file limit alone would let a form of many fields or a long preamble through.
     const count = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > options.maxBodyBytes) fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
+      if (received <= options.maxBodyBytes) return;
+      if (settled) request.destroy();
+      else fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
     };
     request.on('data', count);
 
