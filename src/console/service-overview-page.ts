@@ -125,8 +125,7 @@ function curlExample(endpoint: string): SafeHtml {
   return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
 curl -s ${endpoint} \\
   -H "Authorization: ApiKey $DETECTD_API_KEY" \\
-  -H "Content-Type: application/json" \\
-  -d "{\\"raw_data\\": \\"$(base64 -w0 dog.jpg)\\", \\"configurations\\": [{\\"parameter\\": \\"ConfidenceThreshold\\", \\"value\\": \\"0.5\\"}]}"`;
+  -F image=@dog.jpg -F ConfidenceThreshold=0.5`;
 }
 
 /** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
