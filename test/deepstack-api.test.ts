@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ConsoleClient } from './support/console-client.js';
+import { describeEachEngine } from './support/engines.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -235,11 +236,11 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
   });
 });
 
-describe('DeepStack keyless calls behind a reverse proxy (DETECTD_TRUST_PROXY)', () => {
+describeEachEngine('DeepStack keyless calls behind a reverse proxy (DETECTD_TRUST_PROXY)', (engine) => {
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_TRUST_PROXY: 'loopback' });
+    server = await startTestServer({ DETECTD_TRUST_PROXY: 'loopback' }, engine);
   });
   after(async () => server?.close());
 
