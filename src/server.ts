@@ -47,7 +47,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
   const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names });
+  const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);

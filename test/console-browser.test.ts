@@ -36,7 +36,7 @@ describe('web console in a real browser: a new user from sign-up to a rotated ke
   before(async () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    server = await startTestServer();
+    server = await startTestServer({ DETECTD_SIGNUP: 'open' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {

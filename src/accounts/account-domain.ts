@@ -4,6 +4,7 @@ import { ConsoleSessions } from './console-sessions.js';
 import { ServiceKeys } from './service-keys.js';
 import { Services } from './services.js';
 import { SignInThrottle } from './sign-in-throttle.js';
+import { type SignUpPolicy, SignUps } from './sign-up.js';
 
 /** The account domain over one database: what the server, the CLI and the tests all build alike. */
 export interface AccountDomain {
@@ -12,6 +13,7 @@ export interface AccountDomain {
   readonly keys: ServiceKeys;
   readonly sessions: ConsoleSessions;
   readonly throttle: SignInThrottle;
+  readonly signUps: SignUps;
 }
 
 export interface AccountDomainOptions {
@@ -19,6 +21,8 @@ export interface AccountDomainOptions {
   readonly serviceTypes: readonly string[];
   /** The models a new service may name (absent: not checked, e.g. in the CLI, which loads none). */
   readonly modelNames?: readonly string[];
+  /** Who may sign up in the console (absent: only the first account). */
+  readonly signUp?: SignUpPolicy;
 }
 
 export function accountDomain(db: Database, secret: string, options: AccountDomainOptions): AccountDomain {
@@ -29,5 +33,6 @@ export function accountDomain(db: Database, secret: string, options: AccountDoma
     keys,
     sessions: new ConsoleSessions(db),
     throttle: new SignInThrottle(db),
+    signUps: new SignUps(db, options.signUp ?? 'first-account'),
   };
 }

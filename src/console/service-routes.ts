@@ -5,7 +5,7 @@ import { DetectdError } from '../core/errors.js';
 import { serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
-import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
+import { baseUrlOf, type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {
@@ -74,7 +74,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         account: signedInAccount(response)!,
         csrfToken: csrfTokenOf(response),
         service,
-        baseUrl: dependencies.publicUrl ?? `${request.protocol}://${request.get('host')}`,
+        baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: models.defaultModel.name,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
