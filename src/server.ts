@@ -9,6 +9,7 @@ import { loadServerSecret } from './accounts/server-secret.js';
 import { consoleRoutes } from './console/console-routes.js';
 import { CallMetrics } from './core/call-metrics.js';
 import { CallRecorder } from './core/call-recorder.js';
+import { ServiceLimits } from './limits/service-limits.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import type { Config } from './config.js';
@@ -49,6 +50,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
   const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
+  const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
   usage.start();
@@ -62,9 +64,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes } },
+    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes }, serviceLimits },
     frontDoors: [
-      consoleRoutes({ ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
+      consoleRoutes({ ...domain, usage: usageStore, serviceLimits, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
       streamRoutes(authenticate, streamTokens),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },

@@ -9,10 +9,27 @@ export interface Service {
   readonly model: string | null;
   readonly createdAt: string;
   readonly disabled: boolean;
+  /** Requests a minute its keys may make (README "Limits"); null: no rate limit. */
+  readonly rateLimitPerMinute: number | null;
+  /** Calls a UTC calendar month; null: no quota. */
+  readonly monthlyQuota: number | null;
 }
 
+/** The `services` columns a Service is read from. */
+export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'rate_limit_per_minute', 'monthly_quota'] as const;
+
 /** The row shape of `services` as read from the store. */
-export function toService(row: { id: string; account_id: string; name: string; type: string; model: string | null; created_at: string; disabled_at: string | null }): Service {
+export function toService(row: {
+  id: string;
+  account_id: string;
+  name: string;
+  type: string;
+  model: string | null;
+  created_at: string;
+  disabled_at: string | null;
+  rate_limit_per_minute: number | null;
+  monthly_quota: number | null;
+}): Service {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -21,5 +38,7 @@ export function toService(row: { id: string; account_id: string; name: string; t
     model: row.model,
     createdAt: row.created_at,
     disabled: row.disabled_at !== null,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    monthlyQuota: row.monthly_quota,
   };
 }

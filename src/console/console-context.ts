@@ -5,6 +5,7 @@ import type { ServiceKeys } from '../accounts/service-keys.js';
 import type { Services } from '../accounts/services.js';
 import type { SignInThrottle } from '../accounts/sign-in-throttle.js';
 import type { SignUps } from '../accounts/sign-up.js';
+import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { DetectdError } from '../core/errors.js';
@@ -19,6 +20,7 @@ export interface ConsoleDependencies {
   readonly throttle: SignInThrottle;
   readonly signUps: SignUps;
   readonly usage: UsageStore;
+  readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
   readonly models: Pick<ModelRegistry, 'names' | 'defaultModel'>;
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;

@@ -2,7 +2,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../accounts/service.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
-import { actionButton, csrfField } from './form-fields.js';
+import { actionButton, csrfField, field } from './form-fields.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import { usageChart } from './usage-chart.js';
@@ -17,6 +17,8 @@ export interface OverviewData {
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
+  /** Calls counted against the monthly quota so far (null: the service has no quota). */
+  readonly callsThisMonth: number | null;
   readonly graceSeconds: number;
   readonly notice?: string;
 }
@@ -55,6 +57,8 @@ export function serviceOverviewPage(data: OverviewData): string {
   </section>
 
   ${usageSection(data, base)}
+
+  ${limitsSection(data, base)}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
@@ -145,10 +149,40 @@ function usageSection(data: OverviewData, base: string): SafeHtml {
       ${stat('p50 latency', milliseconds(usage.p50Ms), 'usage-p50')}
       ${stat('p95 latency', milliseconds(usage.p95Ms), 'usage-p95')}
     </div>
+    ${limitsSummary(data)}
     ${usageChart(usage.series)}
     ${usage.requests === 0 ? html`<p class="chart-empty small">No calls in this period yet.</p>` : ''}
     <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors</p>
     <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this page within a few seconds.</p>
     ${errorRows.length ? html`<table class="list compact"><thead><tr><th>Error code</th><th class="num">Count</th></tr></thead><tbody>${errorRows}</tbody></table>` : ''}
+  </section>`;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** One line in the usage panel: the limits in force, and how much of the quota this month has used. */
+function limitsSummary(data: OverviewData): SafeHtml {
+  const { service, callsThisMonth } = data;
+  if (service.rateLimitPerMinute === null && service.monthlyQuota === null) return html`<p class="muted small" id="usage-limits">No rate limit or quota.</p>`;
+  const rate = service.rateLimitPerMinute === null ? 'no rate limit' : `rate limit ${count(service.rateLimitPerMinute)} requests/minute`;
+  const quota =
+    service.monthlyQuota === null
+      ? 'no monthly quota'
+      : `quota ${count(callsThisMonth ?? 0)} of ${count(service.monthlyQuota)} calls used this month (${Math.min(100, Math.round(((callsThisMonth ?? 0) / service.monthlyQuota) * 100))} %)`;
+  return html`<p class="small" id="usage-limits">Limits: ${rate}; ${quota}. Calls over a limit are answered 429 and listed under errors.</p>`;
+}
+
+/** The form that sets the service's request-rate limit and monthly quota (empty: none). */
+function limitsSection(data: OverviewData, base: string): SafeHtml {
+  const { service } = data;
+  return html`<section class="card" aria-labelledby="limits-title">
+    <h2 id="limits-title">Limits</h2>
+    <p class="muted">Calls over a limit are answered <code>429</code> (<code>rate_limited</code> or <code>quota_exceeded</code>) with <code>Retry-After</code> and the <code>RateLimit</code> headers, on every server sharing this database. Leave a field empty for no limit.</p>
+    <form method="post" action="${base}/limits" class="limits-form">
+      ${csrfField(data.csrfToken)}
+      ${field({ label: 'Requests per minute', name: 'rate_limit_per_minute', type: 'number', value: service.rateLimitPerMinute === null ? '' : String(service.rateLimitPerMinute), hint: 'Bursts of up to this many, then evenly spread.' })}
+      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', value: service.monthlyQuota === null ? '' : String(service.monthlyQuota), hint: 'Counted per calendar month, UTC.' })}
+      <button type="submit" class="button secondary" id="save-limits">Save limits</button>
+    </form>
   </section>`;
 }

@@ -15,7 +15,14 @@ const NOTICES = {
   disabled: 'Service disabled.',
   enabled: 'Service enabled.',
   deleted: 'Service deleted.',
+  limits: 'Limits saved.',
 } as const;
+
+/** A limit field: empty is no limit; anything else must be a whole number (Services.setLimits checks the range). */
+function limitField(request: Request, name: string): number | null {
+  const text = formField(request, name).trim().replace(/[_,\s]/g, '');
+  return text === '' ? null : /^\d+$/.test(text) ? Number(text) : Number.NaN;
+}
 
 function noticeOf(request: Request): string | undefined {
   const done = request.query.done;
@@ -78,6 +85,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         defaultModel: models.defaultModel.name,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
+        callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
         notice: noticeOf(request),
@@ -112,6 +120,17 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, disabled ? 'disabled' : 'enabled'));
     });
   }
+
+  router.post('/services/:id/limits', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    try {
+      await services.setLimits(service, { rateLimitPerMinute: limitField(request, 'rate_limit_per_minute'), monthlyQuota: limitField(request, 'monthly_quota') });
+    } catch (error) {
+      if (error instanceof AccountError) throw new DetectdError('invalid_request', `Limits not saved: ${error.message}.`);
+      throw error;
+    }
+    response.redirect(303, overview(service, 'limits'));
+  });
 
   router.post('/services/:id/delete', ownedService, async (_request, response) => {
     await services.delete(serviceOf(response));

@@ -3,17 +3,21 @@ import type { Authenticate } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
 import { admitRequest, type AnalysisLimits } from '../../core/pipeline.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { ServiceLimits } from '../../limits/service-limits.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import { TASK_TYPES, taskByType } from '../../tasks/index.js';
 import type { ApiVersion, Task } from '../../tasks/task.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from './request-context.js';
+import { enforceServiceLimits } from './service-limits.js';
 
 export interface DetectionRouteDependencies {
   readonly authenticate: Authenticate;
   readonly models: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
   readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  /** Each service's request-rate limit and monthly quota, checked once the key is known. */
+  readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -43,9 +47,10 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
   const { limits, models, schemas } = dependencies;
   const parseJson = express.json({ limit: limits.maxBodyBytes, strict: false, type: () => true });
   const authenticate = requireApiKey(dependencies.authenticate, (request) => String(request.params.serviceType));
+  const withinLimits = enforceServiceLimits(dependencies.serviceLimits);
 
   for (const { path, version } of ROUTES) {
-    router.post(path, knownTask, authenticate, jsonContentType, parseJson, async (request, response) => {
+    router.post(path, knownTask, authenticate, withinLimits, jsonContentType, parseJson, async (request, response) => {
       const context = contextOf(response);
       const service = context.service!;
       const model = models.find(service.model);
