@@ -66,7 +66,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger,
     detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes }, serviceLimits },
     frontDoors: [
-      consoleRoutes({ ...domain, usage: usageStore, serviceLimits, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
+      consoleRoutes({ ...domain, usage: usageStore, serviceLimits, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000), publicUrl: config.publicUrl }, logger),
       streamRoutes(authenticate, streamTokens),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },

@@ -25,6 +25,8 @@ export interface ConsoleDependencies {
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;
+  /** Lifetime of the stream token the overview page gets for the live-video demo. */
+  readonly streamTokenSeconds: number;
   readonly publicUrl: string | undefined;
 }
 

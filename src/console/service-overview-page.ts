@@ -20,6 +20,8 @@ export interface OverviewData {
   /** Calls counted against the monthly quota so far (null: the service has no quota). */
   readonly callsThisMonth: number | null;
   readonly graceSeconds: number;
+  /** How long a stream token for the live-video demo stays valid. */
+  readonly streamTokenSeconds: number;
   readonly notice?: string;
 }
 
@@ -32,7 +34,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.notice },
-    html`<p class="crumbs"><a href="/console/services">Services</a> /</p>
+    html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
 <div class="page-head">
   <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
 </div>
@@ -43,7 +45,7 @@ export function serviceOverviewPage(data: OverviewData): string {
       <div class="entry"><dt>Name</dt><dd>${service.name}</dd></div>
       <div class="entry"><dt>Type</dt><dd>${service.type}</dd></div>
       <div class="entry"><dt>Model</dt><dd>${service.model ?? `${data.defaultModel} (server default)`}</dd></div>
-      <div class="entry"><dt>Endpoint URL</dt><dd class="copy-row"><code class="break" id="endpoint-url">${endpoint}</code><button type="button" class="button small secondary" data-copy-from="endpoint-url">Copy</button></dd></div>
+      <div class="entry"><dt>Endpoint URL</dt><dd class="copy-row"><code class="break" id="endpoint-url">${endpoint}</code><button type="button" class="button small secondary" data-copy-from="endpoint-url">Copy URL</button></dd></div>
       ${apiKeyEntry(data, base)}
     </dl>
     ${service.disabled ? html`<p class="warning">This service is disabled: its key is answered with 403 until you enable it again.</p>` : ''}
@@ -52,7 +54,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   <section class="card" aria-labelledby="curl-title">
     <h2 id="curl-title">Call it</h2>
     <p class="muted">Ready to paste into a shell, with an image file <code>dog.jpg</code> beside it.</p>
-    <pre class="code" id="curl-example">${curlExample(endpoint)}</pre>
+    <pre class="code wrap" id="curl-example">${curlExample(endpoint)}</pre>
     <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
   </section>
 
@@ -64,14 +66,26 @@ export function serviceOverviewPage(data: OverviewData): string {
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
     <form id="try-form" class="try-form">
-      <input type="file" id="try-file" name="image" accept="image/*" required>
+      <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
+      <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
+        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
       <button type="submit" class="button primary">Detect objects</button>
     </form>
     <p id="try-status" class="muted" role="status"></p>
     <div id="try-result" class="try-result" hidden>
       <img id="try-image" alt="The image with the detected objects outlined">
-      <pre class="code" id="try-json"></pre>
+      <div class="try-objects">
+        <table class="list compact" id="try-table"><caption class="muted small">Objects found, surest first</caption>
+          <thead><tr><th scope="col">Object</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
+      </div>
+      <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>
+  </section>
+
+  <section class="card" aria-labelledby="live-title">
+    <h2 id="live-title">Live video</h2>
+    <p class="muted">Stream a webcam or a video file to this service in the live-video demo. The page gets a single-use stream token for this service (valid ${data.streamTokenSeconds} s); the key never goes into a URL.</p>
+    <a class="button secondary" id="live-video" href="/stream-demo">Open the live-video demo</a>
   </section>
 
   <section class="card danger-zone" aria-labelledby="manage-title">
@@ -97,7 +111,7 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
       ? html`<p class="warning">This key was issued before keys were stored encrypted, so it cannot be shown. Rotate it to get a key you can read here.</p>`
       : html`<div class="copy-row key-row"><code class="api-key break" id="api-key" data-masked="true">${MASK}</code>
         <button type="button" class="button small secondary" id="reveal-key" aria-controls="api-key">Reveal</button>
-        <button type="button" class="button small secondary" data-copy-key>Copy</button></div>
+        <button type="button" class="button small secondary" data-copy-key>Copy key</button></div>
         <p class="muted small">Created ${current.createdAt.slice(0, 16).replace('T', ' ')} UTC · key ending …${current.hint.slice(-4)}</p>`;
   return html`<div class="entry" id="api-key-entry"><dt>API Key</dt><dd>
     ${value}

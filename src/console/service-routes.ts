@@ -88,6 +88,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
+        streamTokenSeconds: dependencies.streamTokenSeconds,
         notice: noticeOf(request),
       }),
     );
