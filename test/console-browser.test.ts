@@ -179,4 +179,25 @@ describe('web console in a real browser: a new user from sign-up to a rotated ke
     expect(problems, 'no script errors on the pages').to.deep.equal([]);
     await context.close();
   });
+
+  it('lets the administrator (the first account) make an invitation link and copy it', async () => {
+    const context = await browser.newContext({ viewport: LAPTOP });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/console/sign-in`);
+    await page.fill('#field-email', 'user1@example.com');
+    await page.fill('#field-password', 'correct horse battery');
+    await page.click('button:has-text("Sign in")');
+    await page.waitForURL('**/console/services');
+    await page.click('header >> text=Invitations');
+    expect(await page.textContent('#sign-up-policy')).to.contain('DETECTD_SIGNUP=open');
+    await page.click('#create-invitation');
+    const link = (await page.textContent('#invitation-link'))!;
+    expect(link).to.match(/\/console\/sign-up\?invitation=[\w-]{43}$/);
+    await page.click('button:has-text("Copy link")');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(link);
+    expect(await page.locator('table.list tbody tr').count()).to.equal(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'console-invitations.png'), fullPage: true });
+    await context.close();
+  });
 });
