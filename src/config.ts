@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { SignUpPolicy } from './accounts/sign-up.js';
 
 /**
  * Every setting of the service, read once in the composition root and passed down frozen.
@@ -24,6 +25,8 @@ export interface Config {
    * in Express's `trust proxy` syntax: a hop count, or addresses/subnets/`loopback`. Absent: none.
    */
   readonly trustProxy: number | string | undefined;
+  /** Who may create an account in the console (`DETECTD_SIGNUP`: open, invite or closed; unset: only the first account). */
+  readonly signUp: SignUpPolicy;
   readonly logLevel: string;
   readonly limits: Limits;
   readonly inference: InferenceSettings;
@@ -97,6 +100,15 @@ function text(env: Env, name: string): string | undefined {
 
 export class ConfigError extends Error {}
 
+const SIGN_UP_SETTINGS: Record<string, SignUpPolicy> = { open: 'open', invite: 'invite', closed: 'closed' };
+
+function signUpSetting(raw: string | undefined): SignUpPolicy {
+  if (raw === undefined) return 'first-account';
+  const policy = SIGN_UP_SETTINGS[raw.toLowerCase()];
+  if (!policy) throw new ConfigError(`DETECTD_SIGNUP must be open, invite or closed (unset: only the first account may sign up), got "${raw}"`);
+  return policy;
+}
+
 /** A hop count stays a number (Express reads "1" as an address otherwise). */
 function trustProxySetting(raw: string | undefined): number | string | undefined {
   if (raw === undefined) return undefined;
@@ -133,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyRotationGraceSeconds: integer(env, 'DETECTD_KEY_ROTATION_GRACE_SECONDS', 24 * 3600, 1, 90 * 24 * 3600),
     publicUrl,
     trustProxy: trustProxySetting(text(env, 'DETECTD_TRUST_PROXY')),
+    signUp: signUpSetting(text(env, 'DETECTD_SIGNUP')),
     logLevel: text(env, 'DETECTD_LOG_LEVEL') ?? 'info',
     limits: {
       maxBodyBytes: integer(env, 'DETECTD_MAX_BODY_BYTES', 20 * 1024 * 1024, 1024, 1024 ** 3),

@@ -10,6 +10,7 @@ import { loadServerSecret } from './accounts/server-secret.js';
 import { consoleRoutes } from './console/console-routes.js';
 import { CallMetrics } from './core/call-metrics.js';
 import { CallRecorder } from './core/call-recorder.js';
+import { ServiceLimits } from './limits/service-limits.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import type { Config } from './config.js';
@@ -53,8 +54,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
   const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names });
+  const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
+  const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
   usage.start();
@@ -68,13 +70,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const streamTokens = new StreamTokens(db, config.stream.tokenTtlMs);
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes } },
+    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes }, serviceLimits },
     frontDoors: [
-      consoleRoutes({ ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
+      consoleRoutes({ ...domain, usage: usageStore, serviceLimits, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000), publicUrl: config.publicUrl }, logger),
       streamRoutes(authenticate, streamTokens),
       deepStackRoutes({
         authenticate,
         authenticateKeyless: keylessAuthenticator(domain.services),
+        serviceLimits,
         models,
         limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes },
         logger,

@@ -22,7 +22,7 @@ describeEachEngine('web console over HTTP', (engine) => {
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_KEY_ROTATION_GRACE_SECONDS: '3600' }, engine);
+    server = await startTestServer({ DETECTD_KEY_ROTATION_GRACE_SECONDS: '3600', DETECTD_SIGNUP: 'open' }, engine);
   });
   after(async () => server?.close());
 

@@ -96,9 +96,32 @@ function readAsBase64(file) {
   });
 }
 
-// "Try it": the same public API call a client makes, with this service's key.
-document.getElementById('try-form')?.addEventListener('submit', async (event) => {
-  event.preventDefault();
+const confidenceInput = () => document.getElementById('try-confidence');
+
+// One row per object: name, confidence, box. Built with DOM nodes, so names are never parsed as HTML.
+function fillObjectTable(objects) {
+  const body = document.querySelector('#try-table tbody');
+  body.replaceChildren(
+    ...objects.map((object) => {
+      const row = document.createElement('tr');
+      const box = object.bounding_box;
+      for (const [text, numeric] of [
+        [object.name, false],
+        [object.confidence.toFixed(2), true],
+        [`${box.left}, ${box.top}, ${box.right}, ${box.bottom}`, true],
+      ]) {
+        const cell = document.createElement('td');
+        cell.textContent = text;
+        if (numeric) cell.className = 'num';
+        row.append(cell);
+      }
+      return row;
+    }),
+  );
+}
+
+// "Try it": the same public API call a client makes, with this service's key and the chosen confidence threshold.
+async function tryIt() {
   const status = document.getElementById('try-status');
   const result = document.getElementById('try-result');
   const file = document.getElementById('try-file').files[0];
@@ -106,29 +129,67 @@ document.getElementById('try-form')?.addEventListener('submit', async (event) =>
     status.textContent = 'Choose an image first.';
     return;
   }
+  const threshold = confidenceInput().value;
   status.textContent = 'Detecting…';
-  result.hidden = true;
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
     const started = performance.now();
     const response = await fetch('/api/v1/object-detection', {
       method: 'POST',
       headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ raw_data: rawData, configurations: [{ parameter: 'OutputVisualizedImage', value: 'true' }] }),
+      body: JSON.stringify({
+        raw_data: rawData,
+        configurations: [
+          { parameter: 'ConfidenceThreshold', value: threshold },
+          { parameter: 'OutputVisualizedImage', value: 'true' },
+        ],
+      }),
     });
     const body = await response.json();
     if (!response.ok) {
+      result.hidden = true;
       status.textContent = `Error ${response.status}: ${body.error?.message ?? 'request failed'}`;
       return;
     }
     const found = body.detected_objects.length;
-    status.textContent = `${found} object${found === 1 ? '' : 's'} found in ${Math.round(performance.now() - started)} ms.`;
+    status.textContent = `${found} object${found === 1 ? '' : 's'} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`;
     // The visualized image comes back as raw_data, where Nvision clients read it.
     document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
+    fillObjectTable(body.detected_objects);
     const shown = { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` };
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
   } catch (error) {
     status.textContent = `Request failed: ${error.message}`;
+  }
+}
+
+document.getElementById('try-form')?.addEventListener('submit', (event) => {
+  event.preventDefault();
+  tryIt();
+});
+const showConfidence = () => (document.getElementById('try-confidence-value').textContent = Number(confidenceInput().value).toFixed(2));
+// The browser may restore the slider's position on back/forward; the number beside it follows.
+if (confidenceInput()) showConfidence();
+confidenceInput()?.addEventListener('input', showConfidence);
+// Letting go of the slider asks again with the new threshold, once an image has been tried.
+confidenceInput()?.addEventListener('change', () => {
+  if (!document.getElementById('try-result').hidden) tryIt();
+});
+
+// The live-video demo: trade the key for a single-use stream token and hand the page only that, in the URL fragment (never sent to a server).
+document.getElementById('live-video')?.addEventListener('click', async (event) => {
+  event.preventDefault();
+  const link = event.currentTarget;
+  try {
+    const apiKey = await fetchKey();
+    const response = await fetch('/api/v1/object-detection/stream-tokens', { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` } });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error?.message ?? `the server answered ${response.status}`);
+    window.location.assign(`${link.getAttribute('href')}#${new URLSearchParams({ token: body.token, stream_path: body.stream_path })}`);
+  } catch (error) {
+    flash(link, 'Failed');
+    const status = document.getElementById('try-status');
+    if (status) status.textContent = `Could not open the live-video demo: ${error.message}`;
   }
 });

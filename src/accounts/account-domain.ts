@@ -5,6 +5,7 @@ import { ConsoleSessions } from './console-sessions.js';
 import { ServiceKeys } from './service-keys.js';
 import { Services } from './services.js';
 import { SignInThrottle } from './sign-in-throttle.js';
+import { type SignUpPolicy, SignUps } from './sign-up.js';
 
 /** The account domain over one database: what the server, the CLI and the tests all build alike. */
 export interface AccountDomain {
@@ -13,6 +14,7 @@ export interface AccountDomain {
   readonly keys: ServiceKeys;
   readonly sessions: ConsoleSessions;
   readonly throttle: SignInThrottle;
+  readonly signUps: SignUps;
 }
 
 export interface AccountDomainOptions {
@@ -22,6 +24,8 @@ export interface AccountDomainOptions {
   readonly modelNames?: readonly string[];
   /** The time that API-key grace periods and console sessions expire by (default: the system clock). */
   readonly now?: Clock;
+  /** Who may sign up in the console (absent: only the first account). */
+  readonly signUp?: SignUpPolicy;
 }
 
 export function accountDomain(db: Database, secret: string, options: AccountDomainOptions): AccountDomain {
@@ -33,5 +37,6 @@ export function accountDomain(db: Database, secret: string, options: AccountDoma
     keys,
     sessions: new ConsoleSessions(db, now),
     throttle: new SignInThrottle(db),
+    signUps: new SignUps(db, options.signUp ?? 'first-account'),
   };
 }

@@ -7,7 +7,8 @@ export type AccountErrorCode =
   | 'service_name_taken'
   | 'unknown_service_type'
   | 'unknown_model'
-  | 'invalid_address_range';
+  | 'invalid_address_range'
+  | 'invalid_limit';
 
 /** A rule of the account domain was broken; `code` says which, the message says it to a person. */
 export class AccountError extends Error {

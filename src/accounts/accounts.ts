@@ -1,12 +1,17 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
+import type { AccountRole } from '../store/tables.js';
 import { AccountError } from './account-error.js';
 import { isoNow } from './iso-time.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
+export type { AccountRole } from '../store/tables.js';
+
 export interface Account {
   readonly id: string;
   readonly email: string;
+  /** `admin`: the first account, which may invite others (README "Sign-up"). */
+  readonly role: AccountRole;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -32,7 +37,9 @@ export class Accounts {
       throw new AccountError('weak_password', `the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
     }
     if (await this.findAccount(normalised)) throw new AccountError('email_taken', `an account for ${normalised} already exists`);
-    const account = { id: crypto.randomUUID(), email: normalised };
+    // The first account administers the server; a database without one (e.g. from before roles) gets one with its next account.
+    const hasAdmin = await this.db.selectFrom('accounts').select('id').where('role', '=', 'admin').executeTakeFirst();
+    const account: Account = { id: crypto.randomUUID(), email: normalised, role: hasAdmin ? 'member' : 'admin' };
     await this.db
       .insertInto('accounts')
       .values({ ...account, password_hash: await hashPassword(password), created_at: isoNow() })
@@ -43,10 +50,15 @@ export class Accounts {
   async findAccount(email: string): Promise<(Account & { passwordHash: string }) | undefined> {
     const row = await this.db
       .selectFrom('accounts')
-      .select(['id', 'email', 'password_hash'])
+      .select(['id', 'email', 'role', 'password_hash'])
       .where('email', '=', normaliseEmail(email))
       .executeTakeFirst();
-    return row && { id: row.id, email: row.email, passwordHash: row.password_hash };
+    return row && { id: row.id, email: row.email, role: row.role, passwordHash: row.password_hash };
+  }
+
+  /** True once any account exists (the default sign-up policy admits only the first). */
+  async any(): Promise<boolean> {
+    return (await this.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
   }
 
   /** The account these credentials sign in to, or undefined; the same work is done whether or not the email exists. */
@@ -55,6 +67,6 @@ export class Accounts {
     const account = await this.findAccount(email);
     const stored = account?.passwordHash ?? (await (this.#decoyHash ??= hashPassword(crypto.randomUUID())));
     const matches = await verifyPassword(password, stored);
-    return account && matches ? { id: account.id, email: account.email } : undefined;
+    return account && matches ? { id: account.id, email: account.email, role: account.role } : undefined;
   }
 }

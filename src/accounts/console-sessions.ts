@@ -37,7 +37,7 @@ export class ConsoleSessions {
     return this.db
       .selectFrom('console_sessions')
       .innerJoin('accounts', 'accounts.id', 'console_sessions.account_id')
-      .select(['accounts.id', 'accounts.email'])
+      .select(['accounts.id', 'accounts.email', 'accounts.role'])
       .where('console_sessions.token_hash', '=', hashToken(token))
       .where('console_sessions.expires_at', '>', isoAt(this.clock))
       .executeTakeFirst();

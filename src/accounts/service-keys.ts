@@ -3,7 +3,7 @@ import type { Database } from '../store/database.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from './api-keys.js';
 import { type Clock, isoAt } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
-import { type Service, toService } from './service.js';
+import { type Service, SERVICE_COLUMNS, toService } from './service.js';
 
 /** A key that still opens its service: the current one, or an older one inside its grace period. */
 export interface ActiveKey {
@@ -60,7 +60,7 @@ export class ServiceKeys {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('services', 'services.id', 'api_keys.service_id')
-      .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', 'services.id', 'services.account_id', 'services.name', 'services.type', 'services.model', 'services.created_at', 'services.disabled_at', 'services.keyless_address_ranges'])
+      .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', ...SERVICE_COLUMNS.map((column) => `services.${column}` as const)])
       .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
     if (!row || !sameDigest(row.key_hash, keyHash)) return undefined;

@@ -11,7 +11,14 @@ export interface Service {
   readonly disabled: boolean;
   /** Address ranges (canonical CIDR) from which DeepStack-style calls without a key act as this service; null: off, a key is always needed. */
   readonly keylessAddressRanges: readonly string[] | null;
+  /** Requests a minute its keys may make (README "Limits"); null: no rate limit. */
+  readonly rateLimitPerMinute: number | null;
+  /** Calls a UTC calendar month; null: no quota. */
+  readonly monthlyQuota: number | null;
 }
+
+/** The `services` columns a Service is read from. */
+export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges', 'rate_limit_per_minute', 'monthly_quota'] as const;
 
 /** The row shape of `services` as read from the store. */
 export function toService(row: {
@@ -23,6 +30,8 @@ export function toService(row: {
   created_at: string;
   disabled_at: string | null;
   keyless_address_ranges: string | null;
+  rate_limit_per_minute: number | null;
+  monthly_quota: number | null;
 }): Service {
   return {
     id: row.id,
@@ -33,5 +42,7 @@ export function toService(row: {
     createdAt: row.created_at,
     disabled: row.disabled_at !== null,
     keylessAddressRanges: row.keyless_address_ranges === null ? null : row.keyless_address_ranges.split(' '),
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    monthlyQuota: row.monthly_quota,
   };
 }

@@ -3,7 +3,7 @@ import type { Database } from '../store/database.js';
 import { AccountError } from './account-error.js';
 import { inAddressRanges, LOOPBACK_RANGES, parseAddressRanges } from './address-ranges.js';
 import { isoNow } from './iso-time.js';
-import { type Service, toService } from './service.js';
+import { type Service, SERVICE_COLUMNS, toService } from './service.js';
 import type { ServiceKeys } from './service-keys.js';
 
 export interface NewService {
@@ -11,6 +11,11 @@ export interface NewService {
   readonly type?: string;
   readonly model?: string | null;
 }
+
+export type ServiceLimitSettings = Pick<Service, 'rateLimitPerMinute' | 'monthlyQuota'>;
+
+export const MAX_RATE_PER_MINUTE = 1_000_000;
+export const MAX_MONTHLY_QUOTA = 1_000_000_000;
 
 const SERVICE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,62}$/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -40,7 +45,7 @@ export class Services {
     }
     const taken = await this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
     if (taken) throw new AccountError('service_name_taken', `this account already has a service named "${name}"`);
-    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null };
+    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null };
     const apiKey = await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('services')
@@ -97,15 +102,34 @@ export class Services {
     return row && toService(row);
   }
 
+  /** Sets (or, with null, removes) the service's request-rate limit and monthly quota; both are enforced by limits/service-limits.ts. */
+  async setLimits(service: Service, limits: ServiceLimitSettings): Promise<void> {
+    for (const [value, name, max] of [
+      [limits.rateLimitPerMinute, 'requests per minute', MAX_RATE_PER_MINUTE],
+      [limits.monthlyQuota, 'calls per month', MAX_MONTHLY_QUOTA],
+    ] as const) {
+      if (value !== null && (!Number.isInteger(value) || value < 1 || value > max)) {
+        throw new AccountError('invalid_limit', `${name} must be a whole number from 1 to ${max}, or empty for no limit`);
+      }
+    }
+    await this.db
+      .updateTable('services')
+      .set({ rate_limit_per_minute: limits.rateLimitPerMinute, monthly_quota: limits.monthlyQuota })
+      .where('id', '=', service.id)
+      .where('account_id', '=', service.accountId)
+      .execute();
+  }
+
   /** Deletes the service, its keys (cascade) and its usage counters. */
   async delete(service: Service): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('usage_counters').where('service_id', '=', service.id).execute();
+      await trx.deleteFrom('service_monthly_calls').where('service_id', '=', service.id).execute();
       await trx.deleteFrom('services').where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
     });
   }
 
   #select() {
-    return this.db.selectFrom('services').select(['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges']);
+    return this.db.selectFrom('services').select(SERVICE_COLUMNS);
   }
 }

@@ -1,4 +1,5 @@
 import { MIN_PASSWORD_LENGTH } from '../accounts/accounts.js';
+import type { SignUpAccess } from '../accounts/sign-up.js';
 import { csrfField, field } from './form-fields.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -9,6 +10,8 @@ export interface SignInForm {
   /** Error about the whole attempt (wrong credentials, too many attempts). */
   readonly error?: string;
   readonly notice?: string;
+  /** Whether the sign-up page would accept a visitor without an invitation (else its link is not offered). */
+  readonly signUpOpen: boolean;
 }
 
 export function signInPage(form: SignInForm): string {
@@ -24,13 +27,15 @@ export function signInPage(form: SignInForm): string {
     ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password', required: true, autofocus: Boolean(form.email) })}
     <button type="submit" class="button primary wide">Sign in</button>
   </form>
-  <p class="switch">New here? <a href="/console/sign-up">Create a service account</a></p>
+  ${form.signUpOpen ? html`<p class="switch">New here? <a href="/console/sign-up">Create a service account</a></p>` : ''}
 </section>`,
   );
 }
 
 export interface SignUpForm {
   readonly csrfToken: string;
+  /** The invitation token from the link, carried through the form. */
+  readonly invitation?: string;
   readonly email?: string;
   readonly errors?: { readonly email?: string; readonly password?: string };
 }
@@ -43,10 +48,29 @@ export function signUpPage(form: SignUpForm): string {
   <p class="muted">A service account owns services; each service has its own API key.</p>
   <form method="post" action="/console/sign-up" novalidate>
     ${csrfField(form.csrfToken)}
+    ${form.invitation ? html`<input type="hidden" name="invitation" value="${form.invitation}">` : ''}
     ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, error: form.errors?.email, autocomplete: 'username', required: true, autofocus: true })}
     ${field({ label: 'Password', name: 'password', type: 'password', error: form.errors?.password, hint: `At least ${MIN_PASSWORD_LENGTH} characters.`, autocomplete: 'new-password', required: true })}
     <button type="submit" class="button primary wide">Create account</button>
   </form>
+  <p class="switch">Already have an account? <a href="/console/sign-in">Sign in</a></p>
+</section>`,
+  );
+}
+
+const CLOSED_REASONS: Record<Exclude<SignUpAccess, { allowed: true }>['reason'], string> = {
+  closed: 'This server does not take new sign-ups. Ask its administrator for an account.',
+  'needs-invitation': 'Sign-up on this server is by invitation. Ask its administrator for an invitation link.',
+  'invalid-invitation': 'This invitation link has been used, has expired or was withdrawn. Ask the administrator for a new one.',
+};
+
+/** What a visitor sees instead of the sign-up form when the server's policy does not admit them. */
+export function signUpClosedPage(options: { csrfToken: string; access: Exclude<SignUpAccess, { allowed: true }> }): string {
+  return layout(
+    { title: 'Sign-up closed', csrfToken: options.csrfToken },
+    html`<section class="auth-card">
+  <h1>Sign-up closed</h1>
+  <p id="sign-up-closed">${CLOSED_REASONS[options.access.reason]}</p>
   <p class="switch">Already have an account? <a href="/console/sign-in">Sign in</a></p>
 </section>`,
   );

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import { SESSION_SECONDS } from '../accounts/console-sessions.js';
-import { signInPage, signUpPage } from './auth-pages.js';
+import { signInPage, signUpClosedPage, signUpPage } from './auth-pages.js';
 import { clearConsoleCookie, readCookie, setConsoleCookie } from './cookies.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, SESSION_COOKIE, signedInAccount } from './console-context.js';
 
@@ -9,22 +9,31 @@ const HOME = '/console/services';
 
 /** Sign-up, sign-in and sign-out. */
 export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
-  const { accounts, sessions, throttle } = dependencies;
+  const { accounts, sessions, throttle, signUps } = dependencies;
+  const signUpOpen = async () => (await signUps.access(undefined)).allowed;
   const router = Router();
 
   router.get('/', (_request, response) => {
     response.redirect(303, signedInAccount(response) ? HOME : '/console/sign-in');
   });
 
-  router.get('/sign-up', (_request, response) => {
+  router.get('/sign-up', async (request, response) => {
     if (signedInAccount(response)) return response.redirect(303, HOME);
-    response.send(signUpPage({ csrfToken: csrfTokenOf(response) }));
+    const invitation = typeof request.query.invitation === 'string' ? request.query.invitation : undefined;
+    const access = await signUps.access(invitation);
+    if (!access.allowed) return response.status(403).send(signUpClosedPage({ csrfToken: csrfTokenOf(response), access }));
+    response.send(signUpPage({ csrfToken: csrfTokenOf(response), invitation }));
   });
 
   router.post('/sign-up', async (request, response) => {
     const email = formField(request, 'email');
+    const invitation = formField(request, 'invitation') || undefined;
     try {
-      const account = await accounts.createAccount(email, formField(request, 'password'));
+      const account = await signUps.signUp(email, formField(request, 'password'), invitation);
+      if (!account) {
+        const access = await signUps.access(invitation);
+        return response.status(403).send(signUpClosedPage({ csrfToken: csrfTokenOf(response), access: access.allowed ? { allowed: false, reason: 'invalid-invitation' } : access }));
+      }
       setConsoleCookie(request, response, SESSION_COOKIE, await sessions.start(account.id), SESSION_SECONDS);
       response.redirect(303, HOME);
     } catch (error) {
@@ -32,13 +41,13 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
       const onPassword = error.code === 'weak_password';
       const status = error.code === 'email_taken' ? 409 : 400;
       const message = error.code === 'email_taken' ? 'This email is already registered. Sign in instead?' : error.message;
-      response.status(status).send(signUpPage({ csrfToken: csrfTokenOf(response), email, errors: onPassword ? { password: message } : { email: message } }));
+      response.status(status).send(signUpPage({ csrfToken: csrfTokenOf(response), invitation, email, errors: onPassword ? { password: message } : { email: message } }));
     }
   });
 
-  router.get('/sign-in', (request, response) => {
+  router.get('/sign-in', async (request, response) => {
     if (signedInAccount(response)) return response.redirect(303, HOME);
-    response.send(signInPage({ csrfToken: csrfTokenOf(response), notice: 'signed-out' in request.query ? 'You are signed out.' : undefined }));
+    response.send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), notice: 'signed-out' in request.query ? 'You are signed out.' : undefined }));
   });
 
   router.post('/sign-in', async (request, response) => {
@@ -49,13 +58,13 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
       const minutes = Math.ceil(retryAfter / 60);
       response.setHeader('Retry-After', String(retryAfter));
       return response.status(429).send(
-        signInPage({ csrfToken: csrfTokenOf(response), email, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }),
+        signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }),
       );
     }
     const account = await accounts.checkCredentials(email, formField(request, 'password'));
     if (!account) {
       await throttle.recordFailure(email, address);
-      return response.status(401).send(signInPage({ csrfToken: csrfTokenOf(response), email, error: 'Wrong email or password.' }));
+      return response.status(401).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: 'Wrong email or password.' }));
     }
     await throttle.clear(email, address);
     setConsoleCookie(request, response, SESSION_COOKIE, await sessions.start(account.id), SESSION_SECONDS);

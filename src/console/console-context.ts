@@ -4,8 +4,11 @@ import type { ConsoleSessions } from '../accounts/console-sessions.js';
 import type { ServiceKeys } from '../accounts/service-keys.js';
 import type { Services } from '../accounts/services.js';
 import type { SignInThrottle } from '../accounts/sign-in-throttle.js';
+import type { SignUps } from '../accounts/sign-up.js';
+import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
 
 /** What the console's routes work with; built once in the composition root. */
@@ -15,11 +18,15 @@ export interface ConsoleDependencies {
   readonly keys: ServiceKeys;
   readonly sessions: ConsoleSessions;
   readonly throttle: SignInThrottle;
+  readonly signUps: SignUps;
   readonly usage: UsageStore;
+  readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
   readonly models: Pick<ModelRegistry, 'names' | 'defaultModel'>;
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;
+  /** Lifetime of the stream token the overview page gets for the live-video demo. */
+  readonly streamTokenSeconds: number;
   readonly publicUrl: string | undefined;
 }
 
@@ -48,6 +55,17 @@ export const requireSignIn: RequestHandler = (request, response, next) => {
   if (signedInAccount(response)) return next();
   response.redirect(303, '/console/sign-in');
 };
+
+/** Lets only the administrator through; anyone else is told the page is not theirs. */
+export const requireAdmin: RequestHandler = (_request, response, next) => {
+  if (signedInAccount(response)?.role === 'admin') return next();
+  throw new DetectdError('forbidden', 'Only the administrator of this server can do this.');
+};
+
+/** The base URL callers reach this server at: the configured public URL, else this request's own. */
+export function baseUrlOf(request: Request, publicUrl: string | undefined): string {
+  return publicUrl ?? `${request.protocol}://${request.get('host')}`;
+}
 
 /** A string form field; anything else (absent, repeated, nested) reads as empty. */
 export function formField(request: Request, name: string): string {

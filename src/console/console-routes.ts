@@ -8,6 +8,7 @@ import { packageRoot } from '../package-root.js';
 import { consoleAuthRoutes } from './auth-routes.js';
 import { type ConsoleDependencies, loadSession, signedInAccount } from './console-context.js';
 import { consoleServiceRoutes } from './service-routes.js';
+import { consoleInvitationRoutes } from './invitation-routes.js';
 import { csrfProtection } from './csrf.js';
 import { fromBodyParser } from '../transports/http/error-handler.js';
 import { contextOf } from '../transports/request-context.js';
@@ -60,6 +61,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   pages.use(loadSession(dependencies.sessions));
   pages.use(consoleAuthRoutes(dependencies));
   pages.use(consoleServiceRoutes(dependencies));
+  pages.use(consoleInvitationRoutes(dependencies));
   pages.use(() => {
     throw new DetectdError('not_found', 'There is no such page in the console.');
   });

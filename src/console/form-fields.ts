@@ -3,7 +3,7 @@ import { html, type SafeHtml } from './html.js';
 export interface FieldOptions {
   readonly label: string;
   readonly name: string;
-  readonly type?: 'text' | 'email' | 'password';
+  readonly type?: 'text' | 'email' | 'password' | 'number';
   readonly value?: string;
   /** Shown under the field, and marks it invalid. */
   readonly error?: string;

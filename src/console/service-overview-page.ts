@@ -3,7 +3,7 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../accounts/service.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
-import { actionButton, csrfField } from './form-fields.js';
+import { actionButton, csrfField, field } from './form-fields.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import { usageChart } from './usage-chart.js';
@@ -18,7 +18,11 @@ export interface OverviewData {
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
+  /** Calls counted against the monthly quota so far (null: the service has no quota). */
+  readonly callsThisMonth: number | null;
   readonly graceSeconds: number;
+  /** How long a stream token for the live-video demo stays valid. */
+  readonly streamTokenSeconds: number;
   readonly notice?: string;
   /** The keyless form's problem after a refused change, with the text that was sent. */
   readonly keylessError?: { readonly message: string; readonly ranges: string };
@@ -33,7 +37,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.notice },
-    html`<p class="crumbs"><a href="/console/services">Services</a> /</p>
+    html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
 <div class="page-head">
   <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
 </div>
@@ -44,7 +48,7 @@ export function serviceOverviewPage(data: OverviewData): string {
       <div class="entry"><dt>Name</dt><dd>${service.name}</dd></div>
       <div class="entry"><dt>Type</dt><dd>${service.type}</dd></div>
       <div class="entry"><dt>Model</dt><dd>${service.model ?? `${data.defaultModel} (server default)`}</dd></div>
-      <div class="entry"><dt>Endpoint URL</dt><dd class="copy-row"><code class="break" id="endpoint-url">${endpoint}</code><button type="button" class="button small secondary" data-copy-from="endpoint-url">Copy</button></dd></div>
+      <div class="entry"><dt>Endpoint URL</dt><dd class="copy-row"><code class="break" id="endpoint-url">${endpoint}</code><button type="button" class="button small secondary" data-copy-from="endpoint-url">Copy URL</button></dd></div>
       ${apiKeyEntry(data, base)}
     </dl>
     ${service.disabled ? html`<p class="warning">This service is disabled: its key is answered with 403 until you enable it again.</p>` : ''}
@@ -53,7 +57,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   <section class="card" aria-labelledby="curl-title">
     <h2 id="curl-title">Call it</h2>
     <p class="muted">Ready to paste into a shell, with an image file <code>dog.jpg</code> beside it.</p>
-    <pre class="code" id="curl-example">${curlExample(endpoint)}</pre>
+    <pre class="code wrap" id="curl-example">${curlExample(endpoint)}</pre>
     <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
   </section>
 
@@ -61,18 +65,32 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${usageSection(data, base)}
 
+  ${limitsSection(data, base)}
+
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
     <form id="try-form" class="try-form">
-      <input type="file" id="try-file" name="image" accept="image/*" required>
+      <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
+      <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
+        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
       <button type="submit" class="button primary">Detect objects</button>
     </form>
     <p id="try-status" class="muted" role="status"></p>
     <div id="try-result" class="try-result" hidden>
       <img id="try-image" alt="The image with the detected objects outlined">
-      <pre class="code" id="try-json"></pre>
+      <div class="try-objects">
+        <table class="list compact" id="try-table"><caption class="muted small">Objects found, surest first</caption>
+          <thead><tr><th scope="col">Object</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
+      </div>
+      <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>
+  </section>
+
+  <section class="card" aria-labelledby="live-title">
+    <h2 id="live-title">Live video</h2>
+    <p class="muted">Stream a webcam or a video file to this service in the live-video demo. The page gets a single-use stream token for this service (valid ${data.streamTokenSeconds} s); the key never goes into a URL.</p>
+    <a class="button secondary" id="live-video" href="/stream-demo">Open the live-video demo</a>
   </section>
 
   <section class="card danger-zone" aria-labelledby="manage-title">
@@ -98,7 +116,7 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
       ? html`<p class="warning">This key was issued before keys were stored encrypted, so it cannot be shown. Rotate it to get a key you can read here.</p>`
       : html`<div class="copy-row key-row"><code class="api-key break" id="api-key" data-masked="true">${MASK}</code>
         <button type="button" class="button small secondary" id="reveal-key" aria-controls="api-key">Reveal</button>
-        <button type="button" class="button small secondary" data-copy-key>Copy</button></div>
+        <button type="button" class="button small secondary" data-copy-key>Copy key</button></div>
         <p class="muted small">Created ${current.createdAt.slice(0, 16).replace('T', ' ')} UTC · key ending …${current.hint.slice(-4)}</p>`;
   return html`<div class="entry" id="api-key-entry"><dt>API Key</dt><dd>
     ${value}
@@ -174,10 +192,40 @@ function usageSection(data: OverviewData, base: string): SafeHtml {
       ${stat('p50 latency', milliseconds(usage.p50Ms), 'usage-p50')}
       ${stat('p95 latency', milliseconds(usage.p95Ms), 'usage-p95')}
     </div>
+    ${limitsSummary(data)}
     ${usageChart(usage.series)}
     ${usage.requests === 0 ? html`<p class="chart-empty small">No calls in this period yet.</p>` : ''}
     <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors</p>
     <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this page within a few seconds.</p>
     ${errorRows.length ? html`<table class="list compact"><thead><tr><th>Error code</th><th class="num">Count</th></tr></thead><tbody>${errorRows}</tbody></table>` : ''}
+  </section>`;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** One line in the usage panel: the limits in force, and how much of the quota this month has used. */
+function limitsSummary(data: OverviewData): SafeHtml {
+  const { service, callsThisMonth } = data;
+  if (service.rateLimitPerMinute === null && service.monthlyQuota === null) return html`<p class="muted small" id="usage-limits">No rate limit or quota.</p>`;
+  const rate = service.rateLimitPerMinute === null ? 'no rate limit' : `rate limit ${count(service.rateLimitPerMinute)} requests/minute`;
+  const quota =
+    service.monthlyQuota === null
+      ? 'no monthly quota'
+      : `quota ${count(callsThisMonth ?? 0)} of ${count(service.monthlyQuota)} calls used this month (${Math.min(100, Math.round(((callsThisMonth ?? 0) / service.monthlyQuota) * 100))} %)`;
+  return html`<p class="small" id="usage-limits">Limits: ${rate}; ${quota}. Calls over a limit are answered 429 and listed under errors.</p>`;
+}
+
+/** The form that sets the service's request-rate limit and monthly quota (empty: none). */
+function limitsSection(data: OverviewData, base: string): SafeHtml {
+  const { service } = data;
+  return html`<section class="card" aria-labelledby="limits-title">
+    <h2 id="limits-title">Limits</h2>
+    <p class="muted">Calls over a limit are answered <code>429</code> (<code>rate_limited</code> or <code>quota_exceeded</code>) with <code>Retry-After</code> and the <code>RateLimit</code> headers, on every server sharing this database. Leave a field empty for no limit.</p>
+    <form method="post" action="${base}/limits" class="limits-form">
+      ${csrfField(data.csrfToken)}
+      ${field({ label: 'Requests per minute', name: 'rate_limit_per_minute', type: 'number', value: service.rateLimitPerMinute === null ? '' : String(service.rateLimitPerMinute), hint: 'Bursts of up to this many, then evenly spread.' })}
+      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', value: service.monthlyQuota === null ? '' : String(service.monthlyQuota), hint: 'Counted per calendar month, UTC.' })}
+      <button type="submit" class="button secondary" id="save-limits">Save limits</button>
+    </form>
   </section>`;
 }

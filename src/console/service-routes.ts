@@ -5,7 +5,7 @@ import { DetectdError } from '../core/errors.js';
 import { type OverviewData, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
-import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
+import { baseUrlOf, type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {
@@ -17,7 +17,14 @@ const NOTICES = {
   deleted: 'Service deleted.',
   'keyless-on': 'Calls without a key from the listed address ranges are now accepted.',
   'keyless-off': 'Calls without a key are refused again.',
+  limits: 'Limits saved.',
 } as const;
+
+/** A limit field: empty is no limit; anything else must be a whole number (Services.setLimits checks the range). */
+function limitField(request: Request, name: string): number | null {
+  const text = formField(request, name).trim().replace(/[_,\s]/g, '');
+  return text === '' ? null : /^\d+$/.test(text) ? Number(text) : Number.NaN;
+}
 
 function noticeOf(request: Request): string | undefined {
   const done = request.query.done;
@@ -76,12 +83,14 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         account: signedInAccount(response)!,
         csrfToken: csrfTokenOf(response),
         service,
-        baseUrl: dependencies.publicUrl ?? `${request.protocol}://${request.get('host')}`,
+        baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: models.defaultModel.name,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
+        callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
+        streamTokenSeconds: dependencies.streamTokenSeconds,
         notice: noticeOf(request),
         keylessError,
       }),
@@ -131,6 +140,17 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, disabled ? 'disabled' : 'enabled'));
     });
   }
+
+  router.post('/services/:id/limits', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    try {
+      await services.setLimits(service, { rateLimitPerMinute: limitField(request, 'rate_limit_per_minute'), monthlyQuota: limitField(request, 'monthly_quota') });
+    } catch (error) {
+      if (error instanceof AccountError) throw new DetectdError('invalid_request', `Limits not saved: ${error.message}.`);
+      throw error;
+    }
+    response.redirect(303, overview(service, 'limits'));
+  });
 
   router.post('/services/:id/delete', ownedService, async (_request, response) => {
     await services.delete(serviceOf(response));

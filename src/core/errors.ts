@@ -21,6 +21,8 @@ export const ERROR_CATALOGUE = {
   image_too_large: { status: 413, summary: 'The image exceeds the pixel limit (checked before decoding).' },
   unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`), `image/*` or `multipart/form-data`.' },
   upgrade_required: { status: 426, summary: 'The video stream endpoint speaks WebSocket only: send an `Upgrade: websocket` request.' },
+  rate_limited: { status: 429, summary: 'The service\'s request-rate limit is reached; retry after `Retry-After` seconds (see the `RateLimit` headers).' },
+  quota_exceeded: { status: 429, summary: 'The service\'s monthly call quota is used up; it renews at the start of the next month (UTC), after `Retry-After` seconds.' },
   model_unavailable: { status: 503, summary: 'The service\'s model is not loaded on this server (the server was started without it).' },
   overloaded: { status: 503, summary: 'Too many requests in flight (or video streams open); retry after `Retry-After` seconds.' },
   deadline_exceeded: { status: 503, summary: 'The request waited longer than the request deadline for the model.' },

@@ -1,3 +1,7 @@
+import type { Generated } from 'kysely';
+
+export type AccountRole = 'admin' | 'member';
+
 /**
  * The database's tables as Kysely sees them. Ids are UUID text and times ISO-8601 UTC text, so
  * the same queries run unchanged on SQLite and PostgreSQL.
@@ -8,6 +12,17 @@ export interface Tables {
     email: string;
     password_hash: string;
     created_at: string;
+    /** `admin` (the first account: may invite) or `member`. */
+    role: Generated<AccountRole>;
+  };
+  invitations: {
+    id: string;
+    /** SHA-256 of the invitation link's token. */
+    token_hash: string;
+    created_by: string;
+    created_at: string;
+    expires_at: string;
+    used_at: string | null;
   };
   services: {
     id: string;
@@ -20,6 +35,18 @@ export interface Tables {
     disabled_at: string | null;
     /** Space-separated CIDR ranges whose DeepStack-style calls need no key; null: keyless calls are off (the default). */
     keyless_address_ranges: string | null;
+    /** Requests a minute the service may make; null: no rate limit. */
+    rate_limit_per_minute: number | null;
+    /** Calls a UTC calendar month the service may make; null: no quota. */
+    monthly_quota: number | null;
+    /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
+    rate_tat_ms: number | null;
+  };
+  service_monthly_calls: {
+    service_id: string;
+    /** UTC month, `YYYY-MM`. */
+    month: string;
+    calls: number;
   };
   api_keys: {
     id: string;

@@ -1,5 +1,6 @@
 import type { Box, RgbImage } from './image.js';
 import { encodeJpeg, pixelRegion, rawPipeline } from './encode.js';
+import { placeLabels } from './label-placement.js';
 
 export interface LabelledBox {
   readonly box: Box;
@@ -26,27 +27,34 @@ function escapeXml(text: string): string {
 }
 
 /**
- * An SVG overlay with each box outlined and a filled tag "label 0.93" above it (inside it when
- * there is no room above). Line and text sizes scale with the image so they stay legible.
+ * An SVG overlay with each box outlined and a filled tag "label 0.93" by it, placed so that no
+ * tag covers another (label-placement.ts); tags are drawn after every outline, so no line crosses
+ * a tag's text. Line and text sizes scale with the image so they stay legible.
  */
 export function detectionOverlay(width: number, height: number, boxes: readonly LabelledBox[]): string {
   const unit = Math.max(1, Math.round(Math.max(width, height) / 400));
   const fontSize = 7 * unit + 5;
   const stroke = unit + 1;
   const tagHeight = Math.round(fontSize * 1.35);
-  const shapes = boxes.map(({ box, label, confidence }) => {
-    const region = pixelRegion(box, width, height);
-    const colour = colourFor(label);
-    const text = `${escapeXml(label)} ${confidence.toFixed(2)}`;
-    const tagWidth = Math.round(fontSize * 0.62 * text.length + fontSize * 0.6);
-    const tagTop = region.top >= tagHeight ? region.top - tagHeight : region.top;
-    const tagLeft = Math.min(region.left, Math.max(0, width - tagWidth));
+  const drawn = boxes.map(({ box, label, confidence }) => {
+    const text = `${label} ${confidence.toFixed(2)}`;
+    return { region: pixelRegion(box, width, height), colour: colourFor(label), text, tagWidth: Math.round(fontSize * 0.62 * text.length + fontSize * 0.6) };
+  });
+  const tags = placeLabels(
+    { width, height },
+    drawn.map(({ region, tagWidth }) => ({ box: region, tag: { width: tagWidth, height: tagHeight } })),
+  );
+  const outlines = drawn.map(
+    ({ region, colour }) => `<rect x="${region.left}" y="${region.top}" width="${region.width}" height="${region.height}" fill="none" stroke="${colour}" stroke-width="${stroke}"/>`,
+  );
+  const labels = drawn.map(({ colour, text }, index) => {
+    const tag = tags[index];
     return (
-      `<rect x="${region.left}" y="${region.top}" width="${region.width}" height="${region.height}" fill="none" stroke="${colour}" stroke-width="${stroke}"/>` +
-      `<rect x="${tagLeft}" y="${tagTop}" width="${tagWidth}" height="${tagHeight}" fill="${colour}"/>` +
-      `<text x="${tagLeft + fontSize * 0.3}" y="${tagTop + tagHeight * 0.76}" fill="${textColourOn(colour)}">${text}</text>`
+      `<rect class="tag" x="${tag.left}" y="${tag.top}" width="${tag.width}" height="${tag.height}" fill="${colour}"/>` +
+      `<text x="${tag.left + fontSize * 0.3}" y="${tag.top + tagHeight * 0.76}" fill="${textColourOn(colour)}">${escapeXml(text)}</text>`
     );
   });
+  const shapes = [...outlines, ...labels];
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
     `<g font-family="DejaVu Sans, Arial, sans-serif" font-size="${fontSize}" font-weight="bold">${shapes.join('')}</g></svg>`

@@ -11,11 +11,15 @@ import { admitHttpCall } from '../admit-call.js';
 import { httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
+import { countAgainstServiceLimits } from '../service-limits.js';
+import type { ServiceLimits } from '../../limits/service-limits.js';
+import type { Service } from '../../accounts/service.js';
 import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 
 export interface DeepStackDependencies {
   readonly authenticate: Authenticate;
   readonly authenticateKeyless: AuthenticateKeyless;
+  readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
   readonly models: ModelSchedulers;
   readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
   readonly logger: Logger;
@@ -65,9 +69,12 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
 
   router.post([DETECTION_PATH, CUSTOM_PATH], async (request, response) => {
     const context = contextOf(response);
-    const useKey = async (key: string) => {
-      context.service = await authenticate(key, SERVICE_TYPE);
+    // Every call, keyed or keyless, counts against its service's limits as soon as the service is known.
+    const actAs = async (service: Service) => {
+      context.service = service;
+      await countAgainstServiceLimits(dependencies.serviceLimits, response);
     };
+    const useKey = async (key: string) => actAs(await authenticate(key, SERVICE_TYPE));
     // A key in the header, or in a field sent ahead of the image (as DeepStack's clients send it), is checked before the image is read.
     const headerKey = apiKeyFromAuthorization(request.get('authorization'));
     if (headerKey) await useKey(headerKey);
@@ -83,7 +90,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     if (!context.service) {
       const key = fieldKey(form.fields);
       if (key) await useKey(key);
-      else context.service = await authenticateKeyless(request.ip ?? '', SERVICE_TYPE);
+      else await actAs(await authenticateKeyless(request.ip ?? '', SERVICE_TYPE));
     }
     const model = modelOf(request, context.service!.model);
     context.model = model.detector.name;

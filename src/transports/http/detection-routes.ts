@@ -3,6 +3,7 @@ import type { Authenticate } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
 import type { AnalysisLimits } from '../../core/pipeline.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { ServiceLimits } from '../../limits/service-limits.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import { TASK_TYPES, taskByType } from '../../tasks/index.js';
 import type { ApiVersion, Configuration, Task, TaskCall } from '../../tasks/task.js';
@@ -10,12 +11,15 @@ import { admitHttpCall } from '../admit-call.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from '../request-context.js';
+import { enforceServiceLimits } from '../service-limits.js';
 
 export interface DetectionRouteDependencies {
   readonly authenticate: Authenticate;
   readonly models: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
   readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  /** Each service's request-rate limit and monthly quota, checked once the key is known. */
+  readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -49,6 +53,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
   const parseJson = express.json({ limit: limits.maxBodyBytes, strict: false, type: () => true });
   const parseRaw = express.raw({ limit: limits.maxBodyBytes, type: () => true });
   const authenticate = requireApiKey(dependencies.authenticate, (request) => String(request.params.serviceType));
+  const withinLimits = enforceServiceLimits(dependencies.serviceLimits);
 
   /** Reads the body in the form its Content-Type names; the answer is the same whichever form it came in. */
   const readBody = (request: Request, response: Response): Promise<TaskRun> =>
@@ -69,7 +74,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
     });
 
   for (const { path, version } of ROUTES) {
-    router.post(path, knownTask, authenticate, async (request, response) => {
+    router.post(path, knownTask, authenticate, withinLimits, async (request, response) => {
       const run = await readBody(request, response);
       const context = contextOf(response);
       const service = context.service!;

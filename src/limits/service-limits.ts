@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import type { Service } from '../accounts/service.js';
+import { DetectdError } from '../core/errors.js';
+import type { Database } from '../store/database.js';
+
+/** The window of the request-rate limit: `rateLimitPerMinute` calls per 60 s. */
+const RATE_WINDOW_MS = 60_000;
+/** Slack for the sum of N float emission intervals landing a hair above the window. */
+const FLOAT_SLACK_MS = 0.001;
+
+/**
+ * Where one of a service's limits stands after a call, as the IETF RateLimit headers
+ * (draft-ietf-httpapi-ratelimit-headers) describe a quota policy: `quota` units per `windowSeconds`,
+ * `remaining` now, `resetSeconds` until all of them are available again.
+ */
+export interface LimitStanding {
+  readonly policy: 'rate' | 'quota';
+  readonly quota: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  readonly resetSeconds: number;
+}
+
+/** A call refused by one of its service's limits: 429 `rate_limited` or `quota_exceeded`, with where every limit stands. */
+export class LimitExceededError extends DetectdError {
+  constructor(
+    code: 'rate_limited' | 'quota_exceeded',
+    message: string,
+    retryAfterSeconds: number,
+    readonly standings: readonly LimitStanding[],
+  ) {
+    super(code, message, retryAfterSeconds);
+  }
+}
+
+const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);
+
+function monthBounds(now: number): { start: number; end: number } {
+  const date = new Date(now);
+  return { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) };
+}
+
+/**
+ * Per-service request-rate limits and monthly quotas, enforced in the database so that they hold
+ * across replicas. Every front door calls `admit` once per call (an HTTP request, a stream frame),
+ * after authentication and before any work.
+ *
+ * The rate limit is GCRA (the generic cell rate algorithm): the service row keeps a theoretical
+ * arrival time (TAT); a call is admitted when max(TAT, now) + T − now ≤ 60 s, where T = 60 s / limit,
+ * and moves TAT to max(TAT, now) + T — one conditional UPDATE, atomic on SQLite and PostgreSQL
+ * alike. It allows bursts of up to `limit` calls, then one per T. The quota is a per-month row
+ * incremented by one upsert that refuses to pass the quota.
+ */
+export class ServiceLimits {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Admits one call of `service`, or throws LimitExceededError; returns where its limits stand (empty: it has none). */
+  async admit(service: Service): Promise<LimitStanding[]> {
+    const now = this.clock();
+    const standings: LimitStanding[] = [];
+    if (service.rateLimitPerMinute !== null) standings.push(await this.#takeRate(service, now));
+    if (service.monthlyQuota !== null) standings.push(await this.#takeQuota(service, service.monthlyQuota, now, standings));
+    return standings;
+  }
+
+  /** Calls counted against the quota this UTC month. */
+  async callsThisMonth(serviceId: string): Promise<number> {
+    const row = await this.db.selectFrom('service_monthly_calls').select('calls').where('service_id', '=', serviceId).where('month', '=', monthOf(this.clock())).executeTakeFirst();
+    return row?.calls ?? 0;
+  }
+
+  async #takeRate(service: Service, now: number): Promise<LimitStanding> {
+    const current = sql<number>`cast(${now} as double precision)`;
+    const start = sql<number>`case when rate_tat_ms is null or rate_tat_ms < ${current} then ${current} else rate_tat_ms end`;
+    const interval = sql<number>`cast(${RATE_WINDOW_MS} as double precision) / rate_limit_per_minute`;
+    const admitted = await this.db
+      .updateTable('services')
+      .set({ rate_tat_ms: sql<number>`${start} + ${interval}` })
+      .where('id', '=', service.id)
+      .where('rate_limit_per_minute', 'is not', null)
+      .where(sql<boolean>`${start} + ${interval} - ${current} <= ${RATE_WINDOW_MS + FLOAT_SLACK_MS}`)
+      .returning(['rate_tat_ms', 'rate_limit_per_minute'])
+      .executeTakeFirst();
+    if (admitted) return rateStanding(admitted.rate_limit_per_minute!, admitted.rate_tat_ms!, now);
+    // Refused (or the limit was just removed): read where it stands, to say when to come back.
+    const row = await this.db.selectFrom('services').select(['rate_tat_ms', 'rate_limit_per_minute']).where('id', '=', service.id).executeTakeFirst();
+    if (!row || row.rate_limit_per_minute === null || row.rate_tat_ms === null) return rateStanding(service.rateLimitPerMinute!, now, now);
+    const limit = row.rate_limit_per_minute;
+    const retryAfterMs = row.rate_tat_ms + RATE_WINDOW_MS / limit - RATE_WINDOW_MS - now;
+    throw new LimitExceededError(
+      'rate_limited',
+      `service "${service.name}" may make ${limit} requests a minute; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`,
+      Math.max(1, Math.ceil(retryAfterMs / 1000)),
+      [rateStanding(limit, row.rate_tat_ms, now)],
+    );
+  }
+
+  async #takeQuota(service: Service, quota: number, now: number, earlier: readonly LimitStanding[]): Promise<LimitStanding> {
+    const month = monthOf(now);
+    const counted = await this.db
+      .insertInto('service_monthly_calls')
+      .values({ service_id: service.id, month, calls: 1 })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['service_id', 'month'])
+          .doUpdateSet({ calls: sql<number>`service_monthly_calls.calls + 1` })
+          .where('service_monthly_calls.calls', '<', quota),
+      )
+      .returning('calls')
+      .executeTakeFirst();
+    const { start, end } = monthBounds(now);
+    const standing = (calls: number): LimitStanding => ({
+      policy: 'quota',
+      quota,
+      windowSeconds: Math.round((end - start) / 1000),
+      remaining: Math.max(0, quota - calls),
+      resetSeconds: Math.max(1, Math.ceil((end - now) / 1000)),
+    });
+    if (counted) return standing(counted.calls);
+    const refused = standing(quota);
+    throw new LimitExceededError(
+      'quota_exceeded',
+      `service "${service.name}" has used its ${quota} calls for ${month}; the quota renews at ${new Date(end).toISOString()}`,
+      refused.resetSeconds,
+      [...earlier, refused],
+    );
+  }
+}
+
+/** The rate limit's standing for TAT `tat`: calls that would be admitted now, and when the window is whole again. */
+function rateStanding(limit: number, tat: number, now: number): LimitStanding {
+  const interval = RATE_WINDOW_MS / limit;
+  const backlog = Math.max(0, tat - now);
+  return {
+    policy: 'rate',
+    quota: limit,
+    windowSeconds: RATE_WINDOW_MS / 1000,
+    remaining: Math.max(0, Math.floor((RATE_WINDOW_MS + FLOAT_SLACK_MS - backlog) / interval)),
+    resetSeconds: Math.ceil(backlog / 1000),
+  };
+}
