@@ -9,7 +9,7 @@ describe('console: a new service names only a model this server loaded', () => {
   let client: ConsoleClient;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}` });
+    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}`, DETECTD_SIGNUP: 'open' });
     client = new ConsoleClient(server.url);
     expect((await client.signUp('models@example.com', 'a long passphrase')).status).to.equal(303);
   });

@@ -81,7 +81,7 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
   const detection = () => `${server.url}/v1/vision/detection`;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ DETECTD_SIGNUP: 'open' });
   });
   after(async () => server?.close());
 
@@ -240,7 +240,7 @@ describeEachEngine('DeepStack keyless calls behind a reverse proxy (DETECTD_TRUS
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_TRUST_PROXY: 'loopback' }, engine);
+    server = await startTestServer({ DETECTD_TRUST_PROXY: 'loopback', DETECTD_SIGNUP: 'open' }, engine);
   });
   after(async () => server?.close());
 
