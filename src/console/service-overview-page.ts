@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../accounts/service.js';
+import { taskByType } from '../tasks/index.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField } from './form-fields.js';
 import { html, type SafeHtml } from './html.js';
@@ -49,8 +50,8 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   <section class="card" aria-labelledby="curl-title">
     <h2 id="curl-title">Call it</h2>
-    <p class="muted">Ready to paste into a shell, with an image file <code>dog.jpg</code> beside it.</p>
-    <pre class="code" id="curl-example">${curlExample(endpoint)}</pre>
+    <p class="muted">Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.</p>
+    <pre class="code" id="curl-example">${curlExample(service.type, endpoint)}</pre>
     <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
   </section>
 
@@ -116,12 +117,11 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
   </dd></div>`;
 }
 
-function curlExample(endpoint: string): SafeHtml {
+/** The task's example command; "Copy command" puts the key into the slot (console.js). */
+function curlExample(type: string, endpoint: string): SafeHtml {
+  const command = taskByType(type)?.exampleCommand(endpoint, 'dog.jpg') ?? '';
   return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
-curl -s ${endpoint} \\
-  -H "Authorization: ApiKey $DETECTD_API_KEY" \\
-  -H "Content-Type: application/json" \\
-  -d "{\\"raw_data\\": \\"$(base64 -w0 dog.jpg)\\", \\"configurations\\": [{\\"parameter\\": \\"ConfidenceThreshold\\", \\"value\\": \\"0.5\\"}]}"`;
+${command}`;
 }
 
 const milliseconds = (value: number | null) => (value === null ? '–' : value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`);
