@@ -1,7 +1,9 @@
 /**
  * The one table of error codes. Every failure a client can see is one of these, answered as
- * `{"error": {"code", "message", "request_id"}}` with the status below. README "Errors" and the
- * OpenAPI document are generated from / checked against this table.
+ * `{"error": {"code", "message", "request_id"}}` with the status below. The OpenAPI document and
+ * the /docs page are built from this table (test/reference-routes.test.ts validates the served
+ * OpenAPI document and checks its error codes against it); the README "Errors" table is written by
+ * hand and test/readme-errors.test.ts fails unless it equals this table row for row.
  */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, summary: 'The body is not valid JSON.' },

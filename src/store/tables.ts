@@ -52,4 +52,10 @@ export interface Tables {
     counter: string;
     value: number;
   };
+  stream_tokens: {
+    /** SHA-256 of the token: a leaked table opens no stream. */
+    token_hash: string;
+    service_id: string;
+    expires_at: string;
+  };
 }

@@ -6,12 +6,29 @@ import { type DetectionParameters, PARAMETER_RULES, parseConfigurations } from '
 import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from './raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
+import { keepTargetClasses, targetClassesOf } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
 
 interface ObjectDetectionRequestBody {
   readonly raw_data: string;
+  readonly frame_id?: string;
+  readonly source_id?: string;
+  readonly target_classes?: string[];
   readonly configurations?: { parameter: string; value: string }[];
+}
+
+/**
+ * The JSON API's answer (schemas/object-detection-response.json), in the names the Nvision
+ * clients read: the service's id, the caller's frame and source labels echoed, the objects, and
+ * the visualized image as `raw_data` — once, never also under another name.
+ */
+export interface ObjectDetectionReply {
+  service_id: string;
+  frame_id?: string;
+  source_id?: string;
+  detected_objects: DetectionResponse['detected_objects'];
+  raw_data?: string;
 }
 
 export interface ObjectDetectionOutcome {
@@ -29,23 +46,31 @@ export async function detectObjects(
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
-  const analysis = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const labels = request.model.detector.labels;
+  const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector.labels, parameters);
+  const response = await assembleDetectionResponse(analysis.image, analysis.detections, labels, parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }
 
-/** validate → parameters → base64 → detect. */
-async function runJson(body: unknown, call: TaskCall): Promise<DetectionResponse> {
+/** validate → parameters → base64 → detect → the reply. */
+async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionReply> {
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = parseConfigurations(request.configurations, call.version);
+  const parameters = { ...parseConfigurations(request.configurations, call.version), targetClasses: targetClassesOf(request.target_classes, call.model.detector.labels) };
   const bytes = decodeRawData(request.raw_data);
   const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
-  return response;
+  return {
+    service_id: call.service.id,
+    frame_id: request.frame_id,
+    source_id: request.source_id,
+    detected_objects: response.detected_objects,
+    raw_data: response.visualized_image,
+  };
 }
 
 export const objectDetection: Task = {

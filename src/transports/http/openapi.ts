@@ -3,10 +3,31 @@ import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js'
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
 
-/** A schema as an OpenAPI component: `$id`/`$schema` dropped, cross-file refs pointed at components. */
-function component(schema: JsonSchema): JsonSchema {
-  const { $id: _id, $schema: _schema, ...rest } = structuredClone(schema);
-  return rest;
+/**
+ * A schema as an OpenAPI component `name`: `$id`/`$schema` dropped and every `$ref` re-aimed, since
+ * inside the document `#` is the document's root, not the schema's: `#/x` becomes
+ * `#/components/schemas/<name>/x`, and `<file>.json#/x` becomes the same path under that file's
+ * component (which must be in the document: the validator refuses a dangling reference).
+ */
+function component(schemas: SchemaCatalogue, name: string): JsonSchema {
+  const found = schemas.schemas.get(name);
+  if (!found) throw new Error(`schema ${name} missing`);
+  const { $id: _id, $schema: _schema, ...rest } = found;
+  const ownComponent = componentName(schemas, name);
+  const reaim = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(reaim);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? componentRef(schemas, ownComponent, inner) : reaim(inner)]),
+    );
+  };
+  return reaim(rest) as JsonSchema;
+}
+
+function componentRef(schemas: SchemaCatalogue, ownComponent: string, ref: string): string {
+  const [file, pointer = ''] = ref.split('#');
+  const target = file === '' ? ownComponent : componentName(schemas, file.replace(/\.json$/, ''));
+  return `#/components/schemas/${target}${pointer}`;
 }
 
 function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
@@ -88,11 +109,7 @@ function streamPaths(): Record<string, unknown> {
 
 /** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
 export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
-  const schema = (name: string) => {
-    const found = schemas.schemas.get(name);
-    if (!found) throw new Error(`schema ${name} missing`);
-    return component(found);
-  };
+  const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
   return {
@@ -100,7 +117,8 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
     info: {
       title: 'detectd',
       version,
-      description: 'Self-hosted object detection. Send an image as base64 in JSON, get the objects in it.',
+      description:
+        'Self-hosted object detection. Send an image as base64 in JSON, get the objects in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) `predict()` and the Python SDK\'s requests are tested against this server.',
     },
     paths: {
       ...Object.fromEntries(
@@ -115,7 +133,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
     },
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`).' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do).' },
       },
       schemas: {
         ...Object.fromEntries(TASKS.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
