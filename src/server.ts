@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import sharp from 'sharp';
 import { accountDomain } from './accounts/account-domain.js';
-import { keyAuthenticator } from './accounts/authenticate.js';
+import { keyAuthenticator, keylessAuthenticator } from './accounts/authenticate.js';
 import { StreamTokens } from './accounts/stream-tokens.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { consoleRoutes } from './console/console-routes.js';
@@ -20,6 +20,7 @@ import { databaseReachable, openDatabase } from './store/database.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TYPES } from './tasks/index.js';
+import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
@@ -71,6 +72,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     frontDoors: [
       consoleRoutes({ ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
       streamRoutes(authenticate, streamTokens),
+      deepStackRoutes({
+        authenticate,
+        authenticateKeyless: keylessAuthenticator(domain.services),
+        models,
+        limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes },
+        logger,
+      }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),

@@ -1,9 +1,8 @@
-import nvision from '@nipacloud/nvision';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { type DetectedObject, expectDogPhotoObjects } from './support/dog-photo.js';
 import * as images from './support/images.js';
-import { type NvisionHostRedirect, redirectNvisionHost } from './support/nvision-host.js';
+import { type NvisionHostRedirect, nvision, redirectNvisionHost } from './support/nvision-sdk.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** The parameters of the SDK's `predict()` (ObjectDetectionParameter in its typings). */

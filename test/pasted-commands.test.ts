@@ -17,7 +17,9 @@ import { requireBuild, type ServerProcess, startProcess } from './support/proces
  * - the block that is just `npm test` is not run: it is the suite this test belongs to;
  * - a block ending in `npm start` runs in the background until the next one (a free port instead of 8080);
  * - `localhost:8080` becomes that port, `'dtd_…'` the key printed by an earlier block, and
- *   `../shared/` the shared folder the tests use (DETECTD_SHARED_DIR).
+ *   `../shared/` the shared folder the tests use (DETECTD_SHARED_DIR);
+ * - the shell has what the README asks the reader to set: `DETECTD_URL`, and `DETECTD_API_KEY` once a block printed a key;
+ * - blocks naming a bare `dog.jpg` run in a folder holding it ("with dog.jpg in the current folder"), the rest in the checkout.
  * Shell blocks run in POSIX sh (dash); the console's and /docs's command in sh, bash and zsh.
  */
 
@@ -54,14 +56,27 @@ function runPasted(shell: string, text: string, options: { cwd: string; env: Nod
   return result.stdout;
 }
 
-function expectDog(output: string, where: string) {
-  let body: { detected_objects?: { name: string }[] };
+interface DetectionAnswer {
+  readonly detected_objects?: { name: string }[];
+  /** The DeepStack routes' shape. */
+  readonly predictions?: { label: string }[];
+}
+
+/** What a command printed, if it is a detection answer (detectd's or DeepStack's shape). */
+function detectionAnswer(output: string): DetectionAnswer | undefined {
   try {
-    body = JSON.parse(output);
+    const body = JSON.parse(output) as DetectionAnswer;
+    return body.detected_objects || body.predictions ? body : undefined;
   } catch {
-    throw new Error(`${where} printed no JSON: ${output.slice(0, 500)}`);
+    return undefined;
   }
-  expect(body.detected_objects?.map((object) => object.name), `${where}: ${output.slice(0, 500)}`).to.include('dog');
+}
+
+function expectDog(output: string, where: string) {
+  const answer = detectionAnswer(output);
+  expect(answer, `${where} printed no detection answer: ${output.slice(0, 500)}`).to.not.equal(undefined);
+  const names = answer!.detected_objects?.map((object) => object.name) ?? answer!.predictions!.map((prediction) => prediction.label);
+  expect(names, `${where}: ${output.slice(0, 500)}`).to.include('dog');
 }
 
 describe('the commands users paste: README sh blocks, console "Copy command", /docs example', function () {
@@ -112,13 +127,15 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
         server = await startProcess(env, ['sh', '-e', '-c', text]);
         continue;
       }
-      const stdout = runPasted('sh', text, { cwd: process.cwd(), env }, `README line ${block.line}`);
+      const cwd = /(^|[\s@<=])dog\.jpg\b/m.test(text) ? imageDir : process.cwd();
+      const shellEnv = { ...env, DETECTD_URL: `http://127.0.0.1:${port}`, ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}) };
+      const stdout = runPasted('sh', text, { cwd, env: shellEnv }, `README line ${block.line}`);
       outputs.push({ block, stdout });
       apiKey ??= /"api_key":\s*"(dtd_[\w-]+)"/.exec(stdout)?.[1];
     }
     expect(server, 'a README block starts the service').to.not.equal(undefined);
-    const detections = outputs.filter(({ block }) => block.text.includes('/api/v1/object-detection'));
-    expect(detections.length, 'a README block calls the detection API').to.be.greaterThan(0);
+    const detections = outputs.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text));
+    expect(detections.length, 'README blocks call the detection API').to.be.greaterThan(1);
     for (const { block, stdout } of detections) expectDog(stdout, `README line ${block.line}`);
   });
 

@@ -13,7 +13,7 @@ import { parseConfigurations } from '../src/tasks/object-detection/parameters.js
 import { dogJpeg } from './support/images.js';
 import { modelPath } from './support/paths.js';
 
-const SERVICE: Service = { id: 'svc', accountId: 'acc', name: 'engine test', type: 'object-detection', model: null, createdAt: '', disabled: false };
+const SERVICE: Service = { id: 'svc', accountId: 'acc', name: 'engine test', type: 'object-detection', model: null, createdAt: '', disabled: false, keylessAddressRanges: null };
 const never = () => new AbortController().signal;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -60,7 +60,7 @@ export class ServiceKeys {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('services', 'services.id', 'api_keys.service_id')
-      .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', 'services.id', 'services.account_id', 'services.name', 'services.type', 'services.model', 'services.created_at', 'services.disabled_at'])
+      .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', 'services.id', 'services.account_id', 'services.name', 'services.type', 'services.model', 'services.created_at', 'services.disabled_at', 'services.keyless_address_ranges'])
       .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
     if (!row || !sameDigest(row.key_hash, keyHash)) return undefined;

@@ -18,6 +18,8 @@ export interface Tables {
     model: string | null;
     created_at: string;
     disabled_at: string | null;
+    /** Space-separated CIDR ranges whose DeepStack-style calls need no key; null: keyless calls are off (the default). */
+    keyless_address_ranges: string | null;
   };
   api_keys: {
     id: string;

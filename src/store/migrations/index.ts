@@ -4,6 +4,7 @@ import { apiKeyCiphertext } from './0002-api-key-ciphertext.js';
 import { consoleSessions } from './0003-console-sessions.js';
 import { usageCounters } from './0004-usage-counters.js';
 import { streamTokens } from './0005-stream-tokens.js';
+import { keylessAddressRanges } from './0007-keyless-address-ranges.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-console-sessions': consoleSessions,
   '0004-usage-counters': usageCounters,
   '0005-stream-tokens': streamTokens,
+  '0007-keyless-address-ranges': keylessAddressRanges,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,5 @@
-/** The configurations the example sends, to show their shape. */
-const EXAMPLE_CONFIGURATIONS = [{ parameter: 'ConfidenceThreshold', value: '0.5' }];
+/** The parameter the example sets, to show how parameters travel in a form. */
+const EXAMPLE_PARAMETER = { name: 'ConfidenceThreshold', value: '0.5' };
 
 /** `text` as one shell word: as it is when it holds nothing the shell would read, else single-quoted. */
 function shellWord(text: string): string {
@@ -9,16 +9,14 @@ function shellWord(text: string): string {
 /**
  * The command the README, the console ("Copy command") and /docs give for calling the object
  * detection API at `endpoint` with the image file at `imagePath` and the key in `$DETECTD_API_KEY`.
- * It streams the JSON body into curl's stdin: the base64 of a photo is far longer than the 128 KiB
- * Linux allows one argument (`-d "$(base64 …)"` fails with "Argument list too long"). `base64 <`
- * reads stdin on GNU and macOS alike (macOS's takes no `-w0`); GNU wraps its output and macOS's
- * does not, so `tr` removes every line break. POSIX sh, bash and zsh run it as pasted.
+ * A form upload: curl reads the file itself. Base64 through a command-line argument is what fails
+ * (`-d "$(base64 …)"`: a photo's base64 is longer than the 128 KiB Linux allows one argument, and
+ * `base64 -w0` is GNU-only). The same text runs in POSIX sh, bash and zsh, on Linux and macOS.
  */
 export function objectDetectionCommand(endpoint: string, imagePath: string): string {
-  const after = `", "configurations": ${JSON.stringify(EXAMPLE_CONFIGURATIONS).replaceAll('","', '", "').replaceAll('":"', '": "')}}`;
   return [
-    `{ printf '{"raw_data": "'; base64 < ${shellWord(imagePath)} | tr -d '\\n'; printf '${after}'; } |`,
-    `  curl -s ${shellWord(endpoint)} \\`,
-    `    -H "Authorization: ApiKey $DETECTD_API_KEY" -H "Content-Type: application/json" --data-binary @-`,
+    `curl -s ${shellWord(endpoint)} \\`,
+    `  -H "Authorization: ApiKey $DETECTD_API_KEY" \\`,
+    `  -F ${shellWord(`image=@${imagePath}`)} -F ${EXAMPLE_PARAMETER.name}=${EXAMPLE_PARAMETER.value}`,
   ].join('\n');
 }

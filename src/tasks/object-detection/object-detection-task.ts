@@ -1,7 +1,7 @@
 import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
-import type { Task, TaskCall } from '../task.js';
+import type { Configuration, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from './raw-data.js';
@@ -61,13 +61,25 @@ async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionRe
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
   const parameters = { ...parseConfigurations(request.configurations, call.version), targetClasses: targetClassesOf(request.target_classes, call.model.detector.labels) };
-  const bytes = decodeRawData(request.raw_data);
+  return detectForCall(decodeRawData(request.raw_data), parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
+}
+
+/** parameters → detect → the reply: the image came as bytes (a raw body or a form's file). */
+async function runUpload(bytes: Buffer, configurations: readonly Configuration[], call: TaskCall): Promise<ObjectDetectionReply> {
+  return detectForCall(bytes, parseConfigurations(configurations, call.version), call, {});
+}
+
+async function detectForCall(
+  bytes: Buffer,
+  parameters: DetectionParameters,
+  call: TaskCall,
+  labels: Pick<ObjectDetectionReply, 'frame_id' | 'source_id'>,
+): Promise<ObjectDetectionReply> {
   const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return {
     service_id: call.service.id,
-    frame_id: request.frame_id,
-    source_id: request.source_id,
+    ...labels,
     detected_objects: response.detected_objects,
     raw_data: response.visualized_image,
   };
@@ -81,4 +93,5 @@ export const objectDetection: Task = {
   parameters: PARAMETER_RULES,
   exampleCommand: objectDetectionCommand,
   runJson,
+  runUpload,
 };

@@ -1,5 +1,5 @@
 import { DetectdError } from '../../core/errors.js';
-import { type ApiVersion, type ParameterRule, parameterNames } from '../task.js';
+import { type ApiVersion, type Configuration, type ParameterRule, parameterNames } from '../task.js';
 
 export interface DetectionParameters {
   confidenceThreshold: number;
@@ -64,7 +64,7 @@ const DEFAULTS: Readonly<Record<string, number | boolean>> = Object.fromEntries(
 
 /** Configurations (already schema-valid) → typed parameters with defaults; 400 on any problem. */
 export function parseConfigurations(
-  configurations: readonly { parameter: string; value: string }[] | undefined,
+  configurations: readonly Configuration[] | undefined,
   version: ApiVersion,
 ): DetectionParameters {
   const parameters: Record<string, number | boolean> = { ...DEFAULTS };

@@ -7,7 +7,7 @@ import { DetectdError } from '../../core/errors.js';
 import { packageRoot } from '../../package-root.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import { requireApiKey } from './api-key-auth.js';
-import { contextOf } from './request-context.js';
+import { contextOf } from '../request-context.js';
 
 /**
  * The HTTP side of the video streams: stream tokens for browsers (whose WebSocket cannot send an
