@@ -1,12 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { DCLinter } from 'dclint';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate as validateDockerfile } from 'dockerfile-utils';
+import ts from 'typescript';
 import { parse as parseYaml } from 'yaml';
+import { DEFAULT_TEST_MODEL } from './support/paths.js';
+import { MAIN, requireBuild, startProcess } from './support/processes.js';
 
 /**
  * No container engine or systemd runs on the test machines, so the packaging files are linted and
@@ -52,10 +57,52 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       expect(named('ADD')).to.deep.equal([]);
     });
 
-    it('checks health on /readyz', () => {
+    it('checks health on /readyz: its command passes against a ready server and fails once it stopped', async function () {
+      this.timeout(60_000);
+      requireBuild();
       const healthchecks = named('HEALTHCHECK', finalStage);
       expect(healthchecks.length).to.equal(1);
-      expect(argument(healthchecks[0])).to.match(/CMD \[.*\/readyz/);
+      const command = JSON.parse(/CMD (\[.*\])$/s.exec(argument(healthchecks[0]).replace(/\\\n\s*/g, ''))![1]) as string[];
+      expect(command[0]).to.equal('node');
+      expect(command.join(' ')).to.contain('/readyz');
+      const port = await new Promise<number>((resolve) => {
+        const probe = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as net.AddressInfo;
+          probe.close(() => resolve(free));
+        });
+      });
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-healthcheck-'));
+      const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: DEFAULT_TEST_MODEL };
+      const healthcheck = () => spawnSync(process.execPath, command.slice(1), { env, encoding: 'utf8' }).status;
+      try {
+        const server = await startProcess(env, [process.execPath, MAIN]);
+        try {
+          expect(healthcheck(), 'healthy while serving').to.equal(0);
+        } finally {
+          await server.stop();
+        }
+        expect(healthcheck(), 'unhealthy once stopped').to.equal(1);
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('the image needs no development package: compiled detectd imports only "dependencies"', () => {
+      requireBuild();
+      const { dependencies } = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+      const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+      const imported = new Set<string>();
+      for (const file of fs.readdirSync('dist/src', { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'))) {
+        const source = read(path.join('dist/src', file));
+        // Static and dynamic imports as the compiler sees them (not text inside strings), and require.resolve.
+        const specifiers = [...ts.preProcessFile(source, true, true).importedFiles.map((reference) => reference.fileName), ...[...source.matchAll(/require\.resolve\('([^']+)'\)/g)].map((match) => match[1])];
+        for (const specifier of specifiers) {
+          if (specifier.startsWith('.') || specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
+          imported.add(packageOf(specifier));
+        }
+      }
+      expect(imported.size).to.be.greaterThan(5);
+      expect([...imported].filter((name) => !(name in dependencies))).to.deep.equal([]);
     });
 
     it('copies only what exists and what .dockerignore lets into the build context', () => {
