@@ -2,6 +2,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../accounts/service.js';
+import { taskByType } from '../tasks/index.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field } from './form-fields.js';
 import { html, type SafeHtml } from './html.js';
@@ -56,8 +57,8 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   <section class="card" aria-labelledby="curl-title">
     <h2 id="curl-title">Call it</h2>
-    <p class="muted">Ready to paste into a shell, with an image file <code>dog.jpg</code> beside it.</p>
-    <pre class="code wrap" id="curl-example">${curlExample(endpoint)}</pre>
+    <p class="muted">Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.</p>
+    <pre class="code wrap" id="curl-example">${curlExample(service.type, endpoint)}</pre>
     <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
   </section>
 
@@ -139,11 +140,11 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
   </dd></div>`;
 }
 
-function curlExample(endpoint: string): SafeHtml {
+/** The task's example command; "Copy command" puts the key into the slot (console.js). */
+function curlExample(type: string, endpoint: string): SafeHtml {
+  const command = taskByType(type)?.exampleCommand(endpoint, 'dog.jpg') ?? '';
   return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
-curl -s ${endpoint} \\
-  -H "Authorization: ApiKey $DETECTD_API_KEY" \\
-  -F image=@dog.jpg -F ConfidenceThreshold=0.5`;
+${command}`;
 }
 
 /** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */

@@ -40,6 +40,11 @@ export interface Task {
   readonly requestSchema: string;
   readonly responseSchema: string;
   readonly parameters: Readonly<Record<string, ParameterRule>>;
+  /**
+   * A shell command calling this task at `endpoint` with the image file at `imagePath` and the key
+   * in `$DETECTD_API_KEY`, pasteable on Linux and macOS: the example of the README, /docs and the console.
+   */
+  exampleCommand(endpoint: string, imagePath: string): string;
   /** A JSON request body (already parsed, not yet validated) → the JSON response body. */
   runJson(body: unknown, call: TaskCall): Promise<unknown>;
   /** An uploaded image (raw body or form file) and its parameters as sent (query string or form fields) → the same JSON response body. */

@@ -3,6 +3,7 @@ import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { Configuration, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
+import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from './raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
 import { keepTargetClasses, targetClassesOf } from './target-classes.js';
@@ -90,6 +91,7 @@ export const objectDetection: Task = {
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
+  exampleCommand: objectDetectionCommand,
   runJson,
   runUpload,
 };

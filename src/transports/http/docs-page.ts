@@ -23,9 +23,7 @@ export function renderDocsPage(openApi: Record<string, unknown>): string {
   const schemaBlocks = Object.entries(components)
     .map(([name, schema]) => `<h3>${escapeHtml(name)}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>`)
     .join('');
-  const curl = `curl -s http://localhost:8080/api/v1/object-detection \\
-  -H "Authorization: ApiKey $DETECTD_API_KEY" -H "Content-Type: application/json" \\
-  -d "{\\"raw_data\\": \\"$(base64 -w0 dog.jpg)\\", \\"configurations\\": [{\\"parameter\\": \\"ConfidenceThreshold\\", \\"value\\": \\"0.5\\"}]}"`;
+  const examples = TASKS.map((task) => `<pre>${escapeHtml(task.exampleCommand(`http://localhost:8080/api/v1/${task.type}`, 'dog.jpg'))}</pre>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>detectd API</title>
@@ -44,7 +42,7 @@ ${taskRows}
 <tr><td>POST</td><td>${code('/api/v1/object-detection/stream-tokens')}</td><td>Single-use stream token for browsers.</td></tr></table>
 <p>Every call carries ${code('Authorization: ApiKey <key>')} (or ${code('Bearer <key>')}, or the bare key) and ${code('Content-Type: application/json')} (optionally ${code('; charset=utf-8')}). Every response carries ${code('X-Request-Id')}.</p>
 <p>Nvision clients work unchanged: the body may carry ${code('frame_id')} and ${code('source_id')} (echoed back); every answer carries ${code('service_id')}; with ${code('OutputVisualizedImage')} ${code('"true"')} the drawn image comes back as ${code('raw_data')} (base64 JPEG).</p>
-<h2>Example</h2><pre>${escapeHtml(curl)}</pre>
+<h2>Example</h2><p>With the key in ${code('DETECTD_API_KEY')} and an image file ${code('dog.jpg')} in the current folder (Linux and macOS):</p>${examples}
 <h2>Configuration parameters</h2>
 <table><tr><th>Parameter</th><th>Default</th><th>Allowed</th><th>Versions</th><th>Effect</th></tr>${parameterRows}</table>
 <h2>Errors</h2><p>Every error is ${code('{"error": {"code", "message", "request_id"}}')}.</p>

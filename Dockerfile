@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1
+# detectd: build with `docker build -t detectd .`; run with the models mounted at /models (README "Deployment").
+
+# Debian, not Alpine: onnxruntime-node, sharp, better-sqlite3 and jpeg-turbo ship prebuilt glibc binaries.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# Compilers only as the fallback of a native module without a prebuilt binary for this platform.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+# The npm of this image predates package.json "allowScripts": this skips onnxruntime-node's CUDA download.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json tsconfig.json ./
+COPY src ./src
+# npm ci compiles src/ into dist/ (prepare: tsc -b; tests and scripts stay out of the image); then the development packages go.
+RUN npm ci --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE}
+# fonts: the labels drawn on visualized images.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core \
+ && rm -rf /var/lib/apt/lists/* \
+ && mkdir -p /var/lib/detectd /models \
+ && chown node:node /var/lib/detectd
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY schemas ./schemas
+COPY assets ./assets
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DETECTD_DATA_DIR=/var/lib/detectd
+# The image's unprivileged user (uid 1000); it owns only the data folder.
+USER node
+# Models are mounted read-only at /models (DETECTD_MODEL=/models/<file>.onnx); with none set, the embedded CenterNet serves.
+VOLUME ["/var/lib/detectd"]
+EXPOSE 8080
+# Ready = model loaded and database reachable. No curl in the slim image: Node's fetch asks.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node itself as PID 1: detectd drains in-flight requests on SIGTERM (docker stop) and exits.
+CMD ["node", "dist/src/main.js"]

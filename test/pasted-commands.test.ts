@@ -1,0 +1,168 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { objectDetectionCommand } from '../src/tasks/object-detection/example-command.js';
+import { ConsoleClient } from './support/console-client.js';
+import { photoPath, SHARED_DIR } from './support/paths.js';
+import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+
+/**
+ * What a new user pastes, run for real: every ```sh block of the README in order (the servers it
+ * starts included), then the command of the console's "Copy command" and of /docs. The few
+ * rewrites below are all there is between the README and what runs here:
+ * - `npm ci && ` is dropped: the checkout this runs in is installed already (CI's .ci/run installs it from scratch);
+ * - the block that is just `npm test` is not run: it is the suite this test belongs to;
+ * - a block ending in `npm start` runs in the background until the next one (a free port instead of 8080);
+ * - `localhost:8080` becomes that port, `'dtd_…'` the key printed by an earlier block, and
+ *   `../shared/` the shared folder the tests use (DETECTD_SHARED_DIR);
+ * - the shell has what the README asks the reader to set: `DETECTD_URL`, and `DETECTD_API_KEY` once a block printed a key;
+ * - blocks naming a bare `dog.jpg` run in a folder holding it ("with dog.jpg in the current folder"), the rest in the checkout.
+ * Shell blocks run in POSIX sh (dash); the console's and /docs's command in sh, bash and zsh.
+ */
+
+interface ShellBlock {
+  readonly line: number;
+  readonly text: string;
+}
+
+const README = fs.readFileSync('README.md', 'utf8');
+const SHELLS = ['sh', 'bash', 'zsh'];
+
+function shellBlocks(markdown: string): ShellBlock[] {
+  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => ({
+    line: markdown.slice(0, match.index).split('\n').length,
+    text: match[1].trimEnd(),
+  }));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const unescapeHtml = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+/** Runs pasted text in `shell` and returns what it printed; fails with the block and its output. */
+function runPasted(shell: string, text: string, options: { cwd: string; env: NodeJS.ProcessEnv }, where: string): string {
+  const result = spawnSync(shell, ['-e', '-c', text], { ...options, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  expect(result.status, `${where} in ${shell}:\n${text}\n--- output:\n${result.stdout}${result.stderr}`).to.equal(0);
+  return result.stdout;
+}
+
+interface DetectionAnswer {
+  readonly detected_objects?: { name: string }[];
+  /** The DeepStack routes' shape. */
+  readonly predictions?: { label: string }[];
+}
+
+/** What a command printed, if it is a detection answer (detectd's or DeepStack's shape). */
+function detectionAnswer(output: string): DetectionAnswer | undefined {
+  try {
+    const body = JSON.parse(output) as DetectionAnswer;
+    return body.detected_objects || body.predictions ? body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function expectDog(output: string, where: string) {
+  const answer = detectionAnswer(output);
+  expect(answer, `${where} printed no detection answer: ${output.slice(0, 500)}`).to.not.equal(undefined);
+  const names = answer!.detected_objects?.map((object) => object.name) ?? answer!.predictions!.map((prediction) => prediction.label);
+  expect(names, `${where}: ${output.slice(0, 500)}`).to.include('dog');
+}
+
+describe('the commands users paste: README sh blocks, console "Copy command", /docs example', function () {
+  this.timeout(300_000);
+  let dataDir: string;
+  let imageDir: string;
+  let env: NodeJS.ProcessEnv;
+  let port: number;
+  let server: ServerProcess | undefined;
+  let apiKey: string | undefined;
+  const outputs: { block: ShellBlock; stdout: string }[] = [];
+
+  before(async () => {
+    requireBuild();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pasted-'));
+    imageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pasted-image-'));
+    fs.copyFileSync(photoPath('dog.jpg'), path.join(imageDir, 'dog.jpg'));
+    port = await freePort();
+    const { DETECTD_MODEL: _model, DETECTD_DATABASE_URL: _database, DETECTD_SECRET: _secret, ...inherited } = process.env;
+    env = { ...inherited, DETECTD_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+  });
+  after(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(imageDir, { recursive: true, force: true });
+  });
+
+  it("the README's example command is the one console and /docs give (one generator)", () => {
+    expect(README).to.contain(objectDetectionCommand('http://localhost:8080/api/v1/object-detection', '../shared/eval/photos/dog.jpg'));
+  });
+
+  it('every sh block of the README runs as pasted, and its detection finds the dog', async () => {
+    const blocks = shellBlocks(README);
+    expect(blocks.length).to.be.greaterThan(3);
+    for (const block of blocks) {
+      if (block.text === 'npm test') continue;
+      let text = block.text
+        .replace(/^npm ci && /, '')
+        .replaceAll('localhost:8080', `127.0.0.1:${port}`)
+        .replaceAll('../shared/', `${SHARED_DIR}/`);
+      if (text.includes("'dtd_…'")) {
+        expect(apiKey, `README line ${block.line} needs a key printed by an earlier block`).to.be.a('string');
+        text = text.replaceAll("'dtd_…'", `'${apiKey}'`);
+      }
+      expect(text.replace(/\s#.*$/gm, ''), `README line ${block.line}: a placeholder left`).to.not.contain('…');
+      if (/(^|\s)npm start$/.test(text)) {
+        await server?.stop();
+        server = await startProcess(env, ['sh', '-e', '-c', text]);
+        continue;
+      }
+      const cwd = /(^|[\s@<=])dog\.jpg\b/m.test(text) ? imageDir : process.cwd();
+      const shellEnv = { ...env, DETECTD_URL: `http://127.0.0.1:${port}`, ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}) };
+      const stdout = runPasted('sh', text, { cwd, env: shellEnv }, `README line ${block.line}`);
+      outputs.push({ block, stdout });
+      apiKey ??= /"api_key":\s*"(dtd_[\w-]+)"/.exec(stdout)?.[1];
+    }
+    expect(server, 'a README block starts the service').to.not.equal(undefined);
+    const detections = outputs.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text));
+    expect(detections.length, 'README blocks call the detection API').to.be.greaterThan(1);
+    for (const { block, stdout } of detections) expectDog(stdout, `README line ${block.line}`);
+  });
+
+  it('the console\'s "Copy command" text, with the key it puts in, runs in sh, bash and zsh', async () => {
+    const browser = new ConsoleClient(`http://127.0.0.1:${port}`);
+    const signedIn = await browser.signIn('you@example.com', 'a long passphrase');
+    expect(signedIn.status, signedIn.text.slice(0, 300)).to.equal(303);
+    const list = await browser.get('/console/services');
+    const serviceId = /\/console\/services\/([0-9a-f-]{36})/.exec(list.text)?.[1];
+    expect(serviceId, 'the README created a service').to.be.a('string');
+    const overview = await browser.get(`/console/services/${serviceId}`);
+    const pre = /<pre class="code" id="curl-example">([\s\S]*?)<\/pre>/.exec(overview.text)?.[1];
+    expect(pre, 'the overview page shows the command').to.be.a('string');
+    const { body } = await browser.revealKey(serviceId!);
+    // What "Copy command" copies: the pre's text, with the key in its slot.
+    const copied = unescapeHtml(pre!.replace(/<span data-key-slot>[^<]*<\/span>/, body.api_key).replace(/<[^>]+>/g, ''));
+    expect(copied).to.contain(`export DETECTD_API_KEY='${body.api_key}'`);
+    for (const shell of SHELLS) expectDog(runPasted(shell, copied, { cwd: imageDir, env }, 'console "Copy command"'), `console command in ${shell}`);
+  });
+
+  it('the /docs example runs in sh, bash and zsh with the key in DETECTD_API_KEY', async () => {
+    const docs = await (await fetch(`http://127.0.0.1:${port}/docs`)).text();
+    const pre = /<h2>Example<\/h2>[\s\S]*?<pre>([\s\S]*?)<\/pre>/.exec(docs)?.[1];
+    expect(pre, '/docs shows an example').to.be.a('string');
+    const command = unescapeHtml(pre!).replaceAll('localhost:8080', `127.0.0.1:${port}`);
+    for (const shell of SHELLS) {
+      expectDog(runPasted(shell, command, { cwd: imageDir, env: { ...env, DETECTD_API_KEY: apiKey } }, '/docs example'), `/docs example in ${shell}`);
+    }
+  });
+});
