@@ -36,6 +36,8 @@ export class ConsoleSessions {
       .select(['accounts.id', 'accounts.email'])
       .where('console_sessions.token_hash', '=', hashToken(token))
       .where('console_sessions.expires_at', '>', isoNow())
+      // Checked on every request, so disabling an account on any replica ends its sessions everywhere.
+      .where('accounts.disabled_at', 'is', null)
       .executeTakeFirst();
   }
 

@@ -62,6 +62,26 @@ export class Services {
     return row && toService(row);
   }
 
+  /** Every service of every account (or of one), oldest first: what an operator lists. */
+  async listAll(accountId?: string): Promise<Service[]> {
+    let query = this.#select().orderBy('created_at', 'asc').orderBy('name', 'asc');
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return (await query.execute()).map(toService);
+  }
+
+  /** The service with this id, whichever account owns it: for operators, never for a console route. */
+  async findAnywhere(serviceId: string): Promise<Service | undefined> {
+    if (!UUID.test(serviceId)) return undefined;
+    const row = await this.#select().where('id', '=', serviceId).executeTakeFirst();
+    return row && toService(row);
+  }
+
+  /** The account's service with this name. */
+  async findByName(accountId: string, name: string): Promise<Service | undefined> {
+    const row = await this.#select().where('account_id', '=', accountId).where('name', '=', name.trim()).executeTakeFirst();
+    return row && toService(row);
+  }
+
   async setDisabled(service: Service, disabled: boolean): Promise<void> {
     await this.db
       .updateTable('services')

@@ -3,6 +3,7 @@ import { accountsServicesKeys } from './0001-accounts-services-keys.js';
 import { apiKeyCiphertext } from './0002-api-key-ciphertext.js';
 import { consoleSessions } from './0003-console-sessions.js';
 import { usageCounters } from './0004-usage-counters.js';
+import { accountDisabled } from './0008-account-disabled.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-api-key-ciphertext': apiKeyCiphertext,
   '0003-console-sessions': consoleSessions,
   '0004-usage-counters': usageCounters,
+  '0008-account-disabled': accountDisabled,
 };
 
 export const migrationProvider: MigrationProvider = {

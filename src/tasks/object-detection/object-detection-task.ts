@@ -30,7 +30,7 @@ export async function detectObjects(
 ): Promise<ObjectDetectionOutcome> {
   const analysis = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector.labels, parameters);
+  const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector, parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }
