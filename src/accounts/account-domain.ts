@@ -17,7 +17,7 @@ export interface AccountDomain {
 export interface AccountDomainOptions {
   /** Service types a service may have: the task table's (tasks/index.ts). */
   readonly serviceTypes: readonly string[];
-  /** The models a new service may name (absent: not checked, e.g. in the CLI, which loads none). */
+  /** The models a new service may name (absent: not checked). */
   readonly modelNames?: readonly string[];
 }
 

@@ -21,7 +21,7 @@ export class Services {
     private readonly keys: ServiceKeys,
     /** Service types a service may have; the first is the default. */
     private readonly serviceTypes: readonly string[],
-    /** Models a service may name; empty: any name is accepted (the CLI runs without models loaded). */
+    /** Models a service may name; empty: any name is accepted. */
     private readonly modelNames: readonly string[] = [],
   ) {}
 
@@ -35,7 +35,7 @@ export class Services {
     if (!this.serviceTypes.includes(type)) throw new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${this.serviceTypes.join(', ')}`);
     const model = fields.model || null;
     if (model !== null && this.modelNames.length > 0 && !this.modelNames.includes(model)) {
-      throw new AccountError('unknown_model', `no model named "${model}" is loaded; loaded: ${this.modelNames.join(', ')}`);
+      throw new AccountError('unknown_model', `no model named "${model}"; this server's models are: ${this.modelNames.join(', ')}`);
     }
     const taken = await this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
     if (taken) throw new AccountError('service_name_taken', `this account already has a service named "${name}"`);
