@@ -97,7 +97,7 @@ export function chooseCategories(modelPath: string, { description, metadata }: M
     throw new Refusal(
       source === 'coco-80'
         ? `its output ${shape} scores ${classCount} classes and the model names none; list them as "labels" in ${configFile}`
-        : `its output ${shape} scores ${classCount} classes, but its ${source === 'metadata' ? 'metadata "names"' : `${configFile} "labels"`} list${labels.length === 1 ? 's' : ''} ${labels.length}`,
+        : `its output ${shape} scores ${classCount} classes, but its ${source === 'metadata' ? 'metadata "names"' : `${configFile} "labels"`} has ${labels.length}`,
     );
   }
   const parents = labels.map((label) => description.parents?.[label] ?? parentOf(label));
