@@ -2,7 +2,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { type LocalServer, startLocalServer, type ScratchStore } from '../scripts/lib/local-server.js';
 import { ConsoleClient } from './support/console-client.js';
-import { imageRequest, postDetection } from './support/detection-client.js';
+import { imageRequest } from './support/detection-client.js';
 import { describeEachEngine } from './support/engines.js';
 import { smallDogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL, modelPath } from './support/paths.js';
@@ -26,21 +26,23 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
    * The status of one detection call, on a connection of its own: a refusal is answered before
    * the body is read, and a pooled keep-alive connection could then be reset under the next call.
    */
-  const detect = (apiKey: string) =>
-    new Promise<number>((resolve, reject) => {
+  const call = (apiKey: string) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
       const body = JSON.stringify(imageRequest(photo));
       const request = http.request(`${server.url}/api/v1/object-detection`, {
         method: 'POST',
         agent: false,
         headers: { 'Content-Type': 'application/json', Authorization: `ApiKey ${apiKey}` },
       });
-      request.on('response', (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode!));
+      request.on('response', async (response) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of response) chunks.push(chunk as Buffer);
+        resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       });
       request.on('error', reject);
       request.end(body);
     });
+  const detect = async (apiKey: string) => (await call(apiKey)).status;
 
   before(async () => {
     requireBuild();
@@ -122,7 +124,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect((await browser.get('/console/services')).status).to.equal(200);
 
     expect(json(['account', 'disable', email])).to.include({ email, disabled: true });
-    const refused = await postDetection(server.url, imageRequest(photo), { apiKey });
+    const refused = await call(apiKey);
     expect(refused.status).to.equal(403);
     expect(refused.body.error).to.include({ code: 'forbidden' });
     expect(refused.body.error.message).to.contain('account').and.contain('disabled');
