@@ -1,5 +1,5 @@
 /**
- * The layering of src/, checked in `npm test` (npm run check:layers). Data flows one way:
+ * The layering of src/, checked in `npm test` (test/layering.test.ts). Data flows one way:
  * transports → tasks → core pipeline → scheduler → models → vision. README "Development" has the picture.
  */
 const layer = (name, comment, from, to, toNot) => ({
@@ -21,9 +21,11 @@ module.exports = {
     },
     layer('vision-is-a-leaf', 'vision/ (decode, letterbox, crop, draw) knows no model, task or transport: it owns the image types and imports nothing of ours.', '^src/vision/', '^src/', '^src/vision/'),
     layer('models-know-only-vision', 'models/ (runtimes, families, NMS) know no transport, storage, task, scheduler or account: they import vision/ and themselves only.', '^src/models/', '^src/', '^src/(models|vision)/|^src/package-root\\.ts$'),
+    layer('runtimes-and-families-stay-in-models', 'Above models/, a model is a Detector (models/types.ts) loaded by load-models.ts: which runtime runs it and which family decodes it is models/\' business.', '^src/(?!models/)', '^src/models/(runtimes|families)/'),
     layer('scheduler-knows-only-models', 'scheduler/ decides who runs a model when; it knows models and images, nothing above.', '^src/scheduler/', '^src/', '^src/(scheduler|models|vision)/'),
-    layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console or storage.', '^src/core/', '^src/(transports|console|tasks|store|http|stream)/|^src/(server|main|cli)\\.ts$'),
-    layer('tasks-are-transport-free', 'tasks/ turn a request into a result; how it travels is the transports\' business.', '^src/tasks/', '^src/(transports|console|store|http|stream)/|^src/(server|main|cli)\\.ts$'),
+    layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console or storage.', '^src/core/', '^src/(transports|console|tasks|store|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('tasks-are-transport-free', 'tasks/ turn a request into a result; how it travels is the transports\' business.', '^src/tasks/', '^src/(transports|console|store|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('streaming-is-transport-free', 'streaming/ is the video stream engine (latest frame, model turns, tracking, liveness, open streams): it knows no protocol, socket or page; transports/stream-*/ speak the protocols over it.', '^src/streaming/', '^src/(transports|console|store|usage)/|^src/(server|main|cli)\\.ts$'),
     {
       name: 'transports-are-independent',
       comment: 'A front door never imports another: shared HTTP pieces live in src/transports/*.ts, shared stream logic below the transports.',
@@ -31,7 +33,7 @@ module.exports = {
       from: { path: '^src/transports/([^/]+)/' },
       to: { path: '^src/transports/[^/]+/', pathNot: '^src/transports/$1/' },
     },
-    layer('domain-below-front-doors', 'accounts/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|store|usage)/', '^src/(transports|console|tasks|scheduler|models|http|stream|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('domain-below-front-doors', 'accounts/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer('one-composition-root', 'Only main.ts starts the server: everything else receives what it needs.', '^src/(?!main\\.ts$)', '^src/(server|main)\\.ts$'),
   ],
   options: {

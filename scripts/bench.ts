@@ -3,9 +3,11 @@
  * - http: the service's latency and throughput for one photo, next to raw ONNX Runtime inference
  *   of the same model measured in the same process, as ratios;
  * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests;
+ * - uploads: the same photo as base64 JSON, as the raw image body and as a multipart form, for
+ *   the photo and for a 12-megapixel JPEG made from it at run time (not stored in the repository);
  * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
  *
- *   npm run bench -- [--sections http,memory,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
+ *   npm run bench -- [--sections http,memory,uploads,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import * as ort from 'onnxruntime-node';
+import sharp from 'sharp';
 import { ultralytics } from '../src/models/families/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx-detector.js';
 import { decodeImage } from '../src/vision/decode.js';
@@ -21,7 +24,7 @@ import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { describeStreamFigures, runStreamBenchmark } from './bench-stream.js';
 import { startLocalServer } from './lib/local-server.js';
 
-const SECTIONS = ['http', 'memory', 'stream'] as const;
+const SECTIONS = ['http', 'memory', 'uploads', 'stream'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -31,6 +34,7 @@ interface BenchOptions {
   requests: number;
   seconds: number;
   memoryRequests: number;
+  uploadRequests: number;
 }
 
 function sectionList(value: string): Section[] {
@@ -49,6 +53,7 @@ function parseOptions(): BenchOptions {
     .option('--requests <n>', 'sequential requests to time', positiveNumber, 60)
     .option('--seconds <s>', 'duration of each throughput run', positiveNumber, 8)
     .option('--memory-requests <n>', 'requests of the memory section', positiveNumber, 2000)
+    .option('--upload-requests <n>', 'sequential requests per form and photo in the uploads section', positiveNumber, 30)
     .parse()
     .opts<BenchOptions>();
 }
@@ -92,16 +97,45 @@ async function interleaved(first: () => Promise<number>, second: () => Promise<n
   return [a, b];
 }
 
+/** One way of sending the image: its Content-Type, its body (built once) and the query string. */
+interface Upload {
+  readonly form: string;
+  readonly contentType: string;
+  readonly body: Buffer;
+  readonly query: string;
+}
+
+const jsonUpload = (imageBytes: Buffer): Upload => ({
+  form: 'base64 JSON',
+  contentType: 'application/json',
+  body: Buffer.from(JSON.stringify({ raw_data: imageBytes.toString('base64') })),
+  query: '',
+});
+
+/** The three forms `POST /api/v1/object-detection` takes, the same image in each. */
+async function uploadForms(imageBytes: Buffer): Promise<Upload[]> {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(imageBytes)], { type: 'image/jpeg' }), 'photo.jpg');
+  const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+  return [
+    jsonUpload(imageBytes),
+    { form: 'raw image/jpeg', contentType: 'image/jpeg', body: imageBytes, query: '' },
+    { form: 'multipart form', contentType: encoded.headers.get('content-type')!, body: Buffer.from(await encoded.arrayBuffer()), query: '' },
+  ];
+}
+
 /** A minimal keep-alive HTTP client: the body is built once, so the client adds next to nothing. */
-function detectionPoster(url: string, apiKey: string, body: Buffer): () => Promise<number> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const target = new URL('/api/v1/object-detection', url);
+function detectionPoster(url: string, apiKey: string, upload: Upload): () => Promise<number> {
+  // Idle sockets are dropped before the server's 5 s keep-alive timeout would close them under a request.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4000 });
+  const target = new URL(`/api/v1/object-detection${upload.query}`, url);
+  const { body } = upload;
   return () =>
     new Promise((resolve, reject) => {
       const started = performance.now();
       const request = http.request(
         target,
-        { method: 'POST', agent, headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': body.length } },
+        { method: 'POST', agent, headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': upload.contentType, 'Content-Length': body.length } },
         (response) => {
           response.resume();
           response.on('end', () => (response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`HTTP ${response.statusCode}`))));
@@ -136,12 +170,12 @@ function stageMedians(logText: string): Record<string, number> {
 }
 
 /** Latency and throughput against raw inference (issue target: p50 ≤ 1.10 × raw, c=8 ≥ 0.90 × raw limit). */
-async function benchHttp(options: BenchOptions, imageBytes: Buffer, body: Buffer): Promise<string[]> {
+async function benchHttp(options: BenchOptions, imageBytes: Buffer, upload: Upload): Promise<string[]> {
   const modelPath = path.resolve(options.model);
   const threads = os.availableParallelism();
   const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'info', DETECTD_MAX_PENDING_REQUESTS: '64' });
   try {
-    const post = detectionPoster(server.url, server.apiKey, body);
+    const post = detectionPoster(server.url, server.apiKey, upload);
     for (let i = 0; i < 10; i++) await post();
 
     const raw = await rawInference(modelPath, threads, imageBytes);
@@ -177,10 +211,10 @@ async function benchHttp(options: BenchOptions, imageBytes: Buffer, body: Buffer
 }
 
 /** RSS stays flat on the embedded TF.js model (issue target: after N requests within 5 % of after 200). */
-async function benchMemory(options: BenchOptions, body: Buffer): Promise<string[]> {
+async function benchMemory(options: BenchOptions, upload: Upload): Promise<string[]> {
   const server = await startLocalServer({ DETECTD_LOG_LEVEL: 'warn' });
   try {
-    const post = detectionPoster(server.url, server.apiKey, body);
+    const post = detectionPoster(server.url, server.apiKey, upload);
     const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
     const latencies: number[] = [];
     const checkpoint = Math.min(200, options.memoryRequests);
@@ -198,13 +232,51 @@ async function benchMemory(options: BenchOptions, body: Buffer): Promise<string[
   }
 }
 
+/** The photo scaled to 4000 × 3000 (12 MP), JPEG quality 90: a camera-sized upload, made at run time. */
+const twelveMegapixelJpeg = (imageBytes: Buffer) => sharp(imageBytes).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+
+/** Base64 JSON, raw body and multipart form of the same image, side by side (same server, interleaved). */
+async function benchUploads(options: BenchOptions, imageBytes: Buffer): Promise<string[]> {
+  const modelPath = path.resolve(options.model);
+  const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'warn', DETECTD_MAX_PENDING_REQUESTS: '64' });
+  const lines = [`== uploads: ${path.basename(modelPath)}, POST /api/v1/object-detection, the same image as base64 JSON, raw body and multipart form`];
+  try {
+    const photos = [
+      { name: path.basename(options.image), bytes: imageBytes },
+      { name: `12 MP JPEG (4000×3000, q90, from ${path.basename(options.image)})`, bytes: await twelveMegapixelJpeg(imageBytes) },
+    ];
+    for (const photo of photos) {
+      const uploads = await uploadForms(photo.bytes);
+      const posts = uploads.map((upload) => detectionPoster(server.url, server.apiKey, upload));
+      for (const post of posts) for (let i = 0; i < 3; i++) await post();
+      const sequential: number[][] = uploads.map(() => []);
+      // Blocks of each form in turn, so that all three see the same machine.
+      while (sequential[0].length < options.uploadRequests) {
+        for (const [index, post] of posts.entries()) for (let i = 0; i < 3; i++) sequential[index].push(await post());
+      }
+      lines.push(`${photo.name}, ${photo.bytes.length} bytes:`);
+      for (const [index, upload] of uploads.entries()) {
+        const { perSecond } = await throughput(posts[index], 4, options.seconds);
+        const times = sequential[index];
+        lines.push(
+          `  ${upload.form.padEnd(15)} body ${String(upload.body.length).padStart(9)} bytes: sequential p50 ${fixed(median(times))} ms, p99 ${fixed(percentile(times, 99))} ms; c=4 ${fixed(perSecond, 2)} req/s`,
+        );
+      }
+    }
+    return lines;
+  } finally {
+    await server.close();
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseOptions();
   const imageBytes = fs.readFileSync(options.image);
-  const body = Buffer.from(JSON.stringify({ raw_data: imageBytes.toString('base64') }));
+  const upload = jsonUpload(imageBytes);
   const report: string[] = [`detectd bench — ${new Date().toISOString()}`];
-  if (options.sections.includes('http')) report.push('', ...(await benchHttp(options, imageBytes, body)));
-  if (options.sections.includes('memory')) report.push('', ...(await benchMemory(options, body)));
+  if (options.sections.includes('http')) report.push('', ...(await benchHttp(options, imageBytes, upload)));
+  if (options.sections.includes('memory')) report.push('', ...(await benchMemory(options, upload)));
+  if (options.sections.includes('uploads')) report.push('', ...(await benchUploads(options, imageBytes)));
   if (options.sections.includes('stream')) {
     const models = ['../shared/models/yolox-nano-416.onnx', options.model].map((file) => path.resolve(file));
     const figures = await runStreamBenchmark({ models, image: options.image, seconds: options.seconds, streams: 8 });

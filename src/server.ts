@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import sharp from 'sharp';
 import { accountDomain } from './accounts/account-domain.js';
-import { keyAuthenticator } from './accounts/authenticate.js';
+import { keyAuthenticator, keylessAuthenticator } from './accounts/authenticate.js';
+import { StreamTokens } from './accounts/stream-tokens.js';
 import { loadServerSecret } from './accounts/server-secret.js';
 import { consoleRoutes } from './console/console-routes.js';
 import { CallMetrics } from './core/call-metrics.js';
@@ -12,16 +13,21 @@ import { CallRecorder } from './core/call-recorder.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import type { Config } from './config.js';
-import { streamRoutes } from './http/stream-routes.js';
 import { loadModels } from './models/load-models.js';
 import { packageVersion } from './package-root.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
-import { attachStreamEndpoint } from './stream/stream-endpoint.js';
-import { StreamTokens } from './stream/stream-tokens.js';
 import { databaseReachable, openDatabase } from './store/database.js';
+import { OpenStreams } from './streaming/open-streams.js';
+import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TYPES } from './tasks/index.js';
+import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
+import { streamRoutes } from './transports/http/stream-routes.js';
+import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
+import { nvisionStreamRoute } from './transports/stream-nvision/nvision-stream-route.js';
+import type { StreamDoor } from './transports/websocket-stream.js';
+import { attachWebSocketUpgrades } from './transports/websocket-upgrade.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
 
@@ -59,13 +65,20 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
-  const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
+  const streamTokens = new StreamTokens(db, config.stream.tokenTtlMs);
   const app = createApp({
     logger,
     detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes } },
     frontDoors: [
       consoleRoutes({ ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
       streamRoutes(authenticate, streamTokens),
+      deepStackRoutes({
+        authenticate,
+        authenticateKeyless: keylessAuthenticator(domain.services),
+        models,
+        limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes },
+        logger,
+      }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     openApi: buildOpenApiDocument(schemas, packageVersion()),
@@ -74,16 +87,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     trustProxy: config.trustProxy,
   });
   const server = app.listen(config.port, config.host);
-  const streams = attachStreamEndpoint(server, {
-    authenticate,
-    tokens: streamTokens,
-    models,
-    schemas,
-    settings: config.stream,
-    analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels },
-    calls,
-    logger,
-  });
+  const streamMetrics = new StreamMetrics(metrics);
+  const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);
+  const door: StreamDoor = { authenticate, tokens: streamTokens, models, openStreams };
+  const stream = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, metrics: streamMetrics, logger };
+  const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, logger });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
@@ -94,7 +102,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     (closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      await streams.close();
+      await openStreams.closeAll();
+      webSockets.close();
       await stopped;
       await usage.stop();
       await registry.dispose();

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Kysely, Migrator } from 'kysely';
 import { type AccountDomain, accountDomain } from '../src/accounts/account-domain.js';
 import { AccountError } from '../src/accounts/account-error.js';
+import { SESSION_SECONDS } from '../src/accounts/console-sessions.js';
 import { generateApiKey, hashApiKey } from '../src/accounts/api-keys.js';
 import { SignInThrottle } from '../src/accounts/sign-in-throttle.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
@@ -24,11 +25,15 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
   let store: ScratchStore;
   let db: Database;
   let domain: AccountDomain;
+  /** The domain's clock: tests move it instead of waiting. */
+  let now: Date;
+  const advanceClock = (seconds: number) => (now = new Date(now.getTime() + seconds * 1000));
 
   beforeEach(async () => {
     store = await engine.scratch();
     db = await openDatabase(databaseSettingsOf(store));
-    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['yolo26n-640-int8', 'yolox-nano-416'] });
+    now = new Date();
+    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['yolo26n-640-int8', 'yolox-nano-416'], now: () => now });
   });
   afterEach(async () => {
     await db.destroy();
@@ -105,11 +110,14 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     expect(await domain.keys.reveal(service)).to.equal(undefined);
     expect(await domain.keys.active(service)).to.deep.equal([]);
 
-    const fourth = await domain.keys.rotate(service, 1);
-    const fifth = await domain.keys.rotate(service, 1);
-    expect(await domain.keys.authenticate(fourth)).to.not.equal(undefined);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const fourth = await domain.keys.rotate(service, 60);
+    const fifth = await domain.keys.rotate(service, 60);
+    advanceClock(59);
+    expect(await domain.keys.authenticate(fourth), 'a second before its grace period ends').to.not.equal(undefined);
+    expect(await domain.keys.active(service)).to.have.length(2);
+    advanceClock(1);
     expect(await domain.keys.authenticate(fourth), 'grace period over').to.equal(undefined);
+    expect(await domain.keys.active(service)).to.have.length(1);
     expect(await domain.keys.authenticate(fifth)).to.not.equal(undefined);
   });
 
@@ -144,9 +152,12 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     const row = await db.selectFrom('console_sessions').selectAll().executeTakeFirstOrThrow();
     expect(row.token_hash).to.not.equal(token);
     expect(await domain.sessions.account(token + 'x')).to.equal(undefined);
-    await db.updateTable('console_sessions').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).execute();
+    advanceClock(SESSION_SECONDS - 1);
+    expect(await domain.sessions.account(token), 'a second before it ends').to.deep.equal(ann);
+    advanceClock(1);
     expect(await domain.sessions.account(token), 'expired').to.equal(undefined);
     const again = await domain.sessions.start(ann.id);
+    expect(await db.selectFrom('console_sessions').select('token_hash').execute(), 'the expired session was dropped at the next sign-in').to.have.length(1);
     await domain.sessions.end(again);
     expect(await domain.sessions.account(again)).to.equal(undefined);
   });

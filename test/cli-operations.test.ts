@@ -145,7 +145,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     const twoModels = { ...env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}` };
     const refused = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'no-such-model'], twoModels);
     expect(refused.status).to.equal(1);
-    expect(refused.stderr).to.equal('detectd: no model named "no-such-model"; this server\'s models are: yolo26n-640-int8, yolox-nano-416\n');
+    expect(refused.stderr).to.equal('detectd: this server has no model named "no-such-model"; choose one of: yolo26n-640-int8, yolox-nano-416\n');
     const created = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'yolox-nano-416', '--json'], twoModels);
     expect(created.status, created.stderr).to.equal(0);
     expect(JSON.parse(created.stdout)).to.include({ model: 'yolox-nano-416' });

@@ -2,42 +2,10 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
+import { type DetectedObject, expectDogPhotoObjects } from './support/dog-photo.js';
 import * as images from './support/images.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-
-type DetectedObject = { name: string; parent: string; confidence: number; bounding_box: { left: number; right: number; top: number; bottom: number }; cropped_image?: string };
-
-/** Boxes of dog.jpg's three objects, from the reference pipeline (x1, y1, x2, y2). */
-const DOG_PHOTO_OBJECTS = {
-  dog: [133, 220, 309, 545],
-  bicycle: [128, 128, 566, 430],
-  truck: [461, 71, 685, 172],
-};
-
-function iou(box: DetectedObject['bounding_box'], [x1, y1, x2, y2]: number[]): number {
-  const width = Math.min(box.right, x2) - Math.max(box.left, x1);
-  const height = Math.min(box.bottom, y2) - Math.max(box.top, y1);
-  if (width <= 0 || height <= 0) return 0;
-  const intersection = width * height;
-  return intersection / ((box.right - box.left) * (box.bottom - box.top) + (x2 - x1) * (y2 - y1) - intersection);
-}
-
-/** The dog photo's dog, bicycle and truck (or car) are found where they are. */
-function expectDogPhotoObjects(objects: DetectedObject[]): void {
-  const best = (names: string[]) => objects.find((object) => names.includes(object.name));
-  const dog = best(['dog']);
-  const bicycle = best(['bicycle']);
-  const vehicle = best(['truck', 'car']);
-  expect(dog, 'dog found').to.not.equal(undefined);
-  expect(bicycle, 'bicycle found').to.not.equal(undefined);
-  expect(vehicle, 'truck or car found').to.not.equal(undefined);
-  expect(iou(dog!.bounding_box, DOG_PHOTO_OBJECTS.dog)).to.be.greaterThan(0.8);
-  expect(iou(bicycle!.bounding_box, DOG_PHOTO_OBJECTS.bicycle)).to.be.greaterThan(0.8);
-  expect(iou(vehicle!.bounding_box, DOG_PHOTO_OBJECTS.truck)).to.be.greaterThan(0.8);
-  expect(dog!.parent).to.equal('animal');
-  expect(bicycle!.parent).to.equal('vehicle');
-}
 
 describe('POST /api/v1/object-detection (real server, real model)', () => {
   let server: TestServer;
@@ -114,7 +82,7 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
   it('returns a visualized image of the input size with the boxes drawn', async () => {
     const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { OutputVisualizedImage: 'true' }), { apiKey: server.apiKey });
     expect(status).to.equal(200);
-    const visualized = Buffer.from(body.visualized_image, 'base64');
+    const visualized = Buffer.from(body.raw_data, 'base64');
     const metadata = await sharp(visualized).metadata();
     expect([metadata.format, metadata.width, metadata.height]).to.deep.equal(['jpeg', images.DOG_SIZE.width, images.DOG_SIZE.height]);
     // Pixels changed along the dog's box outline, and not in a corner far from any box.
@@ -128,17 +96,19 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
     expect(difference(dog.left, midY)).to.be.greaterThan(60);
     expect(difference(5, images.DOG_SIZE.height - 5)).to.be.lessThan(40);
     expect(body.detected_objects[0]).to.not.have.property('cropped_image');
+    expect(body).to.not.have.property('visualized_image');
   });
 
-  it('serves the legacy path with the same objects and refuses OutputVisualizedImage there', async () => {
-    const legacy = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { OutputCroppedImage: 'false' }), { apiKey: server.apiKey, path: '/api/object-detection' });
+  it('serves the legacy path with the same objects, and honours OutputVisualizedImage there', async () => {
+    const legacy = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { OutputCroppedImage: 'false', OutputVisualizedImage: 'false' }), { apiKey: server.apiKey, path: '/api/object-detection' });
     const current = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey: server.apiKey });
     expect(legacy.status).to.equal(200);
     expect(legacy.body).to.deep.equal(current.body);
-    const refused = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { OutputVisualizedImage: 'true' }), { apiKey: server.apiKey, path: '/api/object-detection' });
-    expect(refused.status).to.equal(400);
-    expect(refused.body.error.code).to.equal('invalid_configuration');
-    expect(refused.body.error.message).to.contain('OutputVisualizedImage').and.contain('ConfidenceThreshold, OutputCroppedImage');
+    expect(legacy.body).to.not.have.property('raw_data');
+    const visualized = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { OutputVisualizedImage: 'true' }), { apiKey: server.apiKey, path: '/api/object-detection' });
+    expect(visualized.status).to.equal(200);
+    const metadata = await sharp(Buffer.from(visualized.body.raw_data, 'base64')).metadata();
+    expect([metadata.format, metadata.width, metadata.height]).to.deep.equal(['jpeg', images.DOG_SIZE.width, images.DOG_SIZE.height]);
   });
 
   describe('decodes every accepted encoding and colour layout', () => {
@@ -165,7 +135,7 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
       const { status, body } = await postDetection(server.url, imageRequest(await images.dogSidewaysWithExif(), { OutputVisualizedImage: 'true' }), { apiKey: server.apiKey });
       expect(status).to.equal(200);
       expectDogPhotoObjects(body.detected_objects);
-      const visualized = await sharp(Buffer.from(body.visualized_image, 'base64')).metadata();
+      const visualized = await sharp(Buffer.from(body.raw_data, 'base64')).metadata();
       expect([visualized.width, visualized.height]).to.deep.equal([images.DOG_SIZE.width, images.DOG_SIZE.height]);
     });
 
@@ -173,7 +143,7 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
       const { status, body } = await postDetection(server.url, imageRequest(await images.onePixelPng(), { OutputVisualizedImage: 'true', OutputCroppedImage: 'true' }), { apiKey: server.apiKey });
       expect(status).to.equal(200);
       expect(body.detected_objects).to.deep.equal([]);
-      expect((await sharp(Buffer.from(body.visualized_image, 'base64')).metadata()).width).to.equal(1);
+      expect((await sharp(Buffer.from(body.raw_data, 'base64')).metadata()).width).to.equal(1);
     });
   });
 });

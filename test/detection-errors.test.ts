@@ -138,7 +138,7 @@ describe('errors: every code from a real request, and the server keeps serving',
   it('415 unsupported_media_type', async () => {
     expectError(await post(imageRequest(images.dogJpeg()), { contentType: 'text/plain' }), 415, 'unsupported_media_type');
     expectError(await post(imageRequest(images.dogJpeg()), { contentType: 'application/json; charset=latin1' }), 415, 'unsupported_media_type');
-    expectError(await post(imageRequest(images.dogJpeg()), { contentType: 'multipart/form-data; boundary=x' }), 415, 'unsupported_media_type');
+    expectError(await post(imageRequest(images.dogJpeg()), { contentType: 'multipart/form-data; boundary=x' }), 400, 'invalid_multipart');
   });
 });
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -7,16 +8,65 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, MAIN, requireBuild, startProcess } from './support/processes.js';
 
+/** Creates an account and a service on it through the CLI; the service's API key. */
+function createServiceWithCli(env: NodeJS.ProcessEnv, email: string, name: string): string {
+  const account = cli(['account', 'create', '--email', email, '--password', 'a long passphrase'], env);
+  expect(account.status, account.stderr).to.equal(0);
+  const service = cli(['service', 'create', '--account', email, '--name', name, '--json'], env);
+  expect(service.status, service.stderr).to.equal(0);
+  return (JSON.parse(service.stdout) as { api_key: string }).api_key;
+}
+
+/**
+ * A detection request whose body is held back: its headers go out with `Expect: 100-continue`, and
+ * `accepted` resolves once the server has taken the request in (answered 100 Continue). `send`
+ * then uploads the body and resolves with the answer.
+ */
+function heldBackDetection(url: string, apiKey: string, body: unknown) {
+  const payload = JSON.stringify(body);
+  const request = http.request(url + '/api/v1/object-detection', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `ApiKey ${apiKey}`, Expect: '100-continue' },
+  });
+  const accepted = new Promise<void>((resolve, reject) => {
+    request.once('continue', resolve);
+    request.once('error', reject);
+  });
+  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    request.once('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.once('error', reject);
+    });
+    request.once('error', reject);
+  });
+  request.flushHeaders();
+  return {
+    accepted,
+    send: () => {
+      request.end(payload);
+      return answer;
+    },
+  };
+}
+
+/** Resolves once `condition` holds, checking as the process writes output. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 describe('the built service as a process: CLI, npm start, SIGTERM', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
-  before(() => {
+  // Each test gets its own data folder (database, secret): no test leans on another's accounts.
+  beforeEach(() => {
     requireBuild();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-process-'));
     env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: DEFAULT_TEST_MODEL, PORT: '0', HOST: '127.0.0.1' };
   });
-  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('creates an account and a service from the CLI, whose key the server accepts; drains on SIGTERM', async () => {
     const account = cli(['account', 'create', '--email', 'Ops@Example.com', '--password-stdin'], env, 'a long passphrase\n');
@@ -39,11 +89,14 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     expect(first.status).to.equal(200);
     expect(first.body.detected_objects.map((object: { name: string }) => object.name)).to.include('dog');
 
-    // A request in flight when SIGTERM arrives is still answered; then the process exits 0.
-    const inFlight = postDetection(url, imageRequest(photoPath('dog.jpg')), { apiKey: created.api_key });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // A request the server has taken in when SIGTERM arrives is still answered; then the process exits 0.
+    const inFlight = heldBackDetection(url, created.api_key, imageRequest(photoPath('dog.jpg')));
+    await inFlight.accepted;
     process.kill(-child.pid!, 'SIGTERM');
-    expect((await inFlight).status).to.equal(200);
+    await until(() => output.join('').includes('"msg":"shutting down'));
+    const late = await inFlight.send();
+    expect(late.status, JSON.stringify(late.body)).to.equal(200);
+    expect(late.body.detected_objects.map((object: { name: string }) => object.name)).to.include('dog');
     expect(await exited).to.equal(0);
     const log = output.join('');
     expect(log).to.contain('"msg":"stopped"');
@@ -55,8 +108,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
 
   it('npm start with no model configured serves the embedded TF.js CenterNet, which finds the dog', async () => {
     const { DETECTD_MODEL: _unset, ...withoutModel } = env;
-    const service = cli(['service', 'create', '--account', 'ops@example.com', '--name', 'embedded', '--json'], withoutModel);
-    const { api_key: apiKey } = JSON.parse(service.stdout) as { api_key: string };
+    const apiKey = createServiceWithCli(withoutModel, 'embedded@example.com', 'embedded');
     const server = await startProcess(withoutModel, ['npm', 'start', '--silent']);
     try {
       const log = server.output.join('');

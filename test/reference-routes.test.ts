@@ -1,11 +1,16 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+import { TASKS } from '../src/tasks/index.js';
+import { parameterNames } from '../src/tasks/task.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 describe('health, readiness, metrics and API reference routes', () => {
   let server: TestServer;
+  const schemas = new SchemaCatalogue();
   before(async () => {
     server = await startTestServer();
   });
@@ -20,16 +25,47 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(await ready.json()).to.deep.equal({ status: 'ready', models: ['yolo26n-640-int8'], database: 'reachable' });
   });
 
-  it('GET /openapi.json is OpenAPI 3.1 built from schemas/ and the error table', async () => {
+  it('GET /openapi.json is a valid OpenAPI 3.1 document of the task table\'s routes and the error catalogue', async () => {
     const document = (await (await fetch(server.url + '/openapi.json')).json()) as any;
+    const validation = await new Validator().validate(document);
+    expect(validation.errors, JSON.stringify(validation.errors)).to.equal(undefined);
+    expect(validation.valid).to.equal(true);
     expect(document.openapi).to.equal('3.1.0');
-    expect(Object.keys(document.paths)).to.include.members(['/api/v1/object-detection', '/api/object-detection', '/healthz', '/readyz']);
-    expect(document.components.schemas.ObjectDetectionRequest.required).to.deep.equal(['raw_data']);
+
+    // The paths: both versions of every task, the DeepStack routes, health and readiness (the video stream documents its own).
+    const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
+    const taskPaths = TASKS.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
+    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/healthz', '/readyz']);
+    const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
+    for (const task of TASKS) {
+      for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {
+        const operation = document.paths[route].post;
+        expect(Object.keys(document.paths[route]), route).to.deep.equal(['post']);
+        expect(operation.requestBody.content['application/json'].schema.$ref).to.equal(componentRef(task.requestSchema));
+        expect(operation.responses['200'].content['application/json'].schema.$ref).to.equal(componentRef(task.responseSchema));
+        for (const name of parameterNames(task.parameters, version)) expect(operation.description, `${route} documents ${name}`).to.contain(`\`${name}\``);
+        // Every catalogue code, under its own status, with its summary.
+        const documented = Object.entries(operation.responses)
+          .filter(([status]) => status !== '200')
+          .flatMap(([status, response]) => codesOf(response as { description: string }).map((code) => [code, Number(status)]));
+        expect(documented.map(([code]) => code), route).to.have.members(Object.keys(ERROR_CATALOGUE));
+        for (const [code, status] of documented) {
+          const entry = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
+          expect(status, code as string).to.equal(entry.status);
+          expect(operation.responses[String(status)].description).to.contain(`\`${code}\`: ${entry.summary}`);
+        }
+      }
+    }
+    expect(document.paths['/api/object-detection'].post.description).to.contain('OutputVisualizedImage');
+    // Every error code any operation mentions is in the catalogue, under the catalogue's status.
+    for (const [route, operations] of Object.entries(document.paths) as [string, Record<string, any>][]) {
+      for (const operation of Object.values(operations)) {
+        for (const [status, response] of Object.entries(operation.responses as Record<string, { description: string }>)) {
+          for (const code of codesOf(response)) expect(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.status, `${route} ${status} ${code}`).to.equal(Number(status));
+        }
+      }
+    }
     expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).to.deep.equal(Object.keys(ERROR_CATALOGUE));
-    const v1 = document.paths['/api/v1/object-detection'].post;
-    expect(v1.description).to.contain('OutputVisualizedImage');
-    expect(document.paths['/api/object-detection'].post.description).to.not.contain('OutputVisualizedImage');
-    expect(Object.keys(v1.responses)).to.include.members(['200', '400', '401', '403', '404', '405', '413', '415', '503', '500']);
   });
 
   it('GET /docs is a readable page listing parameters and every error code', async () => {

@@ -1,12 +1,32 @@
 import { expect } from 'chai';
+import { sql } from 'kysely';
+import { type Database, openDatabase } from '../src/store/database.js';
+import { migrationProvider } from '../src/store/migrations/index.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { ConsoleClient } from './support/console-client.js';
-import { POSTGRESQL } from './support/engines.js';
+import { databaseSettingsOf, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 
 const dog = () => imageRequest(photoPath('dog.jpg'));
+
+describe('migrations on a fresh PostgreSQL database, run by many processes at once', () => {
+  it('eight openDatabase calls at once all succeed, and each migration runs exactly once', async () => {
+    const store = await POSTGRESQL.scratch();
+    const opened = await Promise.allSettled(Array.from({ length: 8 }, () => openDatabase(databaseSettingsOf(store))));
+    try {
+      for (const result of opened) expect(result.status, String((result as PromiseRejectedResult).reason)).to.equal('fulfilled');
+      const db = (opened[0] as PromiseFulfilledResult<Database>).value;
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+      expect(applied.rows.map((row) => row.name)).to.deep.equal(Object.keys(await migrationProvider.getMigrations()).sort());
+    } finally {
+      for (const result of opened) if (result.status === 'fulfilled') await result.value.destroy();
+      await store.remove();
+    }
+  });
+});
 
 describe('two server processes on one PostgreSQL database behave as one service', () => {
   let store: ScratchStore;
@@ -16,8 +36,10 @@ describe('two server processes on one PostgreSQL database behave as one service'
     requireBuild();
     store = await POSTGRESQL.scratch();
     const env = { ...process.env, ...store.env, DETECTD_MODEL: DEFAULT_TEST_MODEL, HOST: '127.0.0.1', DETECTD_INFERENCE_THREADS: '1' };
-    // Started one after the other: each runs the migrations against the shared database (the second finds them done).
-    replicas = [await startProcess({ ...env, PORT: '0' }), await startProcess({ ...env, PORT: '0' })];
+    // Started at once on a fresh database: both run the migrations at the same time.
+    const started = await Promise.allSettled([startProcess({ ...env, PORT: '0' }), startProcess({ ...env, PORT: '0' })]);
+    replicas = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    for (const result of started) if (result.status === 'rejected') throw result.reason;
   });
   after(async () => {
     for (const replica of replicas) expect(await replica.stop()).to.equal(0);
@@ -59,5 +81,33 @@ describe('two server processes on one PostgreSQL database behave as one service'
     const page = (await consoleB.get(`/console/services/${id}?window=hour`)).text;
     expect(page, 'one call answered on B, two on A; a refused key reaches no service').to.match(/id="usage-requests">3</);
     for (const replica of replicas) expect(replica.output.join('')).to.not.contain(first).and.not.contain(second);
+  });
+
+  it('redeems on B a stream token issued by A, once: a second redeem on A is refused', async () => {
+    const [a, b] = replicas;
+    const env = { ...process.env, ...store.env };
+    expect(cli(['account', 'create', '--email', 'tokens@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    const created = cli(['service', 'create', '--account', 'tokens@example.com', '--name', 'tokens', '--json'], env);
+    expect(created.status, created.stderr).to.equal(0);
+    const apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
+
+    const issued = await postDetection(a.url, '', { apiKey, path: '/api/v1/object-detection/stream-tokens' });
+    expect(issued.status).to.equal(201);
+    const token = issued.body.token as string;
+    const stream = await StreamClient.open(streamUrl(b.url, token));
+    stream.sendJson({ type: 'start' });
+    await stream.waitFor((messages) => messages.some((message) => message.type === 'ready'));
+    await stream.close();
+
+    const again = await refusedUpgrade(streamUrl(a.url, token));
+    expect(again.status, 'A refuses the token B redeemed').to.equal(401);
+    expect(again.body.error.message).to.match(/token/);
+
+    // Redeemed on both at the same moment, a token still opens one stream only.
+    const raced = (await postDetection(a.url, '', { apiKey, path: '/api/v1/object-detection/stream-tokens' })).body.token as string;
+    const attempts = await Promise.allSettled([StreamClient.open(streamUrl(a.url, raced)), StreamClient.open(streamUrl(b.url, raced))]);
+    expect(attempts.map((attempt) => attempt.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
+    for (const attempt of attempts) if (attempt.status === 'fulfilled') await attempt.value.close();
+    for (const replica of replicas) expect(replica.output.join('')).to.not.contain(token).and.not.contain(apiKey);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { LatestFrameSlot } from '../src/stream/latest-frame.js';
-import { IouTracker, type TrackableDetection } from '../src/stream/tracker.js';
+import { LatestFrameSlot } from '../src/streaming/latest-frame.js';
+import { IouTracker, type TrackableDetection } from '../src/streaming/tracker.js';
 
 const DOG = 16;
 const CAT = 15;

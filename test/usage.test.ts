@@ -11,13 +11,20 @@ const SERVICE = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
 
 describe('latency histogram', () => {
-  it('puts a latency in the bucket whose upper bound is within 19 % above it', () => {
-    for (const ms of [0.2, 1, 1.5, 7, 42, 99.9, 250, 1234, 30_000]) {
-      const bound = bucketUpperBoundMs(latencyBucket(ms));
-      expect(bound, `${ms} ms`).to.be.at.least(Math.min(ms, bound));
-      if (ms >= 1) expect(bound / ms, `${ms} ms`).to.be.within(1, 1.19);
+  it('puts a latency in bucket i when 2^((i-1)/4) < ms ≤ 2^(i/4), ≤ 1 ms in bucket 0 and everything slower than 2^15.5 ms in the last', () => {
+    // Exact boundaries: a bound itself belongs to the bucket below it.
+    expect([0, 0.2, 1].map(latencyBucket)).to.deep.equal([0, 0, 0]);
+    expect([1.001, 2, 2.001, 16, 1024, 1025].map(latencyBucket)).to.deep.equal([1, 4, 5, 16, 40, 41]);
+    expect([1, 4, 16, 40].map(bucketUpperBoundMs)).to.deep.equal([2 ** 0.25, 2, 16, 1024]);
+    // The last bucket holds everything slower than the one before it.
+    expect([46_000, 47_000, 1e6, 1e9].map(latencyBucket)).to.deep.equal([62, 63, 63, 63]);
+    // Every latency between: inside its bucket's bounds, and the buckets are 2^(1/4) ≈ 19 % wide.
+    for (let ms = 1.01; ms < 46_000; ms *= 1.07) {
+      const bucket = latencyBucket(ms);
+      expect(bucketUpperBoundMs(bucket - 1), `${ms} ms, bucket ${bucket}`).to.be.below(ms);
+      expect(bucketUpperBoundMs(bucket), `${ms} ms, bucket ${bucket}`).to.be.at.least(ms);
+      expect(bucketUpperBoundMs(bucket) / bucketUpperBoundMs(bucket - 1)).to.be.closeTo(2 ** 0.25, 1e-12);
     }
-    expect(latencyBucket(1e9)).to.equal(63);
   });
 
   it('reads quantiles off the counts', () => {

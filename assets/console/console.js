@@ -123,8 +123,9 @@ document.getElementById('try-form')?.addEventListener('submit', async (event) =>
     }
     const found = body.detected_objects.length;
     status.textContent = `${found} object${found === 1 ? '' : 's'} found in ${Math.round(performance.now() - started)} ms.`;
-    document.getElementById('try-image').src = `data:image/jpeg;base64,${body.visualized_image}`;
-    const shown = { ...body, visualized_image: `<base64 JPEG, ${body.visualized_image.length} characters>` };
+    // The visualized image comes back as raw_data, where Nvision clients read it.
+    document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
+    const shown = { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` };
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
   } catch (error) {

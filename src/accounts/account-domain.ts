@@ -1,5 +1,6 @@
 import type { Database } from '../store/database.js';
 import { Accounts } from './accounts.js';
+import { type Clock, systemClock } from './iso-time.js';
 import { ConsoleSessions } from './console-sessions.js';
 import { ServiceKeys } from './service-keys.js';
 import { Services } from './services.js';
@@ -19,15 +20,18 @@ export interface AccountDomainOptions {
   readonly serviceTypes: readonly string[];
   /** The models a new service may name (absent: not checked). */
   readonly modelNames?: readonly string[];
+  /** The time that API-key grace periods and console sessions expire by (default: the system clock). */
+  readonly now?: Clock;
 }
 
 export function accountDomain(db: Database, secret: string, options: AccountDomainOptions): AccountDomain {
-  const keys = new ServiceKeys(db, secret);
+  const now = options.now ?? systemClock;
+  const keys = new ServiceKeys(db, secret, now);
   return {
     accounts: new Accounts(db),
     services: new Services(db, keys, options.serviceTypes, options.modelNames ?? []),
     keys,
-    sessions: new ConsoleSessions(db),
+    sessions: new ConsoleSessions(db, now),
     throttle: new SignInThrottle(db),
   };
 }

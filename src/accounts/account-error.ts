@@ -9,7 +9,8 @@ export type AccountErrorCode =
   | 'invalid_service_name'
   | 'service_name_taken'
   | 'unknown_service_type'
-  | 'unknown_model';
+  | 'unknown_model'
+  | 'invalid_address_range';
 
 /** A rule of the account domain was broken; `code` says which, the message says it to a person. */
 export class AccountError extends Error {

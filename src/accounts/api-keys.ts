@@ -24,8 +24,14 @@ export function sameDigest(a: string, b: string): boolean {
   return left.length === right.length && crypto.timingSafeEqual(left, right);
 }
 
-/** The key from `Authorization: ApiKey <key>` (or `Bearer <key>`), or undefined. */
+/**
+ * The key from `Authorization: ApiKey <key>`, `Bearer <key>` or the bare key (as some Nvision
+ * apps send it), or undefined. A bare value counts only when it has a key's shape, so that a
+ * header in some other scheme is never mistaken for a key.
+ */
 export function apiKeyFromAuthorization(header: string | undefined): string | undefined {
-  const match = /^(?:ApiKey|Bearer)\s+(\S+)\s*$/i.exec(header ?? '');
+  const value = (header ?? '').trim();
+  if (looksLikeApiKey(value)) return value;
+  const match = /^(?:ApiKey|Bearer)\s+(\S+)$/i.exec(value);
   return match?.[1];
 }

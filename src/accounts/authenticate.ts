@@ -1,6 +1,7 @@
 import { DetectdError } from '../core/errors.js';
 import type { ServiceKeys } from './service-keys.js';
 import type { Service } from './service.js';
+import type { Services } from './services.js';
 
 /**
  * The service behind an API key, if it may be used for `serviceType`; otherwise a 401/403
@@ -8,6 +9,20 @@ import type { Service } from './service.js';
  * this knows what a key opens.
  */
 export type Authenticate = (apiKey: string | undefined, serviceType: string) => Promise<Service>;
+
+/**
+ * The service a call without any key acts as, from the caller's address: only services that
+ * turned keyless calls on for a range holding it (off by default); otherwise a 401 DetectdError.
+ */
+export type AuthenticateKeyless = (address: string, serviceType: string) => Promise<Service>;
+
+export function keylessAuthenticator(services: Services): AuthenticateKeyless {
+  return async (address, serviceType) => {
+    const service = await services.keylessServiceFor(address, serviceType);
+    if (!service) throw new DetectdError('unauthorized', 'send the service\'s API key (calls without a key are not accepted from this address)');
+    return service;
+  };
+}
 
 export function keyAuthenticator(keys: ServiceKeys): Authenticate {
   return async (apiKey, serviceType) => {

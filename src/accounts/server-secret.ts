@@ -3,9 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The server secret keys API-key hashing. Replicas sharing a database must share it
- * (DETECTD_SECRET); a single embedded instance generates one on first start and keeps it
- * beside its database, readable by the owner only.
+ * The server secret keys three things: the HMAC under which API keys are looked up
+ * (api-keys.ts), the AES-256-GCM key that encrypts them at rest so their owner can read them again
+ * (key-cipher.ts, via HKDF), and the console's CSRF tokens (console/csrf.ts, via HKDF). Changing
+ * it therefore makes every stored API key unusable. Replicas sharing a database must share it
+ * (DETECTD_SECRET); a single embedded instance generates one on first start and keeps it beside
+ * its database, readable by the owner only.
  */
 export function loadServerSecret(configured: string | undefined, dataDir: string): string {
   if (configured) return configured;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from './api-keys.js';
-import { isoNow } from './iso-time.js';
+import { type Clock, isoAt } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
 import { type Service, toService } from './service.js';
 
@@ -28,6 +28,8 @@ export class ServiceKeys {
   constructor(
     private readonly db: Database,
     private readonly secret: string,
+    /** Decides when a rotated-out key's grace period is over. */
+    private readonly clock: Clock,
   ) {
     this.#cipher = new KeyCipher(secret);
   }
@@ -43,7 +45,7 @@ export class ServiceKeys {
         service_id: serviceId,
         key_hash: hashApiKey(this.secret, apiKey),
         key_ciphertext: this.#cipher.encrypt(apiKey, id),
-        created_at: isoNow(),
+        created_at: isoAt(this.clock),
         expires_at: null,
         revoked_at: null,
       })
@@ -62,12 +64,12 @@ export class ServiceKeys {
       .selectFrom('api_keys')
       .innerJoin('services', 'services.id', 'api_keys.service_id')
       .innerJoin('accounts', 'accounts.id', 'services.account_id')
-      .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', 'services.id', 'services.account_id', 'services.name', 'services.type', 'services.model', 'services.created_at', 'services.disabled_at'])
+      .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', 'services.id', 'services.account_id', 'services.name', 'services.type', 'services.model', 'services.created_at', 'services.disabled_at', 'services.keyless_address_ranges'])
       .select('accounts.disabled_at as account_disabled_at')
       .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
     if (!row || !sameDigest(row.key_hash, keyHash)) return undefined;
-    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= isoNow())) return undefined;
+    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= isoAt(this.clock))) return undefined;
     return { ...toService(row), accountDisabled: row.account_disabled_at !== null };
   }
 
@@ -90,7 +92,7 @@ export class ServiceKeys {
   async rotate(service: Service, graceSeconds: number): Promise<string> {
     return this.db.transaction().execute(async (trx) => {
       const retire = trx.updateTable('api_keys').where('service_id', '=', service.id).where('revoked_at', 'is', null).where('expires_at', 'is', null);
-      await (graceSeconds > 0 ? retire.set({ expires_at: isoNow(graceSeconds) }) : retire.set({ revoked_at: isoNow() })).execute();
+      await (graceSeconds > 0 ? retire.set({ expires_at: isoAt(this.clock, graceSeconds) }) : retire.set({ revoked_at: isoAt(this.clock) })).execute();
       return this.issue(trx, service.id);
     });
   }
@@ -99,7 +101,7 @@ export class ServiceKeys {
   async revoke(service: Service, keyId: string): Promise<boolean> {
     const result = await this.db
       .updateTable('api_keys')
-      .set({ revoked_at: isoNow() })
+      .set({ revoked_at: isoAt(this.clock) })
       .where('id', '=', keyId)
       .where('service_id', '=', service.id)
       .where('revoked_at', 'is', null)
@@ -113,7 +115,7 @@ export class ServiceKeys {
       .select(['id', 'created_at', 'expires_at', 'key_ciphertext'])
       .where('service_id', '=', serviceId)
       .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', isoNow())]))
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', isoAt(this.clock))]))
       .orderBy('created_at', 'desc')
       .execute();
     // Current (no expiry) first, then rotated-out keys, latest expiry first.

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
 import { AccountError } from './account-error.js';
+import { inAddressRanges, LOOPBACK_RANGES, parseAddressRanges } from './address-ranges.js';
 import { isoNow } from './iso-time.js';
 import { type Service, toService } from './service.js';
 import type { ServiceKeys } from './service-keys.js';
@@ -35,15 +36,15 @@ export class Services {
     if (!this.serviceTypes.includes(type)) throw new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${this.serviceTypes.join(', ')}`);
     const model = fields.model || null;
     if (model !== null && this.modelNames.length > 0 && !this.modelNames.includes(model)) {
-      throw new AccountError('unknown_model', `no model named "${model}"; this server's models are: ${this.modelNames.join(', ')}`);
+      throw new AccountError('unknown_model', `this server has no model named "${model}"; choose one of: ${this.modelNames.join(', ')}`);
     }
     const taken = await this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
     if (taken) throw new AccountError('service_name_taken', `this account already has a service named "${name}"`);
-    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false };
+    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null };
     const apiKey = await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('services')
-        .values({ id: service.id, account_id: accountId, name, type, model, created_at: service.createdAt, disabled_at: null })
+        .values({ id: service.id, account_id: accountId, name, type, model, created_at: service.createdAt, disabled_at: null, keyless_address_ranges: null })
         .execute();
       return this.keys.issue(trx, service.id);
     });
@@ -91,6 +92,31 @@ export class Services {
       .execute();
   }
 
+  /**
+   * Turns keyless DeepStack calls on from `rangesText` (CIDR list; empty: this machine only) or, with
+   * null, off. Returns the ranges stored. Throws an AccountError for a bad range.
+   */
+  async setKeylessAddressRanges(service: Service, rangesText: string | null): Promise<readonly string[] | null> {
+    const ranges = rangesText === null ? null : rangesText.trim() === '' ? LOOPBACK_RANGES : parseAddressRanges(rangesText);
+    await this.db
+      .updateTable('services')
+      .set({ keyless_address_ranges: ranges === null ? null : ranges.join(' ') })
+      .where('id', '=', service.id)
+      .where('account_id', '=', service.accountId)
+      .execute();
+    return ranges;
+  }
+
+  /**
+   * The service that a call without a key from `address` acts as: the oldest enabled service of
+   * `type` whose keyless ranges hold the address; undefined when none does.
+   */
+  async keylessServiceFor(address: string, type: string): Promise<Service | undefined> {
+    const rows = await this.#select().where('keyless_address_ranges', 'is not', null).where('disabled_at', 'is', null).where('type', '=', type).orderBy('created_at', 'asc').execute();
+    const row = rows.find((candidate) => inAddressRanges(address, candidate.keyless_address_ranges!.split(' ')));
+    return row && toService(row);
+  }
+
   /** Deletes the service, its keys (cascade) and its usage counters. */
   async delete(service: Service): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -100,6 +126,6 @@ export class Services {
   }
 
   #select() {
-    return this.db.selectFrom('services').select(['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at']);
+    return this.db.selectFrom('services').select(['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges']);
   }
 }

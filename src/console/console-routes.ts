@@ -10,7 +10,7 @@ import { type ConsoleDependencies, loadSession, signedInAccount } from './consol
 import { consoleServiceRoutes } from './service-routes.js';
 import { csrfProtection } from './csrf.js';
 import { fromBodyParser } from '../transports/http/error-handler.js';
-import { contextOf } from '../transports/http/request-context.js';
+import { contextOf } from '../transports/request-context.js';
 
 /** Pages and scripts come only from this server; the "Try it" image arrives as a data: URL. */
 const securityHeaders: RequestHandler = (_request, response, next) => {

@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
+import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../accounts/service.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField } from './form-fields.js';
@@ -19,6 +20,8 @@ export interface OverviewData {
   readonly window: UsageWindow;
   readonly graceSeconds: number;
   readonly notice?: string;
+  /** The keyless form's problem after a refused change, with the text that was sent. */
+  readonly keylessError?: { readonly message: string; readonly ranges: string };
 }
 
 const MASK = 'dtd_' + '•'.repeat(24);
@@ -53,6 +56,8 @@ export function serviceOverviewPage(data: OverviewData): string {
     <pre class="code" id="curl-example">${curlExample(endpoint)}</pre>
     <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
   </section>
+
+  ${keylessSection(data, base)}
 
   ${usageSection(data, base)}
 
@@ -120,8 +125,32 @@ function curlExample(endpoint: string): SafeHtml {
   return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
 curl -s ${endpoint} \\
   -H "Authorization: ApiKey $DETECTD_API_KEY" \\
-  -H "Content-Type: application/json" \\
-  -d "{\\"raw_data\\": \\"$(base64 -w0 dog.jpg)\\", \\"configurations\\": [{\\"parameter\\": \\"ConfidenceThreshold\\", \\"value\\": \\"0.5\\"}]}"`;
+  -F image=@dog.jpg -F ConfidenceThreshold=0.5`;
+}
+
+/** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
+function keylessSection(data: OverviewData, base: string): SafeHtml {
+  const ranges = data.service.keylessAddressRanges;
+  const typed = data.keylessError?.ranges ?? (ranges ?? LOOPBACK_RANGES).join('\n');
+  return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
+    <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
+    <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code>${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
+    ${ranges === null
+      ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
+      : html`<p id="keyless-state" class="warning"><span class="badge on">On</span> Calls <strong>without a key</strong> from ${ranges.map((range, index) => html`${index ? ', ' : ''}<code>${range}</code>`)} are answered as this service.</p>`}
+    <form method="post" action="${base}/keyless" class="keyless-form">
+      ${csrfField(data.csrfToken)}
+      <div class="field${data.keylessError ? ' has-error' : ''}">
+        <label for="field-keyless-ranges">Address ranges (CIDR, one per line; empty: this machine only)</label>
+        <textarea id="field-keyless-ranges" name="ranges" rows="3"${data.keylessError ? html` aria-invalid="true" aria-describedby="field-keyless-ranges-error"` : ''}>${typed}</textarea>
+        ${data.keylessError ? html`<p class="field-error" id="field-keyless-ranges-error">${data.keylessError.message}</p>` : ''}
+      </div>
+      <div class="actions">
+        <button type="submit" name="keyless" value="on" class="button secondary" id="keyless-on">${ranges === null ? 'Accept calls without a key from these ranges' : 'Save ranges'}</button>
+        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button danger" id="keyless-off">Turn off: always require a key</button>`}
+      </div>
+    </form>
+  </section>`;
 }
 
 const milliseconds = (value: number | null) => (value === null ? '–' : value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`);

@@ -2,7 +2,7 @@ import { type Request, type RequestHandler, type Response, Router } from 'expres
 import { AccountError } from '../accounts/account-error.js';
 import type { Service } from '../accounts/service.js';
 import { DetectdError } from '../core/errors.js';
-import { serviceOverviewPage } from './service-overview-page.js';
+import { type OverviewData, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
@@ -15,6 +15,8 @@ const NOTICES = {
   disabled: 'Service disabled.',
   enabled: 'Service enabled.',
   deleted: 'Service deleted.',
+  'keyless-on': 'Calls without a key from the listed address ranges are now accepted.',
+  'keyless-off': 'Calls without a key are refused again.',
 } as const;
 
 function noticeOf(request: Request): string | undefined {
@@ -65,7 +67,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     }
   });
 
-  router.get('/services/:id', ownedService, async (request, response) => {
+  const renderOverview = async (request: Request, response: Response, keylessError?: OverviewData['keylessError']) => {
     const service = serviceOf(response);
     const window = isUsageWindow(request.query.window) ? request.query.window : 'day';
     response.setHeader('Cache-Control', 'no-store');
@@ -81,8 +83,25 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
         notice: noticeOf(request),
+        keylessError,
       }),
     );
+  };
+
+  router.get('/services/:id', ownedService, (request, response) => renderOverview(request, response));
+
+  router.post('/services/:id/keyless', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    const on = formField(request, 'keyless') === 'on';
+    const ranges = formField(request, 'ranges');
+    try {
+      await services.setKeylessAddressRanges(service, on ? ranges : null);
+      response.redirect(303, `${overview(service, on ? 'keyless-on' : 'keyless-off')}#keyless`);
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      response.status(400);
+      await renderOverview(request, response, { message: error.message, ranges });
+    }
   });
 
   // The key leaves the server only here, on a same-origin POST carrying the CSRF token, never cached.

@@ -1,12 +1,15 @@
 /**
  * The one table of error codes. Every failure a client can see is one of these, answered as
- * `{"error": {"code", "message", "request_id"}}` with the status below. README "Errors" and the
- * OpenAPI document are generated from / checked against this table.
+ * `{"error": {"code", "message", "request_id"}}` with the status below. The OpenAPI document and
+ * the /docs page are built from this table (test/reference-routes.test.ts validates the served
+ * OpenAPI document and checks its error codes against it); the README "Errors" table is written by
+ * hand and test/readme-errors.test.ts fails unless it equals this table row for row.
  */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, summary: 'The body is not valid JSON.' },
   invalid_request: { status: 400, summary: 'The JSON does not match the request schema (field named in the message).' },
   invalid_base64: { status: 400, summary: '`raw_data` is empty or not standard base64.' },
+  invalid_multipart: { status: 400, summary: 'The multipart/form-data body is malformed, has more than one file, or its file is not in the `image` field.' },
   invalid_image: { status: 400, summary: 'The bytes are not a decodable JPEG, PNG, WebP, GIF, TIFF or AVIF image.' },
   invalid_configuration: { status: 400, summary: 'A configuration parameter is unknown, repeated or has a bad value.' },
   unauthorized: { status: 401, summary: 'Missing, malformed, unknown, expired or revoked API key (or stream token).' },
@@ -16,7 +19,7 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, summary: 'The route exists but not for this HTTP method (see `Allow`).' },
   payload_too_large: { status: 413, summary: 'The request body exceeds the body limit.' },
   image_too_large: { status: 413, summary: 'The image exceeds the pixel limit (checked before decoding).' },
-  unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`).' },
+  unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`), `image/*` or `multipart/form-data`.' },
   upgrade_required: { status: 426, summary: 'The video stream endpoint speaks WebSocket only: send an `Upgrade: websocket` request.' },
   model_unavailable: { status: 503, summary: 'The service\'s model is not loaded on this server (the server was started without it).' },
   overloaded: { status: 503, summary: 'Too many requests in flight (or video streams open); retry after `Retry-After` seconds.' },

@@ -52,8 +52,10 @@ export interface PreparedInput {
 
 /**
  * A loaded object detector, whatever its runtime, split into its stages so that the model's
- * scheduler (src/scheduler/) decides who runs when: a detector has no queue of its own. Code
- * outside `models/` reaches a model only through this interface and the scheduler.
+ * scheduler (src/scheduler/) decides who runs when: a detector has no queue of its own. Outside
+ * `models/`, only the scheduler calls these stages; the composition root loads and disposes
+ * detectors (load-models.ts, registry.ts), and the rest sees their names and the result types
+ * (`Detection`). No code outside `models/` imports a runtime or a family (a layering rule).
  */
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */

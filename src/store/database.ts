@@ -30,6 +30,13 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   return db;
 }
 
+/**
+ * Brings the schema up to date. Replicas starting at once on one PostgreSQL database are safe:
+ * Kysely's Migrator runs the pending migrations under a PostgreSQL advisory lock
+ * (pg_advisory_lock), so one replica migrates and the others then find nothing to do, and it
+ * tolerates the race of creating its own bookkeeping tables. test/replicas.test.ts proves it
+ * (without that lock, concurrent runs fail on duplicate tables).
+ */
 export async function migrate(db: Database): Promise<void> {
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');

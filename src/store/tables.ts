@@ -20,6 +20,8 @@ export interface Tables {
     model: string | null;
     created_at: string;
     disabled_at: string | null;
+    /** Space-separated CIDR ranges whose DeepStack-style calls need no key; null: keyless calls are off (the default). */
+    keyless_address_ranges: string | null;
   };
   api_keys: {
     id: string;
@@ -53,5 +55,11 @@ export interface Tables {
     /** `requests`, `images`, `detections`, `error:<code>` or `latency:<bucket>` (see usage/latency-histogram.ts). */
     counter: string;
     value: number;
+  };
+  stream_tokens: {
+    /** SHA-256 of the token: a leaked table opens no stream. */
+    token_hash: string;
+    service_id: string;
+    expires_at: string;
   };
 }

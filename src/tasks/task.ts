@@ -42,6 +42,14 @@ export interface Task {
   readonly parameters: Readonly<Record<string, ParameterRule>>;
   /** A JSON request body (already parsed, not yet validated) → the JSON response body. */
   runJson(body: unknown, call: TaskCall): Promise<unknown>;
+  /** An uploaded image (raw body or form file) and its parameters as sent (query string or form fields) → the same JSON response body. */
+  runUpload(bytes: Buffer, parameters: readonly Configuration[], call: TaskCall): Promise<unknown>;
+}
+
+/** One configuration parameter as the caller sent it, before validation. */
+export interface Configuration {
+  readonly parameter: string;
+  readonly value: string;
 }
 
 /** Names of the parameters a version of the API accepts. */

@@ -8,6 +8,22 @@ export const dogJpeg = () => fs.readFileSync(photoPath('dog.jpg'));
 
 export const DOG_SIZE = { width: 768, height: 576 };
 
+/** Boxes of dog.jpg's three objects, from the reference pipeline (x1, y1, x2, y2). */
+export const DOG_PHOTO_OBJECTS = {
+  dog: [133, 220, 309, 545],
+  bicycle: [128, 128, 566, 430],
+  truck: [461, 71, 685, 172],
+};
+
+/** Intersection over union of a box (edges) and a reference box (x1, y1, x2, y2). */
+export function iou(box: { left: number; top: number; right: number; bottom: number }, [x1, y1, x2, y2]: number[]): number {
+  const width = Math.min(box.right, x2) - Math.max(box.left, x1);
+  const height = Math.min(box.bottom, y2) - Math.max(box.top, y1);
+  if (width <= 0 || height <= 0) return 0;
+  const intersection = width * height;
+  return intersection / ((box.right - box.left) * (box.bottom - box.top) + (x2 - x1) * (y2 - y1) - intersection);
+}
+
 export function dogAs(format: 'png' | 'webp' | 'tiff' | 'avif'): Promise<Buffer> {
   const image = sharp(dogJpeg());
   return (format === 'avif' ? image.avif({ effort: 0 }) : image[format]()).toBuffer();

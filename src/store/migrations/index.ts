@@ -3,6 +3,8 @@ import { accountsServicesKeys } from './0001-accounts-services-keys.js';
 import { apiKeyCiphertext } from './0002-api-key-ciphertext.js';
 import { consoleSessions } from './0003-console-sessions.js';
 import { usageCounters } from './0004-usage-counters.js';
+import { streamTokens } from './0005-stream-tokens.js';
+import { keylessAddressRanges } from './0007-keyless-address-ranges.js';
 import { accountDisabled } from './0008-account-disabled.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
@@ -11,6 +13,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-api-key-ciphertext': apiKeyCiphertext,
   '0003-console-sessions': consoleSessions,
   '0004-usage-counters': usageCounters,
+  '0005-stream-tokens': streamTokens,
+  '0007-keyless-address-ranges': keylessAddressRanges,
   '0008-account-disabled': accountDisabled,
 };
 

@@ -1,16 +1,33 @@
 import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
-import type { Task, TaskCall } from '../task.js';
+import type { Configuration, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { decodeRawData } from './raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
+import { keepTargetClasses, targetClassesOf } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
 
 interface ObjectDetectionRequestBody {
   readonly raw_data: string;
+  readonly frame_id?: string;
+  readonly source_id?: string;
+  readonly target_classes?: string[];
   readonly configurations?: { parameter: string; value: string }[];
+}
+
+/**
+ * The JSON API's answer (schemas/object-detection-response.json), in the names the Nvision
+ * clients read: the service's id, the caller's frame and source labels echoed, the objects, and
+ * the visualized image as `raw_data` — once, never also under another name.
+ */
+export interface ObjectDetectionReply {
+  service_id: string;
+  frame_id?: string;
+  source_id?: string;
+  detected_objects: DetectionResponse['detected_objects'];
+  raw_data?: string;
 }
 
 export interface ObjectDetectionOutcome {
@@ -28,23 +45,43 @@ export async function detectObjects(
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
-  const analysis = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const labels = request.model.detector.labels;
+  const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
   const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector, parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }
 
-/** validate → parameters → base64 → detect. */
-async function runJson(body: unknown, call: TaskCall): Promise<DetectionResponse> {
+/** validate → parameters → base64 → detect → the reply. */
+async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionReply> {
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = parseConfigurations(request.configurations, call.version);
-  const bytes = decodeRawData(request.raw_data);
+  const parameters = { ...parseConfigurations(request.configurations, call.version), targetClasses: targetClassesOf(request.target_classes, call.model.detector.labels) };
+  return detectForCall(decodeRawData(request.raw_data), parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
+}
+
+/** parameters → detect → the reply: the image came as bytes (a raw body or a form's file). */
+async function runUpload(bytes: Buffer, configurations: readonly Configuration[], call: TaskCall): Promise<ObjectDetectionReply> {
+  return detectForCall(bytes, parseConfigurations(configurations, call.version), call, {});
+}
+
+async function detectForCall(
+  bytes: Buffer,
+  parameters: DetectionParameters,
+  call: TaskCall,
+  labels: Pick<ObjectDetectionReply, 'frame_id' | 'source_id'>,
+): Promise<ObjectDetectionReply> {
   const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
-  return response;
+  return {
+    service_id: call.service.id,
+    ...labels,
+    detected_objects: response.detected_objects,
+    raw_data: response.visualized_image,
+  };
 }
 
 export const objectDetection: Task = {
@@ -54,4 +91,5 @@ export const objectDetection: Task = {
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
   runJson,
+  runUpload,
 };

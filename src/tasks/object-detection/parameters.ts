@@ -1,10 +1,12 @@
 import { DetectdError } from '../../core/errors.js';
-import { type ApiVersion, type ParameterRule, parameterNames } from '../task.js';
+import { type ApiVersion, type Configuration, type ParameterRule, parameterNames } from '../task.js';
 
 export interface DetectionParameters {
   confidenceThreshold: number;
   outputCroppedImage: boolean;
   outputVisualizedImage: boolean;
+  /** Only objects of these class names are returned; undefined: every class (target-classes.ts). */
+  targetClasses?: ReadonlySet<string>;
 }
 
 interface DetectionParameterRule extends ParameterRule {
@@ -46,10 +48,11 @@ export const PARAMETER_RULES: Readonly<Record<string, DetectionParameterRule>> =
   },
   OutputVisualizedImage: {
     key: 'outputVisualizedImage',
-    versions: ['v1'],
+    // Also on the legacy path: the Nvision Python SDK sends all three parameters to both.
+    versions: ['v1', 'legacy'],
     defaultValue: 'false',
     allowed: '"true" or "false"',
-    description: 'Add top-level `visualized_image`: the image with every box drawn (base64 JPEG).',
+    description: 'Add top-level `raw_data`: the image with every box drawn (base64 JPEG), where Nvision clients read it.',
     parse: parseBoolean,
   },
 };
@@ -61,7 +64,7 @@ const DEFAULTS: Readonly<Record<string, number | boolean>> = Object.fromEntries(
 
 /** Configurations (already schema-valid) → typed parameters with defaults; 400 on any problem. */
 export function parseConfigurations(
-  configurations: readonly { parameter: string; value: string }[] | undefined,
+  configurations: readonly Configuration[] | undefined,
   version: ApiVersion,
 ): DetectionParameters {
   const parameters: Record<string, number | boolean> = { ...DEFAULTS };

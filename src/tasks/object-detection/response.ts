@@ -20,12 +20,17 @@ export interface DetectedObject {
   cropped_image?: string;
 }
 
+/**
+ * One image's objects, with the visualization when asked for. Each front door names these on its
+ * wire: the JSON API and both streams send `visualized_image` as `raw_data`, where Nvision
+ * clients read it.
+ */
 export interface DetectionResponse {
   detected_objects: DetectedObject[];
   visualized_image?: string;
 }
 
-/** Detector result → the public response, with crops and the visualization when asked for. */
+/** Detector result → the objects in the public form, with crops and the visualization when asked for. */
 export async function assembleDetectionResponse(
   image: RgbImage,
   detections: readonly Detection[],

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import type { Authenticate } from '../../accounts/authenticate.js';
-import { contextOf } from './request-context.js';
+import { contextOf } from '../request-context.js';
 
 /**
  * Resolves the API key in `Authorization` to its service before anything reads the body, so an

@@ -42,7 +42,8 @@ ${taskRows}
 <tr><td>GET</td><td>${code('/healthz')}, ${code('/readyz')}</td><td>Liveness; readiness (model loaded, database reachable).</td></tr>
 <tr><td>GET</td><td>${code('/api/v1/object-detection/stream')}</td><td>Real-time video analysis over WebSocket, objects with track ids (see README); try it at <a href="/stream-demo">/stream-demo</a>.</td></tr>
 <tr><td>POST</td><td>${code('/api/v1/object-detection/stream-tokens')}</td><td>Single-use stream token for browsers.</td></tr></table>
-<p>Every call carries ${code('Authorization: ApiKey <key>')} and ${code('Content-Type: application/json')}. Every response carries ${code('X-Request-Id')}.</p>
+<p>Every call carries ${code('Authorization: ApiKey <key>')} (or ${code('Bearer <key>')}, or the bare key) and ${code('Content-Type: application/json')} (optionally ${code('; charset=utf-8')}). Every response carries ${code('X-Request-Id')}.</p>
+<p>Nvision clients work unchanged: the body may carry ${code('frame_id')} and ${code('source_id')} (echoed back); every answer carries ${code('service_id')}; with ${code('OutputVisualizedImage')} ${code('"true"')} the drawn image comes back as ${code('raw_data')} (base64 JPEG).</p>
 <h2>Example</h2><pre>${escapeHtml(curl)}</pre>
 <h2>Configuration parameters</h2>
 <table><tr><th>Parameter</th><th>Default</th><th>Allowed</th><th>Versions</th><th>Effect</th></tr>${parameterRows}</table>

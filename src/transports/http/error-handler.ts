@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError, errorBody } from '../../core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../http-errors.js';
-import { contextOf } from './request-context.js';
+import { contextOf } from '../request-context.js';
 
 /** body-parser's error types → our codes. */
 export function fromBodyParser(error: { type?: string; status?: number }): DetectdError | undefined {

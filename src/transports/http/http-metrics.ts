@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { LATENCY_BUCKETS } from '../../core/call-metrics.js';
-import { contextOf } from './request-context.js';
+import { contextOf } from '../request-context.js';
 import { whenAnswered } from './when-answered.js';
 
 /** Prometheus metrics that only HTTP has: requests by matched route pattern, their latency, requests in flight. */

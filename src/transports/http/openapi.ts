@@ -3,10 +3,31 @@ import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js'
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
 
-/** A schema as an OpenAPI component: `$id`/`$schema` dropped, cross-file refs pointed at components. */
-function component(schema: JsonSchema): JsonSchema {
-  const { $id: _id, $schema: _schema, ...rest } = structuredClone(schema);
-  return rest;
+/**
+ * A schema as an OpenAPI component `name`: `$id`/`$schema` dropped and every `$ref` re-aimed, since
+ * inside the document `#` is the document's root, not the schema's: `#/x` becomes
+ * `#/components/schemas/<name>/x`, and `<file>.json#/x` becomes the same path under that file's
+ * component (which must be in the document: the validator refuses a dangling reference).
+ */
+function component(schemas: SchemaCatalogue, name: string): JsonSchema {
+  const found = schemas.schemas.get(name);
+  if (!found) throw new Error(`schema ${name} missing`);
+  const { $id: _id, $schema: _schema, ...rest } = found;
+  const ownComponent = componentName(schemas, name);
+  const reaim = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(reaim);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, key === '$ref' && typeof inner === 'string' ? componentRef(schemas, ownComponent, inner) : reaim(inner)]),
+    );
+  };
+  return reaim(rest) as JsonSchema;
+}
+
+function componentRef(schemas: SchemaCatalogue, ownComponent: string, ref: string): string {
+  const [file, pointer = ''] = ref.split('#');
+  const target = file === '' ? ownComponent : componentName(schemas, file.replace(/\.json$/, ''));
+  return `#/components/schemas/${target}${pointer}`;
 }
 
 function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
@@ -34,17 +55,24 @@ function componentName(schemas: SchemaCatalogue, name: string): string {
 }
 
 function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue): Record<string, unknown> {
-  const parameters = parameterNames(task.parameters, version)
+  const names = parameterNames(task.parameters, version);
+  const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', description: task.parameters[name].description }]));
+  const parameters = names
     .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
   return {
     summary: version === 'v1' ? task.summary : `${task.summary} (legacy path)`,
     operationId: `${task.type}-${version}`,
     security: [{ ApiKey: [] }],
-    description: `Configuration parameters:\n${parameters}`,
+    description: `The image comes as base64 in JSON, as the body itself (\`image/*\`, parameters in the query string) or as the \`image\` file of a multipart form (parameters as fields); the response is the same.\n\nConfiguration parameters:\n${parameters}`,
+    parameters: names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `With an \`image/*\` body only. ${task.parameters[name].description}` })),
     requestBody: {
       required: true,
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } } },
+      content: {
+        'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } },
+        'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
+        'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'image/*' }, ...textFields } } },
+      },
     },
     responses: {
       '200': {
@@ -52,6 +80,44 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.responseSchema)}` } } },
       },
       ...errorResponses(Object.keys(ERROR_CATALOGUE) as (keyof typeof ERROR_CATALOGUE)[]),
+    },
+  };
+}
+
+/** DeepStack's and CodeProject.AI's detection routes (README "Moving from DeepStack / CodeProject.AI"). */
+function deepStackPaths(): Record<string, unknown> {
+  const operation = (operationId: string, summary: string, parameters: unknown[]) => ({
+    summary,
+    operationId,
+    description: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address. Errors: `{"success": false, "error", "duration": 0, "code"}`.',
+    parameters,
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            properties: {
+              image: { type: 'string', contentMediaType: 'image/*' },
+              min_confidence: { type: 'string', description: 'A number from 0 to 1; default 0.4.' },
+              api_key: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': { description: '`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "duration", "count", "message", "inferenceMs", "processMs", "analysisRoundTripMs", …}`' },
+      '400': { description: 'No image, a bad image or form, a bad `min_confidence`.' },
+      '401': { description: 'Missing or wrong key.' },
+      '404': { description: 'No such custom model.' },
+      '503': { description: 'Overloaded or past the deadline.' },
+    },
+  });
+  return {
+    '/v1/vision/detection': { post: operation('deepstack-detection', 'DeepStack / CodeProject.AI object detection (the service\'s model)', []) },
+    '/v1/vision/custom/{model}': {
+      post: operation('deepstack-custom', 'DeepStack / CodeProject.AI object detection with a loaded model by name', [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }]),
     },
   };
 }
@@ -88,11 +154,7 @@ function streamPaths(): Record<string, unknown> {
 
 /** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
 export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
-  const schema = (name: string) => {
-    const found = schemas.schemas.get(name);
-    if (!found) throw new Error(`schema ${name} missing`);
-    return component(found);
-  };
+  const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
   return {
@@ -100,7 +162,8 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
     info: {
       title: 'detectd',
       version,
-      description: 'Self-hosted object detection. Send an image as base64 in JSON, get the objects in it.',
+      description:
+        'Self-hosted object detection. Send an image (a form upload, the raw bytes, or base64 in JSON), get the objects in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) `predict()` and the Python SDK\'s requests are tested against this server.',
     },
     paths: {
       ...Object.fromEntries(
@@ -112,10 +175,11 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
       ...streamPaths(),
+      ...deepStackPaths(),
     },
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`).' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do).' },
       },
       schemas: {
         ...Object.fromEntries(TASKS.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),

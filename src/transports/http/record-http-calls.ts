@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { CallRecorder } from '../../core/call-recorder.js';
-import { contextOf } from './request-context.js';
+import { contextOf } from '../request-context.js';
 import { whenAnswered } from './when-answered.js';
 
 /**

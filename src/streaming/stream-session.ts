@@ -1,0 +1,285 @@
+import type { Logger } from 'pino';
+import type { Service } from '../accounts/service.js';
+import { type CallContext, newCallContext } from '../core/call-context.js';
+import type { CallRecorder } from '../core/call-recorder.js';
+import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
+import type { AnalysisLimits } from '../core/pipeline.js';
+import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
+import { detectObjects } from '../tasks/object-detection/object-detection-task.js';
+import type { DetectionParameters } from '../tasks/object-detection/parameters.js';
+import { decodeRawData } from '../tasks/object-detection/raw-data.js';
+import type { DetectedObject } from '../tasks/object-detection/response.js';
+import { LatestFrameSlot } from './latest-frame.js';
+import type { StreamMetrics } from './stream-metrics.js';
+import { IouTracker } from './tracker.js';
+
+/** The client's name for a frame; the frame's sequence number when it named none. */
+export type FrameId = number | string;
+
+/** One frame as a protocol hands it to the engine. */
+export interface StreamFrame {
+  readonly frameId?: FrameId;
+  /** The Nvision protocol's camera name, echoed with the result. */
+  readonly sourceId?: string;
+  /** Image bytes, or base64 still to decode (decoded only if the frame is analysed, not dropped). */
+  readonly payload: Buffer | string;
+  readonly parameters: DetectionParameters;
+}
+
+export interface TrackedObject extends DetectedObject {
+  track_id: number;
+}
+
+/** Milliseconds: `wait` from receipt to the start of analysis, each stage, and `total` from receipt to the answer. */
+export interface FrameTimings {
+  wait: number;
+  decode: number;
+  preprocess: number;
+  inference: number;
+  postprocess: number;
+  tracking: number;
+  encode: number;
+  total: number;
+}
+
+interface OutcomeBase {
+  readonly frameId: FrameId;
+  readonly sourceId?: string;
+  readonly sequence: number;
+}
+
+export interface AnalysedFrame extends OutcomeBase {
+  readonly kind: 'result';
+  readonly width: number;
+  readonly height: number;
+  /** Frames received since the previous result and skipped because a newer one arrived. */
+  readonly dropped: number;
+  readonly objects: TrackedObject[];
+  /** The frame with every box drawn (base64 JPEG), when the frame's parameters ask for it. */
+  readonly visualizedImage?: string;
+  readonly timings: FrameTimings;
+}
+
+export interface FailedFrame extends OutcomeBase {
+  readonly kind: 'error';
+  readonly error: DetectdError;
+}
+
+export type FrameOutcome = AnalysedFrame | FailedFrame;
+
+export interface StreamSessionOptions {
+  readonly streamId: string;
+  /** The protocol, for logs and metrics: `stream-json`, `stream-nvision`. */
+  readonly transport: string;
+  readonly service: Service;
+  /**
+   * The model's scheduler, shared with every stream and request on it. A stream takes its newest
+   * frame only once it has a turn, so a frame never goes stale in the model's queue.
+   */
+  readonly model: ModelScheduler;
+  readonly analysisLimits: AnalysisLimits;
+  /** Each analysed frame is one call: logged (debug), measured, and counted in its service's usage. */
+  readonly calls: CallRecorder;
+  readonly metrics: StreamMetrics;
+  readonly logger: Logger;
+}
+
+interface PendingFrame {
+  readonly frame: StreamFrame;
+  readonly sequence: number;
+  /** performance.now() at receipt: where the frame's latency starts. */
+  readonly receivedAt: number;
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/**
+ * The engine of one video stream, whatever protocol carries it: takes frames, keeps only the
+ * newest waiting one, analyses it through the core pipeline on a stream turn of the model's
+ * scheduler, tracks objects across frames, records each frame as a call, and hands each outcome
+ * to `deliver`. One frame at a time: the next is taken only once the previous outcome has been
+ * delivered (written to the socket), so neither frames nor results pile up in memory.
+ */
+export class StreamSession {
+  readonly #options: StreamSessionOptions;
+  readonly #deliver: (outcome: FrameOutcome) => Promise<void>;
+  readonly #slot = new LatestFrameSlot<PendingFrame>();
+  readonly #tracker = new IouTracker();
+  readonly #ended = new AbortController();
+  readonly #openedAt = performance.now();
+  #sequence = 0;
+  #droppedSinceResult = 0;
+  #work: Promise<void> = Promise.resolve();
+  #busy = false;
+  readonly #counts = { analysed: 0, dropped: 0, failed: 0, cancelled: 0 };
+
+  constructor(options: StreamSessionOptions, deliver: (outcome: FrameOutcome) => Promise<void>) {
+    this.#options = options;
+    this.#deliver = deliver;
+    options.logger.info({ stream_id: options.streamId, transport: options.transport, service_id: options.service.id, model: options.model.detector.name }, 'stream opened');
+  }
+
+  /** A frame of this stream is being analysed or delivered. */
+  get busy(): boolean {
+    return this.#busy;
+  }
+
+  /** Takes a frame; it replaces any frame still waiting (counted as dropped). Returns its sequence number. */
+  offer(frame: StreamFrame): number {
+    const sequence = ++this.#sequence;
+    this.#slot.offer({ frame, sequence, receivedAt: performance.now() });
+    this.#takeNext();
+    return sequence;
+  }
+
+  /**
+   * The stream is over (`how`: the close code or reason, for the log): waiting frames are
+   * forgotten, a frame in work finishes or is cancelled; settles once none is in work.
+   */
+  async end(how: number | string): Promise<void> {
+    if (!this.#ended.signal.aborted) {
+      this.#ended.abort();
+      const waiting = this.#slot.take();
+      if (waiting) {
+        this.#countDropped(waiting.dropped);
+        this.#count('cancelled');
+      }
+    }
+    await this.#work;
+    this.#logEnd(how);
+  }
+
+  #count(fate: 'analysed' | 'failed' | 'cancelled'): void {
+    this.#counts[fate]++;
+    this.#options.metrics.frames(this.#options.transport, fate);
+  }
+
+  #countDropped(dropped: number): void {
+    this.#counts.dropped += dropped;
+    this.#options.metrics.frames(this.#options.transport, 'dropped', dropped);
+  }
+
+  /** Starts analysing the waiting frame unless one is already in work. */
+  #takeNext(): void {
+    if (this.#busy || this.#ended.signal.aborted || !this.#slot.hasFrame) return;
+    this.#busy = true;
+    this.#work = this.#analyseNewest()
+      .then(async (outcome) => {
+        if (!outcome) return;
+        await this.#deliver(outcome);
+        if (outcome.kind === 'result') this.#options.metrics.answered(this.#options.transport, this.#options.model.detector.name, outcome.timings.total);
+      })
+      .catch((error: unknown) => this.#options.logger.error({ stream_id: this.#options.streamId, err: error }, 'stream frame failed'))
+      .finally(() => {
+        this.#busy = false;
+        this.#takeNext();
+      });
+  }
+
+  /** Waits for a turn at the model, then analyses the newest frame; undefined when the stream ended meanwhile. */
+  async #analyseNewest(): Promise<FrameOutcome | undefined> {
+    let turn: ModelTurn;
+    try {
+      turn = await this.#options.model.acquire('stream', this.#ended.signal);
+    } catch (error) {
+      if (error instanceof WaitAbortedError) return undefined; // end() counted the waiting frame
+      throw error;
+    }
+    try {
+      const taken = this.#slot.take();
+      if (!taken) return undefined;
+      this.#droppedSinceResult += taken.dropped;
+      this.#countDropped(taken.dropped);
+      return await this.#analyse(taken.frame, turn);
+    } finally {
+      turn.release();
+    }
+  }
+
+  async #analyse(pending: PendingFrame, turn: ModelTurn): Promise<FrameOutcome | undefined> {
+    const { model, analysisLimits, streamId } = this.#options;
+    const { frame, sequence } = pending;
+    const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
+    const started = performance.now();
+    const call = newCallContext(`${streamId}#${sequence}`, pending.receivedAt);
+    call.service = this.#options.service;
+    call.model = model.detector.name;
+    // A frame that waits longer than the deadline for the model is stale; ending the stream stops the wait too.
+    const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
+    const signal = AbortSignal.any([deadline, this.#ended.signal]);
+    try {
+      const bytes = typeof frame.payload === 'string' ? decodeRawData(frame.payload) : frame.payload;
+      const { analysis, response } = await detectObjects({ bytes, model, limits: analysisLimits, signal, turn }, frame.parameters, call.timings);
+      const trackingStarted = performance.now();
+      const trackIds = this.#tracker.update(analysis.detections, sequence);
+      call.timings.tracking = performance.now() - trackingStarted;
+      const timings: FrameTimings = {
+        wait: round(started - pending.receivedAt),
+        decode: round(call.timings.decode),
+        preprocess: round(call.timings.preprocess),
+        inference: round(call.timings.inference),
+        postprocess: round(call.timings.postprocess),
+        tracking: round(call.timings.tracking),
+        encode: round(call.timings.encode),
+        total: round(performance.now() - pending.receivedAt),
+      };
+      const dropped = this.#droppedSinceResult;
+      this.#droppedSinceResult = 0;
+      call.objects = response.detected_objects.length;
+      this.#count('analysed');
+      this.#record(call, identity);
+      return {
+        kind: 'result',
+        ...identity,
+        width: analysis.image.width,
+        height: analysis.image.height,
+        dropped,
+        objects: response.detected_objects.map((object, index) => ({ ...object, track_id: trackIds[index] })),
+        visualizedImage: response.visualized_image,
+        timings,
+      };
+    } catch (error) {
+      if (!(error instanceof DetectdError)) throw error;
+      if (this.#ended.signal.aborted && !deadline.aborted) {
+        // The client closed the stream (the demo's Stop) while this frame waited: nobody is left to answer, and it is no error of theirs.
+        this.#count('cancelled');
+        return undefined;
+      }
+      // A bad frame costs only itself: the stream goes on with the next one.
+      call.errorCode = error.code;
+      this.#count('failed');
+      this.#record(call, identity);
+      return { kind: 'error', ...identity, error };
+    }
+  }
+
+  #record(call: CallContext, identity: OutcomeBase): void {
+    this.#options.calls.record(call, {
+      transport: this.#options.transport,
+      status: call.errorCode ? ERROR_CATALOGUE[call.errorCode].status : 200,
+      abandoned: false,
+      fields: { stream_id: this.#options.streamId, frame_id: identity.frameId, sequence: identity.sequence },
+      logLevel: 'debug',
+    });
+  }
+
+  #logEnd(how: number | string): void {
+    const { logger, streamId, service, model, transport } = this.#options;
+    logger.info(
+      {
+        stream_id: streamId,
+        transport,
+        service_id: service.id,
+        model: model.detector.name,
+        close_code: how,
+        frames_received: this.#sequence,
+        frames_processed: this.#counts.analysed,
+        frames_dropped: this.#counts.dropped,
+        frames_cancelled: this.#counts.cancelled,
+        frame_errors: this.#counts.failed,
+        duration_ms: Math.round(performance.now() - this.#openedAt),
+      },
+      'stream closed',
+    );
+  }
+}

@@ -1,0 +1,116 @@
+import { type ErrorRequestHandler, type Request, Router } from 'express';
+import type { Logger } from 'pino';
+import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
+import type { Authenticate, AuthenticateKeyless } from '../../accounts/authenticate.js';
+import { DetectdError } from '../../core/errors.js';
+import type { AnalysisLimits } from '../../core/pipeline.js';
+import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
+import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
+import { detectObjects } from '../../tasks/object-detection/object-detection-task.js';
+import { admitHttpCall } from '../admit-call.js';
+import { httpHeadersOf } from '../http-errors.js';
+import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
+import { contextOf } from '../request-context.js';
+import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+
+export interface DeepStackDependencies {
+  readonly authenticate: Authenticate;
+  readonly authenticateKeyless: AuthenticateKeyless;
+  readonly models: ModelSchedulers;
+  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  readonly logger: Logger;
+}
+
+const DETECTION_PATH = '/v1/vision/detection';
+const CUSTOM_PATH = '/v1/vision/custom/:model';
+/** DeepStack's detection is detectd's object-detection task: its keys open these routes. */
+const SERVICE_TYPE = 'object-detection';
+
+/** The first non-empty `api_key` field (DeepStack's own way of sending the key). */
+const fieldKey = (fields: ImageForm['fields']) => fields.find(([name, value]) => name === 'api_key' && value !== '')?.[1];
+
+/** `min_confidence` as DeepStack reads it: a float as text, at most 1; absent: 0.4. */
+function minConfidence(fields: ImageForm['fields']): number {
+  const text = fields.find(([name]) => name === 'min_confidence')?.[1];
+  if (text === undefined || text.trim() === '') return DEEPSTACK_MIN_CONFIDENCE;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new DetectdError('invalid_configuration', 'Invalid value for min_confidence');
+  if (value > 1) throw new DetectdError('invalid_configuration', 'min_confidence cannot be greater than 1');
+  return value;
+}
+
+/**
+ * DeepStack's and CodeProject.AI Server's object detection, so that the software written for them
+ * (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's `deepstack` detector)
+ * works unchanged: `POST /v1/vision/detection` (the service's model) and
+ * `POST /v1/vision/custom/<model>` (a loaded model by name), a multipart form with an `image`
+ * file, `min_confidence` and `api_key`. The key may also come in `Authorization`; with none at
+ * all, a service that accepts keyless calls from the caller's address answers.
+ */
+export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
+  const { authenticate, authenticateKeyless, models, limits, logger } = dependencies;
+  const router = Router();
+
+  const modelOf = (request: Request, serviceModel: string | null): ModelScheduler => {
+    if (request.params.model === undefined) {
+      const model = models.find(serviceModel);
+      if (!model) throw new DetectdError('model_unavailable', `this service uses model "${serviceModel}", which this server has not loaded`);
+      return model;
+    }
+    const name = String(request.params.model);
+    const model = models.find(name);
+    if (!model) throw new DetectdError('not_found', `Custom model "${name}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
+    return model;
+  };
+
+  router.post([DETECTION_PATH, CUSTOM_PATH], async (request, response) => {
+    const context = contextOf(response);
+    const useKey = async (key: string) => {
+      context.service = await authenticate(key, SERVICE_TYPE);
+    };
+    // A key in the header, or in a field sent ahead of the image (as DeepStack's clients send it), is checked before the image is read.
+    const headerKey = apiKeyFromAuthorization(request.get('authorization'));
+    if (headerKey) await useKey(headerKey);
+    const form: ImageForm = isMultipartForm(request.get('content-type'))
+      ? await readImageForm(request, {
+          maxBodyBytes: limits.maxBodyBytes,
+          beforeImage: async (fields) => {
+            const key = context.service ? undefined : fieldKey(fields);
+            if (key) await useKey(key);
+          },
+        })
+      : { image: undefined, fields: [] };
+    if (!context.service) {
+      const key = fieldKey(form.fields);
+      if (key) await useKey(key);
+      else context.service = await authenticateKeyless(request.ip ?? '', SERVICE_TYPE);
+    }
+    const model = modelOf(request, context.service!.model);
+    context.model = model.detector.name;
+    if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
+    const parameters = { confidenceThreshold: minConfidence(form.fields), outputCroppedImage: false, outputVisualizedImage: false };
+    const signal = admitHttpCall(response, model, limits);
+    const { analysis, response: detection } = await detectObjects({ bytes: form.image, model, limits, signal }, parameters, context.timings);
+    context.objects = analysis.detections.length;
+    const command = request.params.model === undefined ? 'detect' : 'custom';
+    response.json(deepStackSuccess(detection.detected_objects, { command, timings: context.timings, startedAt: context.startedAt }));
+  });
+  router.all([DETECTION_PATH, CUSTOM_PATH], () => {
+    throw new DetectdError('method_not_allowed', 'use POST');
+  });
+
+  // Errors of these routes only: in DeepStack's shape, `{"success": false, "error": …}`.
+  const deepStackErrors: ErrorRequestHandler = (error: unknown, _request, response, _next) => {
+    const known = error instanceof DetectdError ? error : new DetectdError('internal_error', 'internal error; quote the X-Request-Id header when reporting it');
+    if (!(error instanceof DetectdError)) logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const { status, body } = deepStackFailure(known);
+    contextOf(response).errorCode = known.code;
+    response.set(httpHeadersOf(known)).status(status).json(body);
+  };
+  router.use([DETECTION_PATH, CUSTOM_PATH], deepStackErrors);
+  return router;
+}

@@ -1,0 +1,111 @@
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
+import { DetectdError } from '../core/errors.js';
+
+/** The one file field of an image upload form, in detectd's API and DeepStack's alike. */
+export const IMAGE_FIELD = 'image';
+
+/** A parsed `multipart/form-data` image upload. */
+export interface ImageForm {
+  /** Undefined when the form carried no file. */
+  readonly image: Buffer | undefined;
+  /** Text fields in the order sent, repeats kept, so that a repeated parameter can be refused. */
+  readonly fields: readonly (readonly [name: string, value: string])[];
+}
+
+export interface ImageFormOptions {
+  /** The body limit (`DETECTD_MAX_BODY_BYTES`): the same for every form of upload. */
+  readonly maxBodyBytes: number;
+  /**
+   * Called once the image part begins, with the fields sent before it, before any of the image
+   * is read: a caller whose key is in such a field is refused without reading the image.
+   */
+  readonly beforeImage?: (fieldsSoFar: ImageForm['fields']) => Promise<void>;
+}
+
+/** Forms carry a few short parameters beside the file; anything more is not a client of ours. */
+const FIELD_LIMITS = { fields: 32, fieldSize: 4096, parts: 33, fieldNameSize: 100 };
+
+const malformed = (message: string) => new DetectdError('invalid_multipart', message);
+
+/**
+ * Reads a `multipart/form-data` body with busboy (streaming): at most one file, in the `image`
+ * field, of at most `maxBodyBytes`, and a few short text fields. Failures are DetectdErrors:
+ * `invalid_multipart` for a form that breaks the rules, `payload_too_large` past the body limit.
+ * On failure the rest of the body is left unread (the HTTP server discards it).
+ */
+export function readImageForm(request: IncomingMessage, options: ImageFormOptions): Promise<ImageForm> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: request.headers, limits: { ...FIELD_LIMITS, files: 1, fileSize: options.maxBodyBytes } });
+    } catch (error) {
+      reject(malformed(`not a multipart/form-data body: ${(error as Error).message}`));
+      return;
+    }
+    const fields: [string, string][] = [];
+    let image: Promise<Buffer> | undefined;
+    let received = 0;
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      request.unpipe(parser);
+      parser.removeAllListeners();
+      // Errors after this one (a part cut short by the unpipe) have nowhere to go.
+      parser.on('error', () => undefined);
+      // The rest of the body is discarded unparsed, up to the body limit, so that a client still
+      // sending reads the answer instead of a reset connection; past the limit, the connection goes.
+      if (!(error instanceof DetectdError && error.code === 'payload_too_large')) request.resume();
+      reject(error);
+    };
+    // The file limit alone would let a form of many fields or a long preamble through.
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= options.maxBodyBytes) return;
+      if (settled) request.destroy();
+      else fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
+    };
+    request.on('data', count);
+
+    parser.on('field', (name, value, info) => {
+      if (info.nameTruncated || info.valueTruncated) fail(malformed(`field "${name.slice(0, 100)}" is longer than ${FIELD_LIMITS.fieldSize} bytes`));
+      else fields.push([name, value]);
+    });
+    parser.on('file', (name, stream) => {
+      if (name !== IMAGE_FIELD) {
+        stream.resume();
+        fail(malformed(`the file must be sent in the "${IMAGE_FIELD}" field, not "${name}"`));
+        return;
+      }
+      image = (async () => {
+        await options.beforeImage?.([...fields]);
+        const chunks: Buffer[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        if (stream.truncated) throw new DetectdError('payload_too_large', `the image exceeds the body size limit (${options.maxBodyBytes} bytes)`);
+        return Buffer.concat(chunks);
+      })();
+      image.catch(fail);
+    });
+    parser.on('filesLimit', () => fail(malformed(`send one file only, in the "${IMAGE_FIELD}" field`)));
+    parser.on('fieldsLimit', () => fail(malformed(`too many fields (at most ${FIELD_LIMITS.fields})`)));
+    parser.on('partsLimit', () => fail(malformed(`too many parts (at most ${FIELD_LIMITS.parts})`)));
+    parser.on('error', (error: Error) => fail(malformed(`malformed multipart body: ${error.message}`)));
+    parser.on('close', () => {
+      if (settled) return;
+      (image ?? Promise.resolve(undefined)).then((bytes) => {
+        if (settled) return;
+        settled = true;
+        request.off('data', count);
+        resolve({ image: bytes, fields });
+      }, fail);
+    });
+    request.on('aborted', () => fail(new DetectdError('invalid_request', 'request body was cut short')));
+    request.pipe(parser);
+  });
+}
+
+/** `multipart/form-data` (any parameters): the one media type readImageForm reads. */
+export function isMultipartForm(contentType: string | undefined): boolean {
+  return /^multipart\/form-data\s*(?:;|$)/i.test(contentType ?? '');
+}

@@ -1,0 +1,31 @@
+import type { ErrorBody } from '../../core/errors.js';
+import type { FrameId, FrameTimings, TrackedObject } from '../../streaming/stream-session.js';
+
+/** Text message from the client, already schema-valid (schemas/stream-client-message.json). */
+export type ClientMessage =
+  | { type: 'start'; configurations?: { parameter: string; value: string }[] }
+  | { type: 'frame'; frame_id: FrameId; raw_data?: string };
+
+/** Messages from the server (schemas/stream-server-message.json). */
+export type ServerMessage =
+  | {
+      type: 'ready';
+      stream_id: string;
+      service_id: string;
+      model: string;
+      limits: { max_frame_bytes: number; max_frame_pixels: number; idle_timeout_ms: number };
+    }
+  | {
+      type: 'result';
+      frame_id: FrameId;
+      service_id: string;
+      sequence: number;
+      width: number;
+      height: number;
+      dropped: number;
+      detected_objects: TrackedObject[];
+      /** The visualized frame (base64 JPEG), with OutputVisualizedImage "true": the image API's name for it. */
+      raw_data?: string;
+      timings: FrameTimings;
+    }
+  | ({ type: 'error'; frame_id?: FrameId } & ErrorBody);

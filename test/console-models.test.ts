@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { imageRequest, postDetection } from './support/detection-client.js';
+import { ConsoleClient } from './support/console-client.js';
+import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+describe('console: a new service names only a model this server loaded', () => {
+  let server: TestServer;
+  let client: ConsoleClient;
+
+  before(async () => {
+    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}` });
+    client = new ConsoleClient(server.url);
+    expect((await client.signUp('models@example.com', 'a long passphrase')).status).to.equal(303);
+  });
+  after(async () => server?.close());
+
+  const createWith = async (fields: Record<string, string>) => {
+    await client.get('/console/services/new');
+    return client.post('/console/services', { type: 'object-detection', ...fields });
+  };
+
+  it('offers the loaded models in the form', async () => {
+    const form = (await client.get('/console/services/new')).text;
+    const options = [...form.matchAll(/<option value="([^"]*)"[^>]*>/g)].map((match) => match[1]).filter((value) => value !== 'object-detection');
+    expect(options).to.deep.equal(['yolo26n-640-int8', 'yolox-nano-416']);
+  });
+
+  it('refuses an unknown model with the reason under the model field, the loaded models named, and creates nothing', async () => {
+    const refused = await createWith({ name: 'cameras', model: 'no-such-model' });
+    expect(refused.status).to.equal(400);
+    expect(refused.text).to.match(
+      /<div class="field has-error">\s*<label for="field-model">Model<\/label>[\s\S]*?<p class="field-error">this server has no model named &#34;no-such-model&#34;; choose one of: yolo26n-640-int8, yolox-nano-416<\/p>/,
+    );
+    expect(refused.text, 'the name typed is kept').to.contain('value="cameras"');
+    const hostile = await createWith({ name: 'cameras', model: '<script>alert(1)</script>' });
+    expect(hostile.status).to.equal(400);
+    expect(hostile.text).to.contain('&#60;script&#62;').and.not.contain('<script>alert');
+    const account = await server.domain.accounts.findAccount('models@example.com');
+    expect(await server.domain.services.list(account!.id)).to.deep.equal([]);
+  });
+
+  it('creates a service on a loaded model, whose key the API then serves', async () => {
+    const created = await createWith({ name: 'nano', model: 'yolox-nano-416' });
+    expect(created.status, created.text.slice(0, 300)).to.equal(303);
+    const id = /\/console\/services\/([0-9a-f-]{36})/.exec(created.location ?? '')![1];
+    expect((await client.get(`/console/services/${id}`)).text).to.match(/<dt>Model<\/dt><dd>yolox-nano-416<\/dd>/);
+    const apiKey = (await client.revealKey(id)).body.api_key as string;
+    const answer = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
+    expect(answer.status).to.equal(200);
+    expect(answer.body.detected_objects.map((object: { name: string }) => object.name)).to.include('dog');
+  });
+});

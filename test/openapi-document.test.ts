@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+import { buildOpenApiDocument } from '../src/transports/http/openapi.js';
+
+/** The shipped schemas/, with `edit` applied to one of them, in a temporary folder. */
+function editedSchemas(file: string, edit: (schema: any) => void): string {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-schemas-'));
+  fs.cpSync('schemas', directory, { recursive: true });
+  const schema = JSON.parse(fs.readFileSync(path.join(directory, file), 'utf8'));
+  edit(schema);
+  fs.writeFileSync(path.join(directory, file), JSON.stringify(schema));
+  return directory;
+}
+
+describe('OpenAPI document built from schemas/', () => {
+  it('re-aims $refs: a schema-local #/… ref and a cross-file <file>.json#/… ref both resolve inside the document', async () => {
+    const directory = editedSchemas('object-detection-response.json', (schema) => {
+      schema.$defs = { requestId: { type: 'string', maxLength: 100 } };
+      schema.properties.request_id = { $ref: '#/$defs/requestId' };
+      schema.properties.error = { $ref: 'error-response.json#/properties/error' };
+    });
+    try {
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0');
+      const response = (document.components as any).schemas.ObjectDetectionResponse;
+      expect(response.properties.request_id).to.deep.equal({ $ref: '#/components/schemas/ObjectDetectionResponse/$defs/requestId' });
+      expect(response.properties.error).to.deep.equal({ $ref: '#/components/schemas/ErrorResponse/properties/error' });
+
+      const validator = new Validator();
+      const result = await validator.validate(document);
+      expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
+      expect(result.valid).to.equal(true);
+      const resolved = validator.resolveRefs() as any;
+      const resolvedResponse = resolved.components.schemas.ObjectDetectionResponse;
+      expect(resolvedResponse.properties.request_id).to.deep.equal({ type: 'string', maxLength: 100 });
+      expect(resolvedResponse.properties.error.required).to.include('code');
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('a ref to a schema that is not in the document fails validation instead of dangling silently', async () => {
+    const directory = editedSchemas('object-detection-response.json', (schema) => {
+      schema.properties.frame = { $ref: 'stream-client-message.json#/$defs/frame' };
+    });
+    try {
+      const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0'));
+      expect(result.valid).to.equal(false);
+      expect(String(result.errors)).to.contain('StreamClientMessage');
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
