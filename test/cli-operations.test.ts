@@ -115,7 +115,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'show', first.id], 1).error.code).to.equal('service_not_found');
   });
 
-  it('disables an account: its keys get 403 and its console sign-in and sessions are refused, until enabled', async () => {
+  it('disables an account: its keys get 403, its keyless ranges, console sign-in and sessions are refused, until enabled', async () => {
     const email = 'disabled@example.com';
     json(['account', 'create', '--email', email, '--password', PASSWORD]);
     const { api_key: apiKey } = json(['service', 'create', '--account', email, '--name', 'door']);
@@ -123,7 +123,13 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect((await browser.signIn(email, PASSWORD)).status).to.equal(303);
     expect((await browser.get('/console/services')).status).to.equal(200);
 
+    const owner = (await server.domain.accounts.findAccount(email))!;
+    const door = (await server.domain.services.findByName(owner.id, 'door'))!;
+    await server.domain.services.setKeylessAddressRanges(door, '');
+    expect((await server.domain.services.keylessServiceFor('127.0.0.1', 'object-detection'))?.id).to.equal(door.id);
+
     expect(json(['account', 'disable', email])).to.include({ email, disabled: true });
+    expect(await server.domain.services.keylessServiceFor('127.0.0.1', 'object-detection'), 'nor keyless calls').to.equal(undefined);
     const refused = await call(apiKey);
     expect(refused.status).to.equal(403);
     expect(refused.body.error).to.include({ code: 'forbidden' });
@@ -137,6 +143,8 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
 
     json(['account', 'enable', email]);
     expect(await detect(apiKey)).to.equal(200);
+    expect((await server.domain.services.keylessServiceFor('127.0.0.1', 'object-detection'))?.id).to.equal(door.id);
+    await server.domain.services.setKeylessAddressRanges(door, null);
     expect((await new ConsoleClient(server.url).signIn(email, PASSWORD)).status).to.equal(303);
     expect(json(['account', 'disable', 'nobody@example.com'], 1).error.code).to.equal('account_not_found');
   });

@@ -109,10 +109,16 @@ export class Services {
 
   /**
    * The service that a call without a key from `address` acts as: the oldest enabled service of
-   * `type` whose keyless ranges hold the address; undefined when none does.
+   * `type`, of an account that is not disabled, whose keyless ranges hold the address; undefined when none does.
    */
   async keylessServiceFor(address: string, type: string): Promise<Service | undefined> {
-    const rows = await this.#select().where('keyless_address_ranges', 'is not', null).where('disabled_at', 'is', null).where('type', '=', type).orderBy('created_at', 'asc').execute();
+    const rows = await this.#select()
+      .where('keyless_address_ranges', 'is not', null)
+      .where('disabled_at', 'is', null)
+      .where('type', '=', type)
+      .where((eb) => eb('account_id', 'not in', eb.selectFrom('accounts').select('id').where('disabled_at', 'is not', null)))
+      .orderBy('created_at', 'asc')
+      .execute();
     const row = rows.find((candidate) => inAddressRanges(address, candidate.keyless_address_ranges!.split(' ')));
     return row && toService(row);
   }
