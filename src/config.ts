@@ -9,8 +9,10 @@ import type { SignUpPolicy } from './accounts/sign-up.js';
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** ONNX model file(s) to serve; the first is the default for new services. Empty: the embedded default. */
+  /** ONNX model file(s) to serve; the first is the default for new services. Empty (and no `modelsDir`): the embedded default. */
   readonly modelPaths: readonly string[];
+  /** Model repository folder: every `*.onnx` in it is served too, each with an optional `<name>.json` configuration. */
+  readonly modelsDir: string | undefined;
   readonly dataDir: string;
   /** PostgreSQL connection string; when absent the embedded SQLite database in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Replicas of one database must hash and encrypt keys alike: a per-process secret would lock the others out.
     throw new ConfigError('DETECTD_DATABASE_URL needs DETECTD_SECRET, the same on every replica');
   }
+  const modelsDir = text(env, 'DETECTD_MODELS_DIR');
   const publicUrl = text(env, 'DETECTD_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new ConfigError('DETECTD_PUBLIC_URL must be an absolute URL');
   const config: Config = {
@@ -139,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
       .map((entry) => entry.trim())
       .filter((entry) => entry !== '')
       .map((entry) => path.resolve(entry)),
+    modelsDir: modelsDir === undefined ? undefined : path.resolve(modelsDir),
     dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
     databaseUrl,
     secret,

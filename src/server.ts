@@ -46,7 +46,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const schemas = new SchemaCatalogue();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels(config.modelPaths, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });

@@ -37,11 +37,11 @@ describeEachEngine('CLI accounts and services', (engine) => {
 describe('CLI configuration errors', () => {
   before(requireBuild);
 
-  it('refuses a PostgreSQL URL without the shared DETECTD_SECRET, with a clear message', async () => {
+  it('refuses a PostgreSQL URL without the shared DETECTD_SECRET, with a clear message and exit status 3', async () => {
     const store = await POSTGRESQL.scratch();
     try {
       const result = cli(['account', 'create', '--email', 'x@example.com', '--password', 'a long passphrase'], { ...process.env, ...store.env, DETECTD_SECRET: '' });
-      expect(result.status).to.equal(1);
+      expect(result.status).to.equal(3);
       expect(result.stderr).to.contain('DETECTD_DATABASE_URL needs DETECTD_SECRET').and.not.contain('    at ');
     } finally {
       await store.remove();

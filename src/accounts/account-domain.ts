@@ -20,7 +20,7 @@ export interface AccountDomain {
 export interface AccountDomainOptions {
   /** Service types a service may have: the task table's (tasks/index.ts). */
   readonly serviceTypes: readonly string[];
-  /** The models a new service may name (absent: not checked, e.g. in the CLI, which loads none). */
+  /** The models a new service may name (absent: not checked). */
   readonly modelNames?: readonly string[];
   /** The time that API-key grace periods and console sessions expire by (default: the system clock). */
   readonly now?: Clock;

@@ -14,6 +14,13 @@ export interface Account {
   readonly role: AccountRole;
 }
 
+/** An account as an operator lists it (`detectd account list`). */
+export interface AccountSummary extends Account {
+  readonly createdAt: string;
+  readonly disabled: boolean;
+  readonly services: number;
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 /** scrypt's cost makes longer inputs pointless; the bound keeps a huge form field from costing CPU. */
@@ -42,18 +49,18 @@ export class Accounts {
     const account: Account = { id: crypto.randomUUID(), email: normalised, role: hasAdmin ? 'member' : 'admin' };
     await this.db
       .insertInto('accounts')
-      .values({ ...account, password_hash: await hashPassword(password), created_at: isoNow() })
+      .values({ ...account, password_hash: await hashPassword(password), created_at: isoNow(), disabled_at: null })
       .execute();
     return account;
   }
 
-  async findAccount(email: string): Promise<(Account & { passwordHash: string }) | undefined> {
+  async findAccount(email: string): Promise<(Account & { passwordHash: string; disabled: boolean }) | undefined> {
     const row = await this.db
       .selectFrom('accounts')
-      .select(['id', 'email', 'role', 'password_hash'])
+      .select(['id', 'email', 'role', 'password_hash', 'disabled_at'])
       .where('email', '=', normaliseEmail(email))
       .executeTakeFirst();
-    return row && { id: row.id, email: row.email, role: row.role, passwordHash: row.password_hash };
+    return row && { id: row.id, email: row.email, role: row.role, passwordHash: row.password_hash, disabled: row.disabled_at !== null };
   }
 
   /** True once any account exists (the default sign-up policy admits only the first). */
@@ -61,12 +68,47 @@ export class Accounts {
     return (await this.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
   }
 
-  /** The account these credentials sign in to, or undefined; the same work is done whether or not the email exists. */
+  /**
+   * The account these credentials sign in to, or undefined; the same work is done whether or not
+   * the email exists. Right credentials of a disabled account throw `account_disabled`, so the
+   * person is told why rather than to retype a password that is right.
+   */
   async checkCredentials(email: string, password: string): Promise<Account | undefined> {
     if (password.length > MAX_PASSWORD_LENGTH) return undefined;
     const account = await this.findAccount(email);
     const stored = account?.passwordHash ?? (await (this.#decoyHash ??= hashPassword(crypto.randomUUID())));
     const matches = await verifyPassword(password, stored);
-    return account && matches ? { id: account.id, email: account.email, role: account.role } : undefined;
+    if (!account || !matches) return undefined;
+    if (account.disabled) throw new AccountError('account_disabled', `the account ${account.email} is disabled`);
+    return { id: account.id, email: account.email, role: account.role };
+  }
+
+  /** Every account, oldest first, with its number of services. */
+  async list(): Promise<AccountSummary[]> {
+    const rows = await this.db
+      .selectFrom('accounts')
+      .leftJoin('services', 'services.account_id', 'accounts.id')
+      .select((eb) => ['accounts.id', 'accounts.email', 'accounts.role', 'accounts.created_at', 'accounts.disabled_at', eb.fn.count<string | number>('services.id').as('services')])
+      .groupBy(['accounts.id', 'accounts.email', 'accounts.role', 'accounts.created_at', 'accounts.disabled_at'])
+      .orderBy('accounts.created_at', 'asc')
+      .orderBy('accounts.email', 'asc')
+      .execute();
+    return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, createdAt: row.created_at, disabled: row.disabled_at !== null, services: Number(row.services) }));
+  }
+
+  /**
+   * Disables (or enables again) the account with this email. Disabling ends its console sessions
+   * at once; its API keys are refused from the next call on (every call reads the database).
+   */
+  async setDisabled(email: string, disabled: boolean): Promise<Account> {
+    const account = await this.findAccount(email);
+    if (!account) throw new AccountError('account_not_found', `no account for ${normaliseEmail(email)}`);
+    await this.db.transaction().execute(async (trx) => {
+      // Keep the first disabling time when disabled twice.
+      const update = trx.updateTable('accounts').where('id', '=', account.id);
+      await (disabled ? update.set({ disabled_at: isoNow() }).where('disabled_at', 'is', null) : update.set({ disabled_at: null })).execute();
+      if (disabled) await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
+    });
+    return { id: account.id, email: account.email, role: account.role };
   }
 }

@@ -29,6 +29,7 @@ export function keyAuthenticator(keys: ServiceKeys): Authenticate {
     if (!apiKey) throw new DetectdError('unauthorized', 'send the service\'s API key as "Authorization: ApiKey <key>"');
     const service = await keys.authenticate(apiKey);
     if (!service) throw new DetectdError('unauthorized', 'the API key is unknown, expired or revoked');
+    if (service.accountDisabled) throw new DetectdError('forbidden', `the account that owns service "${service.name}" is disabled`);
     if (service.disabled) throw new DetectdError('forbidden', `service "${service.name}" is disabled`);
     if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a ${service.type} service, not ${serviceType}`);
     return service;

@@ -40,6 +40,8 @@ export class ConsoleSessions {
       .select(['accounts.id', 'accounts.email', 'accounts.role'])
       .where('console_sessions.token_hash', '=', hashToken(token))
       .where('console_sessions.expires_at', '>', isoAt(this.clock))
+      // Checked on every request, so disabling an account on any replica ends its sessions everywhere.
+      .where('accounts.disabled_at', 'is', null)
       .executeTakeFirst();
   }
 

@@ -53,19 +53,24 @@ export class ServiceKeys {
     return apiKey;
   }
 
-  /** The service an API key belongs to, if the key is current (not revoked, not past its grace period). */
-  async authenticate(apiKey: string): Promise<Service | undefined> {
+  /**
+   * The service an API key belongs to, if the key is current (not revoked, not past its grace
+   * period), and whether an operator has disabled the account that owns it.
+   */
+  async authenticate(apiKey: string): Promise<(Service & { readonly accountDisabled: boolean }) | undefined> {
     if (!looksLikeApiKey(apiKey)) return undefined;
     const keyHash = hashApiKey(this.secret, apiKey);
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('services', 'services.id', 'api_keys.service_id')
+      .innerJoin('accounts', 'accounts.id', 'services.account_id')
       .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', ...SERVICE_COLUMNS.map((column) => `services.${column}` as const)])
+      .select('accounts.disabled_at as account_disabled_at')
       .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
     if (!row || !sameDigest(row.key_hash, keyHash)) return undefined;
     if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= isoAt(this.clock))) return undefined;
-    return toService(row);
+    return { ...toService(row), accountDisabled: row.account_disabled_at !== null };
   }
 
   /** Keys that still work, current first, then rotated-out ones by expiry. */

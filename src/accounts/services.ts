@@ -27,7 +27,7 @@ export class Services {
     private readonly keys: ServiceKeys,
     /** Service types a service may have; the first is the default. */
     private readonly serviceTypes: readonly string[],
-    /** Models a service may name; empty: any name is accepted (the CLI runs without models loaded). */
+    /** Models a service may name; empty: any name is accepted. */
     private readonly modelNames: readonly string[] = [],
   ) {}
 
@@ -68,6 +68,26 @@ export class Services {
     return row && toService(row);
   }
 
+  /** Every service of every account (or of one), oldest first: what an operator lists. */
+  async listAll(accountId?: string): Promise<Service[]> {
+    let query = this.#select().orderBy('created_at', 'asc').orderBy('name', 'asc');
+    if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+    return (await query.execute()).map(toService);
+  }
+
+  /** The service with this id, whichever account owns it: for operators, never for a console route. */
+  async findAnywhere(serviceId: string): Promise<Service | undefined> {
+    if (!UUID.test(serviceId)) return undefined;
+    const row = await this.#select().where('id', '=', serviceId).executeTakeFirst();
+    return row && toService(row);
+  }
+
+  /** The account's service with this name. */
+  async findByName(accountId: string, name: string): Promise<Service | undefined> {
+    const row = await this.#select().where('account_id', '=', accountId).where('name', '=', name.trim()).executeTakeFirst();
+    return row && toService(row);
+  }
+
   async setDisabled(service: Service, disabled: boolean): Promise<void> {
     await this.db
       .updateTable('services')
@@ -94,10 +114,16 @@ export class Services {
 
   /**
    * The service that a call without a key from `address` acts as: the oldest enabled service of
-   * `type` whose keyless ranges hold the address; undefined when none does.
+   * `type`, of an account that is not disabled, whose keyless ranges hold the address; undefined when none does.
    */
   async keylessServiceFor(address: string, type: string): Promise<Service | undefined> {
-    const rows = await this.#select().where('keyless_address_ranges', 'is not', null).where('disabled_at', 'is', null).where('type', '=', type).orderBy('created_at', 'asc').execute();
+    const rows = await this.#select()
+      .where('keyless_address_ranges', 'is not', null)
+      .where('disabled_at', 'is', null)
+      .where('type', '=', type)
+      .where((eb) => eb('account_id', 'not in', eb.selectFrom('accounts').select('id').where('disabled_at', 'is not', null)))
+      .orderBy('created_at', 'asc')
+      .execute();
     const row = rows.find((candidate) => inAddressRanges(address, candidate.keyless_address_ranges!.split(' ')));
     return row && toService(row);
   }

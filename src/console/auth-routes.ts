@@ -61,7 +61,13 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
         signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }),
       );
     }
-    const account = await accounts.checkCredentials(email, formField(request, 'password'));
+    let account;
+    try {
+      account = await accounts.checkCredentials(email, formField(request, 'password'));
+    } catch (error) {
+      if (!(error instanceof AccountError && error.code === 'account_disabled')) throw error;
+      return response.status(403).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: 'This account is disabled. Ask the operator of this server to enable it.' }));
+    }
     if (!account) {
       await throttle.recordFailure(email, address);
       return response.status(401).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: 'Wrong email or password.' }));

@@ -13,7 +13,7 @@ export const ERROR_CATALOGUE = {
   invalid_image: { status: 400, summary: 'The bytes are not a decodable JPEG, PNG, WebP, GIF, TIFF or AVIF image.' },
   invalid_configuration: { status: 400, summary: 'A configuration parameter is unknown, repeated or has a bad value.' },
   unauthorized: { status: 401, summary: 'Missing, malformed, unknown, expired or revoked API key (or stream token).' },
-  forbidden: { status: 403, summary: 'The key is valid but its service is disabled or of another type.' },
+  forbidden: { status: 403, summary: 'The key is valid but its service or its account is disabled, or the service is of another type.' },
   unknown_service: { status: 404, summary: 'No such service type in the URL (the message lists the known ones).' },
   not_found: { status: 404, summary: 'No such route.' },
   method_not_allowed: { status: 405, summary: 'The route exists but not for this HTTP method (see `Allow`).' },

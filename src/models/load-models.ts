@@ -1,6 +1,7 @@
-import path from 'node:path';
+import { ModelRefused } from './model-refused.js';
+import { findModelFiles, type ModelSources } from './model-repository.js';
 import { ModelRegistry } from './registry.js';
-import { loadOnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
+import { loadOnnxDetector, type OnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
 import { loadDetectorInWorker, moduleUrl } from './runtimes/worker-detector.js';
 import type { Detector } from './types.js';
 
@@ -12,23 +13,47 @@ export function loadEmbeddedDetector(logger: (message: string) => void): Promise
   return loadDetectorInWorker({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
 }
 
-/** Loads each configured model file, or the embedded detector when none is configured. */
-export async function loadModels(
-  modelPaths: readonly string[],
-  settings: OnnxDetectorSettings,
-  logger: (message: string) => void,
-): Promise<ModelRegistry> {
-  if (modelPaths.length === 0) {
+/** Outcome of loading one model file: the detector, or why it is refused. */
+export type ModelLoad = { readonly path: string; readonly detector: OnnxDetector } | { readonly path: string; readonly refused: ModelRefused };
+
+/**
+ * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
+ * operator sees every problem at once (`detectd models list`). `keep` false disposes each after loading.
+ */
+export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetectorSettings, keep: boolean): Promise<ModelLoad[]> {
+  const loads: ModelLoad[] = [];
+  for (const file of await findModelFiles(sources)) {
+    try {
+      const detector = await loadOnnxDetector(file.path, defaults);
+      if (!keep) await detector.dispose();
+      loads.push({ path: file.path, detector });
+    } catch (error) {
+      if (!(error instanceof ModelRefused)) throw error;
+      loads.push({ path: file.path, refused: error });
+    }
+  }
+  return loads;
+}
+
+/**
+ * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
+ * when none is configured. Like Triton's default (`--exit-on-error`), one refused model stops
+ * start-up: a server silently missing a model would answer its services 503.
+ */
+export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSettings, logger: (message: string) => void): Promise<ModelRegistry> {
+  const loads = await tryModelFiles(sources, defaults, true);
+  if (loads.length === 0) {
     logger(
       'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
         'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
     );
     return new ModelRegistry([await loadEmbeddedDetector(logger)]);
   }
-  const detectors: Detector[] = [];
-  for (const modelPath of modelPaths) {
-    if (path.extname(modelPath).toLowerCase() !== '.onnx') throw new Error(`${modelPath}: expected an .onnx model file`);
-    detectors.push(await loadOnnxDetector(modelPath, settings));
+  const detectors = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
+  const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
+  if (refused.length > 0) {
+    await Promise.all(detectors.map((detector) => detector.dispose()));
+    throw new Error(refused.join('\n'));
   }
   return new ModelRegistry(detectors);
 }

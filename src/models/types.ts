@@ -66,6 +66,8 @@ export interface Detector {
   readonly runtime: string;
   /** Class names in output order. */
   readonly labels: readonly string[];
+  /** Parent category of each label (same order), e.g. "vehicle" for "truck". */
+  readonly parents: readonly string[];
   /** Network input size in pixels. */
   readonly inputSize: { readonly width: number; readonly height: number };
   /**

@@ -12,6 +12,8 @@ export interface Tables {
     email: string;
     password_hash: string;
     created_at: string;
+    /** Set while an operator has disabled the account: its keys and console sign-in are refused. */
+    disabled_at: string | null;
     /** `admin` (the first account: may invite) or `member`. */
     role: Generated<AccountRole>;
   };

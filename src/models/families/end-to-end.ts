@@ -9,6 +9,7 @@ export const endToEnd: OnnxFamily = {
   name: 'end-to-end',
   needsNms: false,
   matchesOutput: (dims) => dims.length === 3 && dims[2] === 6,
+  classCount: () => undefined,
   letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
   decode({ data, dims }: RawOutput, _inputSize: number, minScore: number): Candidate[] {
     const candidates: Candidate[] = [];

@@ -21,6 +21,8 @@ export interface OnnxFamily {
   matchesOutput(dims: readonly number[]): boolean;
   /** Input layout for a square input of `size` pixels. */
   letterbox(size: number): LetterboxSpec;
+  /** How many classes an output of this shape scores; undefined when the shape does not say (class ids are values). */
+  classCount(dims: readonly number[]): number | undefined;
   /** Whether overlapping same-class candidates must still be merged. */
   readonly needsNms: boolean;
   /** Candidates scoring at least `minScore`, in network-input pixels. */

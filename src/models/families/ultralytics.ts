@@ -9,6 +9,7 @@ export const ultralytics: OnnxFamily = {
   name: 'ultralytics',
   needsNms: true,
   matchesOutput: (dims) => dims.length === 3 && dims[1] > 4 && dims[1] < dims[2],
+  classCount: (dims) => dims[1] - 4,
   letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
   decode({ data, dims }: RawOutput, _inputSize: number, minScore: number): Candidate[] {
     const anchors = dims[2];

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { RgbImage } from '../../vision/image.js';
+import { parentOf } from '../coco-categories.js';
 import { endToEnd } from '../families/end-to-end.js';
 import { toImageDetections } from '../postprocess.js';
 import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
@@ -68,6 +69,7 @@ export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (me
 
   return {
     ...summary,
+    parents: summary.labels.map(parentOf),
     capacity: { inputs: 1, runs: 1 },
     prepare,
     run,

@@ -6,6 +6,7 @@ import { usageCounters } from './0004-usage-counters.js';
 import { streamTokens } from './0005-stream-tokens.js';
 import { serviceLimitsAndSignUp } from './0006-service-limits-and-sign-up.js';
 import { keylessAddressRanges } from './0007-keyless-address-ranges.js';
+import { accountDisabled } from './0008-account-disabled.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-stream-tokens': streamTokens,
   '0006-service-limits-and-sign-up': serviceLimitsAndSignUp,
   '0007-keyless-address-ranges': keylessAddressRanges,
+  '0008-account-disabled': accountDisabled,
 };
 
 export const migrationProvider: MigrationProvider = {

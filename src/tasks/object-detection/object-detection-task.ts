@@ -50,7 +50,7 @@ export async function detectObjects(
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis.image, analysis.detections, labels, parameters);
+  const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector, parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }

@@ -1,5 +1,5 @@
-import { parentOf } from '../../models/coco-categories.js';
-import type { Detection } from '../../models/types.js';
+import { GENERIC_PARENT } from '../../models/coco-categories.js';
+import type { Detection, Detector } from '../../models/types.js';
 import type { RgbImage } from '../../vision/image.js';
 import { encodeVisualization } from '../../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../../vision/encode.js';
@@ -34,15 +34,14 @@ export interface DetectionResponse {
 export async function assembleDetectionResponse(
   image: RgbImage,
   detections: readonly Detection[],
-  labels: readonly string[],
+  categories: Pick<Detector, 'labels' | 'parents'>,
   parameters: DetectionParameters,
 ): Promise<DetectionResponse> {
   const objects: DetectedObject[] = detections.map((detection) => {
     const region = pixelRegion(detection.box, image.width, image.height);
-    const name = labels[detection.classIndex] ?? `class_${detection.classIndex}`;
     return {
-      name,
-      parent: parentOf(name),
+      name: categories.labels[detection.classIndex] ?? `class_${detection.classIndex}`,
+      parent: categories.parents[detection.classIndex] ?? GENERIC_PARENT,
       confidence: Math.round(detection.score * 1e5) / 1e5,
       bounding_box: { left: region.left, right: region.left + region.width, top: region.top, bottom: region.top + region.height },
     };

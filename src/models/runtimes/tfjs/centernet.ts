@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModel, type GraphModel } from '@tensorflow/tfjs-converter';
 import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import { COCO_LABELS } from '../../coco-categories.js';
+import { EMBEDDED_MODEL_NAME } from '../../embedded-model.js';
 import type { RgbImage } from '../../../vision/image.js';
 import type { RawOutput } from '../../types.js';
 import type { WorkerModel } from '../worker-detector-protocol.js';
@@ -106,7 +107,7 @@ export async function loadCenterNet(options: { logger?: (msg: string) => void })
   }
 
   return {
-    summary: { name: 'centernet', family: 'centernet', runtime, labels: COCO_LABELS, inputSize: { width, height } },
+    summary: { name: EMBEDDED_MODEL_NAME, family: 'centernet', runtime, labels: COCO_LABELS, inputSize: { width, height } },
     run,
     dispose: () => model.dispose(),
   };

@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
+import { type ModelLoad, tryModelFiles } from '../models/load-models.js';
+import { modelNameOf } from '../models/model-repository.js';
+import { type OutputOptions, printResult, runCommand, table } from './command-context.js';
+import { CliFailure, EXIT } from './exit-codes.js';
+
+function modelJson(load: ModelLoad, index: number) {
+  const common = { name: modelNameOf(load.path), file: load.path, default: index === 0 };
+  if ('refused' in load) return { ...common, status: 'refused' as const, reason: load.refused.reason };
+  const { detector } = load;
+  return {
+    ...common,
+    status: 'ok' as const,
+    family: detector.family,
+    runtime: detector.runtime,
+    input_size: detector.inputSize.width,
+    labels: detector.labels,
+    label_source: detector.labelSource,
+    threads: detector.settings.threads,
+    concurrency: detector.settings.concurrency,
+    nms_iou: detector.settings.nmsIou,
+  };
+}
+
+/** `detectd models list`: what the server would serve with these settings, each model loaded and checked as at start-up. */
+export function addModelCommands(program: Command): void {
+  const models = program.command('models').description('the models this server serves (DETECTD_MODEL, DETECTD_MODELS_DIR)');
+  models
+    .command('list')
+    .description('load and check every configured model as the server would, and list them (exit 1 when one is refused)')
+    .option('--json', 'print {"models": [...]}')
+    .action((options: OutputOptions) =>
+      runCommand(options, async () => {
+        const config = loadConfig();
+        let loads: ModelLoad[];
+        try {
+          loads = await tryModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, false);
+        } catch (error) {
+          throw new CliFailure('configuration', (error as Error).message, EXIT.environment);
+        }
+        if (loads.length === 0) {
+          printResult(
+            options,
+            { models: [{ name: EMBEDDED_MODEL_NAME, file: null, default: true, status: 'ok', family: EMBEDDED_MODEL_NAME, runtime: 'tfjs' }] },
+            `${EMBEDDED_MODEL_NAME} (embedded; DETECTD_MODEL and DETECTD_MODELS_DIR are not set)`,
+          );
+          return;
+        }
+        const listed = loads.map(modelJson);
+        const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
+        const rows = listed.map((model) =>
+          model.status === 'ok'
+            ? [model.name + (model.default ? ' *' : ''), 'ok', model.family, String(model.input_size), `${model.labels.length} (${model.label_source})`, model.file]
+            : [model.name + (model.default ? ' *' : ''), 'REFUSED', '-', '-', '-', model.file],
+        );
+        printResult(
+          options,
+          { models: listed },
+          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) + '* default model\n' + refused.map((line) => `refused ${line}\n`).join(''),
+        );
+        if (refused.length > 0) process.exitCode = EXIT.refused;
+      }),
+    );
+}

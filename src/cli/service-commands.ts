@@ -1,0 +1,216 @@
+import type { Command } from 'commander';
+import type { AccountDomain } from '../accounts/account-domain.js';
+import { AccountError } from '../accounts/account-error.js';
+import type { ActiveKey } from '../accounts/service-keys.js';
+import type { Service } from '../accounts/service.js';
+import { loadConfig } from '../config.js';
+import { TASK_TYPES } from '../tasks/index.js';
+import { configuredModelNames, type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
+import { CliFailure, EXIT } from './exit-codes.js';
+
+interface ServiceOptions extends OutputOptions {
+  /** The owner's email: then `<service>` may be the service's name. */
+  readonly account?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `<service>` as given: its id, or its name when `--account` names the owner. */
+async function findService(domain: AccountDomain, reference: string, accountEmail: string | undefined): Promise<Service> {
+  if (accountEmail !== undefined) {
+    const owner = await domain.accounts.findAccount(accountEmail);
+    if (!owner) throw new AccountError('account_not_found', `no account for ${accountEmail}`);
+    const found = (await domain.services.findByName(owner.id, reference)) ?? (await domain.services.find(owner.id, reference));
+    if (!found) throw new AccountError('service_not_found', `account ${owner.email} has no service named "${reference}"`);
+    return found;
+  }
+  const found = await domain.services.findAnywhere(reference);
+  if (found) return found;
+  throw new AccountError(
+    'service_not_found',
+    UUID.test(reference) ? `no service has the id ${reference}` : `"${reference}" is not a service id; to name a service by its name, add --account <owner email>`,
+  );
+}
+
+async function ownerEmails(domain: AccountDomain): Promise<Map<string, string>> {
+  return new Map((await domain.accounts.list()).map((account) => [account.id, account.email]));
+}
+
+function serviceJson(service: Service, emails: ReadonlyMap<string, string>) {
+  return {
+    id: service.id,
+    account: emails.get(service.accountId) ?? service.accountId,
+    name: service.name,
+    type: service.type,
+    model: service.model,
+    disabled: service.disabled,
+    created_at: service.createdAt,
+  };
+}
+
+function keyJson(key: ActiveKey) {
+  return { id: key.id, created_at: key.createdAt, expires_at: key.expiresAt, hint: key.hint };
+}
+
+/** Declares `detectd service <name> <service> [--account <email>] [--json]` with the shared reference options. */
+function serviceCommand(parent: Command, name: string, description: string): Command {
+  return parent
+    .command(`${name} <service>`)
+    .description(description)
+    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
+    .option('--json', 'print one JSON object');
+}
+
+/** `detectd service create|list|show|rotate-key|revoke-key|disable|enable|delete`. */
+export function addServiceCommands(program: Command): void {
+  const service = program.command('service').description('services and their API keys');
+
+  service
+    .command('create')
+    .description('create a service in an account and print its API key')
+    .requiredOption('--account <email>', 'owning account')
+    .requiredOption('--name <name>', 'service name')
+    .option('--type <type>', `service type (${TASK_TYPES.join(', ')})`, TASK_TYPES[0])
+    .option('--model <name>', 'model that answers it (see `detectd models list`; default: the server default)')
+    .option('--json', 'print one JSON object, including "api_key"')
+    .action((options: OutputOptions & { account: string; name: string; type: string; model?: string }) =>
+      runCommand(options, async () => {
+        const config = loadConfig();
+        const modelNames = await configuredModelNames(config);
+        await withDomain(
+          config,
+          async ({ accounts, services }) => {
+            const owner = await accounts.findAccount(options.account);
+            if (!owner) throw new AccountError('account_not_found', `no account for ${options.account}`);
+            const { service: created, apiKey } = await services.create(owner.id, { name: options.name, type: options.type, model: options.model });
+            printResult(
+              options,
+              { ...serviceJson(created, new Map([[owner.id, owner.email]])), api_key: apiKey },
+              `service created: ${created.name} (${created.type}), id ${created.id}\nAPI key: ${apiKey}\nKeep it safe; its owner can also read it on the service overview page of the console.`,
+            );
+          },
+          modelNames,
+        );
+      }),
+    );
+
+  service
+    .command('list')
+    .description('list services: every account\u2019s, or one account\u2019s')
+    .option('--account <email>', 'only this account\u2019s services')
+    .option('--json', 'print {"services": [...]}')
+    .action((options: ServiceOptions) =>
+      runCommand(options, async () => {
+        await withDomain(loadConfig(), async (domain) => {
+          let accountId: string | undefined;
+          if (options.account !== undefined) {
+            const owner = await domain.accounts.findAccount(options.account);
+            if (!owner) throw new AccountError('account_not_found', `no account for ${options.account}`);
+            accountId = owner.id;
+          }
+          const emails = await ownerEmails(domain);
+          const services = (await domain.services.listAll(accountId)).map((entry) => serviceJson(entry, emails));
+          printResult(
+            options,
+            { services },
+            services.length === 0
+              ? 'no services'
+              : table(
+                  ['ACCOUNT', 'NAME', 'TYPE', 'MODEL', 'STATUS', 'ID'],
+                  services.map((entry) => [entry.account, entry.name, entry.type, entry.model ?? '(default)', entry.disabled ? 'disabled' : 'enabled', entry.id]),
+                ),
+          );
+        });
+      }),
+    );
+
+  serviceCommand(service, 'show', 'show a service and its working API keys (never the keys themselves)').action((reference: string, options: ServiceOptions) =>
+    runCommand(options, async () => {
+      await withDomain(loadConfig(), async (domain) => {
+        const found = await findService(domain, reference, options.account);
+        const shown = { ...serviceJson(found, await ownerEmails(domain)), keys: (await domain.keys.active(found)).map(keyJson) };
+        const keyLines = shown.keys.map((key) => `  ${key.hint ?? '(made before encryption: rotate to show)'}  ${key.id}  ${key.expires_at ? `rotated out, works until ${key.expires_at}` : 'current'}`);
+        printResult(
+          options,
+          shown,
+          [
+            `service   ${shown.name}`,
+            `id        ${shown.id}`,
+            `account   ${shown.account}`,
+            `type      ${shown.type}`,
+            `model     ${shown.model ?? '(server default)'}`,
+            `status    ${shown.disabled ? 'disabled' : 'enabled'}`,
+            `created   ${shown.created_at}`,
+            `keys      ${shown.keys.length === 0 ? 'none working' : `${shown.keys.length} working:`}`,
+            ...keyLines,
+          ].join('\n'),
+        );
+      });
+    }),
+  );
+
+  serviceCommand(service, 'rotate-key', 'issue a new API key and print it; the old one stops at once unless --grace is given')
+    .option('--grace <seconds>', 'keep the old key working this many seconds', '0')
+    .action((reference: string, options: ServiceOptions & { grace: string }) =>
+      runCommand(options, async () => {
+        const grace = Number(options.grace);
+        if (!Number.isInteger(grace) || grace < 0 || grace > 90 * 24 * 3600) {
+          throw new CliFailure('usage', `--grace must be a whole number of seconds from 0 to ${90 * 24 * 3600}, got "${options.grace}"`, EXIT.usage);
+        }
+        await withDomain(loadConfig(), async (domain) => {
+          const found = await findService(domain, reference, options.account);
+          const apiKey = await domain.keys.rotate(found, grace);
+          printResult(
+            options,
+            { id: found.id, name: found.name, api_key: apiKey, old_key_works_for_seconds: grace },
+            `new API key for ${found.name}: ${apiKey}\n${grace > 0 ? `the old key keeps working for ${grace} s` : 'the old key is revoked'}`,
+          );
+        });
+      }),
+    );
+
+  serviceCommand(service, 'revoke-key', 'revoke a working API key at once: the current one, or --key <id> (ids: `detectd service show`)')
+    .option('--key <id>', 'the key to revoke (default: the current key)')
+    .action((reference: string, options: ServiceOptions & { key?: string }) =>
+      runCommand(options, async () => {
+        await withDomain(loadConfig(), async (domain) => {
+          const found = await findService(domain, reference, options.account);
+          const working = await domain.keys.active(found);
+          const target = options.key === undefined ? working.find((key) => key.expiresAt === null) : working.find((key) => key.id === options.key);
+          if (!target || !(await domain.keys.revoke(found, target.id))) {
+            throw new AccountError('key_not_found', options.key === undefined ? `service ${found.name} has no current key` : `service ${found.name} has no working key with id ${options.key}`);
+          }
+          printResult(options, { id: found.id, name: found.name, revoked_key: target.id }, `revoked key ${target.hint ?? target.id} of ${found.name}`);
+        });
+      }),
+    );
+
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    serviceCommand(service, name, disabled ? 'disable a service: its calls get 403 until enabled again' : 'enable a disabled service').action(
+      (reference: string, options: ServiceOptions) =>
+        runCommand(options, async () => {
+          await withDomain(loadConfig(), async (domain) => {
+            const found = await findService(domain, reference, options.account);
+            await domain.services.setDisabled(found, disabled);
+            printResult(options, { id: found.id, name: found.name, disabled }, `service ${found.name} ${disabled ? 'disabled' : 'enabled'}`);
+          });
+        }),
+    );
+  }
+
+  serviceCommand(service, 'delete', 'delete a service with its keys and usage (asks for --yes)')
+    .option('--yes', 'confirm: this cannot be undone')
+    .action((reference: string, options: ServiceOptions & { yes?: boolean }) =>
+      runCommand(options, async () => {
+        if (!options.yes) throw new CliFailure('usage', 'deleting a service removes its keys and usage for good; add --yes to confirm', EXIT.usage);
+        await withDomain(loadConfig(), async (domain) => {
+          const found = await findService(domain, reference, options.account);
+          await domain.services.delete(found);
+          printResult(options, { id: found.id, name: found.name, deleted: true }, `service ${found.name} deleted`);
+        });
+      }),
+    );
+}

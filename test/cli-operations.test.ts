@@ -1,0 +1,175 @@
+import http from 'node:http';
+import { expect } from 'chai';
+import { type LocalServer, startLocalServer, type ScratchStore } from '../scripts/lib/local-server.js';
+import { ConsoleClient } from './support/console-client.js';
+import { imageRequest } from './support/detection-client.js';
+import { describeEachEngine } from './support/engines.js';
+import { smallDogJpeg } from './support/images.js';
+import { DEFAULT_TEST_MODEL, modelPath } from './support/paths.js';
+import { cli, requireBuild } from './support/processes.js';
+
+const PASSWORD = 'a long passphrase';
+const OWNER = 'ops@example.com';
+
+describeEachEngine('CLI operations on accounts, services and keys (real process, real database, real server)', (engine) => {
+  let store: ScratchStore;
+  let server: LocalServer;
+  let env: NodeJS.ProcessEnv;
+  /** Runs the CLI and parses its --json answer, expecting exit status `status`. */
+  const json = (args: string[], status = 0) => {
+    const result = cli([...args, '--json'], env);
+    expect(result.status, `${args.join(' ')}: ${result.stderr}`).to.equal(status);
+    return JSON.parse(status === 0 ? result.stdout : result.stderr);
+  };
+  let photo: Buffer;
+  /**
+   * The status of one detection call, on a connection of its own: a refusal is answered before
+   * the body is read, and a pooled keep-alive connection could then be reset under the next call.
+   */
+  const call = (apiKey: string) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const body = JSON.stringify(imageRequest(photo));
+      const request = http.request(`${server.url}/api/v1/object-detection`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', Authorization: `ApiKey ${apiKey}` },
+      });
+      request.on('response', async (response) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of response) chunks.push(chunk as Buffer);
+        resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  const detect = async (apiKey: string) => (await call(apiKey)).status;
+
+  before(async () => {
+    requireBuild();
+    photo = await smallDogJpeg();
+    store = await engine.scratch();
+    env = { ...process.env, ...store.env, DETECTD_MODEL: DEFAULT_TEST_MODEL };
+    server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL }, store);
+    json(['account', 'create', '--email', OWNER, '--password', PASSWORD]);
+  });
+  after(async () => {
+    await server.close();
+    await store.remove();
+  });
+
+  it('lists and shows services by id or by name, and explains a wrong reference', () => {
+    const created = json(['service', 'create', '--account', OWNER, '--name', 'gate camera']);
+    const listed = json(['service', 'list']).services;
+    expect(listed).to.deep.include({ id: created.id, account: OWNER, name: 'gate camera', type: 'object-detection', model: null, disabled: false, created_at: created.created_at });
+    expect(json(['service', 'list', '--account', OWNER]).services.map((entry: { id: string }) => entry.id)).to.deep.equal([created.id]);
+    const byName = json(['service', 'show', 'gate camera', '--account', OWNER]);
+    expect(byName).to.deep.include({ id: created.id, name: 'gate camera' });
+    expect(byName.keys).to.have.length(1);
+    expect(byName.keys[0]).to.include({ expires_at: null, hint: `dtd_…${created.api_key.slice(-4)}` });
+    expect(JSON.stringify(byName)).not.to.contain(created.api_key);
+    expect(json(['service', 'show', created.id])).to.deep.equal(byName);
+
+    expect(json(['service', 'show', 'gate camera'], 1).error).to.deep.equal({
+      code: 'service_not_found',
+      message: '"gate camera" is not a service id; to name a service by its name, add --account <owner email>',
+    });
+    expect(json(['service', 'show', 'nothing', '--account', OWNER], 1).error.code).to.equal('service_not_found');
+    expect(json(['service', 'show', 'x', '--account', 'nobody@example.com'], 1).error).to.deep.equal({ code: 'account_not_found', message: 'no account for nobody@example.com' });
+    const human = cli(['service', 'list'], env);
+    expect(human.stdout).to.match(/^ACCOUNT\s+NAME\s+TYPE\s+MODEL\s+STATUS\s+ID\n/).and.contain('gate camera');
+  });
+
+  it('rotates, revokes, disables, enables and deletes, each taking effect on the running server at once', async () => {
+    const first = json(['service', 'create', '--account', OWNER, '--name', 'yard']);
+    expect(await detect(first.api_key)).to.equal(200);
+
+    const rotated = json(['service', 'rotate-key', 'yard', '--account', OWNER]);
+    expect(rotated).to.include({ id: first.id, old_key_works_for_seconds: 0 });
+    expect(await detect(first.api_key)).to.equal(401);
+    expect(await detect(rotated.api_key)).to.equal(200);
+
+    const graceful = json(['service', 'rotate-key', first.id, '--grace', '3600']);
+    expect(await detect(rotated.api_key)).to.equal(200, 'the old key works through its grace period');
+    const keys = json(['service', 'show', first.id]).keys as { id: string; expires_at: string | null }[];
+    const old = keys.find((key) => key.expires_at !== null)!;
+    expect(json(['service', 'revoke-key', first.id, '--key', old.id])).to.include({ revoked_key: old.id });
+    expect(await detect(rotated.api_key)).to.equal(401);
+    expect(json(['service', 'revoke-key', first.id, '--key', old.id], 1).error.code).to.equal('key_not_found');
+    json(['service', 'revoke-key', first.id]);
+    expect(await detect(graceful.api_key)).to.equal(401);
+    expect(json(['service', 'show', first.id]).keys).to.deep.equal([]);
+
+    const live = json(['service', 'rotate-key', first.id]).api_key as string;
+    expect(json(['service', 'disable', first.id])).to.include({ disabled: true });
+    expect(await detect(live)).to.equal(403);
+    expect(json(['service', 'list']).services.find((entry: { id: string }) => entry.id === first.id).disabled).to.equal(true);
+    json(['service', 'enable', 'yard', '--account', OWNER]);
+    expect(await detect(live)).to.equal(200);
+
+    const unconfirmed = cli(['service', 'delete', first.id], env);
+    expect(unconfirmed.status).to.equal(2);
+    expect(unconfirmed.stderr).to.contain('add --yes to confirm');
+    expect(await detect(live)).to.equal(200);
+    expect(json(['service', 'delete', first.id, '--yes'])).to.include({ deleted: true });
+    expect(await detect(live)).to.equal(401);
+    expect(json(['service', 'show', first.id], 1).error.code).to.equal('service_not_found');
+  });
+
+  it('disables an account: its keys get 403, its keyless ranges, console sign-in and sessions are refused, until enabled', async () => {
+    const email = 'disabled@example.com';
+    json(['account', 'create', '--email', email, '--password', PASSWORD]);
+    const { api_key: apiKey } = json(['service', 'create', '--account', email, '--name', 'door']);
+    const browser = new ConsoleClient(server.url);
+    expect((await browser.signIn(email, PASSWORD)).status).to.equal(303);
+    expect((await browser.get('/console/services')).status).to.equal(200);
+
+    const owner = (await server.domain.accounts.findAccount(email))!;
+    const door = (await server.domain.services.findByName(owner.id, 'door'))!;
+    await server.domain.services.setKeylessAddressRanges(door, '');
+    expect((await server.domain.services.keylessServiceFor('127.0.0.1', 'object-detection'))?.id).to.equal(door.id);
+
+    expect(json(['account', 'disable', email])).to.include({ email, disabled: true });
+    expect(await server.domain.services.keylessServiceFor('127.0.0.1', 'object-detection'), 'nor keyless calls').to.equal(undefined);
+    const refused = await call(apiKey);
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error).to.include({ code: 'forbidden' });
+    expect(refused.body.error.message).to.contain('account').and.contain('disabled');
+    expect((await browser.get('/console/services')).status, 'the open session ends').to.equal(303);
+    const signIn = await new ConsoleClient(server.url).signIn(email, PASSWORD);
+    expect(signIn.status).to.equal(403);
+    expect(signIn.text).to.contain('This account is disabled');
+    expect((await new ConsoleClient(server.url).signIn(email, 'a wrong passphrase')).status, 'a wrong password still reads as wrong').to.equal(401);
+    expect(json(['account', 'list']).accounts.find((entry: { email: string }) => entry.email === email)).to.include({ disabled: true, services: 1 });
+
+    json(['account', 'enable', email]);
+    expect(await detect(apiKey)).to.equal(200);
+    expect((await server.domain.services.keylessServiceFor('127.0.0.1', 'object-detection'))?.id).to.equal(door.id);
+    await server.domain.services.setKeylessAddressRanges(door, null);
+    expect((await new ConsoleClient(server.url).signIn(email, PASSWORD)).status).to.equal(303);
+    expect(json(['account', 'disable', 'nobody@example.com'], 1).error.code).to.equal('account_not_found');
+  });
+
+  it('takes --model only when it names a configured model, listing the known ones otherwise', () => {
+    const twoModels = { ...env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}` };
+    const refused = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'no-such-model'], twoModels);
+    expect(refused.status).to.equal(1);
+    expect(refused.stderr).to.equal('detectd: this server has no model named "no-such-model"; choose one of: yolo26n-640-int8, yolox-nano-416\n');
+    const created = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'yolox-nano-416', '--json'], twoModels);
+    expect(created.status, created.stderr).to.equal(0);
+    expect(JSON.parse(created.stdout)).to.include({ model: 'yolox-nano-416' });
+  });
+
+  it('exits 2 on usage errors and 3 when the settings are wrong, without a stack trace', () => {
+    for (const args of [['service', 'bogus'], ['service', 'show'], ['service', 'rotate-key', 'x', '--grace', 'soon'], ['account', 'create', '--email', 'x@example.com']]) {
+      const result = cli(args, env);
+      expect(result.status, args.join(' ')).to.equal(2);
+      expect(result.stderr).to.not.contain('    at ');
+    }
+    const badSetting = cli(['account', 'list'], { ...env, DETECTD_SECRET: 'short' });
+    expect(badSetting.status).to.equal(3);
+    expect(badSetting.stderr).to.equal('detectd: DETECTD_SECRET must be at least 32 characters\n');
+    const help = cli(['--help'], env);
+    expect(help.status).to.equal(0);
+    expect(help.stdout).to.contain('account').and.contain('service').and.contain('models');
+  });
+});

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { COCO_LABELS } from '../src/models/coco-categories.js';
+import { startLocalServer } from '../scripts/lib/local-server.js';
+import { ConsoleClient } from './support/console-client.js';
+import { imageRequest, postDetection } from './support/detection-client.js';
+import { modelPath, photoPath } from './support/paths.js';
+import { cli, requireBuild } from './support/processes.js';
+import { pythonNames, writeSyntheticOnnx } from './support/synthetic-onnx.js';
+
+/** yolox-nano-416 with its "dog" renamed "hound" (parent "pet") by its configuration file. */
+const HOUND_LABELS = COCO_LABELS.map((label) => (label === 'dog' ? 'hound' : label));
+const YOLOX_CONFIG = { labels: HOUND_LABELS, parents: { hound: 'pet' }, threads: 1, concurrency: 2, nmsIou: 0.5 };
+
+describe('model repository (DETECTD_MODELS_DIR)', () => {
+  let repository: string;
+  const modelsList = (env: Record<string, string>) => cli(['models', 'list', '--json'], { ...process.env, ...env });
+
+  before(requireBuild);
+  beforeEach(() => {
+    repository = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-repository-'));
+    for (const name of ['yolo11n-320-int8', 'yolox-nano-416']) fs.symlinkSync(modelPath(name), path.join(repository, `${name}.onnx`));
+    fs.writeFileSync(path.join(repository, 'yolox-nano-416.json'), JSON.stringify(YOLOX_CONFIG));
+    fs.writeFileSync(path.join(repository, 'README.txt'), 'not a model: ignored');
+  });
+  afterEach(() => fs.rmSync(repository, { recursive: true, force: true }));
+
+  it('`detectd models list` loads and describes each model of the folder with its configuration', () => {
+    const result = modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_INFERENCE_THREADS: '2' });
+    expect(result.status, result.stderr).to.equal(0);
+    const { models } = JSON.parse(result.stdout);
+    expect(models.map((model: { name: string; default: boolean }) => [model.name, model.default])).to.deep.equal([
+      ['yolo11n-320-int8', true],
+      ['yolox-nano-416', false],
+    ]);
+    expect(models[0]).to.deep.include({ status: 'ok', family: 'ultralytics', input_size: 320, label_source: 'metadata', threads: 2, concurrency: 1, nms_iou: 0.7 });
+    expect(models[0].labels).to.deep.equal(COCO_LABELS);
+    expect(models[1]).to.deep.include({ status: 'ok', family: 'yolox', input_size: 416, label_source: 'configuration', threads: 1, concurrency: 2, nms_iou: 0.5 });
+    expect(models[1].labels).to.deep.equal(HOUND_LABELS);
+
+    // DETECTD_MODEL names the default; the folder's models join it, the same file once.
+    const both = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'yolox-nano-416.onnx') }).stdout);
+    expect(both.models.map((model: { name: string }) => model.name)).to.deep.equal(['yolox-nano-416', 'yolo11n-320-int8']);
+    const human = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
+    expect(human.stdout).to.match(/^NAME\s+STATUS\s+FAMILY\s+INPUT\s+LABELS\s+FILE\n/).and.contain('yolo11n-320-int8 *  ok').and.contain('80 (configuration)');
+  });
+
+  it('serves every model of the folder: readiness, the console\u2019s service form, and per-model labels and parents over HTTP', async () => {
+    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository });
+    try {
+      expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416']);
+      const apiKey = await server.createService({ name: 'kennel', model: 'yolox-nano-416' });
+      const answer = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
+      expect(answer.status).to.equal(200);
+      const names = answer.body.detected_objects.map((object: { name: string; parent: string }) => `${object.name}/${object.parent}`);
+      expect(names).to.include('hound/pet').and.include('bicycle/vehicle').and.not.include('dog/animal');
+
+      const browser = new ConsoleClient(server.url);
+      await browser.signUp('repository@example.com', 'a long passphrase');
+      const form = (await browser.get('/console/services/new')).text;
+      expect(form).to.contain('<option value="yolo11n-320-int8"').and.contain('<option value="yolox-nano-416"');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('names each refused model and why: `models list` exits 1, the server does not start', async () => {
+    writeSyntheticOnnx(path.join(repository, 'masks.onnx'), { inputSize: 64, outputShape: [1, 39, 84], metadata: { task: 'segment', names: pythonNames(['cell', 'nucleus', 'membrane']) } });
+    const result = modelsList({ DETECTD_MODELS_DIR: repository });
+    expect(result.status).to.equal(1);
+    const masks = JSON.parse(result.stdout).models.find((model: { name: string }) => model.name === 'masks');
+    expect(masks).to.deep.include({ status: 'refused', file: path.join(repository, 'masks.onnx') });
+    expect(masks.reason).to.contain('its metadata says task "segment", and detectd serves detectors only');
+    expect(cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository }).stdout).to.contain('refused masks: its metadata says task "segment"');
+
+    const failure = await startLocalServer({ DETECTD_MODELS_DIR: repository }).then(
+      async (server) => {
+        await server.close();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(failure).to.contain(`cannot serve ${path.join(repository, 'masks.onnx')}: its metadata says task "segment"`);
+  });
+
+  it('explains a folder that cannot serve: missing, or holding no model (exit 3)', () => {
+    const missing = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: path.join(repository, 'nowhere') });
+    expect(missing.status).to.equal(3);
+    expect(missing.stderr).to.contain(`DETECTD_MODELS_DIR ${path.join(repository, 'nowhere')} cannot be read`);
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-empty-'));
+    try {
+      const result = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: empty });
+      expect(result.status).to.equal(3);
+      expect(result.stderr).to.equal(`detectd: DETECTD_MODELS_DIR ${empty} holds no .onnx model file\n`);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
