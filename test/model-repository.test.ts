@@ -48,7 +48,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
   });
 
   it('serves every model of the folder: readiness, the console\u2019s service form, and per-model labels and parents over HTTP', async () => {
-    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository });
+    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository, DETECTD_SIGNUP: 'open' });
     try {
       expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416']);
       const apiKey = await server.createService({ name: 'kennel', model: 'yolox-nano-416' });
