@@ -41,6 +41,10 @@ export interface Limits {
   readonly requestTimeoutMs: number;
   /** Requests admitted into the decode → inference pipeline at once; beyond this, 503 `overloaded`. */
   readonly maxPendingRequests: number;
+  /** The request line and headers must arrive within this long, else 408 and the connection is closed. */
+  readonly headersTimeoutMs: number;
+  /** A request body must arrive whole within this long, else 408 and the connection is closed. */
+  readonly bodyTimeoutMs: number;
 }
 
 export interface InferenceSettings {
@@ -140,6 +144,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxDetections: integer(env, 'DETECTD_MAX_DETECTIONS', 300, 1, 10_000),
       requestTimeoutMs: integer(env, 'DETECTD_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
       maxPendingRequests: integer(env, 'DETECTD_MAX_PENDING_REQUESTS', 32, 1, 100_000),
+      headersTimeoutMs: integer(env, 'DETECTD_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      bodyTimeoutMs: integer(env, 'DETECTD_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
     },
     inference: {
       threads: integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256),

@@ -21,6 +21,7 @@ import { StreamTokens } from './stream/stream-tokens.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { TASK_TYPES } from './tasks/index.js';
 import { createApp } from './transports/http/app.js';
+import { createHttpServer } from './transports/http/http-server.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
@@ -62,9 +63,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes } },
+    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs } },
     frontDoors: [
-      consoleRoutes({ ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl }, logger),
+      consoleRoutes(
+        { ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl, bodyTimeoutMs: limits.bodyTimeoutMs },
+        logger,
+      ),
       streamRoutes(authenticate, streamTokens),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
@@ -73,7 +77,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     trustProxy: config.trustProxy,
   });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, { headersTimeoutMs: limits.headersTimeoutMs, bodyTimeoutMs: limits.bodyTimeoutMs }).listen(config.port, config.host);
   const streams = attachStreamEndpoint(server, {
     authenticate,
     tokens: streamTokens,

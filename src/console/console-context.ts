@@ -21,6 +21,8 @@ export interface ConsoleDependencies {
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;
   readonly publicUrl: string | undefined;
+  /** A posted form must arrive within this long. */
+  readonly bodyTimeoutMs: number;
 }
 
 export const SESSION_COOKIE = 'detectd_session';

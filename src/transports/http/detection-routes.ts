@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler, Router } from 'express';
+import { type Request, type RequestHandler, Router } from 'express';
 import type { Authenticate } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
 import { admitRequest, type AnalysisLimits } from '../../core/pipeline.js';
@@ -8,12 +8,13 @@ import { TASK_TYPES, taskByType } from '../../tasks/index.js';
 import type { ApiVersion, Task } from '../../tasks/task.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from './request-context.js';
+import { readBody } from './request-body.js';
 
 export interface DetectionRouteDependencies {
   readonly authenticate: Authenticate;
   readonly models: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
-  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number; readonly bodyTimeoutMs: number };
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -41,7 +42,15 @@ const jsonContentType: RequestHandler = (request, _response, next) => {
 export function detectionRoutes(dependencies: DetectionRouteDependencies): Router {
   const router = Router();
   const { limits, models, schemas } = dependencies;
-  const parseJson = express.json({ limit: limits.maxBodyBytes, strict: false, type: () => true });
+  const parseJson: RequestHandler = async (request, response, next) => {
+    const body = await readBody(request, response, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs });
+    try {
+      request.body = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw new DetectdError('invalid_json', 'request body is not valid JSON');
+    }
+    next();
+  };
   const authenticate = requireApiKey(dependencies.authenticate, (request) => String(request.params.serviceType));
 
   for (const { path, version } of ROUTES) {
