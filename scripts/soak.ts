@@ -154,18 +154,23 @@ async function main(): Promise<void> {
     }
   }
 
+  // RSS is sampled every 5 s and averaged per minute: a single sample mostly shows which images happen to be in flight.
   const rss: number[] = [];
+  let samples: number[] = [];
+  const sampler = setInterval(() => samples.push(serverRssBytes(server.pid!) / 2 ** 20), 5_000);
   const report = (minute: number) => {
-    const mib = serverRssBytes(server.pid!) / 2 ** 20;
+    const mib = samples.reduce((sum, value) => sum + value, 0) / samples.length;
     rss.push(mib);
     const p = (q: number) => (minuteLatencies.length ? percentile(minuteLatencies, q).toFixed(0) : '—');
-    console.log(`minute ${minute}: RSS ${mib.toFixed(0)} MiB, ${minuteLatencies.length} good answers, p50 ${p(50)} ms, p99 ${p(99)} ms`);
+    console.log(`minute ${minute}: RSS ${mib.toFixed(0)} MiB (mean; samples ${Math.min(...samples).toFixed(0)}–${Math.max(...samples).toFixed(0)}), ${minuteLatencies.length} good answers, p50 ${p(50)} ms, p99 ${p(99)} ms`);
     minuteLatencies = [];
+    samples = [];
   };
   let minute = 0;
   const ticker = setInterval(() => report(++minute), 60_000);
   await Promise.all(Array.from({ length: options.clients }, client));
   clearInterval(ticker);
+  clearInterval(sampler);
 
   console.log('\nstatus counts:');
   for (const [key, value] of [...statuses].sort()) console.log(`  ${key}: ${value}`);
@@ -173,7 +178,7 @@ async function main(): Promise<void> {
   const fromMinute2 = rss.slice(1);
   const reference = fromMinute2[0];
   const flat = fromMinute2.every((value) => Math.abs(value - reference) <= 0.1 * reference);
-  console.log(`RSS per minute (MiB): ${rss.map((value) => value.toFixed(0)).join(', ')}`);
+  console.log(`RSS per minute, mean (MiB): ${rss.map((value) => value.toFixed(0)).join(', ')}`);
   if (fromMinute2.length >= 2) console.log(`RSS from minute 2: ${Math.min(...fromMinute2).toFixed(0)}–${Math.max(...fromMinute2).toFixed(0)} MiB, ${flat ? 'flat within ±10 %' : 'NOT flat within ±10 %'} of minute 2`);
   console.log(`unplanned failures: ${unplanned.length}${unplanned.length ? `\n  ${[...new Set(unplanned)].slice(0, 20).join('\n  ')}` : ''}`);
   stopServer();
