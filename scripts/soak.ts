@@ -1,7 +1,7 @@
 /**
  * `npm run soak`: the built server (`npm start`'s launcher, so jemalloc when the system has it)
  * in its own process on loopback, driven at saturation with mixed traffic for a bounded time —
- * dog.jpg, 12 MP JPEGs made at start, crops and visualized images, gzip bodies and a share of bad
+ * dog.jpg, 12 MP JPEGs and a 6000×6000 16-bit RGBA PNG made at start, crops and visualized images, gzip bodies and a share of bad
  * inputs (invalid JSON/base64/images, bad keys and paths, corrupt gzip, a scan-bomb JPEG, an
  * oversized PNG). Every minute it prints the server's RSS, p50/p99 latency and status counts; at
  * the end it checks the targets: no unplanned 5xx, RSS within ±10 % of minute 2 from then on.
@@ -81,11 +81,14 @@ async function calls(apiKey: string): Promise<Call[]> {
   const twelveMp = await sharp(dog).resize(4000, 3000).jpeg({ quality: 90 }).toBuffer();
   const hugePngHeader = await sharp({ create: { width: 8000, height: 8000, channels: 3, background: '#000' } }).png({ compressionLevel: 9 }).toBuffer();
   const gzipDog = zlib.gzipSync(body(dog));
+  // Small on the wire, 36 MP × 8 bytes in libvips: the allocation pattern that fragments glibc's heap.
+  const bigPng = await sharp({ create: { width: 6000, height: 6000, channels: 4, background: { r: 90, g: 140, b: 200, alpha: 0.5 } } }).toColourspace('rgb16').png({ compressionLevel: 9 }).toBuffer();
   const auth = { Authorization: `ApiKey ${apiKey}` };
   const table: Call[] = [
     { kind: 'dog', body: body(dog), weight: 40 },
     { kind: '12mp', body: body(twelveMp), weight: 10 },
     { kind: 'crops+visualized', body: body(dog, { OutputCroppedImage: 'true', OutputVisualizedImage: 'true' }), weight: 15 },
+    { kind: '36mp-16bit-png', body: body(bigPng), weight: 1 },
     { kind: 'gzip', body: new Uint8Array(gzipDog), headers: { 'Content-Encoding': 'gzip' }, weight: 5 },
     { kind: 'bad:json', body: '{"raw_data": ', weight: 4 },
     { kind: 'bad:base64', body: '{"raw_data": "@@@"}', weight: 4 },

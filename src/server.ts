@@ -22,6 +22,7 @@ import { databaseReachable, openDatabase } from './store/database.js';
 import { TASK_TYPES } from './tasks/index.js';
 import { createApp } from './transports/http/app.js';
 import { createHttpServer } from './transports/http/http-server.js';
+import { UploadBudget } from './transports/http/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
@@ -61,12 +62,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
   const streamTokens = new StreamTokens(config.stream.tokenTtlMs);
+  const uploads = new UploadBudget(limits.maxUploadBytes);
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs } },
+    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs }, uploads },
     frontDoors: [
       consoleRoutes(
-        { ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl, bodyTimeoutMs: limits.bodyTimeoutMs },
+        { ...domain, usage: usageStore, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, publicUrl: config.publicUrl, bodyTimeoutMs: limits.bodyTimeoutMs, uploads },
         logger,
       ),
       streamRoutes(authenticate, streamTokens),

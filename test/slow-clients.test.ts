@@ -66,6 +66,33 @@ describe('slow clients cost a bounded time and never starve others', function ()
     expect(await upload.closedAfterMs).to.be.below(BODY_TIMEOUT_MS);
   });
 
+  it('request bodies held at once are bounded by DETECTD_MAX_UPLOAD_BYTES: past it 503 overloaded, small requests still served, the budget comes back', async () => {
+    const budgeted = await startTestServer({ DETECTD_MAX_BODY_BYTES: '1000000', DETECTD_MAX_UPLOAD_BYTES: '1000000' });
+    try {
+      const json = JSON.stringify(imageRequest(await images.onePixelPng()));
+      const padding = ' '.repeat(600_000); // JSON allows leading whitespace: a 600 KB valid request
+      const holder = net.connect(budgeted.port, '127.0.0.1');
+      let holderAnswer = '';
+      holder.on('data', (chunk) => (holderAnswer += chunk.toString('latin1')));
+      await new Promise((resolve) => holder.once('connect', resolve));
+      holder.write(head('POST /api/v1/object-detection HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${budgeted.apiKey}`, 'Content-Type': 'application/json', 'Content-Length': padding.length + json.length, Connection: 'close' }));
+      holder.write(padding);
+      // Until the server has read the 600 KB, a second one may still fit: wait for the refusal.
+      let second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
+      for (let tries = 0; second.status === 200 && tries < 20; tries++) second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
+      expect(second.status).to.equal(503);
+      expect(second.body.error.code).to.equal('overloaded');
+      expect(second.headers.get('retry-after')).to.equal('1');
+      expect((await postDetection(budgeted.url, json, { apiKey: budgeted.apiKey })).status, 'a small request fits').to.equal(200);
+      holder.write(json);
+      await new Promise((resolve) => holder.once('close', resolve));
+      expect(holderAnswer).to.match(/^HTTP\/1\.1 200 /);
+      expect((await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey })).status, 'the budget came back').to.equal(200);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
   it('a client that sends half a request head is cut at the headers deadline', async () => {
     const slowHead = await startTestServer({ DETECTD_HEADERS_TIMEOUT_MS: '1000' });
     try {

@@ -5,6 +5,7 @@ import type { ServiceKeys } from '../accounts/service-keys.js';
 import type { Services } from '../accounts/services.js';
 import type { SignInThrottle } from '../accounts/sign-in-throttle.js';
 import type { ModelRegistry } from '../models/registry.js';
+import type { UploadBudget } from '../transports/http/upload-budget.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { readCookie } from './cookies.js';
 
@@ -23,6 +24,8 @@ export interface ConsoleDependencies {
   readonly publicUrl: string | undefined;
   /** A posted form must arrive within this long. */
   readonly bodyTimeoutMs: number;
+  /** The server's budget of request-body bytes, shared with the API. */
+  readonly uploads: UploadBudget;
 }
 
 export const SESSION_COOKIE = 'detectd_session';

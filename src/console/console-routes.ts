@@ -58,7 +58,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   const pages = Router();
   pages.use('/assets', express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
   pages.use(securityHeaders);
-  pages.use(formBody(dependencies.bodyTimeoutMs));
+  pages.use(formBody(dependencies.bodyTimeoutMs, dependencies.uploads));
   pages.use(csrfProtection(dependencies.secret));
   pages.use(loadSession(dependencies.sessions));
   pages.use(consoleAuthRoutes(dependencies));

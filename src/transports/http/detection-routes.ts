@@ -9,12 +9,14 @@ import type { ApiVersion, Task } from '../../tasks/task.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from './request-context.js';
 import { readBody } from './request-body.js';
+import type { UploadBudget } from './upload-budget.js';
 
 export interface DetectionRouteDependencies {
   readonly authenticate: Authenticate;
   readonly models: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
   readonly limits: AnalysisLimits & { readonly maxBodyBytes: number; readonly bodyTimeoutMs: number };
+  readonly uploads: UploadBudget;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -43,7 +45,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
   const router = Router();
   const { limits, models, schemas } = dependencies;
   const parseJson: RequestHandler = async (request, response, next) => {
-    const body = await readBody(request, response, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs });
+    const body = await readBody(request, response, { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: dependencies.uploads });
     try {
       request.body = JSON.parse(body.toString('utf8'));
     } catch {

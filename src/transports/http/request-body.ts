@@ -2,13 +2,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { DetectdError } from '../../core/errors.js';
+import type { UploadBudget } from './upload-budget.js';
 
 export interface BodyLimits {
-  /** Most bytes of the body after decompression (and before it, since compression never expands a bomb's wire size past it usefully). */
+  /** Most bytes of the body, counted after decompression. */
   readonly maxBytes: number;
   /** The whole body must arrive within this many milliseconds of the first read. */
   readonly timeoutMs: number;
+  /** Shared by all requests; the body's bytes are held in it until the response is done. */
+  readonly budget: UploadBudget;
 }
+
+/** Seconds a client refused for a spent upload budget is told to wait. */
+const BUDGET_RETRY_AFTER_SECONDS = 1;
 
 /** `Content-Encoding` values the server inflates; zlib streams that stop as soon as the inflated size passes the limit. */
 const DECODERS: Readonly<Record<string, (() => Transform) | undefined>> = {
@@ -51,6 +57,8 @@ export function readBody(request: IncomingMessage, response: ServerResponse, lim
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // Whatever was taken is given back once the answer is out (or the connection gone): the body lives that long.
+    response.once('close', () => limits.budget.give(size));
     const source = decoder ?? request;
     const stop = (error?: DetectdError) => {
       clearTimeout(timer);
@@ -68,11 +76,15 @@ export function readBody(request: IncomingMessage, response: ServerResponse, lim
       }
     };
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limits.maxBytes) {
+      if (size + chunk.length > limits.maxBytes) {
         stop(new DetectdError('payload_too_large', `request body exceeds the body limit of ${limits.maxBytes} bytes${decoder ? ' once inflated' : ''}`));
         return;
       }
+      if (!limits.budget.take(chunk.length)) {
+        stop(new DetectdError('overloaded', 'the server holds as many request bodies as its memory budget allows; retry shortly', BUDGET_RETRY_AFTER_SECONDS));
+        return;
+      }
+      size += chunk.length;
       chunks.push(chunk);
     };
     const onEnd = () => {
