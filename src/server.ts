@@ -79,7 +79,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     trustProxy: config.trustProxy,
   });
-  const server = createHttpServer(app, { headersTimeoutMs: limits.headersTimeoutMs, bodyTimeoutMs: limits.bodyTimeoutMs }).listen(config.port, config.host);
+  const server = createHttpServer(app, { headersTimeoutMs: limits.headersTimeoutMs, bodyTimeoutMs: limits.bodyTimeoutMs }, logger).listen(config.port, config.host);
   const streams = attachStreamEndpoint(server, {
     authenticate,
     tokens: streamTokens,

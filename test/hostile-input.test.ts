@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { expect } from 'chai';
 import sharp from 'sharp';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import * as images from './support/images.js';
@@ -8,10 +9,12 @@ import { head, type RawResponse, rawExchange } from './support/raw-http.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const MAX_BODY_BYTES = 2_000_000;
+const schemas = new SchemaCatalogue();
 
 function expectJsonError(response: RawResponse, status: number, code: string): void {
   expect(response.status, JSON.stringify(response.body)).to.equal(status);
   expect(response.body?.error?.code, JSON.stringify(response.body)).to.equal(code);
+  expect(schemas.check('error-response', response.body)).to.deep.equal({ ok: true });
   expect(response.body.error.message).to.be.a('string').and.not.match(/\n\s+at /);
 }
 
@@ -143,6 +146,7 @@ describe('hostile input: precise 4xx answers, never a 500, and the next request 
         const response = await rawExchange(server.port, [request], { closeWithinMs: 3_000 });
         expectJsonError(response, 400, 'invalid_http');
         expect(response.closed).to.equal(true);
+        expect(server.logText(), 'the request id finds the log line').to.contain(response.body.error.request_id);
       });
     }
     it('400 invalid_http: a bad chunk size in the body, after the route started reading', async () => {

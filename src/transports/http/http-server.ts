@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
 import { DetectdError, ERROR_CATALOGUE, type ErrorCode, errorBody } from '../../core/errors.js';
 
 /** Most request headers accepted; a request with more is refused 431 whole rather than parsed with some of them dropped. */
@@ -35,7 +36,7 @@ const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
  * (`readBody` answers 100 only after authentication and the size check); a request that the
  * parser could not read is answered with the JSON error shape, then the connection is closed.
  */
-export function createHttpServer(app: RequestListener, limits: HttpServerLimits): http.Server {
+export function createHttpServer(app: RequestListener, limits: HttpServerLimits, logger: Logger): http.Server {
   const server = http.createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -54,7 +55,10 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits)
     const answered = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent;
     if (error.code === 'ECONNRESET' || !socket.writable || answered) return void socket.destroy();
     const code = clientErrorCode(error);
-    const body = JSON.stringify(errorBody(new DetectdError(code, CLIENT_ERROR_MESSAGES[code]!), crypto.randomUUID()));
+    const requestId = crypto.randomUUID();
+    // The parser's code (HPE_…) only: the raw bytes could hold a key.
+    logger.info({ request_id: requestId, code, parser_error: error.code }, 'malformed request refused');
+    const body = JSON.stringify(errorBody(new DetectdError(code, CLIENT_ERROR_MESSAGES[code]!), requestId));
     const status = ERROR_CATALOGUE[code].status;
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
