@@ -46,6 +46,12 @@ export interface Limits {
   readonly requestTimeoutMs: number;
   /** Requests admitted into the decode → inference pipeline at once; beyond this, 503 `overloaded`. */
   readonly maxPendingRequests: number;
+  /** The request line and headers must arrive within this long, else 408 and the connection is closed. */
+  readonly headersTimeoutMs: number;
+  /** A request body must arrive whole within this long, else 408 and the connection is closed. */
+  readonly bodyTimeoutMs: number;
+  /** Bytes of request bodies held at once across all requests (arriving or not yet answered); past it, 503 `overloaded`. */
+  readonly maxUploadBytes: number;
 }
 
 export interface InferenceSettings {
@@ -157,6 +163,9 @@ export function loadConfig(env: Env = process.env): Config {
       maxDetections: integer(env, 'DETECTD_MAX_DETECTIONS', 300, 1, 10_000),
       requestTimeoutMs: integer(env, 'DETECTD_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
       maxPendingRequests: integer(env, 'DETECTD_MAX_PENDING_REQUESTS', 32, 1, 100_000),
+      headersTimeoutMs: integer(env, 'DETECTD_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      bodyTimeoutMs: integer(env, 'DETECTD_BODY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      maxUploadBytes: integer(env, 'DETECTD_MAX_UPLOAD_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 ** 3),
     },
     inference: {
       threads: integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256),
@@ -172,6 +181,9 @@ export function loadConfig(env: Env = process.env): Config {
       tokenTtlMs: integer(env, 'DETECTD_STREAM_TOKEN_TTL_MS', 60_000, 1_000, 3_600_000),
     },
   };
+  if (config.limits.maxUploadBytes < config.limits.maxBodyBytes) {
+    throw new ConfigError('DETECTD_MAX_UPLOAD_BYTES must be at least DETECTD_MAX_BODY_BYTES');
+  }
   return deepFreeze(config);
 }
 

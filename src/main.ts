@@ -1,7 +1,17 @@
 #!/usr/bin/env node
+import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+
+/** Which malloc serves this process (`npm start` preloads jemalloc when installed): seen in its mapped libraries. */
+function allocator(): 'jemalloc' | 'system' {
+  try {
+    return fs.readFileSync('/proc/self/maps', 'utf8').includes('libjemalloc') ? 'jemalloc' : 'system';
+  } catch {
+    return 'system'; // no /proc: not Linux
+  }
+}
 
 /** Entry point of `npm start`: serve until SIGTERM/SIGINT, then drain and exit. */
 async function main(): Promise<void> {
@@ -16,6 +26,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  logger.info({ allocator: allocator() }, 'memory allocator');
   let server;
   try {
     server = await startServer(config, logger);

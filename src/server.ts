@@ -23,6 +23,8 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TYPES } from './tasks/index.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
+import { createHttpServer } from './transports/http/http-server.js';
+import { UploadBudget } from './transports/http/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
 import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
@@ -68,11 +70,26 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
   const streamTokens = new StreamTokens(db, config.stream.tokenTtlMs);
+  const uploads = new UploadBudget(limits.maxUploadBytes);
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes }, serviceLimits },
+    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs }, serviceLimits, uploads },
     frontDoors: [
-      consoleRoutes({ ...domain, usage: usageStore, serviceLimits, models: registry, secret, keyRotationGraceSeconds: config.keyRotationGraceSeconds, streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000), publicUrl: config.publicUrl }, logger),
+      consoleRoutes(
+        {
+          ...domain,
+          usage: usageStore,
+          serviceLimits,
+          models: registry,
+          secret,
+          keyRotationGraceSeconds: config.keyRotationGraceSeconds,
+          streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),
+          publicUrl: config.publicUrl,
+          bodyTimeoutMs: limits.bodyTimeoutMs,
+          uploads,
+        },
+        logger,
+      ),
       streamRoutes(authenticate, streamTokens),
       deepStackRoutes({
         authenticate,
@@ -89,7 +106,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     trustProxy: config.trustProxy,
   });
-  const server = app.listen(config.port, config.host);
+  const server = createHttpServer(app, { headersTimeoutMs: limits.headersTimeoutMs, bodyTimeoutMs: limits.bodyTimeoutMs }, logger).listen(config.port, config.host);
   const streamMetrics = new StreamMetrics(metrics);
   const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);
   const door: StreamDoor = { authenticate, tokens: streamTokens, models, openStreams };

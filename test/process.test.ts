@@ -113,6 +113,8 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     try {
       const log = server.output.join('');
       expect(log).to.contain('DETECTD_MODEL is not set: serving the embedded CenterNet');
+      // npm start preloads jemalloc (libjemalloc2, installed by .ci/run) so that libvips does not fragment the heap.
+      expect(log).to.contain('"allocator":"jemalloc"');
       expect(log).to.match(/"runtime":"tfjs-(wasm|node)"/);
       const ready = (await (await fetch(server.url + '/readyz')).json()) as { models: string[] };
       expect(ready.models).to.deep.equal(['centernet']);

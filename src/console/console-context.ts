@@ -7,6 +7,7 @@ import type { SignInThrottle } from '../accounts/sign-in-throttle.js';
 import type { SignUps } from '../accounts/sign-up.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
+import type { UploadBudget } from '../transports/http/upload-budget.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
@@ -28,6 +29,10 @@ export interface ConsoleDependencies {
   /** Lifetime of the stream token the overview page gets for the live-video demo. */
   readonly streamTokenSeconds: number;
   readonly publicUrl: string | undefined;
+  /** A posted form must arrive within this long. */
+  readonly bodyTimeoutMs: number;
+  /** The server's budget of request-body bytes, shared with the API. */
+  readonly uploads: UploadBudget;
 }
 
 export const SESSION_COOKIE = 'detectd_session';

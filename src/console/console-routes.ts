@@ -10,7 +10,9 @@ import { type ConsoleDependencies, loadSession, signedInAccount } from './consol
 import { consoleServiceRoutes } from './service-routes.js';
 import { consoleInvitationRoutes } from './invitation-routes.js';
 import { csrfProtection } from './csrf.js';
-import { fromBodyParser } from '../transports/http/error-handler.js';
+import { clientFailureOf } from '../transports/http/error-handler.js';
+import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
+import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
 
 /** Pages and scripts come only from this server; the "Try it" image arrives as a data: URL. */
@@ -25,15 +27,16 @@ const securityHeaders: RequestHandler = (_request, response, next) => {
   next();
 };
 
-const TITLES: Partial<Record<number, string>> = { 403: 'Not allowed', 404: 'Page not found', 413: 'Too much data' };
+const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted' };
 
 /** Console failures as pages (or JSON for the page's own scripts); only real bugs are logged, never with request data. */
 function consoleErrors(logger: Logger): ErrorRequestHandler {
   return (error: unknown, request, response, _next) => {
-    const known = error instanceof DetectdError ? error : fromBodyParser(error as { type?: string });
+    const known = clientFailureOf(error);
     const requestId = contextOf(response).requestId;
     if (!known) logger.error({ request_id: requestId, err: error }, 'console error');
     if (response.headersSent) return response.destroy();
+    closeAfterEarlyAnswer(request, response);
     const status = known ? httpStatusOf(known) : 500;
     contextOf(response).errorCode = known?.code ?? 'internal_error';
     if (request.accepts(['html', 'json']) === 'json') {
@@ -56,7 +59,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   const pages = Router();
   pages.use('/assets', express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
   pages.use(securityHeaders);
-  pages.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }));
+  pages.use(formBody(dependencies.bodyTimeoutMs, dependencies.uploads));
   pages.use(csrfProtection(dependencies.secret));
   pages.use(loadSession(dependencies.sessions));
   pages.use(consoleAuthRoutes(dependencies));

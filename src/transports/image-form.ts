@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { DetectdError } from '../core/errors.js';
 
@@ -34,7 +35,10 @@ const malformed = (message: string) => new DetectdError('invalid_multipart', mes
  * `invalid_multipart` for a form that breaks the rules, `payload_too_large` past the body limit.
  * On failure the rest of the body is left unread (the HTTP server discards it).
  */
-export function readImageForm(request: IncomingMessage, options: ImageFormOptions): Promise<ImageForm> {
+/** A request, or a body already read whole, with the request's headers. */
+export type FormSource = Readable & { readonly headers: IncomingHttpHeaders };
+
+export function readImageForm(request: FormSource, options: ImageFormOptions): Promise<ImageForm> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {

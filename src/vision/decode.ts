@@ -6,7 +6,16 @@ import type { RgbImage } from './image.js';
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'heif']);
 const ACCEPTED_HEIF_COMPRESSION = 'av1'; // AVIF; HEVC-coded HEIC is not decodable here
 
-export type DecodeFailure = 'invalid_image' | 'image_too_large';
+export type DecodeFailure = 'invalid_image' | 'image_too_large' | 'image_too_complex';
+
+/**
+ * Most scans a progressive JPEG may have (as libjpeg-turbo's `-maxscans`): each scan is a pass over
+ * every coefficient, so a few hundred KB of near-empty scans cost seconds of CPU. Encoders write
+ * about 10; 100 leaves room for unusual ones.
+ */
+export const MAX_JPEG_SCANS = 100;
+/** libvips gives up on a decode that runs longer than this (whole seconds, its unit). */
+export const DECODE_TIMEOUT_SECONDS = 10;
 
 export class ImageDecodeError extends Error {
   constructor(
@@ -31,6 +40,28 @@ export interface DecodeLimits {
 function describe(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0].replace(/^Input buffer /, '').slice(0, 200);
+}
+
+/** Start-of-scan markers in a JPEG, counted by walking its segments, stopping once past `max`; no decoding. */
+export function jpegScanCount(bytes: Buffer, max: number): number {
+  let scans = 0;
+  let at = 2; // after SOI
+  while (at + 1 < bytes.length && scans <= max) {
+    if (bytes[at] !== 0xff) {
+      at++; // entropy-coded data of the current scan
+      continue;
+    }
+    const marker = bytes[at + 1];
+    // Fill byte, stuffed zero, restart markers, TEM: no length follows.
+    if (marker === 0xff) at++;
+    else if (marker === 0x00 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) at += 2;
+    else if (marker === 0xd9 || at + 3 >= bytes.length) break; // EOI, or a truncated segment
+    else {
+      if (marker === 0xda) scans++;
+      at += 2 + bytes.readUInt16BE(at + 2);
+    }
+  }
+  return scans;
 }
 
 /**
@@ -61,6 +92,10 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
     );
   }
 
+  if (format === 'jpeg' && metadata.isProgressive && jpegScanCount(bytes, MAX_JPEG_SCANS) > MAX_JPEG_SCANS) {
+    throw new ImageDecodeError('image_too_complex', `progressive JPEG with more than ${MAX_JPEG_SCANS} scans`);
+  }
+
   const upright = (metadata.orientation ?? 1) === 1;
   if (format === 'jpeg' && upright && metadata.space === 'srgb' && metadata.channels === 3) {
     try {
@@ -77,10 +112,12 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
       .flatten({ background: { r: 114, g: 114, b: 114 } })
       .toColourspace('srgb')
       .raw({ depth: 'uchar' })
+      .timeout({ seconds: DECODE_TIMEOUT_SECONDS })
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`decoded to ${info.channels} channels`);
     return { format, width: info.width, height: info.height, data };
   } catch (error) {
+    if (/^timeout:/.test(describe(error))) throw new ImageDecodeError('image_too_complex', `image took longer than ${DECODE_TIMEOUT_SECONDS} s to decode`);
     throw new ImageDecodeError('invalid_image', `image could not be decoded: ${describe(error)}`);
   }
 }

@@ -8,6 +8,7 @@ import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import { httpMetrics } from './http-metrics.js';
+import { checkRequestHead } from './http-server.js';
 import { recordHttpCalls } from './record-http-calls.js';
 import { requestId } from './request-id.js';
 
@@ -30,7 +31,10 @@ export function createApp(dependencies: AppDependencies): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   if (dependencies.trustProxy !== undefined) app.set('trust proxy', dependencies.trustProxy);
-  app.use(requestId, recordHttpCalls(dependencies.calls), httpMetrics(dependencies.metrics));
+  app.use(requestId, recordHttpCalls(dependencies.calls), httpMetrics(dependencies.metrics), (request, _response, next) => {
+    checkRequestHead(request);
+    next();
+  });
   app.use(healthRoutes(dependencies.readiness, dependencies.metrics));
   app.use(docsRoutes(dependencies.openApi));
   for (const router of dependencies.frontDoors) app.use(router);

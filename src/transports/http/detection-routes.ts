@@ -1,4 +1,5 @@
-import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import { Readable } from 'node:stream';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Authenticate } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
 import type { AnalysisLimits } from '../../core/pipeline.js';
@@ -12,14 +13,18 @@ import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from '../request-context.js';
 import { enforceServiceLimits } from '../service-limits.js';
+import { readBody } from './request-body.js';
+import type { UploadBudget } from './upload-budget.js';
 
 export interface DetectionRouteDependencies {
   readonly authenticate: Authenticate;
   readonly models: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
-  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number; readonly bodyTimeoutMs: number };
   /** Each service's request-rate limit and monthly quota, checked once the key is known. */
   readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
+  /** Memory for request bodies, shared by every request in flight. */
+  readonly uploads: UploadBudget;
 }
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
@@ -50,32 +55,40 @@ type TaskRun = (task: Task, call: TaskCall) => Promise<unknown>;
 export function detectionRoutes(dependencies: DetectionRouteDependencies): Router {
   const router = Router();
   const { limits, models, schemas } = dependencies;
-  const parseJson = express.json({ limit: limits.maxBodyBytes, strict: false, type: () => true });
-  const parseRaw = express.raw({ limit: limits.maxBodyBytes, type: () => true });
+  const bodyLimits = { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: dependencies.uploads };
   const authenticate = requireApiKey(dependencies.authenticate, (request) => String(request.params.serviceType));
   const withinLimits = enforceServiceLimits(dependencies.serviceLimits);
 
-  /** Reads the body in the form its Content-Type names; the answer is the same whichever form it came in. */
-  const readBody = (request: Request, response: Response): Promise<TaskRun> =>
-    new Promise((resolve, reject) => {
-      const contentType = request.get('content-type');
-      if (JSON_CONTENT_TYPE.test(contentType ?? '')) {
-        parseJson(request, response, (error?: unknown) => (error ? reject(error) : resolve((task, call) => task.runJson(request.body, call))));
-      } else if (IMAGE_CONTENT_TYPE.test(contentType ?? '')) {
-        parseRaw(request, response, (error?: unknown) => (error ? reject(error) : resolve((task, call) => task.runUpload(request.body as Buffer, queryParameters(request), call))));
-      } else if (isMultipartForm(contentType)) {
-        readImageForm(request, { maxBodyBytes: limits.maxBodyBytes }).then(({ image, fields }) => {
-          if (!image) throw new DetectdError('invalid_multipart', `the form has no file in the "${IMAGE_FIELD}" field`);
-          resolve((task, call) => task.runUpload(image, fields.map(([parameter, value]) => ({ parameter, value })), call));
-        }).catch(reject);
-      } else {
-        reject(new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8), as the image itself (Content-Type: image/jpeg, image/png, …) or as multipart/form-data with an "image" file'));
+  /**
+   * Reads the body in the form its Content-Type names (checked before a byte is read); one reader
+   * bounds size, time, memory and Content-Encoding for every form. The answer is the same whichever
+   * form the image came in.
+   */
+  const readTaskRun = async (request: Request, response: Response): Promise<TaskRun> => {
+    const contentType = request.get('content-type') ?? '';
+    const form = JSON_CONTENT_TYPE.test(contentType) ? 'json' : IMAGE_CONTENT_TYPE.test(contentType) ? 'image' : isMultipartForm(contentType) ? 'multipart' : undefined;
+    if (!form) {
+      throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8), as the image itself (Content-Type: image/jpeg, image/png, …) or as multipart/form-data with an "image" file');
+    }
+    const body = await readBody(request, response, bodyLimits);
+    if (form === 'image') return (task, call) => task.runUpload(body, queryParameters(request), call);
+    if (form === 'json') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw new DetectdError('invalid_json', 'request body is not valid JSON');
       }
-    });
+      return (task, call) => task.runJson(parsed, call);
+    }
+    const { image, fields } = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes: limits.maxBodyBytes });
+    if (!image) throw new DetectdError('invalid_multipart', `the form has no file in the "${IMAGE_FIELD}" field`);
+    return (task, call) => task.runUpload(image, fields.map(([parameter, value]) => ({ parameter, value })), call);
+  };
 
   for (const { path, version } of ROUTES) {
     router.post(path, knownTask, authenticate, withinLimits, async (request, response) => {
-      const run = await readBody(request, response);
+      const run = await readTaskRun(request, response);
       const context = contextOf(response);
       const service = context.service!;
       const model = models.find(service.model);

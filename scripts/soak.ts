@@ -1,0 +1,197 @@
+/**
+ * `npm run soak`: the built server (`npm start`'s launcher, so jemalloc when the system has it)
+ * in its own process on loopback, driven at saturation with mixed traffic for a bounded time —
+ * dog.jpg, 12 MP JPEGs and a 6000×6000 16-bit RGBA PNG made at start, crops and visualized images, gzip bodies and a share of bad
+ * inputs (invalid JSON/base64/images, bad keys and paths, corrupt gzip, a scan-bomb JPEG, an
+ * oversized PNG). Every minute it prints the server's RSS, p50/p99 latency and status counts; at
+ * the end it checks the targets: no unplanned 5xx, the RSS floor within ±10 % of minute 2 from then on.
+ *
+ *   npm run soak -- [--minutes 10] [--clients 6] [--model FILE] [--no-jemalloc]
+ */
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { Command } from 'commander';
+import sharp from 'sharp';
+import { accountDomain } from '../src/accounts/account-domain.js';
+import { loadServerSecret } from '../src/accounts/server-secret.js';
+import { openDatabase } from '../src/store/database.js';
+import { TASK_TYPES } from '../src/tasks/index.js';
+import { percentile, positiveNumber } from './lib/bench-numbers.js';
+
+const program = new Command()
+  .option('--minutes <n>', 'how long to run', positiveNumber, 10)
+  .option('--clients <n>', 'concurrent clients', positiveNumber, 6)
+  .option('--model <file>', 'ONNX model to serve', path.resolve('../shared/models/yolox-nano-416.onnx'))
+  .option('--no-jemalloc', 'run the server on the system allocator (DETECTD_JEMALLOC=0)')
+  .parse();
+const options = program.opts<{ minutes: number; clients: number; model: string; jemalloc: boolean }>();
+
+/** Answers that are the point of the request: a refusal under saturation (503 overloaded) is planned, a 500 never is. */
+const PLANNED_5XX = new Set(['overloaded', 'deadline_exceeded']);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function newApiKey(dataDir: string): Promise<string> {
+  const db = await openDatabase({ dataDir, databaseUrl: undefined });
+  const domain = accountDomain(db, loadServerSecret(undefined, dataDir), { serviceTypes: TASK_TYPES });
+  const account = await domain.accounts.createAccount('soak@example.com', 'correct horse battery');
+  const { apiKey } = await domain.services.create(account.id, { name: 'soak' });
+  await db.destroy();
+  return apiKey;
+}
+
+/** The server's RSS: the launcher's child when it re-ran node with jemalloc, else the launcher itself. */
+function serverRssBytes(launcherPid: number): number {
+  const children = fs.readFileSync(`/proc/${launcherPid}/task/${launcherPid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  const pid = children.length ? Number(children[0]) : launcherPid;
+  const rssPages = Number(fs.readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+  return rssPages * 4096;
+}
+
+interface Call {
+  readonly kind: string;
+  readonly path?: string;
+  readonly body: Uint8Array<ArrayBuffer> | string;
+  readonly headers?: Record<string, string>;
+  readonly weight: number;
+}
+
+const body = (image: Buffer, configurations: Record<string, string> = {}) =>
+  JSON.stringify({ raw_data: image.toString('base64'), configurations: Object.entries(configurations).map(([parameter, value]) => ({ parameter, value })) });
+
+/** A progressive JPEG with 200 scans (one repeated): refused from its markers before any decoding. */
+async function scanBomb(): Promise<Buffer> {
+  const small = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#884422' } }).jpeg({ progressive: true }).toBuffer();
+  const lastScan = small.lastIndexOf(Buffer.from([0xff, 0xda]));
+  return Buffer.concat([small.subarray(0, small.length - 2), ...Array<Buffer>(200).fill(small.subarray(lastScan, small.length - 2)), Buffer.from([0xff, 0xd9])]);
+}
+
+async function calls(apiKey: string): Promise<Call[]> {
+  const dog = fs.readFileSync(path.resolve('../shared/eval/photos/dog.jpg'));
+  const twelveMp = await sharp(dog).resize(4000, 3000).jpeg({ quality: 90 }).toBuffer();
+  const hugePngHeader = await sharp({ create: { width: 8000, height: 8000, channels: 3, background: '#000' } }).png({ compressionLevel: 9 }).toBuffer();
+  const gzipDog = zlib.gzipSync(body(dog));
+  // Small on the wire, 36 MP × 8 bytes in libvips: the allocation pattern that fragments glibc's heap.
+  const bigPng = await sharp({ create: { width: 6000, height: 6000, channels: 4, background: { r: 90, g: 140, b: 200, alpha: 0.5 } } }).toColourspace('rgb16').png({ compressionLevel: 9 }).toBuffer();
+  const auth = { Authorization: `ApiKey ${apiKey}` };
+  const table: Call[] = [
+    { kind: 'dog', body: body(dog), weight: 40 },
+    { kind: '12mp', body: body(twelveMp), weight: 10 },
+    { kind: 'crops+visualized', body: body(dog, { OutputCroppedImage: 'true', OutputVisualizedImage: 'true' }), weight: 15 },
+    { kind: '36mp-16bit-png', body: body(bigPng), weight: 1 },
+    { kind: 'gzip', body: new Uint8Array(gzipDog), headers: { 'Content-Encoding': 'gzip' }, weight: 5 },
+    { kind: 'bad:json', body: '{"raw_data": ', weight: 4 },
+    { kind: 'bad:base64', body: '{"raw_data": "@@@"}', weight: 4 },
+    { kind: 'bad:image', body: body(Buffer.from('not an image at all')), weight: 4 },
+    { kind: 'bad:key', body: body(dog), headers: { Authorization: 'ApiKey nope' }, weight: 4 },
+    { kind: 'bad:path', path: '/api/v1/object-detection%zz', body: body(dog), weight: 3 },
+    { kind: 'bad:gzip', body: Buffer.from('not gzip at all'), headers: { 'Content-Encoding': 'gzip' }, weight: 3 },
+    { kind: 'bad:scan-bomb', body: body(await scanBomb()), weight: 4 },
+    { kind: 'bad:huge-png', body: body(hugePngHeader), weight: 4 },
+  ];
+  return table.map((call) => ({ ...call, headers: { 'Content-Type': 'application/json', ...auth, ...call.headers } }));
+}
+
+function pick(table: readonly Call[]): Call {
+  const total = table.reduce((sum, call) => sum + call.weight, 0);
+  let at = Math.random() * total;
+  for (const call of table) if ((at -= call.weight) < 0) return call;
+  return table[0];
+}
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-soak-'));
+  const apiKey = await newApiKey(dataDir);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = spawn(process.execPath, ['dist/src/start.js'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: options.model, DETECTD_LOG_LEVEL: 'warn', DETECTD_JEMALLOC: options.jemalloc ? '1' : '0' },
+  });
+  const stopServer = () => server.kill('SIGTERM');
+  process.once('SIGINT', () => {
+    stopServer();
+    process.exit(130);
+  });
+  while (!(await fetch(`${url}/readyz`).then((response) => response.ok, () => false))) await new Promise((resolve) => setTimeout(resolve, 250));
+  const table = await calls(apiKey);
+  console.log(`soak: ${options.minutes} min, ${options.clients} clients, model ${path.basename(options.model)}, allocator ${options.jemalloc ? 'jemalloc (if installed)' : 'system'}, server pid ${server.pid}`);
+
+  const endAt = Date.now() + options.minutes * 60_000;
+  let minuteLatencies: number[] = [];
+  const allLatencies: number[] = [];
+  const statuses = new Map<string, number>();
+  const unplanned: string[] = [];
+  const count = (key: string) => statuses.set(key, (statuses.get(key) ?? 0) + 1);
+
+  async function client(): Promise<void> {
+    while (Date.now() < endAt) {
+      const call = pick(table);
+      const started = performance.now();
+      try {
+        const response = await fetch(url + (call.path ?? '/api/v1/object-detection'), { method: 'POST', headers: call.headers, body: call.body });
+        const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string } };
+        const code = answer.error?.code ?? 'ok';
+        count(`${response.status} ${code}`);
+        if (response.status === 200 && !call.kind.startsWith('bad:')) {
+          const ms = performance.now() - started;
+          minuteLatencies.push(ms);
+          allLatencies.push(ms);
+        }
+        if (response.status >= 500 && !PLANNED_5XX.has(code)) unplanned.push(`${call.kind}: ${response.status} ${code}`);
+        if (response.status === 200 && call.kind.startsWith('bad:')) unplanned.push(`${call.kind}: answered 200`);
+      } catch (error) {
+        count('connection error');
+        unplanned.push(`${call.kind}: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  // RSS is sampled every 5 s. Its floor per minute is what the process keeps (a leak or a fragmented
+  // heap raises it); the mean and peak also count the images in flight at the moment of sampling.
+  const rss: number[] = [];
+  const floors: number[] = [];
+  let samples: number[] = [];
+  const sampler = setInterval(() => samples.push(serverRssBytes(server.pid!) / 2 ** 20), 5_000);
+  const report = (minute: number) => {
+    const mib = samples.reduce((sum, value) => sum + value, 0) / samples.length;
+    rss.push(mib);
+    floors.push(Math.min(...samples));
+    const p = (q: number) => (minuteLatencies.length ? percentile(minuteLatencies, q).toFixed(0) : '—');
+    console.log(`minute ${minute}: RSS floor ${Math.min(...samples).toFixed(0)} MiB, mean ${mib.toFixed(0)}, peak ${Math.max(...samples).toFixed(0)}; ${minuteLatencies.length} good answers, p50 ${p(50)} ms, p99 ${p(99)} ms`);
+    minuteLatencies = [];
+    samples = [];
+  };
+  let minute = 0;
+  const ticker = setInterval(() => report(++minute), 60_000);
+  await Promise.all(Array.from({ length: options.clients }, client));
+  clearInterval(ticker);
+  clearInterval(sampler);
+
+  console.log('\nstatus counts:');
+  for (const [key, value] of [...statuses].sort()) console.log(`  ${key}: ${value}`);
+  console.log(`latency of good answers: p50 ${percentile(allLatencies, 50).toFixed(0)} ms, p99 ${percentile(allLatencies, 99).toFixed(0)} ms (${allLatencies.length})`);
+  const flatWithin = (series: number[]) => series.slice(1).every((value) => Math.abs(value - series[1]) <= 0.1 * series[1]);
+  const describe = (series: number[]) =>
+    `${series.map((value) => value.toFixed(0)).join(', ')}${series.length >= 3 ? ` (from minute 2: ${flatWithin(series) ? 'flat' : 'NOT flat'} within ±10 % of minute 2)` : ''}`;
+  console.log(`RSS floor per minute (MiB): ${describe(floors)}`);
+  console.log(`RSS mean per minute (MiB): ${describe(rss)}`);
+  const flat = flatWithin(floors);
+  console.log(`unplanned failures: ${unplanned.length}${unplanned.length ? `\n  ${[...new Set(unplanned)].slice(0, 20).join('\n  ')}` : ''}`);
+  stopServer();
+  await new Promise((resolve) => server.once('exit', resolve));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.exitCode = unplanned.length || !flat ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,99 @@
+import crypto from 'node:crypto';
+import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { DetectdError, ERROR_CATALOGUE, type ErrorCode, errorBody } from '../../core/errors.js';
+
+/** Most request headers accepted; a request with more is refused 431 whole rather than parsed with some of them dropped. */
+export const MAX_REQUEST_HEADERS = 100;
+
+/** After an early error answer, how long the server keeps reading (and dropping) an unwanted body so the client can read the answer before the connection closes. */
+const LINGER_MS = 2_000;
+
+export interface HttpServerLimits {
+  /** The request line and headers must arrive within this long. */
+  readonly headersTimeoutMs: number;
+  /** The body must arrive within this long (enforced by `readBody`; the server's own request deadline is a backstop behind it). */
+  readonly bodyTimeoutMs: number;
+}
+
+/** Node's client errors (raised before a request object exists) → our codes. */
+function clientErrorCode(error: NodeJS.ErrnoException): ErrorCode {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
+  return 'invalid_http';
+}
+
+const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  headers_too_large: 'request headers exceed 16 KiB',
+  request_timeout: 'the request did not arrive within its deadline',
+  invalid_http: 'malformed HTTP request',
+};
+
+/**
+ * The HTTP/1.1 server in front of the app, with deadlines for slow clients: headers within
+ * `headersTimeoutMs`, and a request-wide backstop. `Expect: 100-continue` is left to the route
+ * (`readBody` answers 100 only after authentication and the size check); a request that the
+ * parser could not read is answered with the JSON error shape, then the connection is closed.
+ */
+export function createHttpServer(app: RequestListener, limits: HttpServerLimits, logger: Logger): http.Server {
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs + 5_000,
+      // Node checks the two deadlines above on this period (30 s by default, which would stretch them).
+      connectionsCheckingInterval: 500,
+    },
+    app,
+  );
+  // One more than allowed, so a request over the limit is seen (Node silently drops headers past this count).
+  server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
+  server.on('checkContinue', app);
+  server.on('checkExpectation', app);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // Node's own answer would have no body; ours has the JSON error shape. Nothing to say to a reset or closed socket.
+    const answered = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent;
+    if (error.code === 'ECONNRESET' || !socket.writable || answered) return void socket.destroy();
+    const code = clientErrorCode(error);
+    const requestId = crypto.randomUUID();
+    // The parser's code (HPE_…) only: the raw bytes could hold a key.
+    logger.info({ request_id: requestId, code, parser_error: error.code }, 'malformed request refused');
+    const body = JSON.stringify(errorBody(new DetectdError(code, CLIENT_ERROR_MESSAGES[code]!), requestId));
+    const status = ERROR_CATALOGUE[code].status;
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
+  return server;
+}
+
+/**
+ * For an answer given before the request body was read (refused key, oversized or malformed
+ * body, deadline): the connection is closed rather than kept alive to drain a body nobody wants.
+ * The server keeps reading and dropping for a short while after its answer (as nginx's
+ * lingering close) so that the client is not reset before it has read the answer.
+ */
+export function closeAfterEarlyAnswer(request: IncomingMessage, response: ServerResponse): void {
+  if (request.complete) return;
+  response.setHeader('Connection', 'close');
+  const socket = request.socket;
+  // Node ends a `Connection: close` response with `destroySoon`, which resets a socket that still has unread bytes.
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once('close', () => clearTimeout(timer));
+  };
+}
+
+/** Refuses a request whose headers Node cut at `maxHeadersCount`, or that expects something other than `100-continue`. */
+export function checkRequestHead(request: IncomingMessage): void {
+  if (request.rawHeaders.length > 2 * MAX_REQUEST_HEADERS) {
+    throw new DetectdError('headers_too_large', `more than ${MAX_REQUEST_HEADERS} request headers`);
+  }
+  const expect = request.headers.expect;
+  if (expect !== undefined && !/^100-continue$/i.test(expect.trim())) {
+    throw new DetectdError('expectation_failed', 'only "Expect: 100-continue" is understood');
+  }
+}

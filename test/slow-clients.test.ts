@@ -1,0 +1,113 @@
+import net from 'node:net';
+import { expect } from 'chai';
+import { imageRequest, postDetection } from './support/detection-client.js';
+import * as images from './support/images.js';
+import { head } from './support/raw-http.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const MAX_PENDING = 4;
+const BODY_TIMEOUT_MS = 3_000;
+const SLOW_UPLOADERS = 3 * MAX_PENDING;
+
+interface SlowUpload {
+  /** Status of the answer, or null when the connection closed without one. */
+  readonly status: Promise<number | null>;
+  /** When the connection closed, ms after it opened. */
+  readonly closedAfterMs: Promise<number>;
+}
+
+/** A client that announces a body and sends it one byte every 200 ms, for ever. */
+function slowUpload(port: number, apiKey: string, announced: number): SlowUpload {
+  const socket = net.connect(port, '127.0.0.1');
+  const opened = performance.now();
+  socket.on('error', () => {});
+  socket.once('connect', () => socket.write(head('POST /api/v1/object-detection HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': announced })));
+  const drip = setInterval(() => socket.writable && socket.write(' '), 200);
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+  const closedAfterMs = new Promise<number>((resolve) =>
+    socket.once('close', () => {
+      clearInterval(drip);
+      resolve(performance.now() - opened);
+    }),
+  );
+  const status = closedAfterMs.then(() => (/^HTTP\/1\.1 (\d{3})/.exec(received) ? Number(/^HTTP\/1\.1 (\d{3})/.exec(received)![1]) : null));
+  return { status, closedAfterMs };
+}
+
+describe('slow clients cost a bounded time and never starve others', function () {
+  this.timeout(120_000);
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer({ DETECTD_MAX_PENDING_REQUESTS: String(MAX_PENDING), DETECTD_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it(`${SLOW_UPLOADERS} slow uploaders (> ${MAX_PENDING} admission slots): normal requests all get 200; the uploaders get 408 request_timeout and are cut within the deadline`, async () => {
+    const uploads = Array.from({ length: SLOW_UPLOADERS }, () => slowUpload(server.port, server.apiKey, 100_000));
+    const body = imageRequest(await images.smallDogJpeg());
+    const statuses: number[] = [];
+    // Sequential normal requests while every slow uploader is mid-body.
+    for (let index = 0; index < 2 * MAX_PENDING; index++) statuses.push((await postDetection(server.url, body, { apiKey: server.apiKey })).status);
+    expect(statuses.filter((status) => status === 200).length, `statuses ${statuses}`).to.equal(statuses.length);
+    const uploaderStatuses = await Promise.all(uploads.map((upload) => upload.status));
+    expect(uploaderStatuses).to.deep.equal(Array(SLOW_UPLOADERS).fill(408));
+    // Cut at the body deadline plus the lingering close (2 s) and the server's check period, never the 300 s of Node's default.
+    for (const closed of await Promise.all(uploads.map((upload) => upload.closedAfterMs))) expect(closed).to.be.below(BODY_TIMEOUT_MS + 4_000);
+    expect(server.logText()).to.contain('"code":"request_timeout"');
+  });
+
+  it('a slow body with a bad key is answered 401 at once and its connection closed', async () => {
+    const upload = slowUpload(server.port, 'wrong-key', 100_000);
+    expect(await upload.status).to.equal(401);
+    expect(await upload.closedAfterMs).to.be.below(BODY_TIMEOUT_MS);
+  });
+
+  it('request bodies held at once are bounded by DETECTD_MAX_UPLOAD_BYTES: past it 503 overloaded, small requests still served, the budget comes back', async () => {
+    const budgeted = await startTestServer({ DETECTD_MAX_BODY_BYTES: '1000000', DETECTD_MAX_UPLOAD_BYTES: '1000000' });
+    try {
+      const json = JSON.stringify(imageRequest(await images.onePixelPng()));
+      const padding = ' '.repeat(600_000); // JSON allows leading whitespace: a 600 KB valid request
+      const holder = net.connect(budgeted.port, '127.0.0.1');
+      let holderAnswer = '';
+      holder.on('data', (chunk) => (holderAnswer += chunk.toString('latin1')));
+      await new Promise((resolve) => holder.once('connect', resolve));
+      holder.write(head('POST /api/v1/object-detection HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${budgeted.apiKey}`, 'Content-Type': 'application/json', 'Content-Length': padding.length + json.length, Connection: 'close' }));
+      holder.write(padding);
+      // Until the server has read the 600 KB, a second one may still fit: wait for the refusal.
+      let second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
+      for (let tries = 0; second.status === 200 && tries < 20; tries++) second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
+      expect(second.status).to.equal(503);
+      expect(second.body.error.code).to.equal('overloaded');
+      expect(second.headers.get('retry-after')).to.equal('1');
+      expect((await postDetection(budgeted.url, json, { apiKey: budgeted.apiKey })).status, 'a small request fits').to.equal(200);
+      holder.write(json);
+      await new Promise((resolve) => holder.once('close', resolve));
+      expect(holderAnswer).to.match(/^HTTP\/1\.1 200 /);
+      expect((await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey })).status, 'the budget came back').to.equal(200);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
+  it('a client that sends half a request head is cut at the headers deadline', async () => {
+    const slowHead = await startTestServer({ DETECTD_HEADERS_TIMEOUT_MS: '1000' });
+    try {
+      const socket = net.connect(slowHead.port, '127.0.0.1');
+      socket.on('error', () => {});
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      socket.once('connect', () => socket.write('POST /api/v1/object-detection HTTP/1.1\r\nHost: x\r\n'));
+      const drip = setInterval(() => socket.writable && socket.write('X-A: b\r\n'), 200);
+      await new Promise((resolve) => socket.once('close', resolve));
+      clearInterval(drip);
+      expect(received).to.match(/^HTTP\/1\.1 408 /);
+      expect(received).to.contain('"code":"request_timeout"');
+    } finally {
+      await slowHead.close();
+    }
+  });
+});
