@@ -42,7 +42,7 @@ describe('hostile input: precise 4xx answers, never a 500, and the next request 
   ];
 
   before(async () => {
-    server = await startTestServer({ DETECTD_MAX_BODY_BYTES: String(MAX_BODY_BYTES), DETECTD_BODY_TIMEOUT_MS: '3000' });
+    server = await startTestServer({ DETECTD_MAX_BODY_BYTES: String(MAX_BODY_BYTES), DETECTD_BODY_TIMEOUT_MS: '3000', DETECTD_SIGNUP: 'open' });
     json = Buffer.from(JSON.stringify(imageRequest(await images.onePixelPng())));
   });
   after(async () => {
@@ -226,8 +226,8 @@ describe('hostile input: precise 4xx answers, never a 500, and the next request 
       expectJsonError(await rawExchange(server.port, [upgrade('/api/v1/object-detection/stream', {})]), 401, 'unauthorized');
       expectJsonError(await rawExchange(server.port, [upgrade('/api/v1/object-detection/stream?token=%zz', {})]), 401, 'unauthorized');
     });
-    it('404 not_found for an upgrade elsewhere, bad escapes included', async () => {
-      for (const path of ['/', '/api/v1/object-detection', '/api/v1/object-detection/stream%zz']) {
+    it('404 not_found for an upgrade elsewhere (the REST path is the Nvision stream), bad escapes included', async () => {
+      for (const path of ['/', '/api/v1/object-detection/elsewhere', '/api/v1/object-detection/stream%zz']) {
         expectJsonError(await rawExchange(server.port, [upgrade(path, { Authorization: `ApiKey ${server.apiKey}` })]), 404, 'not_found');
       }
     });

@@ -44,8 +44,8 @@ describe('raw-image and multipart uploads on /api/v1/object-detection (real serv
     expect(multipart.status).to.equal(200);
     expect(multipart.body).to.deep.equal(viaJson);
     const legacy = await post(server, form([['OutputVisualizedImage', 'true']]), { path: '/api/object-detection' });
-    expect(legacy.status).to.equal(400);
-    expect(legacy.body.error.code).to.equal('invalid_configuration');
+    expect(legacy.status).to.equal(200);
+    expect(legacy.body.raw_data).to.be.a('string');
   });
 
   it('validates query and form parameters by the same rules as configurations', async () => {

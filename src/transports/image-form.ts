@@ -82,6 +82,10 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
         fail(malformed(`the file must be sent in the "${IMAGE_FIELD}" field, not "${name}"`));
         return;
       }
+      // A form cut short errors this stream and the parser alike; the parser's error answers it, and
+      // this listener keeps the stream's copy from going unhandled before it is read (a body read
+      // whole beforehand ends within one tick).
+      stream.on('error', () => undefined);
       image = (async () => {
         await options.beforeImage?.([...fields]);
         const chunks: Buffer[] = [];
