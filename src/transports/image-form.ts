@@ -100,7 +100,9 @@ export function readImageForm(request: IncomingMessage, options: ImageFormOption
         resolve({ image: bytes, fields });
       }, fail);
     });
-    request.on('aborted', () => fail(new DetectdError('invalid_request', 'request body was cut short')));
+    request.on('close', () => {
+      if (!request.complete) fail(new DetectdError('invalid_request', 'request body was cut short'));
+    });
     request.pipe(parser);
   });
 }
