@@ -54,17 +54,17 @@ export function readImageForm(request: IncomingMessage, options: ImageFormOption
       parser.removeAllListeners();
       // Errors after this one (a part cut short by the unpipe) have nowhere to go.
       parser.on('error', () => undefined);
-      // The rest of the body is discarded unparsed, up to the body limit, so that a client still
-      // sending reads the answer instead of a reset connection; past the limit, the connection goes.
-      if (!(error instanceof DetectdError && error.code === 'payload_too_large')) request.resume();
+      // The rest of the body is discarded unparsed (as Node does with any body left unread), so
+      // that a client still sending reads the answer instead of a reset connection; the server's
+      // request timeout bounds how long that may take.
+      request.off('data', count);
+      request.resume();
       reject(error);
     };
     // The file limit alone would let a form of many fields or a long preamble through.
     const count = (chunk: Buffer) => {
       received += chunk.length;
-      if (received <= options.maxBodyBytes) return;
-      if (settled) request.destroy();
-      else fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
+      if (received > options.maxBodyBytes) fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
     };
     request.on('data', count);
 
@@ -78,10 +78,17 @@ export function readImageForm(request: IncomingMessage, options: ImageFormOption
         fail(malformed(`the file must be sent in the "${IMAGE_FIELD}" field, not "${name}"`));
         return;
       }
+      const cutShort = (error: Error) => malformed(`malformed multipart body: ${error.message}`);
+      // Busboy fails the file stream at once when the form is cut short, maybe before the loop below reads it.
+      stream.on('error', (error) => fail(cutShort(error)));
       image = (async () => {
         await options.beforeImage?.([...fields]);
         const chunks: Buffer[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        try {
+          for await (const chunk of stream) chunks.push(chunk as Buffer);
+        } catch (error) {
+          throw cutShort(error as Error);
+        }
         if (stream.truncated) throw new DetectdError('payload_too_large', `the image exceeds the body size limit (${options.maxBodyBytes} bytes)`);
         return Buffer.concat(chunks);
       })();
