@@ -41,7 +41,10 @@ async function runJson(body: unknown, call: TaskCall): Promise<DetectionResponse
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
   const parameters = parseConfigurations(request.configurations, call.version);
-  return detectForCall(decodeRawData(request.raw_data), parameters, call);
+  const base64Started = performance.now();
+  const bytes = decodeRawData(request.raw_data);
+  call.context.timings.base64 = performance.now() - base64Started;
+  return detectForCall(bytes, parameters, call);
 }
 
 /** parameters → detect: the image came as bytes (a raw body or a form's file). */

@@ -72,6 +72,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     // A key in the header, or in a field sent ahead of the image (as DeepStack's clients send it), is checked before the image is read.
     const headerKey = apiKeyFromAuthorization(request.get('authorization'));
     if (headerKey) await useKey(headerKey);
+    const receiveStarted = performance.now();
     const form: ImageForm = isMultipartForm(request.get('content-type'))
       ? await readImageForm(request, {
           maxBodyBytes: limits.maxBodyBytes,
@@ -81,6 +82,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
           },
         })
       : { image: undefined, fields: [] };
+    context.timings.receive = performance.now() - receiveStarted;
     if (!context.service) {
       const key = fieldKey(form.fields);
       if (key) await useKey(key);
