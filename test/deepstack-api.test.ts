@@ -144,7 +144,11 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
     expect(line).to.not.contain('dtd_not-a-real-key');
   });
 
-  it('accepts the key in Authorization too', async () => {
+  it('accepts the key in Authorization too, and in a field after the image (as `curl -F image=@… -F api_key=…` sends it)', async () => {
+    const keyLast = dogForm();
+    keyLast.append('api_key', server.apiKey);
+    const late = await fetch(detection(), { method: 'POST', body: keyLast });
+    expect(late.status).to.equal(200);
     const response = await fetch(detection(), { method: 'POST', body: dogForm(), headers: { Authorization: `ApiKey ${server.apiKey}` } });
     expect(response.status).to.equal(200);
     expectDogPhoto(((await response.json()) as { predictions: Prediction[] }).predictions);

@@ -27,6 +27,8 @@ export interface ImageFormOptions {
 const FIELD_LIMITS = { fields: 32, fieldSize: 4096, parts: 33, fieldNameSize: 100 };
 
 const malformed = (message: string) => new DetectdError('invalid_multipart', message);
+/** busboy's own complaint (bad framing, a form cut short) in our terms. */
+const malformedBody = (error: Error) => malformed(`malformed multipart body: ${error.message}`);
 
 /**
  * Reads a `multipart/form-data` body with busboy (streaming): at most one file, in the `image`
@@ -78,16 +80,15 @@ export function readImageForm(request: IncomingMessage, options: ImageFormOption
         fail(malformed(`the file must be sent in the "${IMAGE_FIELD}" field, not "${name}"`));
         return;
       }
-      const cutShort = (error: Error) => malformed(`malformed multipart body: ${error.message}`);
       // Busboy fails the file stream at once when the form is cut short, maybe before the loop below reads it.
-      stream.on('error', (error) => fail(cutShort(error)));
+      stream.on('error', (error) => fail(malformedBody(error)));
       image = (async () => {
         await options.beforeImage?.([...fields]);
         const chunks: Buffer[] = [];
         try {
           for await (const chunk of stream) chunks.push(chunk as Buffer);
         } catch (error) {
-          throw cutShort(error as Error);
+          throw malformedBody(error as Error);
         }
         if (stream.truncated) throw new DetectdError('payload_too_large', `the image exceeds the body size limit (${options.maxBodyBytes} bytes)`);
         return Buffer.concat(chunks);
@@ -97,7 +98,7 @@ export function readImageForm(request: IncomingMessage, options: ImageFormOption
     parser.on('filesLimit', () => fail(malformed(`send one file only, in the "${IMAGE_FIELD}" field`)));
     parser.on('fieldsLimit', () => fail(malformed(`too many fields (at most ${FIELD_LIMITS.fields})`)));
     parser.on('partsLimit', () => fail(malformed(`too many parts (at most ${FIELD_LIMITS.parts})`)));
-    parser.on('error', (error: Error) => fail(malformed(`malformed multipart body: ${error.message}`)));
+    parser.on('error', (error: Error) => fail(malformedBody(error)));
     parser.on('close', () => {
       if (settled) return;
       (image ?? Promise.resolve(undefined)).then((bytes) => {
