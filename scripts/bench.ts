@@ -238,7 +238,7 @@ const twelveMegapixelJpeg = (imageBytes: Buffer) => sharp(imageBytes).resize(400
 /** Base64 JSON, raw body and multipart form of the same image, side by side (same server, interleaved). */
 async function benchUploads(options: BenchOptions, imageBytes: Buffer): Promise<string[]> {
   const modelPath = path.resolve(options.model);
-  const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'warn', DETECTD_MAX_PENDING_REQUESTS: '64' });
+  const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'info', DETECTD_MAX_PENDING_REQUESTS: '64' });
   const lines = [`== uploads: ${path.basename(modelPath)}, POST /api/v1/object-detection, the same image as base64 JSON, raw body and multipart form`];
   try {
     const photos = [
@@ -249,17 +249,22 @@ async function benchUploads(options: BenchOptions, imageBytes: Buffer): Promise<
       const uploads = await uploadForms(photo.bytes);
       const posts = uploads.map((upload) => detectionPoster(server.url, server.apiKey, upload));
       for (const post of posts) for (let i = 0; i < 3; i++) await post();
+      const logStart = server.logText().length;
       const sequential: number[][] = uploads.map(() => []);
       // Blocks of each form in turn, so that all three see the same machine.
       while (sequential[0].length < options.uploadRequests) {
         for (const [index, post] of posts.entries()) for (let i = 0; i < 3; i++) sequential[index].push(await post());
       }
+      const logLines = server.logText().slice(logStart).split('\n');
       lines.push(`${photo.name}, ${photo.bytes.length} bytes:`);
       for (const [index, upload] of uploads.entries()) {
         const { perSecond } = await throughput(posts[index], 4, options.seconds);
         const times = sequential[index];
+        // The server's own log lines of this form (told apart by their body size): the time to receive and parse the body, and base64's decoding.
+        const stages = stageMedians(logLines.filter((line) => line.includes(`"bytes_in":${upload.body.length},`)).join('\n'));
+        const serverSide = `receive ${fixed(stages.receive ?? 0, 2)} ms${stages.base64 === undefined ? '' : ` + base64 ${fixed(stages.base64, 2)} ms`}, image decode ${fixed(stages.decode ?? 0, 1)} ms`;
         lines.push(
-          `  ${upload.form.padEnd(15)} body ${String(upload.body.length).padStart(9)} bytes: sequential p50 ${fixed(median(times))} ms, p99 ${fixed(percentile(times, 99))} ms; c=4 ${fixed(perSecond, 2)} req/s`,
+          `  ${upload.form.padEnd(15)} body ${String(upload.body.length).padStart(9)} bytes: sequential p50 ${fixed(median(times))} ms, p99 ${fixed(percentile(times, 99))} ms; c=4 ${fixed(perSecond, 2)} req/s; server medians: ${serverSide}`,
         );
       }
     }

@@ -144,10 +144,17 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
     expect(line).to.not.contain('dtd_not-a-real-key');
   });
 
-  it('accepts the key in Authorization too', async () => {
+  it('accepts the key in Authorization too, and in a field after the image (as `curl -F image=@… -F api_key=…` sends it)', async () => {
+    const keyLast = dogForm();
+    keyLast.append('api_key', server.apiKey);
+    const late = await fetch(detection(), { method: 'POST', body: keyLast });
+    expect(late.status).to.equal(200);
     const response = await fetch(detection(), { method: 'POST', body: dogForm(), headers: { Authorization: `ApiKey ${server.apiKey}` } });
     expect(response.status).to.equal(200);
     expectDogPhoto(((await response.json()) as { predictions: Prediction[] }).predictions);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).to.match(/detectd_http_requests_total\{route="\/v1\/vision\/detection",status="200",code=""\} [1-9]/);
+    expect(metrics).to.match(/detectd_http_requests_total\{route="\/v1\/vision\/detection",status="401",code="unauthorized"\} [1-9]/);
   });
 
   it('answers a form without an image, a broken form and two files in DeepStack\'s error shape', async () => {

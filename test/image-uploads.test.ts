@@ -85,5 +85,9 @@ describe('raw-image and multipart uploads on /api/v1/object-detection (real serv
     expect((await post(server, form([], big))).body.error.code).to.equal('payload_too_large');
     const unauthorized = await post(server, form([], big), { apiKey: 'dtd_wrong' });
     expect(unauthorized.status).to.equal(401);
+    // DeepStack's way: the key in a field ahead of the image is checked before the image is read (401, not 413).
+    const deepStack = await fetch(`${server.url}/v1/vision/detection`, { method: 'POST', body: form([['api_key', 'dtd_wrong']], big) });
+    expect(deepStack.status).to.equal(401);
+    expect(((await deepStack.json()) as { success: boolean }).success).to.equal(false);
   });
 });

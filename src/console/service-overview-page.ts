@@ -153,7 +153,7 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
   const typed = data.keylessError?.ranges ?? (ranges ?? LOOPBACK_RANGES).join('\n');
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
-    <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code>${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
+    <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code class="break">${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
       : html`<p id="keyless-state" class="warning"><span class="badge on">On</span> Calls <strong>without a key</strong> from ${ranges.map((range, index) => html`${index ? ', ' : ''}<code>${range}</code>`)} are answered as this service.</p>`}
@@ -165,8 +165,8 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
         ${data.keylessError ? html`<p class="field-error" id="field-keyless-ranges-error">${data.keylessError.message}</p>` : ''}
       </div>
       <div class="actions">
-        <button type="submit" name="keyless" value="on" class="button secondary" id="keyless-on">${ranges === null ? 'Accept calls without a key from these ranges' : 'Save ranges'}</button>
-        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button danger" id="keyless-off">Turn off: always require a key</button>`}
+        <button type="submit" name="keyless" value="on" class="button secondary" id="keyless-on">${ranges === null ? 'Accept calls without a key' : 'Save ranges'}</button>
+        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button danger" id="keyless-off">Require a key again</button>`}
       </div>
     </form>
   </section>`;

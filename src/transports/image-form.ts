@@ -28,6 +28,8 @@ export interface ImageFormOptions {
 const FIELD_LIMITS = { fields: 32, fieldSize: 4096, parts: 33, fieldNameSize: 100 };
 
 const malformed = (message: string) => new DetectdError('invalid_multipart', message);
+/** busboy's own complaint (bad framing, a form cut short) in our terms. */
+const malformedBody = (error: Error) => malformed(`malformed multipart body: ${error.message}`);
 
 /**
  * Reads a `multipart/form-data` body with busboy (streaming): at most one file, in the `image`
@@ -58,17 +60,17 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
       parser.removeAllListeners();
       // Errors after this one (a part cut short by the unpipe) have nowhere to go.
       parser.on('error', () => undefined);
-      // The rest of the body is discarded unparsed, up to the body limit, so that a client still
-      // sending reads the answer instead of a reset connection; past the limit, the connection goes.
-      if (!(error instanceof DetectdError && error.code === 'payload_too_large')) request.resume();
+      // The rest of the body is discarded unparsed (as Node does with any body left unread), so
+      // that a client still sending reads the answer instead of a reset connection; the server's
+      // request timeout bounds how long that may take.
+      request.off('data', count);
+      request.resume();
       reject(error);
     };
     // The file limit alone would let a form of many fields or a long preamble through.
     const count = (chunk: Buffer) => {
       received += chunk.length;
-      if (received <= options.maxBodyBytes) return;
-      if (settled) request.destroy();
-      else fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
+      if (received > options.maxBodyBytes) fail(new DetectdError('payload_too_large', `request body exceeds the body size limit (${options.maxBodyBytes} bytes)`));
     };
     request.on('data', count);
 
@@ -82,14 +84,16 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
         fail(malformed(`the file must be sent in the "${IMAGE_FIELD}" field, not "${name}"`));
         return;
       }
-      // A form cut short errors this stream and the parser alike; the parser's error answers it, and
-      // this listener keeps the stream's copy from going unhandled before it is read (a body read
-      // whole beforehand ends within one tick).
-      stream.on('error', () => undefined);
+      // Busboy fails the file stream at once when the form is cut short, maybe before the loop below reads it.
+      stream.on('error', (error) => fail(malformedBody(error)));
       image = (async () => {
         await options.beforeImage?.([...fields]);
         const chunks: Buffer[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        try {
+          for await (const chunk of stream) chunks.push(chunk as Buffer);
+        } catch (error) {
+          throw malformedBody(error as Error);
+        }
         if (stream.truncated) throw new DetectdError('payload_too_large', `the image exceeds the body size limit (${options.maxBodyBytes} bytes)`);
         return Buffer.concat(chunks);
       })();
@@ -98,7 +102,7 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
     parser.on('filesLimit', () => fail(malformed(`send one file only, in the "${IMAGE_FIELD}" field`)));
     parser.on('fieldsLimit', () => fail(malformed(`too many fields (at most ${FIELD_LIMITS.fields})`)));
     parser.on('partsLimit', () => fail(malformed(`too many parts (at most ${FIELD_LIMITS.parts})`)));
-    parser.on('error', (error: Error) => fail(malformed(`malformed multipart body: ${error.message}`)));
+    parser.on('error', (error: Error) => fail(malformedBody(error)));
     parser.on('close', () => {
       if (settled) return;
       (image ?? Promise.resolve(undefined)).then((bytes) => {
@@ -108,7 +112,9 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
         resolve({ image: bytes, fields });
       }, fail);
     });
-    request.on('aborted', () => fail(new DetectdError('invalid_request', 'request body was cut short')));
+    request.on('close', () => {
+      if (!request.complete) fail(new DetectdError('invalid_request', 'request body was cut short'));
+    });
     request.pipe(parser);
   });
 }

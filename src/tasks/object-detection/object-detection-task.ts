@@ -61,7 +61,10 @@ async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionRe
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
   const parameters = { ...parseConfigurations(request.configurations, call.version), targetClasses: targetClassesOf(request.target_classes, call.model.detector.labels) };
-  return detectForCall(decodeRawData(request.raw_data), parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
+  const base64Started = performance.now();
+  const bytes = decodeRawData(request.raw_data);
+  call.context.timings.base64 = performance.now() - base64Started;
+  return detectForCall(bytes, parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
 }
 
 /** parameters → detect → the reply: the image came as bytes (a raw body or a form's file). */

@@ -1,4 +1,4 @@
-import { type ErrorRequestHandler, type Request, Router } from 'express';
+import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import type { Authenticate, AuthenticateKeyless } from '../../accounts/authenticate.js';
@@ -27,6 +27,7 @@ export interface DeepStackDependencies {
 
 const DETECTION_PATH = '/v1/vision/detection';
 const CUSTOM_PATH = '/v1/vision/custom/:model';
+const PATHS = [DETECTION_PATH, CUSTOM_PATH];
 /** DeepStack's detection is detectd's object-detection task: its keys open these routes. */
 const SERVICE_TYPE = 'object-detection';
 
@@ -67,7 +68,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     return model;
   };
 
-  router.post([DETECTION_PATH, CUSTOM_PATH], async (request, response) => {
+  const detect: RequestHandler = async (request, response) => {
     const context = contextOf(response);
     // Every call, keyed or keyless, counts against its service's limits as soon as the service is known.
     const actAs = async (service: Service) => {
@@ -78,6 +79,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     // A key in the header, or in a field sent ahead of the image (as DeepStack's clients send it), is checked before the image is read.
     const headerKey = apiKeyFromAuthorization(request.get('authorization'));
     if (headerKey) await useKey(headerKey);
+    const receiveStarted = performance.now();
     const form: ImageForm = isMultipartForm(request.get('content-type'))
       ? await readImageForm(request, {
           maxBodyBytes: limits.maxBodyBytes,
@@ -87,6 +89,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
           },
         })
       : { image: undefined, fields: [] };
+    context.timings.receive = performance.now() - receiveStarted;
     if (!context.service) {
       const key = fieldKey(form.fields);
       if (key) await useKey(key);
@@ -101,13 +104,21 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     context.objects = analysis.detections.length;
     const command = request.params.model === undefined ? 'detect' : 'custom';
     response.json(deepStackSuccess(detection.detected_objects, { command, timings: context.timings, startedAt: context.startedAt }));
-  });
-  router.all([DETECTION_PATH, CUSTOM_PATH], () => {
-    throw new DetectdError('method_not_allowed', 'use POST');
-  });
+  };
+  // One registration per path: the metrics label a request by its route's pattern.
+  for (const path of PATHS) {
+    router.post(path, detect);
+    router.all(path, () => {
+      throw new DetectdError('method_not_allowed', 'use POST');
+    });
+  }
 
-  // Errors of these routes only: in DeepStack's shape, `{"success": false, "error": …}`.
-  const deepStackErrors: ErrorRequestHandler = (error: unknown, _request, response, _next) => {
+  // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
+  const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
+    if (!PATHS.includes(String(request.route?.path))) {
+      next(error);
+      return;
+    }
     const known = error instanceof DetectdError ? error : new DetectdError('internal_error', 'internal error; quote the X-Request-Id header when reporting it');
     if (!(error instanceof DetectdError)) logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
     if (response.headersSent) {
@@ -118,6 +129,6 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     contextOf(response).errorCode = known.code;
     response.set(httpHeadersOf(known)).status(status).json(body);
   };
-  router.use([DETECTION_PATH, CUSTOM_PATH], deepStackErrors);
+  router.use(deepStackErrors);
   return router;
 }

@@ -88,8 +88,10 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
 
   for (const { path, version } of ROUTES) {
     router.post(path, knownTask, authenticate, withinLimits, async (request, response) => {
-      const run = await readTaskRun(request, response);
       const context = contextOf(response);
+      const receiveStarted = performance.now();
+      const run = await readTaskRun(request, response);
+      context.timings.receive = performance.now() - receiveStarted;
       const service = context.service!;
       const model = models.find(service.model);
       if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
