@@ -38,7 +38,7 @@ const malformedBody = (error: Error) => malformed(`malformed multipart body: ${e
  * On failure the rest of the body is left unread (the HTTP server discards it).
  */
 /** A request, or a body already read whole, with the request's headers. */
-export type FormSource = Readable & { readonly headers: IncomingHttpHeaders };
+export type FormSource = Readable & { readonly headers: IncomingHttpHeaders; readonly complete?: boolean };
 
 export function readImageForm(request: FormSource, options: ImageFormOptions): Promise<ImageForm> {
   return new Promise((resolve, reject) => {
@@ -113,7 +113,8 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
       }, fail);
     });
     request.on('close', () => {
-      if (!request.complete) fail(new DetectdError('invalid_request', 'request body was cut short'));
+      // A request knows whether all of its body came; a body read whole beforehand has no such flag and is complete.
+      if (request.complete === false) fail(new DetectdError('invalid_request', 'request body was cut short'));
     });
     request.pipe(parser);
   });
