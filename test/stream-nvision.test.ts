@@ -90,6 +90,11 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     expect(withToken.protocol).to.equal(token);
     withToken.close();
     expect((await refusedUpgrade(nvisionUrl(server) + `?token=${token}`)).status, 'used once').to.equal(401);
+
+    // The OpenAPI document shows the upgrade beside the image API's POST on the same path.
+    const openApi = (await (await fetch(server.url + '/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: object }>> };
+    expect(openApi.paths['/api/v1/object-detection']).to.have.keys('post', 'get');
+    expect(openApi.paths['/api/v1/object-detection'].get.responses).to.include.keys('101', '401');
     expect(server.logText()).to.not.contain(server.apiKey);
   });
 
