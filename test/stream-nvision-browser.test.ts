@@ -98,6 +98,8 @@ describe('Nvision stream from a browser: the SDK\u2019s browser build in headles
         // The SDK's connect() never settles when the connection fails; fail the test clearly instead.
         await Promise.race([stream.connect(), new Promise((_, fail) => setTimeout(() => fail(new Error('the SDK did not connect')), 10_000))]);
         for (let index = 1; index <= frames; index++) {
+          // Draw a frame the video has actually presented (a busy machine decodes late; a blank canvas is no frame).
+          await new Promise((done) => video.requestVideoFrameCallback(done));
           canvas.width = video.videoWidth;
           canvas.height = video.videoHeight;
           canvas.getContext('2d')!.drawImage(video, 0, 0);
