@@ -36,7 +36,7 @@ export const CLOSE_CODES = {
 const MAX_CLOSE_REASON_BYTES = 123; // RFC 6455: a close frame's payload is at most 125 bytes, 2 of them the code
 
 /** `message` cut to fit a close frame. */
-export function closeReason(message: string): string {
+function closeReason(message: string): string {
   const bytes = Buffer.from(message);
   if (bytes.length <= MAX_CLOSE_REASON_BYTES) return message;
   // Cut on a character boundary: a partial UTF-8 sequence would make the close frame invalid.
@@ -116,11 +116,10 @@ export function serveWebSocketStream(
   stream: AdmittedStream,
   codecFor: (send: Send) => StreamCodec,
 ): void {
-  const { door, settings, logger } = dependencies;
+  const { door, settings, analysisLimits, calls, metrics, logger } = dependencies;
   const { streamId, transport } = stream;
   const send: Send = (message) => new Promise((resolve) => socket.send(message, () => resolve()));
   const codec = codecFor(send);
-  const { analysisLimits, calls, metrics } = dependencies;
   const session = new StreamSession({ ...stream, analysisLimits, calls, metrics, logger }, (outcome) => send(codec.outcome(outcome)));
   const close = (code: number, reason: string) => socket.close(code, closeReason(reason));
   const liveness = new Liveness(settings, {
