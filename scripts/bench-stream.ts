@@ -4,10 +4,10 @@
  *
  *   npx tsx scripts/bench-stream.ts [--models FILE,FILE] [--image FILE] [--seconds S] [--streams N]
  *
- * Per model: processed fps and send → result latency (p50/p95) of one stream at 30 fps; the
- * most a stream gets when each frame is sent as soon as the previous result is in; and the
- * RSS growth with N streams at 30 fps each (server and clients share the process, so it is an
- * upper bound for the server's part).
+ * Per model and protocol (the JSON stream and the Nvision protobuf stream, same clip): processed
+ * fps and send → result latency (p50/p95) of one stream at 30 fps; the most a stream gets when
+ * each frame is sent as soon as the previous result is in; and the RSS growth with N streams at
+ * 30 fps each (server and clients share the process, so it is an upper bound for the server's part).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +15,12 @@ import { Command } from 'commander';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
 import { CLIP_FPS, makePanClip } from './lib/pan-clip.js';
+import WebSocket from 'ws';
+import { decodeNvisionMessage, encodeNvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
 import { StreamClient } from './lib/stream-client.js';
+
+export const STREAM_PROTOCOLS = ['json', 'nvision'] as const;
+export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
 
 export interface StreamBenchmarkOptions {
   /** ONNX model files, each benchmarked on its own server. */
@@ -30,9 +35,10 @@ export interface StreamBenchmarkOptions {
 
 export interface StreamBenchmarkFigures {
   readonly model: string;
+  readonly protocol: StreamProtocol;
   readonly frameSize: string;
-  /** One stream, frames sent at 30 fps. */
-  readonly realTime: { sentFps: number; processedFps: number; droppedPercent: number; latencyMs: Percentiles; inferenceMs: Percentiles };
+  /** One stream, frames sent at 30 fps. Inference time is reported by the JSON stream only (the Nvision message has no timings). */
+  readonly realTime: { sentFps: number; processedFps: number; droppedPercent: number; latencyMs: Percentiles; inferenceMs?: Percentiles };
   /** One stream, next frame sent as soon as the previous result arrived. */
   readonly closedLoop: { processedFps: number; latencyMs: Percentiles };
   /** N streams at 30 fps each sharing the model. */
@@ -51,6 +57,48 @@ function percentiles(values: number[]): Percentiles {
   return { p50: round1(percentile(values, 50)), p95: round1(percentile(values, 95)) };
 }
 
+/** One stream client, whatever its protocol: sends numbered frames, reports each result. */
+interface BenchConnection {
+  send(frame: Buffer, id: number): void;
+  /** Calls `listener` with each result's frame id, the frames it says were dropped before it (JSON), and its inference ms (JSON). */
+  onResult(listener: (frameId: number, dropped: number | undefined, inferenceMs: number | undefined) => void): void;
+  close(): Promise<void>;
+}
+
+async function jsonConnection(server: LocalServer): Promise<BenchConnection> {
+  const client = await StreamClient.start(server.url, server.apiKey);
+  return {
+    send: (frame, id) => client.sendFrame(frame, id),
+    onResult: (listener) =>
+      client.socket.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        if (message.type === 'result') listener(message.frame_id, message.dropped, message.timings.inference);
+      }),
+    close: () => client.close().then(() => undefined),
+  };
+}
+
+/** The Nvision protocol as the SDK speaks it: the key as subprotocol, one protobuf NvisionRequest per frame and per result. */
+async function nvisionConnection(server: LocalServer): Promise<BenchConnection> {
+  const socket = new WebSocket(server.url.replace(/^http/, 'ws') + '/api/v1/object-detection', server.apiKey);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  return {
+    send: (frame, id) => socket.send(encodeNvisionMessage({ frame_id: String(id), raw_data: frame })),
+    onResult: (listener) =>
+      socket.on('message', (data: Buffer) => {
+        const message = decodeNvisionMessage(data);
+        if (!message.error) listener(Number(message.frame_id), undefined, undefined);
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        socket.close(1000);
+      }),
+  };
+}
+
+const CONNECT: Record<StreamProtocol, (server: LocalServer) => Promise<BenchConnection>> = { json: jsonConnection, nvision: nvisionConnection };
+
 /** What one client saw: its send times and the results (with their arrival times). */
 class TimedStream {
   readonly sentAt = new Map<number, number>();
@@ -59,29 +107,32 @@ class TimedStream {
   results = 0;
   dropped = 0;
   #nextId = 0;
+  #lastAnswered = 0;
+  #waiters: (() => void)[] = [];
 
-  constructor(readonly client: StreamClient) {
-    client.socket.on('message', (data) => {
-      const message = JSON.parse(String(data));
-      if (message.type !== 'result') return;
+  constructor(readonly connection: BenchConnection) {
+    connection.onResult((frameId, dropped, inferenceMs) => {
       this.results++;
-      this.dropped += message.dropped;
-      this.latencies.push(performance.now() - this.sentAt.get(message.frame_id)!);
-      this.inference.push(message.timings.inference);
+      // Only the newest waiting frame is analysed: a protocol that does not say how many were skipped shows it in the ids.
+      this.dropped += dropped ?? frameId - this.#lastAnswered - 1;
+      this.#lastAnswered = frameId;
+      this.latencies.push(performance.now() - this.sentAt.get(frameId)!);
+      if (inferenceMs !== undefined) this.inference.push(inferenceMs);
+      this.#waiters.splice(0).forEach((wake) => wake());
     });
   }
 
   send(frame: Buffer): number {
     const id = ++this.#nextId;
     this.sentAt.set(id, performance.now());
-    this.client.sendFrame(frame, id);
+    this.connection.send(frame, id);
     return id;
   }
 
-  /** Waits until the result (or the drop) of every frame sent so far is known. */
+  /** Waits until the result (or the drop) of every frame sent so far is known: the newest frame is always answered. */
   async settle(): Promise<void> {
     const last = this.#nextId;
-    await this.client.waitFor((messages) => messages.some((message) => message.frame_id === last));
+    while (this.#lastAnswered < last) await new Promise<void>((resolve) => this.#waiters.push(resolve));
   }
 }
 
@@ -98,8 +149,8 @@ async function streamAtFrameRate(streams: TimedStream[], frames: Buffer[], fps: 
   return (performance.now() - started) / 1000;
 }
 
-async function benchmarkModel(server: LocalServer, model: string, frames: Buffer[], options: StreamBenchmarkOptions): Promise<StreamBenchmarkFigures> {
-  const open = async () => new TimedStream(await StreamClient.start(server.url, server.apiKey));
+async function benchmarkModel(server: LocalServer, model: string, protocol: StreamProtocol, frames: Buffer[], options: StreamBenchmarkOptions): Promise<StreamBenchmarkFigures> {
+  const open = async () => new TimedStream(await CONNECT[protocol](server));
 
   // Warm-up: first runs pay for allocations and caches.
   const warm = await open();
@@ -107,11 +158,11 @@ async function benchmarkModel(server: LocalServer, model: string, frames: Buffer
     warm.send(frame);
     await warm.settle();
   }
-  await warm.client.close();
+  await warm.connection.close();
 
   const single = await open();
   const elapsed = await streamAtFrameRate([single], frames, CLIP_FPS, options.seconds);
-  await single.client.close();
+  await single.connection.close();
   const sent = single.sentAt.size;
 
   const loop = await open();
@@ -121,7 +172,7 @@ async function benchmarkModel(server: LocalServer, model: string, frames: Buffer
     await loop.settle();
   }
   const loopElapsed = (performance.now() - loopStarted) / 1000;
-  await loop.client.close();
+  await loop.connection.close();
 
   const rssBefore = process.memoryUsage().rss;
   const many = await Promise.all(Array.from({ length: options.streams }, open));
@@ -129,17 +180,18 @@ async function benchmarkModel(server: LocalServer, model: string, frames: Buffer
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 100);
   const manyElapsed = await streamAtFrameRate(many, frames, CLIP_FPS, Math.max(3, options.seconds / 2));
   clearInterval(sampler);
-  await Promise.all(many.map((stream) => stream.client.close()));
+  await Promise.all(many.map((stream) => stream.connection.close()));
 
   return {
     model,
+    protocol,
     frameSize: '640x480',
     realTime: {
       sentFps: round1(sent / elapsed),
       processedFps: round1(single.results / elapsed),
       droppedPercent: round1((100 * single.dropped) / sent),
       latencyMs: percentiles(single.latencies),
-      inferenceMs: percentiles(single.inference),
+      inferenceMs: single.inference.length ? percentiles(single.inference) : undefined,
     },
     closedLoop: { processedFps: round1(loop.results / loopElapsed), latencyMs: percentiles(loop.latencies) },
     concurrent: {
@@ -159,7 +211,8 @@ export async function runStreamBenchmark(options: StreamBenchmarkOptions): Promi
     for (const modelFile of options.models) {
       const server = await startLocalServer({ DETECTD_MODEL: modelFile, DETECTD_STREAM_MAX_STREAMS: String(options.streams + 1) });
       try {
-        figures.push(await benchmarkModel(server, path.basename(modelFile, '.onnx'), clip.frames, options));
+        // Protocols alternate on the same server, so machine drift does not favour one.
+        for (const protocol of STREAM_PROTOCOLS) figures.push(await benchmarkModel(server, path.basename(modelFile, '.onnx'), protocol, clip.frames, options));
       } finally {
         await server.close();
       }
@@ -173,9 +226,9 @@ export async function runStreamBenchmark(options: StreamBenchmarkOptions): Promi
 /** One line per model, for `npm run bench`'s report. */
 export function describeStreamFigures(figures: readonly StreamBenchmarkFigures[]): string[] {
   return figures.map(
-    ({ model, realTime, closedLoop, concurrent }) =>
-      `${model}: ${realTime.processedFps} processed fps of 30 sent (${realTime.droppedPercent}% dropped), latency p50 ${realTime.latencyMs.p50} ms, p95 ${realTime.latencyMs.p95} ms, ` +
-      `inference p50 ${realTime.inferenceMs.p50} ms; closed loop ${closedLoop.processedFps} fps; ${concurrent.streams} streams: ${concurrent.processedFpsTotal} fps total, ` +
+    ({ model, protocol, realTime, closedLoop, concurrent }) =>
+      `${model} (${protocol}): ${realTime.processedFps} processed fps of 30 sent (${realTime.droppedPercent}% dropped), latency p50 ${realTime.latencyMs.p50} ms, p95 ${realTime.latencyMs.p95} ms, ` +
+      `${realTime.inferenceMs ? `inference p50 ${realTime.inferenceMs.p50} ms; ` : ''}closed loop ${closedLoop.processedFps} fps; ${concurrent.streams} streams: ${concurrent.processedFpsTotal} fps total, ` +
       `latency p50 ${concurrent.latencyMs.p50} ms; RSS ${concurrent.rssPerStreamMiB} MiB per stream`,
   );
 }
@@ -183,10 +236,11 @@ export function describeStreamFigures(figures: readonly StreamBenchmarkFigures[]
 function printFigures(figures: StreamBenchmarkFigures[]): void {
   const rows = figures.map((entry) => ({
     model: entry.model,
+    protocol: entry.protocol,
     'fps @30 in': entry.realTime.processedFps,
     dropped: `${entry.realTime.droppedPercent}%`,
     'latency p50/p95 ms': `${entry.realTime.latencyMs.p50} / ${entry.realTime.latencyMs.p95}`,
-    'inference p50 ms': entry.realTime.inferenceMs.p50,
+    'inference p50 ms': entry.realTime.inferenceMs?.p50 ?? '–',
     'closed-loop fps': entry.closedLoop.processedFps,
     [`${entry.concurrent.streams} streams: fps total`]: entry.concurrent.processedFpsTotal,
     [`${entry.concurrent.streams} streams: latency p50/p95`]: `${entry.concurrent.latencyMs.p50} / ${entry.concurrent.latencyMs.p95}`,
@@ -198,7 +252,7 @@ function printFigures(figures: StreamBenchmarkFigures[]): void {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const options = new Command('bench-stream')
-    .description('Processed fps, latency and memory of the WebSocket video stream')
+    .description('Processed fps, latency and memory of the WebSocket video streams (JSON and Nvision protobuf)')
     .option('--models <files>', 'comma-separated ONNX models', '../shared/models/yolox-nano-416.onnx,../shared/models/yolo26n-640-int8.onnx')
     .option('--image <file>', 'photo to cut the 640×480 pan from', '../shared/eval/photos/dog.jpg')
     .option('--seconds <s>', 'duration of each timed phase', positiveNumber, 10)

@@ -29,7 +29,7 @@ import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
 import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
 import { nvisionStreamRoute } from './transports/stream-nvision/nvision-stream-route.js';
-import type { StreamDoor } from './transports/websocket-stream.js';
+import type { StreamDoor, StreamTransportDependencies } from './transports/websocket-stream.js';
 import { attachWebSocketUpgrades } from './transports/websocket-upgrade.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
@@ -110,7 +110,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const streamMetrics = new StreamMetrics(metrics);
   const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);
   const door: StreamDoor = { authenticate, tokens: streamTokens, models, openStreams };
-  const stream = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, metrics: streamMetrics, logger };
+  const stream: StreamTransportDependencies = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, metrics: streamMetrics, logger };
   const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, logger });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

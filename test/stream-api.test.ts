@@ -20,6 +20,13 @@ const panOffset = (index: number, frames: number) => {
   return { x: 64 * phase, y: 48 * phase };
 };
 
+type Box = { left: number; top: number; right: number; bottom: number };
+function boxIou(a: Box, b: Box): number {
+  const overlap = Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const area = (box: Box) => (box.right - box.left) * (box.bottom - box.top);
+  return overlap / (area(a) + area(b) - overlap);
+}
+
 function expectValidMessage(message: Message): void {
   expect(schemas.check('stream-server-message', message), JSON.stringify(message).slice(0, 300)).to.deep.equal({ ok: true });
 }
@@ -46,7 +53,7 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     clip?.remove();
   });
 
-  it('analyses a 30 fps pan in order, every frame analysed or reported dropped, the newest always analysed, one track id for the dog', async () => {
+  it('analyses a 30 fps pan in order, every frame analysed or reported dropped, the newest always analysed, the dog keeps its track id while its boxes overlap', async () => {
     const client = await StreamClient.start(server.url, server.apiKey);
     const total = clip.frames.length;
     await sendAtFrameRate(client, clip.frames, CLIP_FPS);
@@ -87,8 +94,15 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     // The dog is found in (nearly) every frame, where the pan put it, always as the same track.
     const dogs = results.map((result) => result.detected_objects.find((object: Message) => object.name === 'dog' && object.confidence >= 0.5));
     expect(dogs.filter(Boolean).length).to.be.at.least(Math.ceil(results.length * 0.9));
+    // The dog keeps its track id from one analysed frame to the next wherever its boxes overlap; how far
+    // apart analysed frames are (and so whether they overlap) depends on the machine's speed.
     const trackPerFrame = JSON.stringify(dogs.map((dog, index) => [results[index].frame_id, dog?.track_id]));
-    expect(new Set(dogs.filter(Boolean).map((dog) => dog.track_id)).size, `dog track ids by frame: ${trackPerFrame}`).to.equal(1);
+    for (let index = 1; index < dogs.length; index++) {
+      const [previous, current] = [dogs[index - 1], dogs[index]];
+      if (previous && current && boxIou(previous.bounding_box, current.bounding_box) >= 0.5) {
+        expect(current.track_id, `dog track ids by frame: ${trackPerFrame}`).to.equal(previous.track_id);
+      }
+    }
     results.forEach((result, index) => {
       const dog = dogs[index];
       if (!dog) return;

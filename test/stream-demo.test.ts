@@ -1,19 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
+import { launchChromium } from './support/chromium.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
-
-/** Debian's Chromium, never a test tool's own browser download. */
-const launchChromium = () =>
-  chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-ui-for-media-stream'],
-  });
 
 interface DrawnCheck {
   name: string;

@@ -68,7 +68,7 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     expect((await sharp(Buffer.from(crop.cropped_image!)).metadata()).width).to.equal(crop.bounding_box.right - crop.bounding_box.left);
   });
 
-  it('echoes the key offered as subprotocol, and refuses a wrong key before the upgrade', async () => {
+  it('echoes the key (or a stream token) offered as subprotocol, and refuses a wrong or missing key before the upgrade', async () => {
     const socket = new WebSocket(nvisionUrl(server), server.apiKey);
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     expect(socket.protocol).to.equal(server.apiKey);
@@ -82,6 +82,19 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     expect(JSON.parse(refusal.body).error.message).to.contain('unknown');
     const missing = await refusedUpgrade(nvisionUrl(server));
     expect(missing.status).to.equal(401);
+
+    // A browser app may offer a single-use stream token instead of its key.
+    const { token } = (await (await fetch(server.url + '/api/v1/object-detection/stream-tokens', { method: 'POST', headers: { Authorization: `ApiKey ${server.apiKey}` } })).json()) as { token: string };
+    const withToken = new WebSocket(nvisionUrl(server), token);
+    await new Promise((resolve, reject) => withToken.once('open', resolve).once('error', reject));
+    expect(withToken.protocol).to.equal(token);
+    withToken.close();
+    expect((await refusedUpgrade(nvisionUrl(server) + `?token=${token}`)).status, 'used once').to.equal(401);
+
+    // The OpenAPI document shows the upgrade beside the image API's POST on the same path.
+    const openApi = (await (await fetch(server.url + '/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: object }>> };
+    expect(openApi.paths['/api/v1/object-detection']).to.have.keys('post', 'get');
+    expect(openApi.paths['/api/v1/object-detection'].get.responses).to.include.keys('101', '401');
     expect(server.logText()).to.not.contain(server.apiKey);
   });
 

@@ -169,7 +169,7 @@ export class StreamSession {
         await this.#deliver(outcome);
         if (outcome.kind === 'result') this.#options.metrics.answered(this.#options.transport, this.#options.model.detector.name, outcome.timings.total);
       })
-      .catch((error: unknown) => this.#options.logger.error({ stream_id: this.#options.streamId, err: error }, 'stream frame failed'))
+      .catch((error: unknown) => this.#options.logger.error({ stream_id: this.#options.streamId, err: error }, 'stream delivery failed'))
       .finally(() => {
         this.#busy = false;
         this.#takeNext();
@@ -238,8 +238,10 @@ export class StreamSession {
         visualizedImage: response.visualized_image,
         timings,
       };
-    } catch (error) {
-      if (!(error instanceof DetectdError)) throw error;
+    } catch (thrown) {
+      // A bug costs only its frame too: logged in full, answered as internal_error (the stream id finds it).
+      if (!(thrown instanceof DetectdError)) this.#options.logger.error({ stream_id: streamId, sequence, err: thrown }, 'stream frame failed');
+      const error = thrown instanceof DetectdError ? thrown : new DetectdError('internal_error', 'internal error; quote the stream id when reporting it');
       if (this.#ended.signal.aborted && !deadline.aborted) {
         // The client closed the stream (the demo's Stop) while this frame waited: nobody is left to answer, and it is no error of theirs.
         this.#count('cancelled');

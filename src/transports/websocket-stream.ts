@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
+import type { StreamSettings } from '../config.js';
 import type { Authenticate } from '../accounts/authenticate.js';
 import type { Service } from '../accounts/service.js';
 import type { StreamTokens } from '../accounts/stream-tokens.js';
@@ -8,7 +9,7 @@ import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
-import { Liveness, type LivenessSettings } from '../streaming/liveness.js';
+import { Liveness } from '../streaming/liveness.js';
 import type { OpenStreams } from '../streaming/open-streams.js';
 import type { StreamMetrics } from '../streaming/stream-metrics.js';
 import { type FrameOutcome, type StreamFrame, StreamSession } from '../streaming/stream-session.js';
@@ -35,7 +36,7 @@ export const CLOSE_CODES = {
 const MAX_CLOSE_REASON_BYTES = 123; // RFC 6455: a close frame's payload is at most 125 bytes, 2 of them the code
 
 /** `message` cut to fit a close frame. */
-export function closeReason(message: string): string {
+function closeReason(message: string): string {
   const bytes = Buffer.from(message);
   if (bytes.length <= MAX_CLOSE_REASON_BYTES) return message;
   // Cut on a character boundary: a partial UTF-8 sequence would make the close frame invalid.
@@ -48,6 +49,17 @@ export interface StreamDoor {
   readonly tokens: StreamTokens;
   readonly models: ModelSchedulers;
   readonly openStreams: OpenStreams;
+}
+
+/** What every stream front door receives from server.ts. */
+export interface StreamTransportDependencies {
+  readonly door: StreamDoor;
+  readonly settings: StreamSettings;
+  /** The image API's limits with the stream's pixel limit. */
+  readonly analysisLimits: AnalysisLimits;
+  readonly calls: CallRecorder;
+  readonly metrics: StreamMetrics;
+  readonly logger: Logger;
 }
 
 /** Who may open a stream: an API key (wherever the protocol carries it) or a single-use stream token. */
@@ -85,17 +97,12 @@ export interface StreamCodec {
 /** Resolves once the message is handed to the OS (or the socket is gone): the stream's back-pressure. */
 export type Send = (message: string | Buffer) => Promise<void>;
 
-export interface WebSocketStreamOptions {
+/** One admitted stream: who it serves and over which protocol. */
+export interface AdmittedStream {
   readonly streamId: string;
   readonly transport: string;
   readonly service: Service;
   readonly model: ModelScheduler;
-  readonly analysisLimits: AnalysisLimits;
-  readonly liveness: LivenessSettings;
-  readonly openStreams: OpenStreams;
-  readonly calls: CallRecorder;
-  readonly metrics: StreamMetrics;
-  readonly logger: Logger;
 }
 
 /**
@@ -103,13 +110,19 @@ export interface WebSocketStreamOptions {
  * speaks the protocol, and this wires them to the socket with heartbeat, idle timeout, protocol
  * errors (message, then 4400) and the registry of open streams.
  */
-export function serveWebSocketStream(socket: WebSocket, options: WebSocketStreamOptions, codecFor: (send: Send) => StreamCodec): void {
-  const { streamId, logger } = options;
+export function serveWebSocketStream(
+  socket: WebSocket,
+  dependencies: StreamTransportDependencies,
+  stream: AdmittedStream,
+  codecFor: (send: Send) => StreamCodec,
+): void {
+  const { door, settings, analysisLimits, calls, metrics, logger } = dependencies;
+  const { streamId, transport } = stream;
   const send: Send = (message) => new Promise((resolve) => socket.send(message, () => resolve()));
   const codec = codecFor(send);
-  const session = new StreamSession(options, (outcome) => send(codec.outcome(outcome)));
+  const session = new StreamSession({ ...stream, analysisLimits, calls, metrics, logger }, (outcome) => send(codec.outcome(outcome)));
   const close = (code: number, reason: string) => socket.close(code, closeReason(reason));
-  const liveness = new Liveness(options.liveness, {
+  const liveness = new Liveness(settings, {
     ping: () => socket.ping(),
     terminate: () => socket.terminate(),
     closeIdle: (reason) => close(CLOSE_CODES.idle, reason),
@@ -143,8 +156,8 @@ export function serveWebSocketStream(socket: WebSocket, options: WebSocketStream
       void session.end(code).then(resolve);
     }),
   );
-  options.openStreams.add({
-    transport: options.transport,
+  door.openStreams.add({
+    transport,
     shutDown: () => close(CLOSE_CODES.goingAway, 'server shutting down'),
     terminate: () => socket.terminate(),
     finished,

@@ -2,6 +2,7 @@ import { TASKS } from '../../tasks/index.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
+import { STREAM_PATHS } from '../stream-paths.js';
 
 /**
  * A schema as an OpenAPI component `name`: `$id`/`$schema` dropped and every `$ref` re-aimed, since
@@ -122,10 +123,28 @@ function deepStackPaths(): Record<string, unknown> {
   };
 }
 
-/** The video stream's two HTTP operations; its messages are in schemas/stream-*-message.json and README "Video stream (WebSocket)". */
-function streamPaths(): Record<string, unknown> {
+/** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (README "Nvision protocol"). */
+const NVISION_STREAM_OPERATION = {
+  summary: 'Real-time video analysis over WebSocket in the Nvision protocol (upgrade request; the official SDK\'s stream)',
+  operationId: 'openNvisionStream',
+  description:
+    'Send the API key (or a stream token) as the WebSocket subprotocol (`Sec-WebSocket-Protocol`); it is echoed in the 101. `Authorization: ApiKey <key>` and `?token=` work too. ' +
+    'Every message both ways is one binary protobuf `NvisionRequest` (schemas/nvision.proto); a text message closes the stream with 4400.',
+  parameters: [
+    { name: 'Sec-WebSocket-Protocol', in: 'header', required: false, schema: { type: 'string' }, description: 'The API key or a stream token.' },
+    { name: 'token', in: 'query', required: false, schema: { type: 'string' } },
+  ],
+  responses: {
+    '101': { description: 'Switched to WebSocket, the offered subprotocol echoed.' },
+    ...errorResponses(['unauthorized', 'forbidden', 'model_unavailable', 'overloaded']),
+  },
+};
+
+/** The video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and README "Video stream (WebSocket)". */
+function streamPaths(): Record<string, Record<string, unknown>> {
   return {
-    '/api/v1/object-detection/stream-tokens': {
+    [STREAM_PATHS.nvision]: { get: NVISION_STREAM_OPERATION },
+    [STREAM_PATHS.tokens]: {
       post: {
         summary: 'Trade the API key for a single-use video stream token (for browsers, whose WebSocket cannot send headers)',
         operationId: 'createStreamToken',
@@ -136,7 +155,7 @@ function streamPaths(): Record<string, unknown> {
         },
       },
     },
-    '/api/v1/object-detection/stream': {
+    [STREAM_PATHS.json]: {
       get: {
         summary: 'Real-time video analysis over WebSocket (upgrade request)',
         operationId: 'openVideoStream',
@@ -152,6 +171,15 @@ function streamPaths(): Record<string, unknown> {
   };
 }
 
+type PathItems = Record<string, Record<string, unknown>>;
+
+/** Path items of `extra` added to `paths`, operation by operation (the Nvision stream's GET shares the image API's path). */
+function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
+  const merged = { ...paths };
+  for (const [path, operations] of Object.entries(extra)) merged[path] = { ...merged[path], ...operations };
+  return merged;
+}
+
 /** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
 export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
@@ -165,7 +193,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       description:
         'Self-hosted object detection. Send an image (a form upload, the raw bytes, or base64 in JSON), get the objects in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) `predict()` and the Python SDK\'s requests are tested against this server.',
     },
-    paths: {
+    paths: mergePathItems({
       ...Object.fromEntries(
         TASKS.flatMap((task) => [
           [`/api/v1/${task.type}`, { post: taskOperation(task, 'v1', schemas) }],
@@ -174,9 +202,8 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       ),
       '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
-      ...streamPaths(),
       ...deepStackPaths(),
-    },
+    }, streamPaths()),
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do).' },

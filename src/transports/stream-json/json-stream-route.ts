@@ -1,28 +1,19 @@
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
-import type { CallRecorder } from '../../core/call-recorder.js';
 import { DetectdError, errorBody } from '../../core/errors.js';
-import type { AnalysisLimits } from '../../core/pipeline.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { StreamSettings } from '../../config.js';
-import type { StreamMetrics } from '../../streaming/stream-metrics.js';
 import type { FrameId, FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import { type DetectionParameters, parseConfigurations } from '../../tasks/object-detection/parameters.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
-import { admitStream, type Send, serveWebSocketStream, type StreamCodec, type StreamDoor } from '../websocket-stream.js';
+import { admitStream, type Send, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
 import type { ClientMessage, ServerMessage } from './json-stream-protocol.js';
-import type { Logger } from 'pino';
 
 const TRANSPORT = 'stream-json';
 
-export interface JsonStreamDependencies {
-  readonly door: StreamDoor;
+export interface JsonStreamDependencies extends StreamTransportDependencies {
+  /** Client messages are validated against schemas/stream-client-message.json. */
   readonly schemas: SchemaCatalogue;
-  readonly settings: StreamSettings;
-  readonly analysisLimits: AnalysisLimits;
-  readonly calls: CallRecorder;
-  readonly metrics: StreamMetrics;
-  readonly logger: Logger;
 }
 
 interface ReadyFacts {
@@ -127,11 +118,7 @@ export function jsonStreamRoute(dependencies: JsonStreamDependencies): WebSocket
       return {
         open(socket) {
           const facts: ReadyFacts = { streamId: requestId, serviceId: service.id, model: model.detector.name, settings };
-          serveWebSocketStream(
-            socket,
-            { ...dependencies, streamId: requestId, transport: TRANSPORT, service, model, liveness: settings, openStreams: door.openStreams },
-            (send) => new JsonStreamCodec(dependencies.schemas, facts, send),
-          );
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, (send) => new JsonStreamCodec(dependencies.schemas, facts, send));
         },
       };
     },

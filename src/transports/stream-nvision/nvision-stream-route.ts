@@ -1,29 +1,15 @@
-import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
-import type { CallRecorder } from '../../core/call-recorder.js';
 import { DetectdError } from '../../core/errors.js';
-import type { AnalysisLimits } from '../../core/pipeline.js';
-import type { StreamSettings } from '../../config.js';
-import type { StreamMetrics } from '../../streaming/stream-metrics.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import { parseConfigurations } from '../../tasks/object-detection/parameters.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
-import { admitStream, serveWebSocketStream, type StreamCodec, type StreamDoor } from '../websocket-stream.js';
+import { admitStream, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
 import { decodeNvisionMessage, ENCODING_BASE64, encodeNvisionMessage, type NvisionMessage } from './nvision-wire.js';
 
 const TRANSPORT = 'stream-nvision';
 /** Stream tokens look like this; anything else offered as the subprotocol is taken for an API key. */
 const TOKEN_PREFIX = 'dst_';
-
-export interface NvisionStreamDependencies {
-  readonly door: StreamDoor;
-  readonly settings: StreamSettings;
-  readonly analysisLimits: AnalysisLimits;
-  readonly calls: CallRecorder;
-  readonly metrics: StreamMetrics;
-  readonly logger: Logger;
-}
 
 /**
  * The Nvision stream protocol, as the official SDK speaks it: every message both ways is one
@@ -85,8 +71,8 @@ class NvisionCodec implements StreamCodec {
  * SDK sends its key as the WebSocket subprotocol and fails unless the 101 echoes it; a stream
  * token there (or in `?token=`) and `Authorization` work too.
  */
-export function nvisionStreamRoute(dependencies: NvisionStreamDependencies): WebSocketRoute {
-  const { door, settings } = dependencies;
+export function nvisionStreamRoute(dependencies: StreamTransportDependencies): WebSocketRoute {
+  const { door } = dependencies;
   return {
     description: `${STREAM_PATHS.nvision} (Nvision protobuf; the key as subprotocol)`,
     matches: (path) => path === STREAM_PATHS.nvision,
@@ -98,11 +84,7 @@ export function nvisionStreamRoute(dependencies: NvisionStreamDependencies): Web
       return {
         protocol: offered,
         open(socket) {
-          serveWebSocketStream(
-            socket,
-            { ...dependencies, streamId: requestId, transport: TRANSPORT, service, model, liveness: settings, openStreams: door.openStreams },
-            () => new NvisionCodec(service.id, requestId),
-          );
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, () => new NvisionCodec(service.id, requestId));
         },
       };
     },
