@@ -184,6 +184,24 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     }
   });
 
+  it('keeps only the target_classes named in "start", and refuses an unknown class name with the valid ones listed', async () => {
+    const client = await StreamClient.open(streamUrl(server.url), { headers: { Authorization: `ApiKey ${server.apiKey}` } });
+    client.sendJson({ type: 'start', target_classes: ['dog'], configurations: [{ parameter: 'ConfidenceThreshold', value: '0.2' }] });
+    client.sendFrame(clip.frames[0], 1);
+    const [, result] = await client.waitFor((messages) => messages.length === 2);
+    await client.close();
+    expectValidMessage(result);
+    expect(result.detected_objects.map((object: { name: string }) => object.name)).to.deep.equal(['dog']);
+
+    const unknown = await StreamClient.open(streamUrl(server.url), { headers: { Authorization: `ApiKey ${server.apiKey}` } });
+    unknown.sendJson({ type: 'start', target_classes: ['unicorn'] });
+    const { code } = await unknown.closed;
+    expect(code).to.equal(4400);
+    const error = unknown.messages.at(-1)!.error;
+    expect(error.code).to.equal('invalid_request');
+    expect(error.message).to.contain('"unicorn"').and.contain('dog');
+  });
+
   it('refuses a missing, wrong or disabled key with an HTTP error before upgrading', async () => {
     const url = streamUrl(server.url);
     const missing = await refusedUpgrade(url);

@@ -123,6 +123,25 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     expect(received.at(-1)!.error).to.include({ code: 'invalid_request' });
   });
 
+  it('keeps only a frame\'s target_classes; an unknown class name breaks the protocol like any bad parameter: a protobuf invalid_request listing the valid ones, then 4400', async () => {
+    const socket = new WebSocket(nvisionUrl(server), server.apiKey);
+    socket.binaryType = 'nodebuffer';
+    const received: NvisionMessage[] = [];
+    socket.on('message', (data: Buffer) => void received.push(decodeNvisionMessage(data)));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    socket.send(encodeNvisionMessage({ frame_id: 'dogs', raw_data: dogJpeg(), target_classes: ['dog', 'truck'] }));
+    while (received.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(received[0].frame_id).to.equal('dogs');
+    expect(received[0].detected_objects!.map((object) => object.name)).to.have.members(['dog', 'truck']);
+
+    const end = closed(socket);
+    socket.send(encodeNvisionMessage({ frame_id: 'unicorns', raw_data: dogJpeg(), target_classes: ['unicorn'] }));
+    expect((await end).code).to.equal(4400);
+    const refusal = received.at(-1)!.error!;
+    expect(refusal.code).to.equal('invalid_request');
+    expect(refusal.message).to.contain('"unicorn"').and.contain('bicycle');
+  });
+
   it('shows streams in /metrics: open streams, frames by fate, per-frame latency', async () => {
     const metric = async (line: RegExp) => Number(line.exec(await (await fetch(server.url + '/metrics')).text())?.[1] ?? 0);
     const open = /^detectd_streams_open\{transport="stream-nvision"\} (\d+)$/m;

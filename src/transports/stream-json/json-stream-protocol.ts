@@ -3,7 +3,7 @@ import type { FrameId, FrameTimings, TrackedObject } from '../../streaming/strea
 
 /** Text message from the client, already schema-valid (schemas/stream-client-message.json). */
 export type ClientMessage =
-  | { type: 'start'; configurations?: { parameter: string; value: string }[] }
+  | { type: 'start'; configurations?: { parameter: string; value: string }[]; target_classes?: string[] }
   | { type: 'frame'; frame_id: FrameId; raw_data?: string };
 
 /** Messages from the server (schemas/stream-server-message.json). */

@@ -4,6 +4,7 @@ import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { StreamSettings } from '../../config.js';
 import type { FrameId, FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import { type DetectionParameters, parseConfigurations } from '../../tasks/object-detection/parameters.js';
+import { targetClassesOf } from '../../tasks/object-detection/target-classes.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, type Send, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
@@ -20,6 +21,8 @@ interface ReadyFacts {
   readonly streamId: string;
   readonly serviceId: string;
   readonly model: string;
+  /** The model's class names, which `target_classes` must come from. */
+  readonly labels: readonly string[];
   readonly settings: StreamSettings;
 }
 
@@ -54,7 +57,7 @@ class JsonStreamCodec implements StreamCodec {
     const validity = this.schemas.check('stream-client-message', message);
     if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
     const parsed = message as ClientMessage;
-    if (parsed.type === 'start') return this.#start(parsed.configurations);
+    if (parsed.type === 'start') return this.#start(parsed.configurations, parsed.target_classes);
     if (parsed.raw_data !== undefined) return this.#frame(parsed.frame_id, parsed.raw_data);
     this.#nextBinaryFrameId = parsed.frame_id;
     return undefined;
@@ -83,9 +86,9 @@ class JsonStreamCodec implements StreamCodec {
     return JSON.stringify({ type: 'error', ...errorBody(error, this.facts.streamId) } satisfies ServerMessage);
   }
 
-  #start(configurations: { parameter: string; value: string }[] | undefined): undefined {
+  #start(configurations: { parameter: string; value: string }[] | undefined, targetClasses: string[] | undefined): undefined {
     if (this.#parameters) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
-    this.#parameters = parseConfigurations(configurations, 'v1');
+    this.#parameters = { ...parseConfigurations(configurations, 'v1'), targetClasses: targetClassesOf(targetClasses, this.facts.labels) };
     const { streamId, serviceId, model, settings } = this.facts;
     const ready: ServerMessage = {
       type: 'ready',
@@ -117,7 +120,7 @@ export function jsonStreamRoute(dependencies: JsonStreamDependencies): WebSocket
       const { service, model } = await admitStream(door, { apiKey: apiKeyFromAuthorization(request.headers.authorization), token: query.get('token') }, 'object-detection');
       return {
         open(socket) {
-          const facts: ReadyFacts = { streamId: requestId, serviceId: service.id, model: model.detector.name, settings };
+          const facts: ReadyFacts = { streamId: requestId, serviceId: service.id, model: model.detector.name, labels: model.detector.labels, settings };
           serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, (send) => new JsonStreamCodec(dependencies.schemas, facts, send));
         },
       };

@@ -2,6 +2,7 @@ import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import { parseConfigurations } from '../../tasks/object-detection/parameters.js';
+import { targetClassesOf } from '../../tasks/object-detection/target-classes.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
@@ -22,6 +23,8 @@ class NvisionCodec implements StreamCodec {
   constructor(
     private readonly serviceId: string,
     private readonly streamId: string,
+    /** The model's class names, which `target_classes` must come from. */
+    private readonly labels: readonly string[],
   ) {}
 
   receive(data: Buffer, isBinary: boolean): StreamFrame {
@@ -37,7 +40,7 @@ class NvisionCodec implements StreamCodec {
       frameId: message.frame_id || undefined,
       sourceId: message.source_id || undefined,
       payload: message.encoding === ENCODING_BASE64 ? bytes.toString('latin1') : bytes,
-      parameters: parseConfigurations(message.configurations, 'v1'),
+      parameters: { ...parseConfigurations(message.configurations, 'v1'), targetClasses: targetClassesOf(message.target_classes, this.labels) },
     };
   }
 
@@ -84,7 +87,7 @@ export function nvisionStreamRoute(dependencies: StreamTransportDependencies): W
       return {
         protocol: offered,
         open(socket) {
-          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, () => new NvisionCodec(service.id, requestId));
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, () => new NvisionCodec(service.id, requestId, model.detector.labels));
         },
       };
     },
