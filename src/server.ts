@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import sharp from 'sharp';
 import { accountDomain } from './accounts/account-domain.js';
 import { keyAuthenticator, keylessAuthenticator } from './accounts/authenticate.js';
@@ -71,6 +71,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
   const streamTokens = new StreamTokens(db, config.stream.tokenTtlMs);
   const uploads = new UploadBudget(limits.maxUploadBytes);
+  new Gauge({
+    name: 'detectd_request_body_bytes_held',
+    help: 'Bytes of request bodies held in memory (arriving or not yet answered); DETECTD_MAX_UPLOAD_BYTES bounds it.',
+    registers: [metrics],
+    collect() {
+      this.set(uploads.heldBytes);
+    },
+  });
   const app = createApp({
     logger,
     detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs }, serviceLimits, uploads },

@@ -77,9 +77,10 @@ describe('slow clients cost a bounded time and never starve others', function ()
       await new Promise((resolve) => holder.once('connect', resolve));
       holder.write(head('POST /api/v1/object-detection HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${budgeted.apiKey}`, 'Content-Type': 'application/json', 'Content-Length': padding.length + json.length, Connection: 'close' }));
       holder.write(padding);
-      // Until the server has read the 600 KB, a second one may still fit: wait for the refusal.
-      let second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
-      for (let tries = 0; second.status === 200 && tries < 20; tries++) second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
+      // Once the server holds the first 600 KB (its gauge says so), a second 600 KB does not fit.
+      const held = async () => Number(/^detectd_request_body_bytes_held (\d+)$/m.exec(await (await fetch(budgeted.url + '/metrics')).text())?.[1]);
+      while ((await held()) < padding.length) await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
       expect(second.status).to.equal(503);
       expect(second.body.error.code).to.equal('overloaded');
       expect(second.headers.get('retry-after')).to.equal('1');
