@@ -1,3 +1,5 @@
+import type { Tables } from '../store/tables.js';
+
 /** A service: what an API key belongs to, owned by one account. */
 export interface Service {
   readonly id: string;
@@ -21,18 +23,7 @@ export interface Service {
 export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges', 'rate_limit_per_minute', 'monthly_quota'] as const;
 
 /** The row shape of `services` as read from the store. */
-export function toService(row: {
-  id: string;
-  account_id: string;
-  name: string;
-  type: string;
-  model: string | null;
-  created_at: string;
-  disabled_at: string | null;
-  keyless_address_ranges: string | null;
-  rate_limit_per_minute: number | null;
-  monthly_quota: number | null;
-}): Service {
+export function toService(row: Pick<Tables['services'], (typeof SERVICE_COLUMNS)[number]>): Service {
   return {
     id: row.id,
     accountId: row.account_id,

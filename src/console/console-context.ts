@@ -1,10 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Account, Accounts } from '../accounts/accounts.js';
-import type { ConsoleSessions } from '../accounts/console-sessions.js';
-import type { ServiceKeys } from '../accounts/service-keys.js';
-import type { Services } from '../accounts/services.js';
-import type { SignInThrottle } from '../accounts/sign-in-throttle.js';
-import type { SignUps } from '../accounts/sign-up.js';
+import type { AccountDomain } from '../accounts/account-domain.js';
+import type { Account } from '../accounts/accounts.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UploadBudget } from '../transports/http/upload-budget.js';
@@ -13,13 +9,7 @@ import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
 
 /** What the console's routes work with; built once in the composition root. */
-export interface ConsoleDependencies {
-  readonly accounts: Accounts;
-  readonly services: Services;
-  readonly keys: ServiceKeys;
-  readonly sessions: ConsoleSessions;
-  readonly throttle: SignInThrottle;
-  readonly signUps: SignUps;
+export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
   readonly models: Pick<ModelRegistry, 'names' | 'defaultModel'>;
@@ -47,7 +37,7 @@ export function csrfTokenOf(response: Response): string {
 }
 
 /** Resolves the session cookie to its account, for every console request. */
-export function loadSession(sessions: ConsoleSessions): RequestHandler {
+export function loadSession(sessions: AccountDomain['sessions']): RequestHandler {
   return async (request, response, next) => {
     const token = readCookie(request, SESSION_COOKIE);
     if (token) response.locals.account = await sessions.account(token);
