@@ -195,9 +195,12 @@ async function main(): Promise<void> {
     samples = [];
   };
   let minute = 0;
-  const ticker = setInterval(() => void rssAtRest().then((rest) => report(++minute, rest)), 60_000);
+  let sampling = Promise.resolve();
+  const ticker = setInterval(() => (sampling = rssAtRest().then((rest) => report(++minute, rest))), 60_000);
   await Promise.all(Array.from({ length: options.clients }, client));
   clearInterval(ticker);
+  // A reading begun as the clients finished is read before the server stops.
+  await sampling;
   clearInterval(sampler);
 
   console.log('\nstatus counts:');
