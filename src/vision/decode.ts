@@ -42,7 +42,8 @@ export interface DecodedImage extends RgbImage {
 export interface DecodeScale {
   /**
    * Side of the square the image will be fitted into (a model's input): a large JPEG is then
-   * decoded at the smallest DCT scale whose longest side is still at least this. Absent: full size.
+   * decoded at the smallest DCT scale (1/4 or 1/8) whose longest side is still at least this.
+   * Absent: full size.
    */
   readonly fitInto?: number;
 }
@@ -86,7 +87,7 @@ export function jpegScanCount(bytes: Buffer, max: number): number {
  *
  * Plain upright 8-bit sRGB JPEGs — what cameras and browsers send almost always — are
  * decoded by libjpeg-turbo directly, several times faster than the general libvips path.
- * With `scale.fitInto`, a JPEG at least twice that size is instead decoded by libvips with
+ * With `scale.fitInto`, a JPEG at least four times that size is instead decoded by libvips with
  * shrink-on-load (libjpeg-turbo's DCT scaling): a 12 MP photo for a 640-pixel model comes out at
  * 1/4 of its size, in about half the time of the full decode and a sixteenth of the memory.
  */
