@@ -2,12 +2,14 @@
  * `npm run bench`: in one run,
  * - http: the service's latency and throughput for one photo, next to raw ONNX Runtime inference
  *   of the same model measured in the same process, as ratios;
+ * - sizes: the photo, a 1920×1080 and a 4032×3024 JPEG made from it, each plain, with crops and
+ *   with the visualized image: latency and throughput against raw inference in the same run;
  * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests;
  * - uploads: the same photo as base64 JSON, as the raw image body and as a multipart form, for
  *   the photo and for a 12-megapixel JPEG made from it at run time (not stored in the repository);
  * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
  *
- *   npm run bench -- [--sections http,memory,uploads,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
+ *   npm run bench -- [--sections http,sizes,memory,uploads,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -24,7 +26,7 @@ import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { describeStreamFigures, runStreamBenchmark } from './bench-stream.js';
 import { startLocalServer } from './lib/local-server.js';
 
-const SECTIONS = ['http', 'memory', 'uploads', 'stream'] as const;
+const SECTIONS = ['http', 'sizes', 'memory', 'uploads', 'stream'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -169,6 +171,35 @@ function stageMedians(logText: string): Record<string, number> {
   return Object.fromEntries([...byStage].map(([stage, values]) => [stage, median(values)]));
 }
 
+/** The service next to raw inference, measured in one stretch of time on the same machine. */
+interface ServiceFigures {
+  readonly rawTimes: number[];
+  readonly sequential: number[];
+  /** Median milliseconds of each server stage during the sequential requests. */
+  readonly stages: Record<string, number>;
+  readonly runs: { concurrency: number; perSecond: number; latencies: number[] }[];
+}
+
+/** Sequential latency interleaved with raw inference, then throughput at c=1/4/8, each right after raw runs. */
+async function measureService(
+  server: { logText: () => string },
+  raw: { runOnce: () => Promise<number> },
+  post: () => Promise<number>,
+  options: Pick<BenchOptions, 'requests' | 'seconds'>,
+): Promise<ServiceFigures> {
+  for (let i = 0; i < 5; i++) await post();
+  const logStart = server.logText().length;
+  const [rawTimes, sequential] = await interleaved(raw.runOnce, post, options.requests);
+  const stages = stageMedians(server.logText().slice(logStart));
+  const runs = [];
+  for (const concurrency of [1, 4, 8]) {
+    // Raw runs right before each throughput run keep its "raw limit" current.
+    for (let i = 0; i < 10; i++) rawTimes.push(await raw.runOnce());
+    runs.push({ concurrency, ...(await throughput(post, concurrency, options.seconds)) });
+  }
+  return { rawTimes, sequential, stages, runs };
+}
+
 /** Latency and throughput against raw inference (issue target: p50 ≤ 1.10 × raw, c=8 ≥ 0.90 × raw limit). */
 async function benchHttp(options: BenchOptions, imageBytes: Buffer, upload: Upload): Promise<string[]> {
   const modelPath = path.resolve(options.model);
@@ -176,18 +207,9 @@ async function benchHttp(options: BenchOptions, imageBytes: Buffer, upload: Uplo
   const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'info', DETECTD_MAX_PENDING_REQUESTS: '64' });
   try {
     const post = detectionPoster(server.url, server.apiKey, upload);
-    for (let i = 0; i < 10; i++) await post();
-
+    for (let i = 0; i < 5; i++) await post();
     const raw = await rawInference(modelPath, threads, imageBytes);
-    const logStart = server.logText().length;
-    const [rawTimes, sequential] = await interleaved(raw.runOnce, post, options.requests);
-    const stages = stageMedians(server.logText().slice(logStart));
-    const runs = [];
-    for (const concurrency of [1, 4, 8]) {
-      // Raw runs right before each throughput run keep its "raw limit" current.
-      for (let i = 0; i < 10; i++) rawTimes.push(await raw.runOnce());
-      runs.push({ concurrency, ...(await throughput(post, concurrency, options.seconds)) });
-    }
+    const { rawTimes, sequential, stages, runs } = await measureService(server, raw, post, options);
     await raw.release();
     const rawMs = median(rawTimes);
     const rawLimit = 1000 / rawMs;
@@ -206,6 +228,58 @@ async function benchHttp(options: BenchOptions, imageBytes: Buffer, upload: Uplo
       `  c=8 ratio to raw limit: ${fixed(runs[2].perSecond / rawLimit, 3)}   (target ≥ 0.90)`,
     ];
   } finally {
+    await server.close();
+  }
+}
+
+/** What a request of the sizes section asks for besides the objects. */
+const OUTPUTS = [
+  { name: 'objects only', configurations: [] },
+  { name: 'OutputCroppedImage', configurations: [{ parameter: 'OutputCroppedImage', value: 'true' }] },
+  { name: 'OutputVisualizedImage', configurations: [{ parameter: 'OutputVisualizedImage', value: 'true' }] },
+] as const;
+
+/**
+ * Camera-sized images (issue 11): the photo as sent, and enlarged to 1920×1080 and 4032×3024 at
+ * run time, each with and without crops and the visualized image; service latency and throughput
+ * against raw inference measured in the same run, as a Markdown table.
+ */
+async function benchSizes(options: BenchOptions, imageBytes: Buffer): Promise<string[]> {
+  const modelPath = path.resolve(options.model);
+  const threads = os.availableParallelism();
+  const server = await startLocalServer({ DETECTD_MODEL: modelPath, DETECTD_LOG_LEVEL: 'info', DETECTD_MAX_PENDING_REQUESTS: '64' });
+  const { width, height } = await sharp(imageBytes).metadata();
+  const images = [
+    { name: `${path.basename(options.image)} ${width}×${height}`, bytes: imageBytes },
+    { name: '1920×1080 JPEG', bytes: await enlargedJpeg(imageBytes, 1920, 1080) },
+    { name: '4032×3024 JPEG', bytes: await enlargedJpeg(imageBytes, 4032, 3024) },
+  ];
+  const lines = [
+    `== sizes: ${path.basename(modelPath)}, base64 JSON from ${path.basename(options.image)}, ${threads} ORT threads, ${options.requests} sequential requests interleaved with raw inference, throughput ${options.seconds} s per concurrency; load average at start ${os.loadavg().map((load) => fixed(load, 2)).join(' ')}`,
+    '| image | output | raw p50 ms | service p50 ms | p99 ms | p50 ratio | c=1 req/s (× raw limit) | c=4 | c=8 | server medians ms: decode / preprocess / encode |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const raw = await rawInference(modelPath, threads, imageBytes);
+  try {
+    for (const image of images) {
+      for (const output of OUTPUTS) {
+        const body = Buffer.from(JSON.stringify({ raw_data: image.bytes.toString('base64'), configurations: output.configurations }));
+        const post = detectionPoster(server.url, server.apiKey, { form: 'base64 JSON', contentType: 'application/json', body, query: '' });
+        const { rawTimes, sequential, stages, runs } = await measureService(server, raw, post, options);
+        const rawMs = median(rawTimes);
+        const rawLimit = 1000 / rawMs;
+        const p50 = median(sequential);
+        const rate = ({ perSecond }: { perSecond: number }) => `${fixed(perSecond, 2)} (${fixed(perSecond / rawLimit, 2)}×)`;
+        const stage = (name: string) => fixed(stages[name] ?? 0, 1);
+        lines.push(
+          `| ${image.name} | ${output.name} | ${fixed(rawMs)} | ${fixed(p50)} | ${fixed(percentile(sequential, 99))} | ${fixed(p50 / rawMs, 2)} | ${runs.map(rate).join(' | ')} | ${stage('decode')} / ${stage('preprocess')} / ${stage('encode')} |`,
+        );
+      }
+    }
+    lines.push(`load average at end ${os.loadavg().map((load) => fixed(load, 2)).join(' ')}`);
+    return lines;
+  } finally {
+    await raw.release();
     await server.close();
   }
 }
@@ -232,8 +306,8 @@ async function benchMemory(options: BenchOptions, upload: Upload): Promise<strin
   }
 }
 
-/** The photo scaled to 4000 × 3000 (12 MP), JPEG quality 90: a camera-sized upload, made at run time. */
-const twelveMegapixelJpeg = (imageBytes: Buffer) => sharp(imageBytes).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+/** The photo scaled to `width` × `height`, JPEG quality 90: a camera-sized upload, made at run time. */
+const enlargedJpeg = (imageBytes: Buffer, width: number, height: number) => sharp(imageBytes).resize(width, height, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
 
 /** Base64 JSON, raw body and multipart form of the same image, side by side (same server, interleaved). */
 async function benchUploads(options: BenchOptions, imageBytes: Buffer): Promise<string[]> {
@@ -243,7 +317,7 @@ async function benchUploads(options: BenchOptions, imageBytes: Buffer): Promise<
   try {
     const photos = [
       { name: path.basename(options.image), bytes: imageBytes },
-      { name: `12 MP JPEG (4000×3000, q90, from ${path.basename(options.image)})`, bytes: await twelveMegapixelJpeg(imageBytes) },
+      { name: `12 MP JPEG (4000×3000, q90, from ${path.basename(options.image)})`, bytes: await enlargedJpeg(imageBytes, 4000, 3000) },
     ];
     for (const photo of photos) {
       const uploads = await uploadForms(photo.bytes);
@@ -280,6 +354,7 @@ async function main(): Promise<void> {
   const upload = jsonUpload(imageBytes);
   const report: string[] = [`detectd bench — ${new Date().toISOString()}`];
   if (options.sections.includes('http')) report.push('', ...(await benchHttp(options, imageBytes, upload)));
+  if (options.sections.includes('sizes')) report.push('', ...(await benchSizes(options, imageBytes)));
   if (options.sections.includes('memory')) report.push('', ...(await benchMemory(options, upload)));
   if (options.sections.includes('uploads')) report.push('', ...(await benchUploads(options, imageBytes)));
   if (options.sections.includes('stream')) {

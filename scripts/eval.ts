@@ -6,6 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
+import sharp from 'sharp';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection } from './coco-map.js';
 import { startLocalServer } from './lib/local-server.js';
@@ -18,6 +19,7 @@ interface EvalOptions {
   threshold: number;
   concurrency: number;
   limit?: number;
+  enlarge: number;
   json?: string;
 }
 
@@ -64,6 +66,7 @@ function parseOptions(): EvalOptions {
     .option('--threshold <value>', 'ConfidenceThreshold sent with every request', fraction, 0.001)
     .option('--concurrency <n>', 'requests in flight at once', positiveInteger, 2)
     .option('--limit <n>', 'evaluate only the first N images of the annotation file', positiveInteger)
+    .option('--enlarge <factor>', 'send every image enlarged by this factor (JPEG q90, made at run time) and scale the boxes back: camera-sized inputs', positiveInteger, 1)
     .option('--json <file>', 'also write the results to this JSON file')
     .parse();
   const options = program.opts<EvalOptions>();
@@ -79,15 +82,24 @@ async function loadDataset(folder: string, limit: number | undefined): Promise<C
   return { ...full, images, annotations: full.annotations.filter((annotation) => imageIds.has(annotation.image_id)) };
 }
 
+/** The image file's bytes, or the image `factor` times larger as a quality-90 JPEG. */
+async function imageBytes(imagePath: string, factor: number): Promise<Buffer> {
+  const bytes = await readFile(imagePath);
+  if (factor === 1) return bytes;
+  const { width = 1, height = 1 } = await sharp(bytes).metadata();
+  return sharp(bytes).resize(width * factor, height * factor).jpeg({ quality: 90 }).toBuffer();
+}
+
 async function detectImage(
   server: Target,
   imagePath: string,
   imageId: number,
-  threshold: number,
+  options: Pick<EvalOptions, 'threshold' | 'enlarge'>,
   categoryIdByName: ReadonlyMap<string, number>,
 ): Promise<ImageRun> {
+  const threshold = options.threshold;
   const body = JSON.stringify({
-    raw_data: (await readFile(imagePath)).toString('base64'),
+    raw_data: (await imageBytes(imagePath, options.enlarge)).toString('base64'),
     configurations: [{ parameter: 'ConfidenceThreshold', value: String(threshold) }],
   });
   const started = performance.now();
@@ -107,8 +119,10 @@ async function detectImage(
       run.unknownLabels.push(object.name);
       continue;
     }
+    // Boxes of an enlarged image, back in the annotations' pixels.
     const { left, right, top, bottom } = object.bounding_box;
-    run.detections.push({ image_id: imageId, category_id: categoryId, bbox: [left, top, right - left, bottom - top], score: object.confidence });
+    const [x1, x2, y1, y2] = [left, right, top, bottom].map((edge) => edge / options.enlarge);
+    run.detections.push({ image_id: imageId, category_id: categoryId, bbox: [x1, y1, x2 - x1, y2 - y1], score: object.confidence });
   }
   return run;
 }
@@ -156,7 +170,7 @@ async function main(): Promise<void> {
   const server: Target & { close(): Promise<void> } =
     options.url !== undefined && options.apiKey !== undefined
       ? { url: options.url.replace(/\/+$/, ''), apiKey: options.apiKey, close: async () => {} }
-      : await startLocalServer({ DETECTD_LOG_LEVEL: 'warn', ...(options.model ? { DETECTD_MODEL: path.resolve(options.model) } : {}) });
+      : await startLocalServer({ DETECTD_LOG_LEVEL: 'warn', DETECTD_MAX_BODY_BYTES: String(256 * 1024 * 1024), ...(options.model ? { DETECTD_MODEL: path.resolve(options.model) } : {}) });
   const progress = new cliProgress.SingleBar(
     { format: 'eval |{bar}| {value}/{total} images | ETA {eta_formatted}', stream: process.stderr, hideCursor: true },
     cliProgress.Presets.shades_classic,
@@ -165,7 +179,7 @@ async function main(): Promise<void> {
     progress.start(dataset.images.length, 0);
     const runs = await mapConcurrently(dataset.images, options.concurrency, async (image) => {
       const imagePath = path.join(options.dataset, 'images', image.file_name);
-      const run = await detectImage(server, imagePath, image.id, options.threshold, categoryIdByName);
+      const run = await detectImage(server, imagePath, image.id, options, categoryIdByName);
       progress.increment();
       return run;
     });
@@ -186,6 +200,7 @@ async function main(): Promise<void> {
         model: options.model === undefined ? null : path.resolve(options.model),
         url: options.url ?? null,
         threshold: options.threshold,
+        enlarge: options.enlarge,
         concurrency: options.concurrency,
         images: dataset.images.length,
         detections: detections.length,

@@ -1,6 +1,7 @@
 import type { Detection } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
-import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
+import { decodeImage, ImageDecodeError } from '../vision/decode.js';
+import type { RgbImage } from '../vision/image.js';
 import type { StageTimings } from './call-context.js';
 import { DetectdError } from './errors.js';
 
@@ -19,14 +20,32 @@ export interface AnalysisRequest {
   readonly limits: AnalysisLimits;
   /** Ends every wait for the model: the deadline, a caller that hung up, a stream that closed. */
   readonly signal: AbortSignal;
+  /**
+   * The image's full-resolution pixels are needed (crops, a visualization): decoded once, at full
+   * size, and the model letterboxes from them. Otherwise a large JPEG is decoded only as large
+   * as the model's input needs, several times faster.
+   */
+  readonly fullResolution: boolean;
   /** A turn the caller already holds (a stream takes its turn before it picks its newest frame); otherwise one is waited for on the request lane. */
   readonly turn?: ModelTurn;
 }
 
 export interface ImageAnalysis {
-  readonly image: DecodedImage;
-  /** Highest score first, boxes in the image's pixels. */
+  /** Size of the image as a person sees it (EXIF orientation applied): the detections' pixel space. */
+  readonly width: number;
+  readonly height: number;
+  /** The image at full resolution, when the request asked for `fullResolution`. */
+  readonly pixels?: RgbImage;
+  /** Highest score first, boxes in the full image's pixels. */
   readonly detections: readonly Detection[];
+}
+
+/** Detections in the pixels of an image decoded scaled down → in the full image's pixels. */
+function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: number): Detection[] {
+  return detections.map(({ box, ...detection }) => ({
+    ...detection,
+    box: { left: box.left * scaleX, right: box.right * scaleX, top: box.top * scaleY, bottom: box.bottom * scaleY },
+  }));
 }
 
 /** Scheduler refusals → the caller's error codes. */
@@ -44,7 +63,9 @@ function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
 export async function analyseImage(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
   const { model, limits, signal } = request;
   const decodeStarted = performance.now();
-  const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }).catch((error: unknown) => {
+  const { width, height } = model.detector.inputSize;
+  const scale = request.fullResolution ? {} : { fitInto: Math.max(width, height) };
+  const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }, scale).catch((error: unknown) => {
     throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
   });
   timings.decode = performance.now() - decodeStarted;
@@ -58,7 +79,10 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
       const result = await turn.detect(image, options, signal);
       Object.assign(timings, result.timings);
       timings.wait += result.runWaitMs;
-      return { image, detections: result.detections };
+      const scaleX = image.fullWidth / image.width;
+      const scaleY = image.fullHeight / image.height;
+      const detections = scaleX === 1 && scaleY === 1 ? result.detections : toFullImage(result.detections, scaleX, scaleY);
+      return { width: image.fullWidth, height: image.fullHeight, pixels: request.fullResolution ? image : undefined, detections };
     } finally {
       if (!request.turn) turn.release();
     }

@@ -231,8 +231,8 @@ export class StreamSession {
       return {
         kind: 'result',
         ...identity,
-        width: analysis.image.width,
-        height: analysis.image.height,
+        width: analysis.width,
+        height: analysis.height,
         dropped,
         objects: response.detected_objects.map((object, index) => ({ ...object, track_id: trackIds[index] })),
         visualizedImage: response.visualized_image,

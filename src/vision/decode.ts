@@ -1,6 +1,7 @@
 import jpegTurbo from '@julusian/jpeg-turbo';
 import sharp, { type Metadata } from 'sharp';
 import type { RgbImage } from './image.js';
+import { dctDenominator, dctScaledSize } from './jpeg-scale.js';
 
 /** Formats a client may send; anything else sharp can read (SVG, PDF, raw…) is refused. */
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'heif']);
@@ -29,6 +30,22 @@ export class ImageDecodeError extends Error {
 export interface DecodedImage extends RgbImage {
   /** Container format as detected from the bytes (jpeg, png, …; AVIF reads "heif"). */
   readonly format: string;
+  /**
+   * Size of the whole image as a person sees it (EXIF orientation applied). `width` × `height`
+   * is smaller when it was decoded scaled down (`DecodeScale`).
+   */
+  readonly fullWidth: number;
+  readonly fullHeight: number;
+}
+
+/** How small the pixels may come out. */
+export interface DecodeScale {
+  /**
+   * Side of the square the image will be fitted into (a model's input): a large JPEG is then
+   * decoded at the smallest DCT scale (1/4 or 1/8) whose longest side is still at least this.
+   * Absent: full size.
+   */
+  readonly fitInto?: number;
 }
 
 export interface DecodeLimits {
@@ -70,8 +87,11 @@ export function jpegScanCount(bytes: Buffer, max: number): number {
  *
  * Plain upright 8-bit sRGB JPEGs — what cameras and browsers send almost always — are
  * decoded by libjpeg-turbo directly, several times faster than the general libvips path.
+ * With `scale.fitInto`, a JPEG at least four times that size is instead decoded by libvips with
+ * shrink-on-load (libjpeg-turbo's DCT scaling): a 12 MP photo for a 640-pixel model comes out at
+ * 1/4 of its size, in about half the time of the full decode and a sixteenth of the memory.
  */
-export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<DecodedImage> {
+export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: DecodeScale = {}): Promise<DecodedImage> {
   let metadata: Metadata;
   try {
     // Header only: no pixel limit here, so that an oversized image is reported as such below.
@@ -97,25 +117,33 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits): Promise<
   }
 
   const upright = (metadata.orientation ?? 1) === 1;
-  if (format === 'jpeg' && upright && metadata.space === 'srgb' && metadata.channels === 3) {
+  // EXIF orientations 5–8 turn the image by a quarter: its sides swap.
+  const [fullWidth, fullHeight] = (metadata.orientation ?? 1) >= 5 ? [frameHeight, width] : [width, frameHeight];
+  const denominator = format === 'jpeg' && scale.fitInto ? dctDenominator(fullWidth, fullHeight, scale.fitInto) : 1;
+  if (denominator === 1 && format === 'jpeg' && upright && metadata.space === 'srgb' && metadata.channels === 3) {
     try {
       const { data } = await jpegTurbo.decompress(bytes, { format: jpegTurbo.FORMAT_RGB });
-      return { format, width, height, data };
+      return { format, width, height, data, fullWidth, fullHeight };
     } catch {
       // Truncated or unusual JPEGs: libvips below gives the precise verdict.
     }
   }
 
   try {
-    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'warning', pages: 1 })
-      .autoOrient()
+    const decoder = sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'warning', pages: 1 }).autoOrient();
+    if (denominator > 1) {
+      // Exactly libjpeg's scaled size: libvips then shrinks on load and resamples nothing after.
+      const scaled = dctScaledSize(fullWidth, fullHeight, denominator);
+      decoder.resize(scaled.width, scaled.height, { fit: 'fill', fastShrinkOnLoad: true });
+    }
+    const { data, info } = await decoder
       .flatten({ background: { r: 114, g: 114, b: 114 } })
       .toColourspace('srgb')
       .raw({ depth: 'uchar' })
       .timeout({ seconds: DECODE_TIMEOUT_SECONDS })
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`decoded to ${info.channels} channels`);
-    return { format, width: info.width, height: info.height, data };
+    return { format, width: info.width, height: info.height, data, fullWidth, fullHeight };
   } catch (error) {
     if (/^timeout:/.test(describe(error))) throw new ImageDecodeError('image_too_complex', `image took longer than ${DECODE_TIMEOUT_SECONDS} s to decode`);
     throw new ImageDecodeError('invalid_image', `image could not be decoded: ${describe(error)}`);

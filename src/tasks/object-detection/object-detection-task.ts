@@ -42,15 +42,16 @@ export interface ObjectDetectionOutcome {
  * visualization asked for. Shared by every front door of this task (JSON API, video streams).
  */
 export async function detectObjects(
-  request: Omit<AnalysisRequest, 'minScore'>,
+  request: Omit<AnalysisRequest, 'minScore' | 'fullResolution'>,
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
   const labels = request.model.detector.labels;
-  const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
+  const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis.image, analysis.detections, request.model.detector, parameters);
+  const response = await assembleDetectionResponse(analysis, analysis.detections, request.model.detector, parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }

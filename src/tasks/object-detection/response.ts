@@ -30,9 +30,21 @@ export interface DetectionResponse {
   visualized_image?: string;
 }
 
+/** The analysed image: its size, and its full-resolution pixels when crops or a visualization are asked for. */
+export interface AnalysedImage {
+  readonly width: number;
+  readonly height: number;
+  readonly pixels?: RgbImage;
+}
+
+function fullPixels(image: AnalysedImage): RgbImage {
+  if (!image.pixels) throw new Error('crops and visualizations need the image decoded at full resolution');
+  return image.pixels;
+}
+
 /** Detector result → the objects in the public form, with crops and the visualization when asked for. */
 export async function assembleDetectionResponse(
-  image: RgbImage,
+  image: AnalysedImage,
   detections: readonly Detection[],
   categories: Pick<Detector, 'labels' | 'parents'>,
   parameters: DetectionParameters,
@@ -50,12 +62,12 @@ export async function assembleDetectionResponse(
   const work: Promise<void>[] = [];
   if (parameters.outputCroppedImage) {
     objects.forEach((object, index) => {
-      work.push(encodeCrop(image, detections[index].box).then((jpeg) => void (object.cropped_image = jpeg.toString('base64'))));
+      work.push(encodeCrop(fullPixels(image), detections[index].box).then((jpeg) => void (object.cropped_image = jpeg.toString('base64'))));
     });
   }
   if (parameters.outputVisualizedImage) {
     const boxes = detections.map((detection, index) => ({ box: detection.box, label: objects[index].name, confidence: objects[index].confidence }));
-    work.push(encodeVisualization(image, boxes).then((jpeg) => void (response.visualized_image = jpeg.toString('base64'))));
+    work.push(encodeVisualization(fullPixels(image), boxes).then((jpeg) => void (response.visualized_image = jpeg.toString('base64'))));
   }
   await Promise.all(work);
   return response;
