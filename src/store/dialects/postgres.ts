@@ -6,5 +6,9 @@ import pg from 'pg';
  * services, keys and usage. The pool is small because requests hold a connection only briefly.
  */
 export function postgresDialect(databaseUrl: string): Dialect {
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString: databaseUrl, max: 10 }) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle connection the server ends (a restart, a failover, an administrator) is dropped from the
+  // pool and the next query opens a new one; unhandled, pg's 'error' event would end the process.
+  pool.on('error', () => undefined);
+  return new PostgresDialect({ pool });
 }
