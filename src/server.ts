@@ -23,7 +23,7 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TYPES } from './tasks/index.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
-import { createHttpServer } from './transports/http/http-server.js';
+import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
 import { UploadBudget } from './transports/http/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
@@ -119,7 +119,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);
   const door: StreamDoor = { authenticate, tokens: streamTokens, models, openStreams };
   const stream: StreamTransportDependencies = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, metrics: streamMetrics, logger };
-  const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, logger });
+  const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, maxHeaders: MAX_REQUEST_HEADERS, logger });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

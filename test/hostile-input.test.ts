@@ -231,6 +231,10 @@ describe('hostile input: precise 4xx answers, never a 500, and the next request 
         expectJsonError(await rawExchange(server.port, [upgrade(path, { Authorization: `ApiKey ${server.apiKey}` })]), 404, 'not_found');
       }
     });
+    it('431 headers_too_large for an upgrade with more headers than any request may have, the key among them', async () => {
+      const filler = Object.fromEntries(Array.from({ length: 150 }, (_, index) => [`X-Filler-${index}`, String(index)]));
+      expectJsonError(await rawExchange(server.port, [upgrade('/api/v1/object-detection/stream', { ...filler, Authorization: `ApiKey ${server.apiKey}` })]), 431, 'headers_too_large');
+    });
     it('400 for a broken handshake with a good key (no or bad Sec-WebSocket-Key, wrong version)', async () => {
       const auth = { Authorization: `ApiKey ${server.apiKey}` };
       const broken: Record<string, string>[] = [{ 'Sec-WebSocket-Key': '' }, { 'Sec-WebSocket-Key': 'short' }, { 'Sec-WebSocket-Version': '7' }];

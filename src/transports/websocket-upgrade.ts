@@ -72,7 +72,16 @@ const offeredProtocols = (request: IncomingMessage) =>
  * caller before the handshake, and answers refusals and unknown paths with HTTP errors. Only the
  * path is ever logged: the query may hold a stream token and the subprotocol an API key.
  */
-export function attachWebSocketUpgrades(server: Server, routes: readonly WebSocketRoute[], options: { maxPayload: number; logger: Logger }): WebSocketUpgrades {
+export function attachWebSocketUpgrades(
+  server: Server,
+  routes: readonly WebSocketRoute[],
+  options: {
+    maxPayload: number;
+    /** The HTTP server's header-count limit: an upgrade with more is refused like any request, never routed with headers cut. */
+    maxHeaders: number;
+    logger: Logger;
+  },
+): WebSocketUpgrades {
   const { logger } = options;
   const chosenProtocol = new WeakMap<IncomingMessage, string>();
   const webSockets = new WebSocketServer({
@@ -83,6 +92,9 @@ export function attachWebSocketUpgrades(server: Server, routes: readonly WebSock
   });
 
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): Promise<void> {
+    if (request.rawHeaders.length / 2 > options.maxHeaders) {
+      throw new DetectdError('headers_too_large', `more than ${options.maxHeaders} request headers`);
+    }
     const { path, query } = splitTarget(request);
     const protocols = offeredProtocols(request);
     const route = routes.find((candidate) => candidate.matches(path, protocols));
