@@ -7,6 +7,7 @@ import type { StreamTokens } from '../accounts/stream-tokens.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
+import { modelOfService } from '../core/service-model.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import { Liveness } from '../streaming/liveness.js';
@@ -78,8 +79,7 @@ export async function admitStream(door: StreamDoor, credentials: StreamCredentia
   } else {
     service = await door.authenticate(credentials.apiKey, serviceType);
   }
-  const model = door.models.find(service.model);
-  if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
+  const model = modelOfService(door.models, service);
   door.openStreams.checkRoom();
   return { service, model };
 }

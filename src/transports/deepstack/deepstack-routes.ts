@@ -2,8 +2,11 @@ import { type ErrorRequestHandler, type Request, type RequestHandler, Router } f
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import type { Authenticate, AuthenticateKeyless } from '../../accounts/authenticate.js';
+import type { Service } from '../../accounts/service.js';
 import { DetectdError } from '../../core/errors.js';
 import type { AnalysisLimits } from '../../core/pipeline.js';
+import { modelOfService } from '../../core/service-model.js';
+import type { ServiceLimits } from '../../limits/service-limits.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import { detectObjects } from '../../tasks/object-detection/object-detection-task.js';
@@ -12,8 +15,6 @@ import { httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
 import { countAgainstServiceLimits } from '../service-limits.js';
-import type { ServiceLimits } from '../../limits/service-limits.js';
-import type { Service } from '../../accounts/service.js';
 import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 
 export interface DeepStackDependencies {
@@ -56,12 +57,8 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const { authenticate, authenticateKeyless, models, limits, logger } = dependencies;
   const router = Router();
 
-  const modelOf = (request: Request, serviceModel: string | null): ModelScheduler => {
-    if (request.params.model === undefined) {
-      const model = models.find(serviceModel);
-      if (!model) throw new DetectdError('model_unavailable', `this service uses model "${serviceModel}", which this server has not loaded`);
-      return model;
-    }
+  const modelOf = (request: Request, service: Service): ModelScheduler => {
+    if (request.params.model === undefined) return modelOfService(models, service);
     const name = String(request.params.model);
     const model = models.find(name);
     if (!model) throw new DetectdError('not_found', `Custom model "${name}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
@@ -95,7 +92,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
       if (key) await useKey(key);
       else await actAs(await authenticateKeyless(request.ip ?? '', SERVICE_TYPE));
     }
-    const model = modelOf(request, context.service!.model);
+    const model = modelOf(request, context.service!);
     context.model = model.detector.name;
     if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
     const parameters = { confidenceThreshold: minConfidence(form.fields), outputCroppedImage: false, outputVisualizedImage: false };

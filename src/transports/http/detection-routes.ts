@@ -4,6 +4,7 @@ import type { Authenticate } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
 import type { AnalysisLimits } from '../../core/pipeline.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import { modelOfService } from '../../core/service-model.js';
 import type { ServiceLimits } from '../../limits/service-limits.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import { TASK_TYPES, taskByType } from '../../tasks/index.js';
@@ -93,8 +94,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
       const run = await readTaskRun(request, response);
       context.timings.receive = performance.now() - receiveStarted;
       const service = context.service!;
-      const model = models.find(service.model);
-      if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
+      const model = modelOfService(models, service);
       context.model = model.detector.name;
       // Admitted once the body is in: a slow upload holds no place in the model's queue.
       const signal = admitHttpCall(response, model, limits);

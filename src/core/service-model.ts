@@ -1,0 +1,11 @@
+import type { Service } from '../accounts/service.js';
+import type { ModelScheduler } from '../scheduler/model-scheduler.js';
+import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
+import { DetectdError } from './errors.js';
+
+/** The scheduler of the model a service answers with; 503 `model_unavailable` when this server did not load it, never another model. */
+export function modelOfService(models: ModelSchedulers, service: Service): ModelScheduler {
+  const model = models.find(service.model);
+  if (!model) throw new DetectdError('model_unavailable', `this service uses model "${service.model}", which this server has not loaded`);
+  return model;
+}
