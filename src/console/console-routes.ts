@@ -10,7 +10,7 @@ import { type ConsoleDependencies, loadSession, signedInAccount } from './consol
 import { consoleServiceRoutes } from './service-routes.js';
 import { consoleInvitationRoutes } from './invitation-routes.js';
 import { csrfProtection } from './csrf.js';
-import { clientFailureOf } from '../transports/http/error-handler.js';
+import { clientFailureOf } from '../transports/http-errors.js';
 import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
 import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';

@@ -1,7 +1,14 @@
-import { type DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
+import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 
 /** The challenge of a 401: which scheme the API expects. */
 const API_KEY_CHALLENGE = 'ApiKey realm="detectd"';
+
+/** A failure the client caused, as our error; undefined for a bug. Express's router throws a URIError for a path parameter with a bad percent-escape. */
+export function clientFailureOf(error: unknown): DetectdError | undefined {
+  if (error instanceof DetectdError) return error;
+  if (error instanceof URIError) return new DetectdError('invalid_path', 'the URL path has a malformed percent-escape');
+  return undefined;
+}
 
 /** HTTP status of an error: the catalogue's. */
 export function httpStatusOf(error: DetectdError): number {

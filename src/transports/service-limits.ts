@@ -7,7 +7,7 @@ import { contextOf } from './request-context.js';
  * limit (`q` calls per `w` seconds), `RateLimit` says where it stands (`r` remaining, `t` seconds
  * until it is whole again). As structured-field lists, one item per limit.
  */
-export function rateLimitHeaders(standings: readonly LimitStanding[]): Record<string, string> {
+function rateLimitHeaders(standings: readonly LimitStanding[]): Record<string, string> {
   if (standings.length === 0) return {};
   return {
     'RateLimit-Policy': standings.map((standing) => `"${standing.policy}";q=${standing.quota};w=${standing.windowSeconds}`).join(', '),

@@ -11,7 +11,7 @@ import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import { detectObjects } from '../../tasks/object-detection/object-detection-task.js';
 import { admitHttpCall } from '../admit-call.js';
-import { httpHeadersOf } from '../http-errors.js';
+import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
 import { countAgainstServiceLimits } from '../service-limits.js';
@@ -116,8 +116,8 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
       next(error);
       return;
     }
-    const known = error instanceof DetectdError ? error : new DetectdError('internal_error', 'internal error; quote the X-Request-Id header when reporting it');
-    if (!(error instanceof DetectdError)) logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
+    const known = clientFailureOf(error) ?? new DetectdError('internal_error', 'internal error; quote the X-Request-Id header when reporting it');
+    if (known.code === 'internal_error') logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
     if (response.headersSent) {
       response.destroy();
       return;

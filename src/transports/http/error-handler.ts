@@ -1,18 +1,11 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError, errorBody } from '../../core/errors.js';
-import { httpHeadersOf, httpStatusOf } from '../http-errors.js';
+import { clientFailureOf, httpHeadersOf, httpStatusOf } from '../http-errors.js';
 import { contextOf } from '../request-context.js';
 import { closeAfterEarlyAnswer } from './http-server.js';
 
-/** A failure the client caused, as our error; undefined for a bug. Express's router throws a URIError for a path parameter with a bad percent-escape. */
-export function clientFailureOf(error: unknown): DetectdError | undefined {
-  if (error instanceof DetectdError) return error;
-  if (error instanceof URIError) return new DetectdError('invalid_path', 'the URL path has a malformed percent-escape');
-  return undefined;
-}
-
-export function sendError(response: Response, error: DetectdError): void {
+function sendError(response: Response, error: DetectdError): void {
   const context = contextOf(response);
   context.errorCode = error.code;
   closeAfterEarlyAnswer(response.req, response);
