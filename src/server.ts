@@ -69,6 +69,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
+  const httpLimits = { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs };
   const streamTokens = new StreamTokens(db, config.stream.tokenTtlMs);
   const uploads = new UploadBudget(limits.maxUploadBytes);
   new Gauge({
@@ -81,7 +82,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs }, serviceLimits, uploads },
+    detection: { authenticate, models, schemas, limits: httpLimits, serviceLimits, uploads },
     frontDoors: [
       consoleRoutes(
         {
@@ -104,7 +105,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         authenticateKeyless: keylessAuthenticator(domain.services),
         serviceLimits,
         models,
-        limits: { ...imageLimits, maxBodyBytes: limits.maxBodyBytes },
+        limits: httpLimits,
         logger,
       }),
     ],
