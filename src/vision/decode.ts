@@ -14,9 +14,9 @@ export type DecodeFailure = 'invalid_image' | 'image_too_large' | 'image_too_com
  * every coefficient, so a few hundred KB of near-empty scans cost seconds of CPU. Encoders write
  * about 10; 100 leaves room for unusual ones.
  */
-export const MAX_JPEG_SCANS = 100;
+const MAX_JPEG_SCANS = 100;
 /** libvips gives up on a decode that runs longer than this (whole seconds, its unit). */
-export const DECODE_TIMEOUT_SECONDS = 10;
+const DECODE_TIMEOUT_SECONDS = 10;
 
 export class ImageDecodeError extends Error {
   constructor(
@@ -60,7 +60,7 @@ function describe(error: unknown): string {
 }
 
 /** Start-of-scan markers in a JPEG, counted by walking its segments, stopping once past `max`; no decoding. */
-export function jpegScanCount(bytes: Buffer, max: number): number {
+function jpegScanCount(bytes: Buffer, max: number): number {
   let scans = 0;
   let at = 2; // after SOI
   while (at + 1 < bytes.length && scans <= max) {
