@@ -116,11 +116,11 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: De
     throw new ImageDecodeError('image_too_complex', `progressive JPEG with more than ${MAX_JPEG_SCANS} scans`);
   }
 
-  const upright = (metadata.orientation ?? 1) === 1;
+  const orientation = metadata.orientation ?? 1;
   // EXIF orientations 5–8 turn the image by a quarter: its sides swap.
-  const [fullWidth, fullHeight] = (metadata.orientation ?? 1) >= 5 ? [frameHeight, width] : [width, frameHeight];
+  const [fullWidth, fullHeight] = orientation >= 5 ? [frameHeight, width] : [width, frameHeight];
   const denominator = format === 'jpeg' && scale.fitInto ? dctDenominator(fullWidth, fullHeight, scale.fitInto) : 1;
-  if (denominator === 1 && format === 'jpeg' && upright && metadata.space === 'srgb' && metadata.channels === 3) {
+  if (denominator === 1 && format === 'jpeg' && orientation === 1 && metadata.space === 'srgb' && metadata.channels === 3) {
     try {
       const { data } = await jpegTurbo.decompress(bytes, { format: jpegTurbo.FORMAT_RGB });
       return { format, width, height, data, fullWidth, fullHeight };
