@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { modelNameOf } from './model-repository.js';
 
 /**
  * The optional configuration beside a model file (`yolo11n.onnx` → `yolo11n.json`), as in
@@ -26,7 +27,7 @@ export interface ModelDescription {
 const KEYS = ['family', 'inputSize', 'labels', 'parents', 'threads', 'concurrency', 'nmsIou'];
 
 export function sidecarPath(modelPath: string): string {
-  return path.join(path.dirname(modelPath), `${path.basename(modelPath, path.extname(modelPath))}.json`);
+  return path.join(path.dirname(modelPath), `${modelNameOf(modelPath)}.json`);
 }
 
 const isInteger = (value: unknown, min: number, max: number) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max;

@@ -14,9 +14,9 @@ export type DecodeFailure = 'invalid_image' | 'image_too_large' | 'image_too_com
  * every coefficient, so a few hundred KB of near-empty scans cost seconds of CPU. Encoders write
  * about 10; 100 leaves room for unusual ones.
  */
-export const MAX_JPEG_SCANS = 100;
+const MAX_JPEG_SCANS = 100;
 /** libvips gives up on a decode that runs longer than this (whole seconds, its unit). */
-export const DECODE_TIMEOUT_SECONDS = 10;
+const DECODE_TIMEOUT_SECONDS = 10;
 
 export class ImageDecodeError extends Error {
   constructor(
@@ -60,7 +60,7 @@ function describe(error: unknown): string {
 }
 
 /** Start-of-scan markers in a JPEG, counted by walking its segments, stopping once past `max`; no decoding. */
-export function jpegScanCount(bytes: Buffer, max: number): number {
+function jpegScanCount(bytes: Buffer, max: number): number {
   let scans = 0;
   let at = 2; // after SOI
   while (at + 1 < bytes.length && scans <= max) {
@@ -116,11 +116,11 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: De
     throw new ImageDecodeError('image_too_complex', `progressive JPEG with more than ${MAX_JPEG_SCANS} scans`);
   }
 
-  const upright = (metadata.orientation ?? 1) === 1;
+  const orientation = metadata.orientation ?? 1;
   // EXIF orientations 5–8 turn the image by a quarter: its sides swap.
-  const [fullWidth, fullHeight] = (metadata.orientation ?? 1) >= 5 ? [frameHeight, width] : [width, frameHeight];
+  const [fullWidth, fullHeight] = orientation >= 5 ? [frameHeight, width] : [width, frameHeight];
   const denominator = format === 'jpeg' && scale.fitInto ? dctDenominator(fullWidth, fullHeight, scale.fitInto) : 1;
-  if (denominator === 1 && format === 'jpeg' && upright && metadata.space === 'srgb' && metadata.channels === 3) {
+  if (denominator === 1 && format === 'jpeg' && orientation === 1 && metadata.space === 'srgb' && metadata.channels === 3) {
     try {
       const { data } = await jpegTurbo.decompress(bytes, { format: jpegTurbo.FORMAT_RGB });
       return { format, width, height, data, fullWidth, fullHeight };

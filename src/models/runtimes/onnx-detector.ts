@@ -6,6 +6,7 @@ import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
 import { sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
+import { modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
 import { toImageDetections } from '../postprocess.js';
 import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
@@ -99,7 +100,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
     };
 
     return {
-      name: path.basename(modelPath, path.extname(modelPath)),
+      name: modelNameOf(modelPath),
       family: family.name,
       runtime: 'onnxruntime-node',
       labels: categories.labels,
