@@ -1,11 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
-import { launchChromium } from './support/chromium.js';
-import { photoPath } from './support/paths.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { useBrowserStreamFixture } from './support/chromium.js';
 
 const ARTIFACTS = path.resolve('test-artifacts');
 
@@ -18,20 +14,10 @@ interface DrawnCheck {
 }
 
 describe('live video demo page (headless Chromium, real server, real model)', () => {
-  let server: TestServer;
-  let clip: PanClip;
-  let browser: Browser;
-
-  before(async () => {
-    [server, clip, browser] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg')), launchChromium()]);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    clip?.remove();
-  });
+  const fixture = useBrowserStreamFixture();
 
   it('streams a video file and draws boxes, labels and track ids over the analysed frames', async () => {
+    const { server, clip, browser } = fixture;
     const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
     const foreign: string[] = [];
     page.on('request', (request) => {

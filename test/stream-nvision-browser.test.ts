@@ -1,11 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { makePanClip, type PanClip } from '../scripts/lib/pan-clip.js';
-import { launchChromium } from './support/chromium.js';
-import { photoPath } from './support/paths.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { useBrowserStreamFixture } from './support/chromium.js';
 
 const resolve = createRequire(import.meta.url).resolve;
 const FRAMES = 12;
@@ -39,20 +35,10 @@ interface PageMessage {
 }
 
 describe('Nvision stream from a browser: the SDK\u2019s browser build in headless Chromium streams a video file', () => {
-  let server: TestServer;
-  let clip: PanClip;
-  let browser: Browser;
-
-  before(async () => {
-    [server, clip, browser] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg')), launchChromium()]);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    clip?.remove();
-  });
+  const fixture = useBrowserStreamFixture();
 
   it('connects with the key as subprotocol, predicts frames drawn from the playing video, and gets each answered with its objects', async function () {
+    const { server, clip, browser } = fixture;
     this.timeout(120_000);
     const page = await browser.newPage();
     const pageErrors: string[] = [];

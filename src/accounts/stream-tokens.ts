@@ -6,6 +6,9 @@ import { toService, type Service } from './service.js';
 /** Unused tokens one service may hold at once: plenty for any page, and it bounds what a key holder can make us store. */
 const MAX_OUTSTANDING_PER_SERVICE = 1000;
 
+/** What every stream token starts with, so a credential can be told for a token rather than an API key. */
+export const STREAM_TOKEN_PREFIX = 'dst_';
+
 const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
 /**
@@ -33,7 +36,7 @@ export class StreamTokens {
     if (Number(outstanding) >= MAX_OUTSTANDING_PER_SERVICE) {
       throw new DetectdError('overloaded', 'too many unused stream tokens for this service; retry shortly', 1);
     }
-    const token = 'dst_' + crypto.randomBytes(24).toString('base64url');
+    const token = STREAM_TOKEN_PREFIX + crypto.randomBytes(24).toString('base64url');
     const expiresAt = new Date(this.now() + this.ttlMs);
     await this.db.insertInto('stream_tokens').values({ token_hash: hashToken(token), service_id: service.id, expires_at: expiresAt.toISOString() }).execute();
     return { token, expiresAt };

@@ -1,4 +1,7 @@
-import { chromium } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
+import { makePanClip, type PanClip } from '../../scripts/lib/pan-clip.js';
+import { photoPath } from './paths.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 /** Debian's Chromium, never a test tool's own browser download. */
 export const launchChromium = () =>
@@ -6,3 +9,24 @@ export const launchChromium = () =>
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-ui-for-media-stream'],
   });
+
+/** What a browser streaming test needs: a real server, a video clip of the dog photo panning, and Chromium. */
+export interface BrowserStreamFixture {
+  server: TestServer;
+  clip: PanClip;
+  browser: Browser;
+}
+
+/** Registers the suite's before/after hooks that start and stop a BrowserStreamFixture; its fields are set once `before` has run. */
+export function useBrowserStreamFixture(): BrowserStreamFixture {
+  const fixture = {} as BrowserStreamFixture;
+  before(async () => {
+    [fixture.server, fixture.clip, fixture.browser] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg')), launchChromium()]);
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    await fixture.server?.close();
+    fixture.clip?.remove();
+  });
+  return fixture;
+}

@@ -1,4 +1,5 @@
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
+import { STREAM_TOKEN_PREFIX } from '../../accounts/stream-tokens.js';
 import { DetectdError } from '../../core/errors.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import { parseConfigurations } from '../../tasks/object-detection/parameters.js';
@@ -9,8 +10,6 @@ import { admitStream, serveWebSocketStream, type StreamCodec, type StreamTranspo
 import { decodeNvisionMessage, ENCODING_BASE64, encodeNvisionMessage, type NvisionMessage } from './nvision-wire.js';
 
 const TRANSPORT = 'stream-nvision';
-/** Stream tokens look like this; anything else offered as the subprotocol is taken for an API key. */
-const TOKEN_PREFIX = 'dst_';
 
 /**
  * The Nvision stream protocol, as the official SDK speaks it: every message both ways is one
@@ -81,8 +80,10 @@ export function nvisionStreamRoute(dependencies: StreamTransportDependencies): W
     matches: (path) => path === STREAM_PATHS.nvision,
     async accept({ request, query, requestId, protocols }) {
       const offered = protocols[0];
-      const token = offered?.startsWith(TOKEN_PREFIX) ? offered : query.get('token');
-      const apiKey = offered !== undefined && !offered.startsWith(TOKEN_PREFIX) ? offered : apiKeyFromAuthorization(request.headers.authorization);
+      // A stream token offered as the subprotocol is used as one; anything else offered there is taken for an API key.
+      const offeredToken = offered?.startsWith(STREAM_TOKEN_PREFIX) === true;
+      const token = offeredToken ? offered : query.get('token');
+      const apiKey = offered !== undefined && !offeredToken ? offered : apiKeyFromAuthorization(request.headers.authorization);
       const { service, model } = await admitStream(door, { apiKey, token }, 'object-detection');
       return {
         protocol: offered,
