@@ -2,11 +2,11 @@ import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { Configuration, Task, TaskCall } from '../task.js';
-import { type DetectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
+import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from './raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
-import { keepTargetClasses, targetClassesOf } from './target-classes.js';
+import { keepTargetClasses } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
 
@@ -61,7 +61,7 @@ async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionRe
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = { ...parseConfigurations(request.configurations, call.version), targetClasses: targetClassesOf(request.target_classes, call.model.detector.labels) };
+  const parameters = detectionParameters(request.configurations, request.target_classes, call.version, call.model.detector.labels);
   const base64Started = performance.now();
   const bytes = decodeRawData(request.raw_data);
   call.context.timings.base64 = performance.now() - base64Started;

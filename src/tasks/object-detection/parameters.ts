@@ -1,5 +1,6 @@
 import { DetectdError } from '../../core/errors.js';
 import { type ApiVersion, type Configuration, type ParameterRule, parameterNames } from '../task.js';
+import { targetClassesOf } from './target-classes.js';
 
 export interface DetectionParameters {
   confidenceThreshold: number;
@@ -86,4 +87,14 @@ export function parseConfigurations(
     parameters[rule.key] = parsed;
   }
   return parameters as unknown as DetectionParameters;
+}
+
+/** A request's configurations and `target_classes` → its parameters, as the JSON API and both streams take them. */
+export function detectionParameters(
+  configurations: readonly Configuration[] | undefined,
+  targetClasses: readonly string[] | undefined,
+  version: ApiVersion,
+  labels: readonly string[],
+): DetectionParameters {
+  return { ...parseConfigurations(configurations, version), targetClasses: targetClassesOf(targetClasses, labels) };
 }

@@ -3,8 +3,7 @@ import { DetectdError, errorBody } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { StreamSettings } from '../../config.js';
 import type { FrameId, FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
-import { type DetectionParameters, parseConfigurations } from '../../tasks/object-detection/parameters.js';
-import { targetClassesOf } from '../../tasks/object-detection/target-classes.js';
+import { type DetectionParameters, detectionParameters } from '../../tasks/object-detection/parameters.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, type Send, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
@@ -88,7 +87,7 @@ class JsonStreamCodec implements StreamCodec {
 
   #start(configurations: { parameter: string; value: string }[] | undefined, targetClasses: string[] | undefined): undefined {
     if (this.#parameters) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
-    this.#parameters = { ...parseConfigurations(configurations, 'v1'), targetClasses: targetClassesOf(targetClasses, this.facts.labels) };
+    this.#parameters = detectionParameters(configurations, targetClasses, 'v1', this.facts.labels);
     const { streamId, serviceId, model, settings } = this.facts;
     const ready: ServerMessage = {
       type: 'ready',

@@ -2,8 +2,7 @@ import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { STREAM_TOKEN_PREFIX } from '../../accounts/stream-tokens.js';
 import { DetectdError } from '../../core/errors.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
-import { parseConfigurations } from '../../tasks/object-detection/parameters.js';
-import { targetClassesOf } from '../../tasks/object-detection/target-classes.js';
+import { detectionParameters } from '../../tasks/object-detection/parameters.js';
 import { STREAM_PATHS } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
@@ -39,7 +38,7 @@ class NvisionCodec implements StreamCodec {
       frameId: message.frame_id || undefined,
       sourceId: message.source_id || undefined,
       payload: message.encoding === ENCODING_BASE64 ? bytes.toString('latin1') : bytes,
-      parameters: { ...parseConfigurations(message.configurations, 'v1'), targetClasses: targetClassesOf(message.target_classes, this.labels) },
+      parameters: detectionParameters(message.configurations, message.target_classes, 'v1', this.labels),
     };
   }
 
