@@ -12,6 +12,16 @@ const FIRST = { email: 'user1@example.com', password: 'correct horse battery' };
 
 const invitationsLinkShown = (page: { text: string }) => page.text.includes('href="/console/invitations"');
 
+/** Starts a server with DETECTD_SIGNUP=`signUp` before the suite's tests and closes it after them; the returned function gives it to each test. */
+function serverWithSignUp(signUp: string): () => TestServer {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ DETECTD_SIGNUP: signUp });
+  });
+  after(async () => server?.close());
+  return () => server;
+}
+
 describe('DETECTD_SIGNUP: who may create an account in the console', () => {
   it('accepts open, invite and closed, and refuses anything else by name', () => {
     expect(loadConfig({}).signUp).to.equal('first-account');
@@ -57,13 +67,10 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
   });
 
   describe('invite: the administrator makes single-use links in the console', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer({ DETECTD_SIGNUP: 'invite' });
-    });
-    after(async () => server?.close());
+    const running = serverWithSignUp('invite');
 
     it('signs up only with an unused link; a link works once; a failed attempt keeps it; withdrawn links stop working', async () => {
+      const server = running();
       const visitor = new ConsoleClient(server.url);
       const bare = await visitor.get('/console/sign-up');
       expect(bare.status).to.equal(403);
@@ -110,13 +117,10 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
   });
 
   describe('closed: no console sign-up at all', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer({ DETECTD_SIGNUP: 'closed' });
-    });
-    after(async () => server?.close());
+    const running = serverWithSignUp('closed');
 
     it('refuses the form and hides its link; accounts still sign in', async () => {
+      const server = running();
       const visitor = new ConsoleClient(server.url);
       expect((await visitor.get('/console/sign-in')).text).to.not.contain('Create a service account');
       expect((await visitor.get('/console/sign-up')).status).to.equal(403);
@@ -126,13 +130,10 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
   });
 
   describe('open: anyone may sign up', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer({ DETECTD_SIGNUP: 'open' });
-    });
-    after(async () => server?.close());
+    const running = serverWithSignUp('open');
 
     it('creates one account after another, all members', async () => {
+      const server = running();
       for (const email of ['a@example.com', 'b@example.com']) {
         const client = new ConsoleClient(server.url);
         expect((await client.signUp(email, PASSWORD)).status).to.equal(303);

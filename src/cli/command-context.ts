@@ -37,14 +37,18 @@ export async function runCommand(options: OutputOptions, body: () => Promise<voi
   }
 }
 
-/** Names of the models this server's settings configure (DETECTD_MODEL, DETECTD_MODELS_DIR), or the embedded one's. */
-export async function configuredModelNames(config: Config): Promise<string[]> {
-  let files;
+/** Runs `task` (reading the model settings); its failure becomes a configuration failure (exit 3). */
+export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
   try {
-    files = await findModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir });
+    return await task();
   } catch (error) {
     throw new CliFailure('configuration', (error as Error).message, EXIT.environment);
   }
+}
+
+/** Names of the models this server's settings configure (DETECTD_MODEL, DETECTD_MODELS_DIR), or the embedded one's. */
+export async function configuredModelNames(config: Config): Promise<string[]> {
+  const files = await asConfiguration(() => findModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }));
   return files.length > 0 ? files.map((file) => file.name) : [EMBEDDED_MODEL_NAME];
 }
 

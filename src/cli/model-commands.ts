@@ -3,8 +3,8 @@ import { loadConfig } from '../config.js';
 import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
 import { type ModelLoad, tryModelFiles } from '../models/load-models.js';
 import { modelNameOf } from '../models/model-repository.js';
-import { type OutputOptions, printResult, runCommand, table } from './command-context.js';
-import { CliFailure, EXIT } from './exit-codes.js';
+import { asConfiguration, type OutputOptions, printResult, runCommand, table } from './command-context.js';
+import { EXIT } from './exit-codes.js';
 
 function modelJson(load: ModelLoad, index: number) {
   const common = { name: modelNameOf(load.path), file: load.path, default: index === 0 };
@@ -34,12 +34,7 @@ export function addModelCommands(program: Command): void {
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
         const config = loadConfig();
-        let loads: ModelLoad[];
-        try {
-          loads = await tryModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, false);
-        } catch (error) {
-          throw new CliFailure('configuration', (error as Error).message, EXIT.environment);
-        }
+        const loads = await asConfiguration(() => tryModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, false));
         if (loads.length === 0) {
           printResult(
             options,

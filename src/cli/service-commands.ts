@@ -15,11 +15,17 @@ interface ServiceOptions extends OutputOptions {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** The account `email` names, or an account_not_found failure. */
+async function ownerAccount(domain: AccountDomain, email: string) {
+  const owner = await domain.accounts.findAccount(email);
+  if (!owner) throw new AccountError('account_not_found', `no account for ${email}`);
+  return owner;
+}
+
 /** `<service>` as given: its id, or its name when `--account` names the owner. */
 async function findService(domain: AccountDomain, reference: string, accountEmail: string | undefined): Promise<Service> {
   if (accountEmail !== undefined) {
-    const owner = await domain.accounts.findAccount(accountEmail);
-    if (!owner) throw new AccountError('account_not_found', `no account for ${accountEmail}`);
+    const owner = await ownerAccount(domain, accountEmail);
     const found = (await domain.services.findByName(owner.id, reference)) ?? (await domain.services.find(owner.id, reference));
     if (!found) throw new AccountError('service_not_found', `account ${owner.email} has no service named "${reference}"`);
     return found;
@@ -79,10 +85,9 @@ export function addServiceCommands(program: Command): void {
         const modelNames = await configuredModelNames(config);
         await withDomain(
           config,
-          async ({ accounts, services }) => {
-            const owner = await accounts.findAccount(options.account);
-            if (!owner) throw new AccountError('account_not_found', `no account for ${options.account}`);
-            const { service: created, apiKey } = await services.create(owner.id, { name: options.name, type: options.type, model: options.model });
+          async (domain) => {
+            const owner = await ownerAccount(domain, options.account);
+            const { service: created, apiKey } = await domain.services.create(owner.id, { name: options.name, type: options.type, model: options.model });
             printResult(
               options,
               { ...serviceJson(created, new Map([[owner.id, owner.email]])), api_key: apiKey },
@@ -102,12 +107,7 @@ export function addServiceCommands(program: Command): void {
     .action((options: ServiceOptions) =>
       runCommand(options, async () => {
         await withDomain(loadConfig(), async (domain) => {
-          let accountId: string | undefined;
-          if (options.account !== undefined) {
-            const owner = await domain.accounts.findAccount(options.account);
-            if (!owner) throw new AccountError('account_not_found', `no account for ${options.account}`);
-            accountId = owner.id;
-          }
+          const accountId = options.account === undefined ? undefined : (await ownerAccount(domain, options.account)).id;
           const emails = await ownerEmails(domain);
           const services = (await domain.services.listAll(accountId)).map((entry) => serviceJson(entry, emails));
           printResult(
