@@ -19,7 +19,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { ultralytics } from '../src/models/families/ultralytics.js';
-import { sessionOptions } from '../src/models/runtimes/onnx-detector.js';
+import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';

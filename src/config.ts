@@ -54,10 +54,16 @@ export interface Limits {
   readonly maxUploadBytes: number;
 }
 
+/**
+ * Default runs of a model at once: one per core, up to 4 (each single-threaded session holds
+ * ~50 MB for a 640-pixel YOLO; beyond 4 the shared sessions get several threads each instead).
+ */
+const MAX_DEFAULT_CONCURRENCY = 4;
+
 export interface InferenceSettings {
-  /** ONNX Runtime intra-op threads per model. */
+  /** ONNX Runtime intra-op threads of a run that has its model to itself. */
   readonly threads: number;
-  /** Concurrent runs per model (one session, runs interleaved). */
+  /** Runs of one model at once, each in its own session and worker thread, sharing the threads. */
   readonly concurrency: number;
   /** IoU above which same-class boxes are merged by NMS. */
   readonly nmsIou: number;
@@ -169,7 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     inference: {
       threads: integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256),
-      concurrency: integer(env, 'DETECTD_INFERENCE_CONCURRENCY', 1, 1, 64),
+      concurrency: integer(env, 'DETECTD_INFERENCE_CONCURRENCY', Math.min(cores, MAX_DEFAULT_CONCURRENCY), 1, 64),
       nmsIou: fraction(env, 'DETECTD_NMS_IOU', 0.7),
     },
     stream: {

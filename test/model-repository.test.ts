@@ -28,7 +28,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
   afterEach(() => fs.rmSync(repository, { recursive: true, force: true }));
 
   it('`detectd models list` loads and describes each model of the folder with its configuration', () => {
-    const result = modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_INFERENCE_THREADS: '2' });
+    const result = modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_INFERENCE_THREADS: '2', DETECTD_INFERENCE_CONCURRENCY: '1' });
     expect(result.status, result.stderr).to.equal(0);
     const { models } = JSON.parse(result.stdout);
     expect(models.map((model: { name: string; default: boolean }) => [model.name, model.default])).to.deep.equal([

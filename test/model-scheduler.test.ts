@@ -88,3 +88,70 @@ describe('ModelScheduler (one per model, real model: yolox-nano-416)', () => {
     expect(scheduler.load).to.deep.equal({ admitted: 0, waiting: { request: 0, stream: 0 }, runsInFlight: 0 });
   });
 });
+
+describe('ModelScheduler with runs side by side (real model: yolo26n-640-int8, two inference workers)', () => {
+  let detector: Detector;
+  /** Each run as the detector saw it: alone or not, and how many runs were in flight when it started. */
+  let runs: { alone: boolean; inFlightAtStart: number }[];
+  let inFlight: number;
+  let image: Awaited<ReturnType<typeof decodeImage>>;
+  before(async () => {
+    const loaded = await loadOnnxDetector(modelPath('yolo26n-640-int8'), { threads: 2, concurrency: 2, nmsIou: 0.7 });
+    const run = loaded.run.bind(loaded);
+    // The real runs, watched: which the scheduler sent alone, and what overlapped.
+    detector = {
+      ...loaded,
+      run: async (prepared, alone) => {
+        runs.push({ alone, inFlightAtStart: ++inFlight });
+        try {
+          return await run(prepared, alone);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    image = await decodeImage(dogJpeg(), { maxPixels: 40e6 });
+  });
+  beforeEach(() => {
+    runs = [];
+    inFlight = 0;
+  });
+  after(() => detector?.dispose());
+
+  it('has two run slots and three input buffers', () => {
+    expect(detector.capacity).to.deep.equal({ inputs: 3, runs: 2 });
+  });
+
+  it('sends a request alone when nothing else wants the model, and several side by side when they do', async () => {
+    const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
+    const expected = (await detectOnce(detector, image, OPTIONS)).detections.map((detection) => detection.classIndex);
+    runs = [];
+    const leave = scheduler.admit();
+    await scheduler.detect(image, OPTIONS, never());
+    leave();
+    expect(runs).to.deep.equal([{ alone: true, inFlightAtStart: 1 }]);
+
+    runs = [];
+    const admissions = [1, 2, 3, 4, 5, 6].map(() => scheduler.admit());
+    const results = await Promise.all(admissions.map(() => scheduler.detect(image, OPTIONS, never())));
+    admissions.forEach((leaveOne) => leaveOne());
+    expect(runs.every((run) => !run.alone), 'no run alone while six requests want the model').to.equal(true);
+    expect(Math.max(...runs.map((run) => run.inFlightAtStart)), 'two runs in flight at once').to.equal(2);
+    for (const result of results) expect(result.detections.map((detection) => detection.classIndex)).to.deep.equal(expected);
+  });
+
+  it('starts no other run while one runs alone', async () => {
+    const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
+    // The first request is alone when its run starts; the second arrives while it runs and must wait for it.
+    const leaveFirst = scheduler.admit();
+    const first = scheduler.detect(image, OPTIONS, never());
+    await new Promise((resolve) => setImmediate(resolve));
+    const leaveSecond = scheduler.admit();
+    const second = scheduler.detect(image, OPTIONS, never());
+    await Promise.all([first, second]);
+    leaveFirst();
+    leaveSecond();
+    expect(runs[0]).to.deep.equal({ alone: true, inFlightAtStart: 1 });
+    expect(runs[1].inFlightAtStart, 'the second run started after the lone one ended').to.equal(1);
+  });
+});

@@ -9,7 +9,7 @@ export async function detectOnce(detector: Detector, image: RgbImage, options: D
   const started = performance.now();
   const prepared = detector.prepare(image, 0);
   const prepareDone = performance.now();
-  const output = await detector.run(prepared);
+  const output = await detector.run(prepared, true);
   const runDone = performance.now();
   const detections = detector.decode(output, prepared, options);
   return { detections, timings: { preprocess: prepareDone - started, inference: runDone - prepareDone, postprocess: performance.now() - runDone } };

@@ -2,7 +2,8 @@ import { ModelRefused } from './model-refused.js';
 import { findModelFiles, type ModelSources } from './model-repository.js';
 import { ModelRegistry } from './registry.js';
 import { loadOnnxDetector, type OnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
-import { loadDetectorInWorker, moduleUrl } from './runtimes/worker-detector.js';
+import { loadDetectorInWorker } from './runtimes/worker-detector.js';
+import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
 
 /**

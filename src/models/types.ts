@@ -78,8 +78,11 @@ export interface Detector {
   readonly capacity: { readonly inputs: number; readonly runs: number };
   /** Writes the image into input buffer `input` (synchronous CPU work). */
   prepare(image: RgbImage, input: number): PreparedInput;
-  /** Runs the model on a prepared input. */
-  run(prepared: PreparedInput): Promise<RawOutput>;
+  /**
+   * Runs the model on a prepared input. `alone`: the scheduler starts no other run of this model
+   * until this one ends, so it may use every thread the model was given.
+   */
+  run(prepared: PreparedInput, alone: boolean): Promise<RawOutput>;
   /** Output → detections in image pixels: decoded, merged, clipped, sorted, capped. */
   decode(output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[];
   dispose(): Promise<void>;

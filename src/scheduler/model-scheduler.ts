@@ -90,7 +90,11 @@ export class ModelScheduler {
   readonly #lanes: Record<Lane, WaitQueue<number>> = { request: new WaitQueue(), stream: new WaitQueue() };
   readonly #runQueue = new WaitQueue<void>();
   #runsInFlight = 0;
+  /** A run alone is in flight: it may use every thread, so no other starts until it ends. */
+  #runningAlone = false;
   #admitted = 0;
+  /** Turns held by streams (a stream takes its turn before decoding; a request after). */
+  #streamTurns = 0;
   /** The lane served last when both were waiting; the other goes next. */
   #lastServed: Lane = 'stream';
 
@@ -124,7 +128,7 @@ export class ModelScheduler {
   /** Waits for a free input buffer in `lane`'s turn. */
   async acquire(lane: Lane, signal: AbortSignal): Promise<ModelTurn> {
     const input = this.#freeInputs.pop() ?? (await this.#lanes[lane].wait(signal));
-    return this.#turn(input);
+    return this.#turn(input, lane);
   }
 
   /** acquire → detect → release, on the request lane. */
@@ -137,16 +141,42 @@ export class ModelScheduler {
     }
   }
 
-  #turn(input: number): ModelTurn {
+  #turn(input: number, lane: Lane): ModelTurn {
     let released = false;
+    if (lane === 'stream') this.#streamTurns++;
     return {
       detect: (image, options, signal) => this.#detect(input, image, options, signal),
       release: () => {
         if (released) return;
         released = true;
+        if (lane === 'stream') this.#streamTurns--;
         this.#releaseInput(input);
       },
     };
+  }
+
+  /** Calls that want the model now: admitted requests, and stream frames holding or awaiting a turn. */
+  #demand(): number {
+    return this.#admitted + this.#streamTurns + this.#lanes.stream.length;
+  }
+
+  #canStartRun(): boolean {
+    return !this.#runningAlone && this.#runsInFlight < this.detector.capacity.runs;
+  }
+
+  /** Resolves once a run slot is this caller's. */
+  async #takeRunSlot(signal: AbortSignal): Promise<void> {
+    if (this.#canStartRun()) this.#runsInFlight++;
+    else await this.#runQueue.wait(signal); // the slot was counted by #endRun, which granted it
+  }
+
+  #endRun(alone: boolean): void {
+    if (alone) this.#runningAlone = false;
+    this.#runsInFlight--;
+    while (this.#runQueue.length > 0 && this.#canStartRun()) {
+      this.#runsInFlight++;
+      this.#runQueue.grant();
+    }
   }
 
   async #detect(input: number, image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult> {
@@ -154,11 +184,14 @@ export class ModelScheduler {
     const started = performance.now();
     const prepared = detector.prepare(image, input);
     const prepareDone = performance.now();
-    if (this.#runsInFlight < detector.capacity.runs) this.#runsInFlight++;
-    else await this.#runQueue.wait(signal); // a slot handed over by a finishing run counts as taken already
+    await this.#takeRunSlot(signal);
+    // Alone: no other run in flight and no other call wanting the model, so this run may take
+    // every thread (shortest latency); with company, runs go side by side (most images per second).
+    const alone = this.#runsInFlight === 1 && this.#demand() <= 1;
+    if (alone) this.#runningAlone = true;
     const runStarted = performance.now();
     try {
-      const output = await detector.run(prepared);
+      const output = await detector.run(prepared, alone);
       const runDone = performance.now();
       const detections = detector.decode(output, prepared, options);
       return {
@@ -167,7 +200,7 @@ export class ModelScheduler {
         timings: { preprocess: prepareDone - started, inference: runDone - runStarted, postprocess: performance.now() - runDone },
       };
     } finally {
-      if (!this.#runQueue.grant()) this.#runsInFlight--;
+      this.#endRun(alone);
     }
   }
 

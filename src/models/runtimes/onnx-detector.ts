@@ -1,5 +1,4 @@
 import path from 'node:path';
-import * as ort from 'onnxruntime-node';
 import type { RgbImage } from '../../vision/image.js';
 import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../../vision/letterbox.js';
 import type { OnnxFamily } from '../families/family.js';
@@ -10,11 +9,12 @@ import { modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
 import { toImageDetections } from '../postprocess.js';
 import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
+import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
 
 export interface OnnxDetectorSettings {
-  /** ONNX Runtime intra-op threads. */
+  /** ONNX Runtime intra-op threads of a run that has the model to itself. */
   readonly threads: number;
-  /** Runs in flight at once on the one session. */
+  /** Runs in flight at once, each in its own session and worker thread, sharing the threads. */
   readonly concurrency: number;
   readonly nmsIou: number;
 }
@@ -26,16 +26,10 @@ export interface OnnxDetector extends Detector {
   readonly labelSource: string;
 }
 
-/** A reusable input tensor and the geometry it was last filled with. */
+/** A reusable input tensor's values (shared with the inference workers) and the geometry it was last filled with. */
 interface InputBuffer {
-  readonly tensor: ort.Tensor;
   readonly data: Float32Array;
   lastTransform?: LetterboxTransform;
-}
-
-/** ORT session options of every detector session (the benchmark's raw baseline uses them too). */
-export function sessionOptions(threads: number): ort.InferenceSession.SessionOptions {
-  return { intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
 }
 
 function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): OnnxFamily {
@@ -50,13 +44,14 @@ function chooseFamily(modelPath: string, named: string | undefined, outputDims: 
 }
 
 /**
- * Loads an ONNX detector: one ORT session, and `concurrency + 1` preallocated input tensors so
- * that the next image is letterboxed while the current one runs. Who uses which tensor and
- * when is the scheduler's decision. The model's configuration file overrides `defaults` and what
- * the model file's metadata says; every reason not to serve the model throws ModelRefused.
+ * Loads an ONNX detector: its sessions in worker threads (onnx-session-pool.ts), and
+ * `concurrency + 1` preallocated input tensors so that the next image is letterboxed while the
+ * current ones run. Who uses which tensor and when is the scheduler's decision. The model's
+ * configuration file overrides `defaults` and what the model file's metadata says; every reason
+ * not to serve the model throws ModelRefused.
  */
 export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetectorSettings): Promise<OnnxDetector> {
-  let session: ort.InferenceSession | undefined;
+  let pool: OnnxSessionPool | undefined;
   try {
     const facts = await readModelFacts(modelPath);
     const { description } = facts;
@@ -65,21 +60,14 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
       concurrency: description.concurrency ?? defaults.concurrency,
       nmsIou: description.nmsIou ?? defaults.nmsIou,
     };
-    const opened = await ort.InferenceSession.create(modelPath, sessionOptions(settings.threads));
-    session = opened;
-    const inputName = opened.inputNames[0];
-    const outputName = opened.outputNames[0];
-    const inputMetadata = opened.inputMetadata[0];
-    const inputSize = chooseInputSize(modelPath, inputMetadata?.isTensor ? inputMetadata.shape : [], facts);
-
-    const makeBuffer = (): InputBuffer => {
-      const data = new Float32Array(3 * inputSize * inputSize);
-      return { data, tensor: new ort.Tensor('float32', data, [1, 3, inputSize, inputSize]) };
-    };
-    const buffers = Array.from({ length: settings.concurrency + 1 }, makeBuffer);
-    // A warm-up run both pays ORT's first-run cost at start-up and shows the output shape.
-    const warmUp = await opened.run({ [inputName]: buffers[0].tensor });
-    const outputDims = warmUp[outputName].dims;
+    const opened = await OnnxSessionPool.open(modelPath, settings);
+    pool = opened;
+    const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);
+    const dims = [1, 3, inputSize, inputSize];
+    const values = 3 * inputSize * inputSize;
+    const buffers: InputBuffer[] = Array.from({ length: settings.concurrency + 1 }, () => ({ data: sharedTensor(values) }));
+    // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output shape.
+    const outputDims = (await opened.warmUp(buffers[0].data, dims)).dims;
     const family = chooseFamily(modelPath, description.family, outputDims);
     const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
     const letterbox: LetterboxSpec = family.letterbox(inputSize);
@@ -90,10 +78,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
       buffer.lastTransform = transform;
       return { input, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
     };
-    const run = async (prepared: PreparedInput): Promise<RawOutput> => {
-      const output = (await opened.run({ [inputName]: buffers[prepared.input].tensor }))[outputName];
-      return { data: output.data as Float32Array, dims: output.dims };
-    };
+    const run = (prepared: PreparedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[prepared.input].data, dims, alone);
     const decode = (output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[] => {
       const candidates = family.decode(output, inputSize, options.minScore);
       return toImageDetections(candidates, prepared.transform, prepared.image, { ...options, nmsIou: family.needsNms ? settings.nmsIou : undefined });
@@ -110,12 +95,12 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
       prepare,
       run,
       decode,
-      dispose: () => opened.release(),
+      dispose: () => opened.close(),
       settings,
       labelSource: categories.source,
     };
   } catch (error) {
-    await session?.release();
+    await pool?.close();
     if (error instanceof Refusal) throw new ModelRefused(modelPath, error.message);
     // ONNX Runtime's own words (e.g. a corrupt file, an unsupported operator) are the reason.
     throw new ModelRefused(modelPath, (error as Error).message);

@@ -1,18 +1,10 @@
-import { Worker } from 'node:worker_threads';
 import type { RgbImage } from '../../vision/image.js';
 import { parentOf } from '../coco-categories.js';
 import { endToEnd } from '../families/end-to-end.js';
 import { toImageDetections } from '../postprocess.js';
 import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
 import type { DetectorSummary, WorkerDetectorSpec, WorkerMessage } from './worker-detector-protocol.js';
-
-/** Running from src/ through tsx (tests, scripts) rather than compiled dist/. */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-
-/** URL of a module of this package, relative to `base`, named without extension: `.ts` or `.js` as we run. */
-export function moduleUrl(relativePath: string, base: string): string {
-  return new URL(relativePath + (FROM_SOURCE ? '.ts' : '.js'), base).href;
-}
+import { moduleUrl, startWorker } from './worker-thread.js';
 
 /**
  * A Detector whose model runs in a worker thread, one image at a time: the image is copied to
@@ -20,11 +12,7 @@ export function moduleUrl(relativePath: string, base: string): string {
  * `prepare` only records the stretch; its output has the end-to-end family's layout.
  */
 export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (message: string) => void): Promise<Detector> {
-  const entry = moduleUrl('./detector-worker', import.meta.url);
-  // From source, the worker must load TypeScript too: register tsx's loader in it first.
-  const worker = FROM_SOURCE
-    ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData: spec })
-    : new Worker(new URL(entry), { workerData: spec });
+  const worker = startWorker(moduleUrl('./detector-worker', import.meta.url), spec);
   const waiting = new Map<number, { resolve: (output: RawOutput) => void; reject: (error: Error) => void }>();
   let failure: Error | undefined;
   let announceReady: (summary: DetectorSummary) => void = () => {};

@@ -1,0 +1,19 @@
+import type * as ort from 'onnxruntime-node';
+
+/**
+ * ORT session options of every detector session; the benchmark's raw baseline uses them too.
+ * `spinning` false makes idle intra-op threads sleep rather than spin: right for a session that
+ * runs beside others on the same cores. The planned memory pattern speeds up multi-threaded runs
+ * (yolo26n, 2 threads: 30 ms with it, 46 without) but not single-threaded ones (45 and 44 ms),
+ * where it would only hold ~35 MB more per session.
+ */
+export function sessionOptions(threads: number, spinning = true): ort.InferenceSession.SessionOptions {
+  return {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    enableMemPattern: threads > 1,
+    extra: { session: { intra_op: { allow_spinning: spinning ? '1' : '0' } } },
+  };
+}

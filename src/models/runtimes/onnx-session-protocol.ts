@@ -1,0 +1,46 @@
+import type { RawOutput } from '../types.js';
+
+/** One ONNX Runtime session a worker opens. */
+export interface SessionPlan {
+  /** Intra-op threads of a run. */
+  readonly threads: number;
+  /**
+   * Idle intra-op threads spin for new work (ORT's default, fastest for a run alone) or sleep:
+   * a session that runs beside others must not burn the cores they run on.
+   */
+  readonly spinning: boolean;
+}
+
+/** What a session worker is started with. */
+export interface SessionWorkerData {
+  readonly modelPath: string;
+  readonly sessions: readonly SessionPlan[];
+}
+
+/** The model's input and output as the first session reports them. */
+export interface SessionSignature {
+  readonly inputName: string;
+  readonly outputName: string;
+  /** The input's declared shape; a symbolic dimension is a string, as ONNX Runtime reports it. */
+  readonly inputShape: readonly (number | string)[];
+}
+
+export interface RunRequest {
+  readonly type: 'run';
+  readonly id: number;
+  /** Index into the worker's `sessions`. */
+  readonly session: number;
+  /** The input tensor's values, in memory shared with the main thread (copied before the run). */
+  readonly input: Float32Array;
+  readonly dims: readonly number[];
+}
+
+/** Releases the sessions and ends the worker. */
+export interface CloseRequest {
+  readonly type: 'close';
+}
+
+export type SessionWorkerMessage =
+  | { readonly type: 'ready'; readonly signature: SessionSignature }
+  | { readonly type: 'output'; readonly id: number; readonly output: RawOutput }
+  | { readonly type: 'failure'; readonly id: number; readonly message: string };
