@@ -1,16 +1,7 @@
-import sharp, { type Sharp } from 'sharp';
+import jpegTurbo from '@julusian/jpeg-turbo';
 import type { Box, RgbImage } from './image.js';
 
 const JPEG_QUALITY = 90;
-
-/** A sharp pipeline over an in-memory RGB image. */
-export function rawPipeline(image: RgbImage): Sharp {
-  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } });
-}
-
-export function encodeJpeg(pipeline: Sharp): Promise<Buffer> {
-  return pipeline.jpeg({ quality: JPEG_QUALITY, mozjpeg: false }).toBuffer();
-}
 
 /** Integer pixel rectangle inside the image, at least 1×1, covering the box. */
 export function pixelRegion(box: Box, width: number, height: number): { left: number; top: number; width: number; height: number } {
@@ -21,7 +12,41 @@ export function pixelRegion(box: Box, width: number, height: number): { left: nu
   return { left, top, width: right - left, height: bottom - top };
 }
 
-/** The box's pixels as a JPEG. */
+type Region = ReturnType<typeof pixelRegion>;
+
+/**
+ * RGB pixels as a JPEG (quality 90, 4:2:0), by libjpeg-turbo directly, off the event loop: 35 ms
+ * for 12 MP where libvips' encoder took 190 ms on the 2-core VM. `pixels` starts at the region's
+ * first pixel; its rows are `rowPixels` apart. The output goes into an uninitialised buffer of the
+ * worst-case size: only the pages the JPEG fills are ever touched.
+ */
+function compress(pixels: Buffer, width: number, height: number, rowPixels: number): Promise<Buffer> {
+  const options = { format: jpegTurbo.FORMAT_RGB, width, height, stride: rowPixels, quality: JPEG_QUALITY, subsampling: jpegTurbo.SAMP_420 };
+  return jpegTurbo.compress(pixels, Buffer.allocUnsafe(jpegTurbo.bufferSize(options)), options);
+}
+
+/** An RGB image as a JPEG. */
+export function encodeJpeg(image: RgbImage): Promise<Buffer> {
+  return compress(image.data, image.width, image.height, image.width);
+}
+
+/** The region's rows, copied out of the image. */
+function copyRegion(image: RgbImage, { left, top, width, height }: Region): Buffer {
+  const data = Buffer.allocUnsafe(width * height * 3);
+  const rowBytes = width * 3;
+  for (let row = 0; row < height; row++) {
+    const from = ((top + row) * image.width + left) * 3;
+    image.data.copy(data, row * rowBytes, from, from + rowBytes);
+  }
+  return data;
+}
+
+/** The box's pixels as a JPEG, encoded in place from the image's rows (no copy of a large crop). */
 export function encodeCrop(image: RgbImage, box: Box): Promise<Buffer> {
-  return encodeJpeg(rawPipeline(image).extract(pixelRegion(box, image.width, image.height)));
+  const region = pixelRegion(box, image.width, image.height);
+  const start = image.data.subarray((region.top * image.width + region.left) * 3);
+  // The binding wants whole rows of the image for the crop's last row too: a crop along the bottom
+  // edge, not starting at the left one, lacks a few bytes, so that one is copied out.
+  if (start.length >= image.width * region.height * 3) return compress(start, region.width, region.height, image.width);
+  return compress(copyRegion(image, region), region.width, region.height, region.width);
 }

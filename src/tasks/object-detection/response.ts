@@ -59,16 +59,17 @@ export async function assembleDetectionResponse(
     };
   });
   const response: DetectionResponse = { detected_objects: objects };
-  const work: Promise<void>[] = [];
   if (parameters.outputCroppedImage) {
-    objects.forEach((object, index) => {
-      work.push(encodeCrop(fullPixels(image), detections[index].box).then((jpeg) => void (object.cropped_image = jpeg.toString('base64'))));
-    });
+    await Promise.all(
+      objects.map(async (object, index) => {
+        object.cropped_image = (await encodeCrop(fullPixels(image), detections[index].box)).toString('base64');
+      }),
+    );
   }
+  // Last: the visualization draws on the image's own pixels.
   if (parameters.outputVisualizedImage) {
     const boxes = detections.map((detection, index) => ({ box: detection.box, label: objects[index].name, confidence: objects[index].confidence }));
-    work.push(encodeVisualization(fullPixels(image), boxes).then((jpeg) => void (response.visualized_image = jpeg.toString('base64'))));
+    response.visualized_image = (await encodeVisualization(fullPixels(image), boxes)).toString('base64');
   }
-  await Promise.all(work);
   return response;
 }

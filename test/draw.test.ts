@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import sharp from 'sharp';
+import { detectionDrawing, encodeVisualization } from '../src/vision/draw.js';
+import type { RgbImage } from '../src/vision/image.js';
+
+const GREY = 128;
+const WIDTH = 800;
+const HEIGHT = 600;
+
+function greyImage(): RgbImage {
+  return { width: WIDTH, height: HEIGHT, data: Buffer.alloc(WIDTH * HEIGHT * 3, GREY) };
+}
+
+async function rgbOfJpeg(jpeg: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
+  const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+const hexRgb = (hex: string) => [1, 3, 5].map((offset) => parseInt(hex.slice(offset, offset + 2), 16));
+
+describe('visualized image: outlines painted into the pixels, tags rendered at their own size', () => {
+  const boxes = [
+    { label: 'dog', confidence: 0.91, box: { left: 100, top: 200, right: 400, bottom: 500 } },
+    // Touching the image's edges: clipped, never written outside the buffer.
+    { label: 'truck', confidence: 0.73, box: { left: 0, top: 0, right: WIDTH, bottom: HEIGHT } },
+  ];
+
+  it('draws each outline in its colour on the box edge, leaves the inside of boxes untouched, and keeps the size', async () => {
+    const drawing = detectionDrawing(WIDTH, HEIGHT, boxes);
+    const jpeg = await encodeVisualization(greyImage(), boxes);
+    const { data, width, height } = await rgbOfJpeg(jpeg);
+    expect([width, height]).to.deep.equal([WIDTH, HEIGHT]);
+    const pixel = (x: number, y: number) => [...data.subarray((y * WIDTH + x) * 3, (y * WIDTH + x) * 3 + 3)];
+    // JPEG's halved chroma blurs a colour over 2 pixels: close, not exact.
+    const near = (actual: number[], expected: number[]) => actual.every((value, channel) => Math.abs(value - expected[channel]) < 40);
+    const dogColour = hexRgb(drawing.outlines[0].colour);
+    // Just inside the left edge of the dog's box, half-way down, and the bottom edge, half-way across.
+    expect(near(pixel(101, 350), dogColour), `left edge ${pixel(101, 350)} vs ${dogColour}`).to.equal(true);
+    expect(near(pixel(250, 498), dogColour), `bottom edge ${pixel(250, 498)} vs ${dogColour}`).to.equal(true);
+    expect(near(pixel(250, 350), [GREY, GREY, GREY]), 'inside the box').to.equal(true);
+    // The whole-image box's outline runs along the border, the part of its line inside the image.
+    const truckColour = hexRgb(drawing.outlines[1].colour);
+    expect(near(pixel(WIDTH - 2, 300), truckColour), `right border ${pixel(WIDTH - 2, 300)} vs ${truckColour}`).to.equal(true);
+    expect(near(pixel(400, HEIGHT - 2), truckColour), `bottom border ${pixel(400, HEIGHT - 2)} vs ${truckColour}`).to.equal(true);
+  });
+
+  it('fills each tag with its colour and writes its text in the contrasting colour over every line', async () => {
+    const { tags } = detectionDrawing(WIDTH, HEIGHT, boxes);
+    const { data } = await rgbOfJpeg(await encodeVisualization(greyImage(), boxes));
+    for (const tag of tags) {
+      const fill = hexRgb(tag.colour);
+      let filled = 0;
+      let text = 0;
+      for (let y = tag.top + 2; y < tag.top + tag.height - 2; y++) {
+        for (let x = tag.left + 2; x < tag.left + tag.width - 2; x++) {
+          const at = (y * WIDTH + x) * 3;
+          const distance = Math.abs(data[at] - fill[0]) + Math.abs(data[at + 1] - fill[1]) + Math.abs(data[at + 2] - fill[2]);
+          if (distance < 40) filled++;
+          else if (distance > 150) text++;
+        }
+      }
+      const area = (tag.width - 4) * (tag.height - 4);
+      expect(filled / area, `${tag.text}: share of the tag in its colour`).to.be.greaterThan(0.5);
+      expect(text / area, `${tag.text}: share of the tag that is text`).to.be.within(0.05, 0.5);
+    }
+  });
+
+  it('draws nothing but encodes the image when there is no detection', async () => {
+    const { data } = await rgbOfJpeg(await encodeVisualization(greyImage(), []));
+    expect(data.every((value) => Math.abs(value - GREY) < 3)).to.equal(true);
+  });
+});
