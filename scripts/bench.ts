@@ -15,9 +15,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
+import { relaunchOnJemalloc } from '../src/jemalloc.js';
 import { ultralytics } from '../src/models/families/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
 import { decodeImage } from '../src/vision/decode.js';
@@ -352,7 +354,8 @@ async function main(): Promise<void> {
   const options = parseOptions();
   const imageBytes = fs.readFileSync(options.image);
   const upload = jsonUpload(imageBytes);
-  const report: string[] = [`detectd bench — ${new Date().toISOString()}`];
+  const allocator = process.env.LD_PRELOAD?.includes('jemalloc') ? `jemalloc (MALLOC_CONF=${process.env.MALLOC_CONF})` : 'system malloc';
+  const report: string[] = [`detectd bench — ${new Date().toISOString()} — the server in this process on ${allocator}, as npm start runs it`];
   if (options.sections.includes('http')) report.push('', ...(await benchHttp(options, imageBytes, upload)));
   if (options.sections.includes('sizes')) report.push('', ...(await benchSizes(options, imageBytes)));
   if (options.sections.includes('memory')) report.push('', ...(await benchMemory(options, upload)));
@@ -365,4 +368,5 @@ async function main(): Promise<void> {
   process.stdout.write(report.join('\n') + '\n');
 }
 
-await main();
+// The service is measured on the allocator `npm start` gives it.
+if (!relaunchOnJemalloc(fileURLToPath(import.meta.url))) await main();
