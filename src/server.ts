@@ -10,6 +10,7 @@ import { loadServerSecret } from './accounts/server-secret.js';
 import { consoleRoutes } from './console/console-routes.js';
 import { CallMetrics } from './core/call-metrics.js';
 import { CallRecorder } from './core/call-recorder.js';
+import { IdleCollector } from './core/idle-collector.js';
 import { ServiceLimits } from './limits/service-limits.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
@@ -33,6 +34,9 @@ import type { StreamDoor, StreamTransportDependencies } from './transports/webso
 import { attachWebSocketUpgrades } from './transports/websocket-upgrade.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
+
+/** Calls stopped this long ago: the server is at rest, and collects the garbage its last images left. */
+const IDLE_COLLECTION_MS = 2_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -65,7 +69,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
-  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage);
+  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS);
+  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
@@ -135,6 +140,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       webSockets.close();
       await stopped;
       await usage.stop();
+      idleCollector.stop();
       await registry.dispose();
       await db.destroy();
       logger.info('stopped');

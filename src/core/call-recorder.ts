@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { CallContext } from './call-context.js';
 import type { CallMetrics } from './call-metrics.js';
+import type { IdleCollector } from './idle-collector.js';
 
 /** How a call ended on its wire, as the transport saw it. */
 export interface CallOutcome {
@@ -28,6 +29,7 @@ export class CallRecorder {
     private readonly logger: Logger,
     private readonly metrics: CallMetrics,
     private readonly usage: UsageRecorder,
+    private readonly idle: Pick<IdleCollector, 'callEnded'>,
   ) {}
 
   record(call: CallContext, outcome: CallOutcome): void {
@@ -59,5 +61,6 @@ export class CallRecorder {
         errorCode,
       });
     }
+    this.idle.callEnded();
   }
 }

@@ -1,0 +1,40 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** V8's full collection, exposed at run time (as `--expose-gc` would at start). */
+function fullCollection(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+/**
+ * Collects garbage once the server has been idle for a while after a call. Image buffers and
+ * base64 strings are large and live in V8's heap or behind it: under load V8 collects them often,
+ * but at rest it may not for hours, so an idle server would hold whatever its last images left.
+ * One full collection when calls stop returns that memory (tens of ms, never under load).
+ */
+export class IdleCollector {
+  #timer: NodeJS.Timeout | undefined;
+  readonly #collect: () => void;
+
+  constructor(private readonly idleMs: number) {
+    this.#collect = fullCollection();
+  }
+
+  /** A call ended: collect once no other has ended for `idleMs`. */
+  callEnded(): void {
+    if (this.#timer) {
+      this.#timer.refresh();
+      return;
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#collect();
+    }, this.idleMs).unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
