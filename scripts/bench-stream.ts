@@ -15,12 +15,7 @@ import { Command } from 'commander';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
 import { CLIP_FPS, makePanClip } from './lib/pan-clip.js';
-import WebSocket from 'ws';
-import { decodeNvisionMessage, encodeNvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
-import { StreamClient } from './lib/stream-client.js';
-
-export const STREAM_PROTOCOLS = ['json', 'nvision'] as const;
-export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
+import { CONNECT_STREAM, STREAM_PROTOCOLS, type StreamConnection, type StreamProtocol } from './lib/stream-connection.js';
 
 export interface StreamBenchmarkOptions {
   /** ONNX model files, each benchmarked on its own server. */
@@ -57,48 +52,6 @@ function percentiles(values: number[]): Percentiles {
   return { p50: round1(percentile(values, 50)), p95: round1(percentile(values, 95)) };
 }
 
-/** One stream client, whatever its protocol: sends numbered frames, reports each result. */
-interface BenchConnection {
-  send(frame: Buffer, id: number): void;
-  /** Calls `listener` with each result's frame id, the frames it says were dropped before it (JSON), and its inference ms (JSON). */
-  onResult(listener: (frameId: number, dropped: number | undefined, inferenceMs: number | undefined) => void): void;
-  close(): Promise<void>;
-}
-
-async function jsonConnection(server: LocalServer): Promise<BenchConnection> {
-  const client = await StreamClient.start(server.url, server.apiKey);
-  return {
-    send: (frame, id) => client.sendFrame(frame, id),
-    onResult: (listener) =>
-      client.socket.on('message', (data) => {
-        const message = JSON.parse(String(data));
-        if (message.type === 'result') listener(message.frame_id, message.dropped, message.timings.inference);
-      }),
-    close: () => client.close().then(() => undefined),
-  };
-}
-
-/** The Nvision protocol as the SDK speaks it: the key as subprotocol, one protobuf NvisionRequest per frame and per result. */
-async function nvisionConnection(server: LocalServer): Promise<BenchConnection> {
-  const socket = new WebSocket(server.url.replace(/^http/, 'ws') + '/api/v1/object-detection', server.apiKey);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  return {
-    send: (frame, id) => socket.send(encodeNvisionMessage({ frame_id: String(id), raw_data: frame })),
-    onResult: (listener) =>
-      socket.on('message', (data: Buffer) => {
-        const message = decodeNvisionMessage(data);
-        if (!message.error) listener(Number(message.frame_id), undefined, undefined);
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        socket.once('close', () => resolve());
-        socket.close(1000);
-      }),
-  };
-}
-
-const CONNECT: Record<StreamProtocol, (server: LocalServer) => Promise<BenchConnection>> = { json: jsonConnection, nvision: nvisionConnection };
-
 /** What one client saw: its send times and the results (with their arrival times). */
 class TimedStream {
   readonly sentAt = new Map<number, number>();
@@ -110,8 +63,10 @@ class TimedStream {
   #lastAnswered = 0;
   #waiters: (() => void)[] = [];
 
-  constructor(readonly connection: BenchConnection) {
-    connection.onResult((frameId, dropped, inferenceMs) => {
+  constructor(readonly connection: StreamConnection) {
+    connection.onAnswer((answer) => {
+      if (answer.kind !== 'result') return;
+      const { frameId, dropped, inferenceMs } = answer;
       this.results++;
       // Only the newest waiting frame is analysed: a protocol that does not say how many were skipped shows it in the ids.
       this.dropped += dropped ?? frameId - this.#lastAnswered - 1;
@@ -150,7 +105,7 @@ async function streamAtFrameRate(streams: TimedStream[], frames: Buffer[], fps: 
 }
 
 async function benchmarkModel(server: LocalServer, model: string, protocol: StreamProtocol, frames: Buffer[], options: StreamBenchmarkOptions): Promise<StreamBenchmarkFigures> {
-  const open = async () => new TimedStream(await CONNECT[protocol](server));
+  const open = async () => new TimedStream(await CONNECT_STREAM[protocol](server));
 
   // Warm-up: first runs pay for allocations and caches.
   const warm = await open();

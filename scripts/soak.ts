@@ -3,11 +3,12 @@
  * in its own process on loopback, driven at saturation with mixed traffic for a bounded time —
  * dog.jpg, 12 MP JPEGs and a 6000×6000 16-bit RGBA PNG made at start, crops and visualized images, gzip bodies and a share of bad
  * inputs (invalid JSON/base64/images, bad keys and paths, corrupt gzip, a scan-bomb JPEG, an
- * oversized PNG). Every minute it pauses the clients for a moment to read the server's RSS at rest,
+ * oversized PNG) — and video streams (JSON and Nvision protocols in turn, a 640×480 pan at 15 fps,
+ * 10 s each). Every minute it pauses the clients for a moment to read the server's RSS at rest,
  * and prints it with RSS under load and p50/p99 latency; at the end, status counts and the targets:
  * no unplanned 5xx, the RSS at rest within ±10 % of minute 2 from then on.
  *
- *   npm run soak -- [--minutes 10] [--clients 6] [--model FILE] [--no-jemalloc]
+ *   npm run soak -- [--minutes 10] [--clients 6] [--streams 2] [--model FILE] [--no-jemalloc]
  */
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -22,17 +23,30 @@ import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { openDatabase } from '../src/store/database.js';
 import { TASK_TYPES } from '../src/tasks/index.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
+import { makePanClip } from './lib/pan-clip.js';
+import { CONNECT_STREAM, STREAM_PROTOCOLS } from './lib/stream-connection.js';
 
 const program = new Command()
   .option('--minutes <n>', 'how long to run', positiveNumber, 10)
   .option('--clients <n>', 'concurrent clients', positiveNumber, 6)
+  .option('--streams <n>', 'video streams open at once (besides the clients)', nonNegativeInteger, 2)
   .option('--model <file>', 'ONNX model to serve', path.resolve('../shared/models/yolox-nano-416.onnx'))
   .option('--no-jemalloc', 'run the server on the system allocator (DETECTD_JEMALLOC=0)')
   .parse();
-const options = program.opts<{ minutes: number; clients: number; model: string; jemalloc: boolean }>();
+const options = program.opts<{ minutes: number; clients: number; streams: number; model: string; jemalloc: boolean }>();
 
 /** Answers that are the point of the request: a refusal under saturation (503 overloaded) is planned, a 500 never is. */
 const PLANNED_5XX = new Set(['overloaded', 'deadline_exceeded']);
+
+/** A video client's frame rate and how long each of its streams lasts. */
+const STREAM_FPS = 15;
+const STREAM_SECONDS = 10;
+
+function nonNegativeInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new Error(`expected a whole number ≥ 0, got "${value}"`);
+  return number;
+}
 
 async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
@@ -126,7 +140,10 @@ async function main(): Promise<void> {
   });
   while (!(await fetch(`${url}/readyz`).then((response) => response.ok, () => false))) await new Promise((resolve) => setTimeout(resolve, 250));
   const table = await calls(apiKey);
-  console.log(`soak: ${options.minutes} min, ${options.clients} clients, model ${path.basename(options.model)}, allocator ${options.jemalloc ? 'jemalloc (if installed)' : 'system'}, server pid ${server.pid}`);
+  const clip = await makePanClip(path.resolve('../shared/eval/photos/dog.jpg'));
+  console.log(
+    `soak: ${options.minutes} min, ${options.clients} clients and ${options.streams} video streams, model ${path.basename(options.model)}, allocator ${options.jemalloc ? 'jemalloc (if installed)' : 'system'}, server pid ${server.pid}`,
+  );
 
   const endAt = Date.now() + options.minutes * 60_000;
   let minuteLatencies: number[] = [];
@@ -143,7 +160,8 @@ async function main(): Promise<void> {
     let resume = () => {};
     pause = new Promise((resolve) => (resume = resolve));
     while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Past the server's idle collection (2 s after the last call) and jemalloc's return of freed pages (1 s).
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
     const mib = serverRssBytes(server.pid!) / 2 ** 20;
     pause = undefined;
     resume();
@@ -177,6 +195,53 @@ async function main(): Promise<void> {
     }
   }
 
+  /**
+   * A camera: opens a stream (JSON and Nvision protocol in turn), sends the pan clip's frames at
+   * STREAM_FPS for STREAM_SECONDS, closes it, and again; a pause for the RSS reading closes the
+   * stream at once, so nothing is open at rest. Frames the server skipped for a newer one are
+   * dropped, never failed; an error answer or a close other than ours is unplanned.
+   */
+  const streamCounts = { opened: 0, frames: 0, results: 0, errors: 0 };
+  async function camera(index: number): Promise<void> {
+    for (let round = 0; Date.now() < endAt; round++) {
+      if (pause) await pause;
+      const protocol = STREAM_PROTOCOLS[(index + round) % STREAM_PROTOCOLS.length];
+      inFlight++;
+      try {
+        const connection = await CONNECT_STREAM[protocol]({ url, apiKey });
+        streamCounts.opened++;
+        count(`stream ${protocol} opened`);
+        connection.onAnswer((answer) => {
+          if (answer.kind === 'result') streamCounts.results++;
+          else {
+            streamCounts.errors++;
+            unplanned.push(`stream ${protocol}: frame answered ${answer.code}`);
+          }
+        });
+        let closedByUs = false;
+        void connection.closed.then((code) => {
+          if (!closedByUs) unplanned.push(`stream ${protocol}: closed by the server with ${code}`);
+        });
+        const started = performance.now();
+        for (let frame = 0; frame < STREAM_FPS * STREAM_SECONDS && !pause && Date.now() < endAt; frame++) {
+          const due = started + (frame * 1000) / STREAM_FPS;
+          if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+          connection.send(clip.frames[frame % clip.frames.length], frame + 1);
+          streamCounts.frames++;
+        }
+        // The last frame's answer, then our close.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        closedByUs = true;
+        await connection.close();
+      } catch (error) {
+        count(`stream ${protocol} failed`);
+        unplanned.push(`stream ${protocol}: ${(error as Error).message}`);
+      } finally {
+        inFlight--;
+      }
+    }
+  }
+
   // RSS is also sampled every 5 s under load: floor, mean and peak per minute count the images in
   // flight at the moment of sampling, so the targets are judged on the RSS at rest.
   const rss: number[] = [];
@@ -197,7 +262,7 @@ async function main(): Promise<void> {
   let minute = 0;
   let sampling = Promise.resolve();
   const ticker = setInterval(() => (sampling = rssAtRest().then((rest) => report(++minute, rest))), 60_000);
-  await Promise.all(Array.from({ length: options.clients }, client));
+  await Promise.all([...Array.from({ length: options.clients }, client), ...Array.from({ length: options.streams }, (_, index) => camera(index))]);
   clearInterval(ticker);
   // A reading begun as the clients finished is read before the server stops.
   await sampling;
@@ -206,6 +271,8 @@ async function main(): Promise<void> {
   console.log('\nstatus counts:');
   for (const [key, value] of [...statuses].sort()) console.log(`  ${key}: ${value}`);
   console.log(`latency of good answers: p50 ${percentile(allLatencies, 50).toFixed(0)} ms, p99 ${percentile(allLatencies, 99).toFixed(0)} ms (${allLatencies.length})`);
+  const { opened, frames, results, errors } = streamCounts;
+  console.log(`video streams: ${opened} opened, ${frames} frames sent, ${results} answered with objects, ${frames - results - errors} skipped for a newer frame, ${errors} errors`);
   const flatWithin = (series: number[]) => series.slice(1).every((value) => Math.abs(value - series[1]) <= 0.1 * series[1]);
   const describe = (series: number[]) =>
     `${series.map((value) => value.toFixed(0)).join(', ')}${series.length >= 3 ? ` (from minute 2: ${flatWithin(series) ? 'flat' : 'NOT flat'} within ±10 % of minute 2)` : ''}`;
@@ -217,6 +284,7 @@ async function main(): Promise<void> {
   stopServer();
   await new Promise((resolve) => server.once('exit', resolve));
   fs.rmSync(dataDir, { recursive: true, force: true });
+  clip.remove();
   process.exitCode = unplanned.length || !flat ? 1 : 0;
 }
 
