@@ -38,6 +38,9 @@ const options = program.opts<{ minutes: number; clients: number; streams: number
 /** Answers that are the point of the request: a refusal under saturation (503 overloaded) is planned, a 500 never is. */
 const PLANNED_5XX = new Set(['overloaded', 'deadline_exceeded']);
 
+/** How long the clients pause before the RSS at rest is read: the server's idle collection (2 s) and jemalloc's decay (10 s) behind it. */
+const REST_MS = 13_000;
+
 /** A video client's frame rate and how long each of its streams lasts. */
 const STREAM_FPS = 15;
 const STREAM_SECONDS = 10;
@@ -160,8 +163,8 @@ async function main(): Promise<void> {
     let resume = () => {};
     pause = new Promise((resolve) => (resume = resolve));
     while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    // Past the server's idle collection (2 s after the last call) and jemalloc's return of freed pages (1 s).
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Past the server's idle collection (2 s after the last call) and jemalloc's return of freed pages (10 s).
+    await new Promise((resolve) => setTimeout(resolve, REST_MS));
     const mib = serverRssBytes(server.pid!) / 2 ** 20;
     pause = undefined;
     resume();

@@ -15,12 +15,13 @@ const JEMALLOC_PATHS = [
 ];
 
 /**
- * Freed pages go back to the system within a second, from jemalloc's own thread, rather than after
- * its 10 s default: a 36 MP image's buffers should not outlive its request. Transparent huge pages
- * make a fresh image buffer cheap to fill: a 12 MP decode's 36 MB first touched 4 KiB at a time
- * costs ~100 ms of page faults on the 2-core VM, in 2 MiB pages ~3 ms.
+ * jemalloc's own thread returns freed pages to the system ~10 s after they were last used (its
+ * default decay), also when the server is idle and allocates nothing. A shorter decay made every
+ * request fault its buffers in afresh (a 1 s decay: dog.jpg's decode 4 → 7 ms on the 2-core VM).
+ * Transparent huge pages make a fresh image buffer cheap to fill: a 12 MP decode's 36 MB first
+ * touched 4 KiB at a time costs ~100 ms of page faults on that VM, in 2 MiB pages ~3-7 ms.
  */
-const MALLOC_CONF = 'thp:always,background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0';
+const MALLOC_CONF = 'thp:always,background_thread:true';
 
 /** The environment that runs node on jemalloc; undefined when DETECTD_JEMALLOC=0, already preloaded, or not installed. */
 export function jemallocEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
