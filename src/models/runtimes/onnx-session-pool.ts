@@ -75,18 +75,19 @@ function sessionLayout({ threads, concurrency }: PoolPlan): SessionPlan[][] {
 export class OnnxSessionPool {
   readonly #workers: SessionWorker[];
   #nextId = 0;
+  /** How many sessions each worker opened. */
+  readonly #sessionsPerWorker: readonly number[];
   /** Session index, in the first worker, of runs alone: the all-threads session where there is one. */
   readonly #aloneSession: number;
 
   private constructor(
     workers: SessionWorker[],
-    aloneSession: number,
+    layout: readonly SessionPlan[][],
     readonly signature: SessionSignature,
-    /** Every (worker, session) pair, for the warm-up. */
-    readonly sessionsPerWorker: readonly number[],
   ) {
     this.#workers = workers;
-    this.#aloneSession = aloneSession;
+    this.#sessionsPerWorker = layout.map((sessions) => sessions.length);
+    this.#aloneSession = layout[0].length - 1;
   }
 
   /** Starts the workers and opens their sessions; throws ONNX Runtime's words when the model cannot be opened. */
@@ -106,7 +107,7 @@ export class OnnxSessionPool {
             }),
         ),
       );
-      return new OnnxSessionPool(workers, layout[0].length - 1, signatures[0], layout.map((sessions) => sessions.length));
+      return new OnnxSessionPool(workers, layout, signatures[0]);
     } catch (error) {
       await Promise.all(threads.map((thread) => thread.terminate()));
       throw error;
@@ -116,7 +117,7 @@ export class OnnxSessionPool {
   /** Runs `input` once on every session (ORT's first run of a session is slow) and returns the last output. */
   async warmUp(input: Float32Array, dims: readonly number[]): Promise<RawOutput> {
     let output: RawOutput = { data: new Float32Array(0), dims: [] };
-    for (const [index, sessions] of this.sessionsPerWorker.entries()) {
+    for (const [index, sessions] of this.#sessionsPerWorker.entries()) {
       for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, input, dims);
     }
     return output;
