@@ -55,8 +55,8 @@ export interface Limits {
 }
 
 /**
- * Default runs of a model at once: one per core, up to 4 (each single-threaded session holds
- * ~50 MB for a 640-pixel YOLO; beyond 4 the shared sessions get several threads each instead).
+ * Default runs of a model at once: one per inference thread, up to 4 (each single-threaded session
+ * holds ~50 MB for a 640-pixel YOLO; beyond 4 the shared sessions get several threads each instead).
  */
 const MAX_DEFAULT_CONCURRENCY = 4;
 
@@ -131,6 +131,7 @@ function trustProxySetting(raw: string | undefined): number | string | undefined
 
 export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, os.availableParallelism());
+  const threads = integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256);
   const secret = text(env, 'DETECTD_SECRET');
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError('DETECTD_SECRET must be at least 32 characters');
@@ -174,8 +175,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxUploadBytes: integer(env, 'DETECTD_MAX_UPLOAD_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 ** 3),
     },
     inference: {
-      threads: integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256),
-      concurrency: integer(env, 'DETECTD_INFERENCE_CONCURRENCY', Math.min(cores, MAX_DEFAULT_CONCURRENCY), 1, 64),
+      threads,
+      concurrency: integer(env, 'DETECTD_INFERENCE_CONCURRENCY', Math.min(threads, MAX_DEFAULT_CONCURRENCY), 1, 64),
       nmsIou: fraction(env, 'DETECTD_NMS_IOU', 0.7),
     },
     stream: {
