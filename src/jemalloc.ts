@@ -18,10 +18,11 @@ const JEMALLOC_PATHS = [
  * jemalloc's own thread returns freed pages to the system ~10 s after they were last used (its
  * default decay), also when the server is idle and allocates nothing. A shorter decay made every
  * request fault its buffers in afresh (a 1 s decay: dog.jpg's decode 4 → 7 ms on the 2-core VM).
- * Transparent huge pages make a fresh image buffer cheap to fill: a 12 MP decode's 36 MB first
- * touched 4 KiB at a time costs ~100 ms of page faults on that VM, in 2 MiB pages ~3-7 ms.
+ * Transparent huge pages (`thp:always`) are left to the operator: they made fresh 12 MP buffers
+ * cheap on that VM (12 MP crops and visualization at c=4: 6.7–7.0 req/s against 4.9–5.0) but kept
+ * partly used 2 MiB pages resident (soak RSS at rest 289–345 MiB and creeping, against 220–235 flat).
  */
-const MALLOC_CONF = 'thp:always,background_thread:true';
+const MALLOC_CONF = 'background_thread:true';
 
 /** The environment that runs node on jemalloc; undefined when DETECTD_JEMALLOC=0, already preloaded, or not installed. */
 export function jemallocEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined {
