@@ -57,6 +57,18 @@ describe('camera-sized JPEGs are decoded only as large as the model needs (issue
     }
   });
 
+  it('shrinks other formats as they are decoded, finding the same objects as the full-size decode (12 MP PNG and WebP)', async () => {
+    const photo = await twelveMegapixel(dogJpeg());
+    for (const format of ['png', 'webp'] as const) {
+      const image = await sharp(photo)[format]().toBuffer();
+      const full = (await detect(image, { OutputCroppedImage: 'true' })).detected_objects;
+      const scaled = (await detect(image)).detected_objects;
+      expect(scaled.map((object) => object.name)).to.include.members(['dog', 'bicycle', 'truck']);
+      expectSameObjects(scaled, full, `${format} scaled vs full`);
+      expectSameObjects(full, scaled, `${format} full vs scaled`);
+    }
+  });
+
   it('still crops and draws at full resolution', async () => {
     const image = await twelveMegapixel(dogJpeg());
     const { width, height } = await sharp(image).metadata();

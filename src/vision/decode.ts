@@ -1,7 +1,7 @@
 import jpegTurbo from '@julusian/jpeg-turbo';
 import sharp, { type Metadata } from 'sharp';
 import type { RgbImage } from './image.js';
-import { dctDenominator, dctScaledSize } from './jpeg-scale.js';
+import { scaledSize, scaleDenominator } from './decode-scale.js';
 
 /** Formats a client may send; anything else sharp can read (SVG, PDF, raw…) is refused. */
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'heif']);
@@ -41,8 +41,8 @@ export interface DecodedImage extends RgbImage {
 /** How small the pixels may come out. */
 export interface DecodeScale {
   /**
-   * Side of the square the image will be fitted into (a model's input): a large JPEG is then
-   * decoded at the smallest DCT scale (1/4 or 1/8) whose longest side is still at least this.
+   * Side of the square the image will be fitted into (a model's input): a large image is then
+   * decoded at the smallest scale (1/4 or 1/8) whose longest side is still at least this.
    * Absent: full size.
    */
   readonly fitInto?: number;
@@ -87,9 +87,10 @@ function jpegScanCount(bytes: Buffer, max: number): number {
  *
  * Plain upright 8-bit sRGB JPEGs — what cameras and browsers send almost always — are
  * decoded by libjpeg-turbo directly, several times faster than the general libvips path.
- * With `scale.fitInto`, a JPEG at least four times that size is instead decoded by libvips with
- * shrink-on-load (libjpeg-turbo's DCT scaling): a 12 MP photo for a 640-pixel model comes out at
- * 1/4 of its size, in about half the time of the full decode and a sixteenth of the memory.
+ * With `scale.fitInto`, an image at least four times that size is instead decoded by libvips at
+ * 1/4 or 1/8 of its size: a JPEG with shrink-on-load (libjpeg-turbo's DCT scaling) — a 12 MP photo
+ * for a 640-pixel model in about half the time of the full decode and a sixteenth of the memory —
+ * and other formats shrunk as their rows are decoded, never held at full size.
  */
 export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: DecodeScale = {}): Promise<DecodedImage> {
   let metadata: Metadata;
@@ -119,7 +120,7 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: De
   const orientation = metadata.orientation ?? 1;
   // EXIF orientations 5–8 turn the image by a quarter: its sides swap.
   const [fullWidth, fullHeight] = orientation >= 5 ? [frameHeight, width] : [width, frameHeight];
-  const denominator = format === 'jpeg' && scale.fitInto ? dctDenominator(fullWidth, fullHeight, scale.fitInto) : 1;
+  const denominator = scale.fitInto ? scaleDenominator(fullWidth, fullHeight, scale.fitInto) : 1;
   if (denominator === 1 && format === 'jpeg' && orientation === 1 && metadata.space === 'srgb' && metadata.channels === 3) {
     try {
       const { data } = await jpegTurbo.decompress(bytes, { format: jpegTurbo.FORMAT_RGB });
@@ -132,8 +133,8 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: De
   try {
     const decoder = sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'warning', pages: 1 }).autoOrient();
     if (denominator > 1) {
-      // Exactly libjpeg's scaled size: libvips then shrinks on load and resamples nothing after.
-      const scaled = dctScaledSize(fullWidth, fullHeight, denominator);
+      // Exactly libjpeg's scaled size: a JPEG is then shrunk on load and resampled no further.
+      const scaled = scaledSize(fullWidth, fullHeight, denominator);
       decoder.resize(scaled.width, scaled.height, { fit: 'fill', fastShrinkOnLoad: true });
     }
     const { data, info } = await decoder

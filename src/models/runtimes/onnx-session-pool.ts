@@ -45,8 +45,8 @@ class SessionWorker {
 }
 
 /**
- * An input tensor's values in memory the workers share: a run sends a reference, never the
- * values (transferring a 4.9 MB ArrayBuffer to a worker took 2–5 ms of the event loop).
+ * An input tensor's values in memory the workers share: a run sends a reference, never the values
+ * (no copy on the event loop, nothing detached while it runs, nothing lost if a worker fails).
  */
 export function sharedTensor(values: number): Float32Array {
   return new Float32Array(new SharedArrayBuffer(values * Float32Array.BYTES_PER_ELEMENT));
