@@ -38,8 +38,12 @@ const options = program.opts<{ minutes: number; clients: number; streams: number
 /** Answers that are the point of the request: a refusal under saturation (503 overloaded) is planned, a 500 never is. */
 const PLANNED_5XX = new Set(['overloaded', 'deadline_exceeded']);
 
-/** How long the clients pause before the RSS at rest is read: the server's idle collection (2 s) and jemalloc's decay (10 s) behind it. */
-const REST_MS = 13_000;
+/**
+ * How long the clients pause before the RSS at rest is read: the server's idle collection (2 s),
+ * then jemalloc's decay, which returns what that freed over the following 10 s — with room to
+ * spare (at 13 s one reading of thirty still held 25 MiB more than its neighbours).
+ */
+const REST_MS = 20_000;
 
 /** A video client's frame rate and how long each of its streams lasts. */
 const STREAM_FPS = 15;
@@ -163,7 +167,6 @@ async function main(): Promise<void> {
     let resume = () => {};
     pause = new Promise((resolve) => (resume = resolve));
     while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    // Past the server's idle collection (2 s after the last call) and jemalloc's return of freed pages (10 s).
     await new Promise((resolve) => setTimeout(resolve, REST_MS));
     const mib = serverRssBytes(server.pid!) / 2 ** 20;
     pause = undefined;
