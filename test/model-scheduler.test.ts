@@ -97,14 +97,14 @@ describe('ModelScheduler with runs side by side (real model: yolo26n-640-int8, t
   let image: Awaited<ReturnType<typeof decodeImage>>;
   before(async () => {
     const loaded = await loadOnnxDetector(modelPath('yolo26n-640-int8'), { threads: 2, concurrency: 2, nmsIou: 0.7 });
-    const run = loaded.run.bind(loaded);
+    const inference = loaded.inference.bind(loaded);
     // The real runs, watched: which the scheduler sent alone, and what overlapped.
     detector = {
       ...loaded,
-      run: async (prepared, alone) => {
+      inference: async (input, alone) => {
         runs.push({ alone, inFlightAtStart: ++inFlight });
         try {
-          return await run(prepared, alone);
+          return await inference(input, alone);
         } finally {
           inFlight--;
         }

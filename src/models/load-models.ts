@@ -2,7 +2,7 @@ import { ModelRefused } from './model-refused.js';
 import { findModelFiles, type ModelSources } from './model-repository.js';
 import { ModelRegistry } from './registry.js';
 import { loadOnnxDetector, type OnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
-import { loadDetectorInWorker } from './runtimes/worker-detector.js';
+import { loadThreadedDetector } from './runtimes/threaded-detector.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
 
@@ -11,7 +11,7 @@ import type { Detector } from './types.js';
  * `@vladmandic/human` package, run by TF.js in a worker thread.
  */
 export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadDetectorInWorker({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
+  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
 }
 
 /** Outcome of loading one model file: the detector, or why it is refused. */

@@ -1,8 +1,8 @@
 import type { Candidate } from './families/family.js';
 import { nonMaxSuppression } from './nms.js';
-import type { DecodeOptions, Detection, InputTransform } from './types.js';
+import type { PostprocessOptions, Detection, InputTransform } from './types.js';
 
-export interface PostprocessSettings extends DecodeOptions {
+export interface PostprocessSettings extends PostprocessOptions {
   /** IoU above which same-class candidates are merged; undefined when the model already removed duplicates. */
   readonly nmsIou: number | undefined;
 }

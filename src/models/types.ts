@@ -21,14 +21,14 @@ export interface DetectionResult {
   readonly timings: DetectorTimings;
 }
 
-export interface DecodeOptions {
+export interface PostprocessOptions {
   /** Detections scoring below this are dropped. */
   readonly minScore: number;
   /** At most this many detections are returned (the highest-scoring). */
   readonly maxDetections: number;
 }
 
-/** The model's output tensor as a family decoder sees it. */
+/** The model's output tensor as a family's `readCandidates` sees it. */
 export interface RawOutput {
   readonly data: Float32Array;
   readonly dims: readonly number[];
@@ -42,10 +42,10 @@ export interface InputTransform {
   readonly padTop: number;
 }
 
-/** An image written into one of the detector's input buffers, ready to run. */
-export interface PreparedInput {
+/** An image written into one of the detector's input buffers, ready for inference. */
+export interface PreprocessedInput {
   /** Which input buffer holds it. */
-  readonly input: number;
+  readonly buffer: number;
   readonly image: RgbImage;
   readonly transform: InputTransform;
 }
@@ -60,7 +60,7 @@ export interface PreparedInput {
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */
   readonly name: string;
-  /** Family module that decodes its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
+  /** Family module that reads its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
   readonly family: string;
   /** Runtime that executes it, e.g. "onnxruntime-node". */
   readonly runtime: string;
@@ -71,19 +71,19 @@ export interface Detector {
   /** Network input size in pixels. */
   readonly inputSize: { readonly width: number; readonly height: number };
   /**
-   * `inputs`: input buffers `prepare` can fill (numbered 0 … inputs − 1); `runs`: `run` calls
-   * the runtime takes at once. One more input than runs lets the next image be prepared while
-   * the current one runs.
+   * `inputs`: input buffers `preprocess` can fill (numbered 0 … inputs − 1); `runs`: `inference`
+   * calls the runtime takes at once. One more input than runs lets the next image be preprocessed
+   * while the current one runs.
    */
   readonly capacity: { readonly inputs: number; readonly runs: number };
-  /** Writes the image into input buffer `input` (synchronous CPU work). */
-  prepare(image: RgbImage, input: number): PreparedInput;
+  /** Writes the image into input buffer `buffer` (synchronous CPU work). */
+  preprocess(image: RgbImage, buffer: number): PreprocessedInput;
   /**
-   * Runs the model on a prepared input. `alone`: the scheduler starts no other run of this model
+   * Runs the model on a preprocessed input. `alone`: the scheduler starts no other run of this model
    * until this one ends, so it may use every thread the model was given.
    */
-  run(prepared: PreparedInput, alone: boolean): Promise<RawOutput>;
-  /** Output → detections in image pixels: decoded, merged, clipped, sorted, capped. */
-  decode(output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[];
+  inference(input: PreprocessedInput, alone: boolean): Promise<RawOutput>;
+  /** Output → detections in image pixels: read, merged, clipped, sorted, capped. */
+  postprocess(output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[];
   dispose(): Promise<void>;
 }

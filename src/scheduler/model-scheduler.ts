@@ -1,5 +1,5 @@
 import type { RgbImage } from '../vision/image.js';
-import type { DecodeOptions, DetectionResult, Detector } from '../models/types.js';
+import type { PostprocessOptions, DetectionResult, Detector } from '../models/types.js';
 
 /**
  * Who is waiting for the model: single-image requests, or video streams. The lanes take turns
@@ -23,13 +23,13 @@ export class WaitAbortedError extends Error {
 
 /** The right to use one of the model's input buffers until `release`. */
 export interface ModelTurn {
-  /** Prepares the image into this turn's input buffer, runs the model, decodes; stage timings included. */
-  detect(image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult>;
+  /** Preprocesses the image into this turn's input buffer, runs inference, postprocesses; stage timings included. */
+  detect(image: RgbImage, options: PostprocessOptions, signal: AbortSignal): Promise<SchedulerResult>;
   release(): void;
 }
 
 export interface SchedulerResult extends DetectionResult {
-  /** Milliseconds spent waiting for a run slot after preparing (included in no stage). */
+  /** Milliseconds spent waiting for a run slot after preprocessing (included in no stage). */
   readonly runWaitMs: number;
 }
 
@@ -132,7 +132,7 @@ export class ModelScheduler {
   }
 
   /** acquire → detect → release, on the request lane. */
-  async detect(image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult> {
+  async detect(image: RgbImage, options: PostprocessOptions, signal: AbortSignal): Promise<SchedulerResult> {
     const turn = await this.acquire('request', signal);
     try {
       return await turn.detect(image, options, signal);
@@ -179,11 +179,11 @@ export class ModelScheduler {
     }
   }
 
-  async #detect(input: number, image: RgbImage, options: DecodeOptions, signal: AbortSignal): Promise<SchedulerResult> {
+  async #detect(input: number, image: RgbImage, options: PostprocessOptions, signal: AbortSignal): Promise<SchedulerResult> {
     const { detector } = this;
     const started = performance.now();
-    const prepared = detector.prepare(image, input);
-    const prepareDone = performance.now();
+    const preprocessed = detector.preprocess(image, input);
+    const preprocessDone = performance.now();
     await this.#takeRunSlot(signal);
     // Alone: no other run in flight and no other call wanting the model, so this run may take
     // every thread (shortest latency); with company, runs go side by side (most images per second).
@@ -191,13 +191,13 @@ export class ModelScheduler {
     if (alone) this.#runningAlone = true;
     const runStarted = performance.now();
     try {
-      const output = await detector.run(prepared, alone);
-      const runDone = performance.now();
-      const detections = detector.decode(output, prepared, options);
+      const output = await detector.inference(preprocessed, alone);
+      const inferenceDone = performance.now();
+      const detections = detector.postprocess(output, preprocessed, options);
       return {
         detections,
-        runWaitMs: runStarted - prepareDone,
-        timings: { preprocess: prepareDone - started, inference: runDone - runStarted, postprocess: performance.now() - runDone },
+        runWaitMs: runStarted - preprocessDone,
+        timings: { preprocess: preprocessDone - started, inference: inferenceDone - runStarted, postprocess: performance.now() - inferenceDone },
       };
     } finally {
       this.#endRun(alone);

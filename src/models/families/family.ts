@@ -26,5 +26,5 @@ export interface OnnxFamily {
   /** Whether overlapping same-class candidates must still be merged. */
   readonly needsNms: boolean;
   /** Candidates scoring at least `minScore`, in network-input pixels. */
-  decode(output: RawOutput, inputSize: number, minScore: number): Candidate[];
+  readCandidates(output: RawOutput, inputSize: number, minScore: number): Candidate[];
 }

@@ -8,7 +8,7 @@ import { ModelRefused } from '../model-refused.js';
 import { modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
 import { toImageDetections } from '../postprocess.js';
-import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
+import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
 import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
 
 export interface OnnxDetectorSettings {
@@ -72,16 +72,16 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
     const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
     const letterbox: LetterboxSpec = family.letterbox(inputSize);
 
-    const prepare = (image: RgbImage, input: number): PreparedInput => {
-      const buffer = buffers[input];
-      const transform = letterboxInto(image, letterbox, buffer.data, buffer.lastTransform);
-      buffer.lastTransform = transform;
-      return { input, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
+    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => {
+      const tensor = buffers[buffer];
+      const transform = letterboxInto(image, letterbox, tensor.data, tensor.lastTransform);
+      tensor.lastTransform = transform;
+      return { buffer, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
     };
-    const run = (prepared: PreparedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[prepared.input].data, dims, alone);
-    const decode = (output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[] => {
-      const candidates = family.decode(output, inputSize, options.minScore);
-      return toImageDetections(candidates, prepared.transform, prepared.image, { ...options, nmsIou: family.needsNms ? settings.nmsIou : undefined });
+    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[input.buffer].data, dims, alone);
+    const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
+      const candidates = family.readCandidates(output, inputSize, options.minScore);
+      return toImageDetections(candidates, input.transform, input.image, { ...options, nmsIou: family.needsNms ? settings.nmsIou : undefined });
     };
 
     return {
@@ -92,9 +92,9 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
       parents: categories.parents,
       inputSize: { width: inputSize, height: inputSize },
       capacity: { inputs: buffers.length, runs: settings.concurrency },
-      prepare,
-      run,
-      decode,
+      preprocess,
+      inference,
+      postprocess,
       dispose: () => opened.close(),
       settings,
       labelSource: categories.source,

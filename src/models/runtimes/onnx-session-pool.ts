@@ -93,7 +93,7 @@ export class OnnxSessionPool {
   /** Starts the workers and opens their sessions; throws ONNX Runtime's words when the model cannot be opened. */
   static async open(modelPath: string, plan: PoolPlan): Promise<OnnxSessionPool> {
     const layout = sessionLayout(plan);
-    const entry = moduleUrl('./onnx-session-worker', import.meta.url);
+    const entry = moduleUrl('./onnx-session-entry', import.meta.url);
     const threads = layout.map((sessions) => startWorker(entry, { modelPath, sessions } satisfies SessionWorkerData));
     const workers = threads.map((thread) => new SessionWorker(thread));
     try {

@@ -8,7 +8,7 @@ import { COCO_LABELS } from '../../coco-categories.js';
 import { EMBEDDED_MODEL_NAME } from '../../embedded-model.js';
 import type { RgbImage } from '../../../vision/image.js';
 import type { RawOutput } from '../../types.js';
-import type { WorkerModel } from '../worker-detector-protocol.js';
+import type { WorkerModel } from '../threaded-detector-protocol.js';
 
 /**
  * The embedded default detector: CenterNet (MobileNetV3 backbone, COCO-80) as shipped in

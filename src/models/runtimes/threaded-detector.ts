@@ -2,17 +2,17 @@ import type { RgbImage } from '../../vision/image.js';
 import { parentOf } from '../coco-categories.js';
 import { endToEnd } from '../families/end-to-end.js';
 import { toImageDetections } from '../postprocess.js';
-import type { DecodeOptions, Detection, Detector, PreparedInput, RawOutput } from '../types.js';
-import type { DetectorSummary, WorkerDetectorSpec, WorkerMessage } from './worker-detector-protocol.js';
+import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
+import type { DetectorSummary, ThreadedDetectorSpec, WorkerMessage } from './threaded-detector-protocol.js';
 import { moduleUrl, startWorker } from './worker-thread.js';
 
 /**
  * A Detector whose model runs in a worker thread, one image at a time: the image is copied to
  * the worker and the raw output copied back. The model resizes (stretches) the image itself, so
- * `prepare` only records the stretch; its output has the end-to-end family's layout.
+ * `preprocess` only records the stretch; its output has the end-to-end family's layout.
  */
-export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (message: string) => void): Promise<Detector> {
-  const worker = startWorker(moduleUrl('./detector-worker', import.meta.url), spec);
+export async function loadThreadedDetector(spec: ThreadedDetectorSpec, logger: (message: string) => void): Promise<Detector> {
+  const worker = startWorker(moduleUrl('./threaded-detector-entry', import.meta.url), spec);
   const waiting = new Map<number, { resolve: (output: RawOutput) => void; reject: (error: Error) => void }>();
   let failure: Error | undefined;
   let announceReady: (summary: DetectorSummary) => void = () => {};
@@ -38,11 +38,11 @@ export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (me
   const { width, height } = summary.inputSize;
   let nextId = 0;
 
-  function prepare(image: RgbImage, input: number): PreparedInput {
-    return { input, image, transform: { scaleX: width / image.width, scaleY: height / image.height, padLeft: 0, padTop: 0 } };
+  function preprocess(image: RgbImage, buffer: number): PreprocessedInput {
+    return { buffer, image, transform: { scaleX: width / image.width, scaleY: height / image.height, padLeft: 0, padTop: 0 } };
   }
 
-  function run({ image }: PreparedInput): Promise<RawOutput> {
+  function inference({ image }: PreprocessedInput): Promise<RawOutput> {
     if (failure) return Promise.reject(new Error(`detector worker failed: ${failure.message}`));
     const id = nextId++;
     const output = new Promise<RawOutput>((resolve, reject) => waiting.set(id, { resolve, reject }));
@@ -50,18 +50,18 @@ export async function loadDetectorInWorker(spec: WorkerDetectorSpec, logger: (me
     return output;
   }
 
-  function decode(output: RawOutput, prepared: PreparedInput, options: DecodeOptions): Detection[] {
-    const candidates = endToEnd.decode(output, width, options.minScore);
-    return toImageDetections(candidates, prepared.transform, prepared.image, { ...options, nmsIou: undefined });
+  function postprocess(output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] {
+    const candidates = endToEnd.readCandidates(output, width, options.minScore);
+    return toImageDetections(candidates, input.transform, input.image, { ...options, nmsIou: undefined });
   }
 
   return {
     ...summary,
     parents: summary.labels.map(parentOf),
     capacity: { inputs: 1, runs: 1 },
-    prepare,
-    run,
-    decode,
+    preprocess,
+    inference,
+    postprocess,
     async dispose() {
       await worker.terminate();
     },

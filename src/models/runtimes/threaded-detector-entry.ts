@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RunRequest, WorkerDetectorSpec, WorkerMessage, WorkerModel } from './worker-detector-protocol.js';
+import type { RunRequest, ThreadedDetectorSpec, WorkerMessage, WorkerModel } from './threaded-detector-protocol.js';
 
 /**
  * Worker-thread entry: loads one model and runs it on the images it is sent. Runtimes whose
@@ -7,7 +7,7 @@ import type { RunRequest, WorkerDetectorSpec, WorkerMessage, WorkerModel } from 
  * behind a 200 ms model call.
  */
 const port = parentPort!;
-const spec = workerData as WorkerDetectorSpec;
+const spec = workerData as ThreadedDetectorSpec;
 const post = (message: WorkerMessage) => port.postMessage(message);
 
 const module = (await import(spec.moduleUrl)) as Record<string, (options: { logger: (message: string) => void }) => Promise<WorkerModel>>;

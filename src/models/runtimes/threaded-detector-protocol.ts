@@ -2,7 +2,7 @@ import type { RgbImage } from '../../vision/image.js';
 import type { Detector, RawOutput } from '../types.js';
 
 /** What the parent tells a detector worker to load. */
-export interface WorkerDetectorSpec {
+export interface ThreadedDetectorSpec {
   /** URL of the module exporting the loader. */
   readonly moduleUrl: string;
   /** Name of the exported `(options: { logger }) => Promise<WorkerModel>` loader. */
