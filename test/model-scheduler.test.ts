@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { detectOnce } from '../src/models/detect-once.js';
+import { detectOnce, detectScheduled } from './support/detect-once.js';
 import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
 import type { Detector } from '../src/models/types.js';
 import { type Lane, ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../src/scheduler/model-scheduler.js';
@@ -79,7 +79,7 @@ describe('ModelScheduler (one per model, real model: yolox-nano-416)', () => {
     const image = await decodeImage(dogJpeg(), { maxPixels: 40e6 });
     const expected = (await detectOnce(detector, image, OPTIONS)).detections.map((detection) => detection.classIndex);
     const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
-    const results = await Promise.all([1, 2, 3, 4].map(() => scheduler.detect(image, OPTIONS, never())));
+    const results = await Promise.all([1, 2, 3, 4].map(() => detectScheduled(scheduler, image, OPTIONS, never())));
     for (const result of results) {
       expect(result.detections.map((detection) => detection.classIndex)).to.deep.equal(expected);
       expect(result.timings.inference).to.be.greaterThan(0);
@@ -127,13 +127,13 @@ describe('ModelScheduler with runs side by side (real model: yolo26n-640-int8, t
     const expected = (await detectOnce(detector, image, OPTIONS)).detections.map((detection) => detection.classIndex);
     runs = [];
     const leave = scheduler.admit();
-    await scheduler.detect(image, OPTIONS, never());
+    await detectScheduled(scheduler, image, OPTIONS, never());
     leave();
     expect(runs).to.deep.equal([{ alone: true, inFlightAtStart: 1 }]);
 
     runs = [];
     const admissions = [1, 2, 3, 4, 5, 6].map(() => scheduler.admit());
-    const results = await Promise.all(admissions.map(() => scheduler.detect(image, OPTIONS, never())));
+    const results = await Promise.all(admissions.map(() => detectScheduled(scheduler, image, OPTIONS, never())));
     admissions.forEach((leaveOne) => leaveOne());
     expect(runs.every((run) => !run.alone), 'no run alone while six requests want the model').to.equal(true);
     expect(Math.max(...runs.map((run) => run.inFlightAtStart)), 'two runs in flight at once').to.equal(2);
@@ -144,10 +144,10 @@ describe('ModelScheduler with runs side by side (real model: yolo26n-640-int8, t
     const scheduler = new ModelScheduler(detector, { maxAdmitted: 100 });
     // The first request is alone when its run starts; the second arrives while it runs and must wait for it.
     const leaveFirst = scheduler.admit();
-    const first = scheduler.detect(image, OPTIONS, never());
+    const first = detectScheduled(scheduler, image, OPTIONS, never());
     await new Promise((resolve) => setImmediate(resolve));
     const leaveSecond = scheduler.admit();
-    const second = scheduler.detect(image, OPTIONS, never());
+    const second = detectScheduled(scheduler, image, OPTIONS, never());
     await Promise.all([first, second]);
     leaveFirst();
     leaveSecond();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { COCO_LABELS } from '../src/models/coco-categories.js';
 import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
-import { detectOnce } from '../src/models/detect-once.js';
+import { detectOnce } from './support/detect-once.js';
 import { loadEmbeddedDetector } from '../src/models/load-models.js';
 import type { Detector } from '../src/models/types.js';
 import { decodeImage } from '../src/vision/decode.js';

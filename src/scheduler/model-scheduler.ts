@@ -131,16 +131,6 @@ export class ModelScheduler {
     return this.#turn(input, lane);
   }
 
-  /** acquire → detect → release, on the request lane. */
-  async detect(image: RgbImage, options: PostprocessOptions, signal: AbortSignal): Promise<SchedulerResult> {
-    const turn = await this.acquire('request', signal);
-    try {
-      return await turn.detect(image, options, signal);
-    } finally {
-      turn.release();
-    }
-  }
-
   #turn(input: number, lane: Lane): ModelTurn {
     let released = false;
     if (lane === 'stream') this.#streamTurns++;
