@@ -50,6 +50,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
+  const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
@@ -115,7 +116,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    openApi: buildOpenApiDocument(schemas, packageVersion()),
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,
