@@ -1,17 +1,24 @@
 import type { Detector } from './types.js';
 
+/** Names no model may have or alias, each with why (e.g. a front door's own path segment). */
+export type ReservedModelNames = ReadonlyMap<string, string>;
+
 /**
  * The detectors this process serves, by name or alias; the first configured one is the default.
- * Throws when two detectors share a name or an alias is another model's name (or another alias):
- * such a name would reach one of them by chance.
+ * Throws when two detectors share a name, an alias is another model's name (or another alias) —
+ * such a name would reach one of them by chance — or a name or alias is reserved.
  */
 export class ModelRegistry {
   readonly detectors: readonly Detector[];
   readonly defaultModel: Detector;
   readonly #byName: ReadonlyMap<string, Detector>;
 
-  constructor(detectors: readonly Detector[]) {
+  constructor(detectors: readonly Detector[], reserved: ReservedModelNames = new Map()) {
     if (detectors.length === 0) throw new Error('no detector loaded');
+    for (const detector of detectors) {
+      const taken = [detector.name, ...detector.aliases].find((name) => reserved.has(name));
+      if (taken !== undefined) throw new Error(`model "${detector.name}" is named or aliased "${taken}", which is ${reserved.get(taken)}; rename it`);
+    }
     const byName = new Map<string, Detector>();
     for (const detector of detectors) {
       const other = byName.get(detector.name);
