@@ -22,6 +22,8 @@ import { databaseReachable, openDatabase } from './store/database.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TYPES } from './tasks/index.js';
+import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
@@ -51,9 +53,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
   const version = packageVersion();
+  const deepStackPaths = deepStackOpenApiPaths();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -112,11 +115,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         serviceLimits,
         models,
         limits: httpLimits,
+        version,
         logger,
       }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl), publicUrl: config.publicUrl },
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, deepStackPaths, serverUrl), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,

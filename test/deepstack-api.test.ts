@@ -79,7 +79,8 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
   it("deepstack-python's request: dog.jpg → dog, bicycle and truck with DeepStack's and CodeProject.AI's fields", async () => {
     const { status, json } = await deepstackPython(server.url, server.apiKey, { minConfidence: '0.45' });
     expect(status).to.equal(200);
-    expect(json).to.include({ success: true, count: json.predictions.length, command: 'detect', moduleId: 'detectd', code: 200 });
+    expect(json).to.include({ success: true, count: json.predictions.length, command: 'detect', moduleId: 'detectd', inferenceDevice: 'CPU', code: 200 });
+    expect(json.requestId).to.be.a('string').and.not.equal('');
     expect(json.duration).to.be.a('number');
     for (const field of ['inferenceMs', 'processMs', 'analysisRoundTripMs']) expect(json[field], field).to.be.a('number').and.to.be.at.least(0);
     expect(json.message).to.match(/^Found /).and.to.contain('dog');

@@ -99,45 +99,6 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
 /** The groups of operations besides one per task, in the order the reference shows them after the tasks. */
 const TAGS = { streams: 'video streams', deepStack: 'DeepStack / CodeProject.AI', health: 'health' } as const;
 
-/** DeepStack's and CodeProject.AI's detection routes (README "Moving from DeepStack / CodeProject.AI"). */
-function deepStackPaths(): Record<string, unknown> {
-  const operation = (operationId: string, summary: string, parameters: unknown[]) => ({
-    summary,
-    operationId,
-    tags: [TAGS.deepStack],
-    description: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address. Errors: `{"success": false, "error", "duration": 0, "code"}`.',
-    parameters,
-    requestBody: {
-      required: true,
-      content: {
-        'multipart/form-data': {
-          schema: {
-            type: 'object',
-            properties: {
-              image: { type: 'string', contentMediaType: 'image/*' },
-              min_confidence: { type: 'string', description: 'A number from 0 to 1; default 0.4.' },
-              api_key: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
-    responses: {
-      '200': { description: '`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "duration", "count", "message", "inferenceMs", "processMs", "analysisRoundTripMs", …}`' },
-      '400': { description: 'No image, a bad image or form, a bad `min_confidence`.' },
-      '401': { description: 'Missing or wrong key.' },
-      '404': { description: 'No such custom model.' },
-      '503': { description: 'Overloaded or past the deadline.' },
-    },
-  });
-  return {
-    '/v1/vision/detection': { post: operation('deepstack-detection', 'DeepStack / CodeProject.AI object detection (the service\'s model)', []) },
-    '/v1/vision/custom/{model}': {
-      post: operation('deepstack-custom', 'DeepStack / CodeProject.AI object detection with a loaded model by name', [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }]),
-    },
-  };
-}
-
 /** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (README "Nvision protocol"). */
 const NVISION_STREAM_OPERATION = {
   summary: 'Real-time video analysis over WebSocket in the Nvision protocol (upgrade request; the official SDK\'s stream)',
@@ -189,7 +150,7 @@ function streamPaths(): Record<string, Record<string, unknown>> {
   };
 }
 
-type PathItems = Record<string, Record<string, unknown>>;
+export type PathItems = Record<string, Record<string, unknown>>;
 
 /** Path items of `extra` added to `paths`, operation by operation (the Nvision stream's GET shares the image API's path). */
 function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
@@ -199,10 +160,11 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
 }
 
 /**
- * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters, examples) and
- * the error table, for callers who reach this server at `serverUrl` (its `servers`, the examples).
+ * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters, examples),
+ * the error table, and the path items of the front doors that describe their own routes (DeepStack's
+ * table), for callers who reach this server at `serverUrl` (its `servers`, the examples).
  */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string): Record<string, unknown> {
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, frontDoorPaths: PathItems, serverUrl: string): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
@@ -227,7 +189,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
       ),
       '/healthz': { get: { summary: 'Process is up', tags: [TAGS.health], responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', tags: [TAGS.health], responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
-      ...deepStackPaths(),
+      ...frontDoorPaths,
     }, streamPaths()),
     components: {
       securitySchemes: {
