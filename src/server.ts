@@ -71,7 +71,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
-  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS);
+  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
 
   const { limits } = config;

@@ -8,6 +8,7 @@ import { describeEachEngine } from './support/engines.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { consoleUsageRequests } from './support/usage.js';
 
 const run = promisify(execFile);
 const CLIENTS = path.resolve('test/clients');
@@ -64,16 +65,6 @@ function dogForm(fields: Record<string, string> = {}): FormData {
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   form.append('image', new Blob([new Uint8Array(dogJpeg())], { type: 'image/jpeg' }), 'dog.jpg');
   return form;
-}
-
-/** Polls the overview page until the usage flusher has counted `atLeast` requests. */
-async function usageRequests(client: ConsoleClient, serviceId: string, atLeast: number): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const page = await client.get(`/console/services/${serviceId}?window=hour`);
-    const requests = Number(/id="usage-requests">(\d+)</.exec(page.text)?.[1]);
-    if (requests >= atLeast || attempt === 40) return requests;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 describe('DeepStack / CodeProject.AI routes (real clients, real server, real model)', () => {
@@ -231,7 +222,7 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
     // detectd's own API never goes keyless.
     expect((await fetch(`${server.url}/api/v1/object-detection`, { method: 'POST', body: dogForm() })).status).to.equal(401);
 
-    expect(await usageRequests(owner, serviceId, 1)).to.equal(1);
+    expect(await consoleUsageRequests(owner, serviceId, 1)).to.equal(1);
 
     const empty = await owner.post(`/console/services/${serviceId}/keyless`, { keyless: 'on', ranges: '' });
     expect(empty.status).to.equal(303);
