@@ -11,7 +11,8 @@ export type AccountErrorCode =
   | 'unknown_service_type'
   | 'unknown_model'
   | 'invalid_address_range'
-  | 'invalid_limit';
+  | 'invalid_limit'
+  | 'sign_up_closed';
 
 /** A rule of the account domain was broken; `code` says which, the message says it to a person. */
 export class AccountError extends Error {
