@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
 import type { AccountRole } from '../store/tables.js';
-import { AccountError } from './account-error.js';
+import { AccountError, throwProblems } from './account-error.js';
 import { isoNow } from './iso-time.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -24,7 +24,13 @@ export interface AccountSummary extends Account {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 /** scrypt's cost makes longer inputs pointless; the bound keeps a huge form field from costing CPU. */
-const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Why `password` cannot be a password (too short or too long), as an error about the input `field`; undefined if it can. */
+export function passwordProblem(password: string, field: string): AccountError | undefined {
+  if (password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH) return undefined;
+  return new AccountError('weak_password', `the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, field);
+}
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -39,11 +45,11 @@ export class Accounts {
 
   async createAccount(email: string, password: string): Promise<Account> {
     const normalised = normaliseEmail(email);
-    if (normalised.length > 254 || !EMAIL.test(normalised)) throw new AccountError('invalid_email', `"${email}" is not an email address`);
-    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-      throw new AccountError('weak_password', `the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
-    }
-    if (await this.findAccount(normalised)) throw new AccountError('email_taken', `an account for ${normalised} already exists`);
+    throwProblems([
+      normalised.length > 254 || !EMAIL.test(normalised) ? new AccountError('invalid_email', `"${email}" is not an email address`, 'email') : undefined,
+      passwordProblem(password, 'password'),
+    ]);
+    if (await this.findAccount(normalised)) throw new AccountError('email_taken', `an account for ${normalised} already exists`, 'email');
     // The first account administers the server; a database without one (e.g. from before roles) gets one with its next account.
     const hasAdmin = await this.db.selectFrom('accounts').select('id').where('role', '=', 'admin').executeTakeFirst();
     const account: Account = { id: crypto.randomUUID(), email: normalised, role: hasAdmin ? 'member' : 'admin' };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError } from '../core/errors.js';
 import { httpStatusOf } from '../transports/http-errors.js';
@@ -49,9 +49,19 @@ function consoleErrors(logger: Logger): ErrorRequestHandler {
         csrfToken: (response.locals.csrfToken as string | undefined) ?? '',
         account: signedInAccount(response),
         requestId,
+        backTo: consolePageBefore(request),
       }),
     );
   };
+}
+
+/** The console page (path and query) this request came from, by its Referer on this same host; undefined for any other. */
+function consolePageBefore(request: Request): string | undefined {
+  const referer = request.get('referer');
+  if (!referer || !URL.canParse(referer)) return undefined;
+  const from = new URL(referer);
+  const samePage = from.pathname === request.originalUrl.split('?')[0] && request.method === 'GET';
+  return from.host === request.get('host') && from.pathname.startsWith('/console/') && !samePage ? from.pathname + from.search : undefined;
 }
 
 /** The web console under /console: static assets, then pages behind CSRF protection and sessions. */
