@@ -35,6 +35,11 @@ export class AccountErrors extends AccountError {
   }
 }
 
+/** The codes of every error `error` holds. */
+export function codesOf(error: AccountError): AccountErrorCode[] {
+  return error instanceof AccountErrors ? error.errors.map((each) => each.code) : [error.code];
+}
+
 /** Throws the problems found, if any: one as itself, several together as AccountErrors. */
 export function throwProblems(problems: readonly (AccountError | undefined)[]): void {
   const found = problems.filter((problem) => problem !== undefined);

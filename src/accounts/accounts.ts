@@ -32,6 +32,10 @@ export function passwordProblem(password: string, field: string): AccountError |
   return new AccountError('weak_password', `the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, field);
 }
 
+function toSummary(row: { id: string; email: string; role: AccountRole; created_at: string; disabled_at: string | null; services: string | number }): AccountSummary {
+  return { id: row.id, email: row.email, role: row.role, createdAt: row.created_at, disabled: row.disabled_at !== null, services: Number(row.services) };
+}
+
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -91,15 +95,23 @@ export class Accounts {
 
   /** Every account, oldest first, with its number of services. */
   async list(): Promise<AccountSummary[]> {
-    const rows = await this.db
+    return (await this.#summaries().execute()).map(toSummary);
+  }
+
+  /** The account with this id (as the console's administrator pages name it), with its state; undefined if there is none. */
+  async findById(id: string): Promise<AccountSummary | undefined> {
+    const row = await this.#summaries().where('accounts.id', '=', id).executeTakeFirst();
+    return row && toSummary(row);
+  }
+
+  #summaries() {
+    return this.db
       .selectFrom('accounts')
       .leftJoin('services', 'services.account_id', 'accounts.id')
       .select((eb) => ['accounts.id', 'accounts.email', 'accounts.role', 'accounts.created_at', 'accounts.disabled_at', eb.fn.count<string | number>('services.id').as('services')])
       .groupBy(['accounts.id', 'accounts.email', 'accounts.role', 'accounts.created_at', 'accounts.disabled_at'])
       .orderBy('accounts.created_at', 'asc')
-      .orderBy('accounts.email', 'asc')
-      .execute();
-    return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, createdAt: row.created_at, disabled: row.disabled_at !== null, services: Number(row.services) }));
+      .orderBy('accounts.email', 'asc');
   }
 
   /**
@@ -116,5 +128,36 @@ export class Accounts {
       if (disabled) await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
     });
     return { id: account.id, email: account.email, role: account.role };
+  }
+
+  /**
+   * The owner's change of password: `current` must be right (else `wrong_password`, about the input
+   * `currentPassword`) and `next` a valid password (about `newPassword`); both are checked at once.
+   * Every console session of the account ends: the caller starts a new one for the browser it acts in.
+   */
+  async changePassword(account: Account, current: string, next: string): Promise<void> {
+    const stored = await this.findAccount(account.email);
+    if (!stored) throw new AccountError('account_not_found', `no account for ${account.email}`);
+    const right = current.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(current, stored.passwordHash));
+    throwProblems([right ? undefined : new AccountError('wrong_password', 'the current password is not right', 'currentPassword'), passwordProblem(next, 'newPassword')]);
+    await this.#replacePassword(stored.id, next);
+  }
+
+  /** An operator's reset (`detectd account reset-password`): sets `password` for the account with this email and ends all its console sessions. */
+  async resetPassword(email: string, password: string): Promise<Account> {
+    const account = await this.findAccount(email);
+    if (!account) throw new AccountError('account_not_found', `no account for ${normaliseEmail(email)}`);
+    throwProblems([passwordProblem(password, 'password')]);
+    await this.#replacePassword(account.id, password);
+    return { id: account.id, email: account.email, role: account.role };
+  }
+
+  /** A new password ends every session: whoever signed in with the old one is signed out on every replica at once. */
+  async #replacePassword(accountId: string, password: string): Promise<void> {
+    const hash = await hashPassword(password);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set({ password_hash: hash }).where('id', '=', accountId).execute();
+      await trx.deleteFrom('console_sessions').where('account_id', '=', accountId).execute();
+    });
   }
 }

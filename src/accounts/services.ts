@@ -101,6 +101,19 @@ export class Services {
     return row && toService(row);
   }
 
+  /**
+   * Renames the service and sets its model (null: the server default), both checked at once like
+   * a new service's. Its keys, limits and usage stay; calls use the new model from the next one on.
+   */
+  async update(service: Service, fields: { readonly name: string; readonly model: string | null }): Promise<Service> {
+    const name = fields.name.trim();
+    const model = fields.model || null;
+    throwProblems([this.#nameProblem(name), this.#modelProblem(model)]);
+    throwProblems([await this.#nameTaken(service.accountId, name, service.id)]);
+    await this.db.updateTable('services').set({ name, model }).where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
+    return { ...service, name, model };
+  }
+
   async setDisabled(service: Service, disabled: boolean): Promise<void> {
     await this.db
       .updateTable('services')

@@ -9,6 +9,7 @@ import { consoleAuthRoutes } from './auth-routes.js';
 import { type ConsoleDependencies, loadSession, signedInAccount } from './console-context.js';
 import { consoleServiceRoutes } from './service-routes.js';
 import { consoleInvitationRoutes } from './invitation-routes.js';
+import { consoleAccountRoutes } from './account-routes.js';
 import { csrfProtection } from './csrf.js';
 import { clientFailureOf } from '../transports/http-errors.js';
 import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
@@ -75,6 +76,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   pages.use(consoleAuthRoutes(dependencies));
   pages.use(consoleServiceRoutes(dependencies));
   pages.use(consoleInvitationRoutes(dependencies));
+  pages.use(consoleAccountRoutes(dependencies));
   pages.use(() => {
     throw new DetectdError('not_found', 'There is no such page in the console.');
   });

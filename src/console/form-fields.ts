@@ -1,4 +1,4 @@
-import { AccountError, AccountErrors } from '../accounts/account-error.js';
+import { AccountError, AccountErrors, codesOf } from '../accounts/account-error.js';
 import { html, type SafeHtml } from './html.js';
 
 /** A form sent back after a refusal: what was typed, and each error under the form field it is about ('' for the form as a whole). */
@@ -23,8 +23,7 @@ export function messagesByField(error: AccountError, formNames: Readonly<Record<
 
 /** 409 when the refusal is only a clash with what exists (a taken name or email), else 400. */
 export function refusalStatus(error: AccountError): number {
-  const codes = error instanceof AccountErrors ? error.errors.map((each) => each.code) : [error.code];
-  return codes.every((code) => code === 'service_name_taken' || code === 'email_taken') ? 409 : 400;
+  return codesOf(error).every((code) => code === 'service_name_taken' || code === 'email_taken') ? 409 : 400;
 }
 
 interface ControlOptions {

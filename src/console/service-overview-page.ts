@@ -4,7 +4,8 @@ import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../accounts/service.js';
 import { taskByType } from '../tasks/index.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
-import { actionButton, csrfField, field, firstInvalid, formError, type FormState } from './form-fields.js';
+import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
+import { SERVICE_NAME_HINT } from './service-list-page.js';
 import { MAX_MONTHLY_QUOTA, MAX_RATE_PER_MINUTE } from '../accounts/services.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
@@ -17,6 +18,8 @@ export interface OverviewData {
   /** Base URL callers reach this server at, without a trailing slash. */
   readonly baseUrl: string;
   readonly defaultModel: string;
+  /** The models a service of this type may name. */
+  readonly models: readonly string[];
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
@@ -104,6 +107,8 @@ export function serviceOverviewPage(data: OverviewData): string {
     <p class="muted">Stream a webcam or a video file to this service in the live-video demo. The page gets a single-use stream token for this service (valid ${data.streamTokenSeconds} s); the key never goes into a URL.</p>
     <a class="button secondary" id="live-video" href="/stream-demo">Open the live-video demo</a>
   </section>
+
+  ${settingsSection(data, base)}
 
   <section class="card danger-zone" aria-labelledby="manage-title">
     <h2 id="manage-title">Manage</h2>
@@ -227,6 +232,25 @@ function limitsSummary(data: OverviewData): SafeHtml {
       ? 'no monthly quota'
       : `quota ${count(callsThisMonth ?? 0)} of ${count(service.monthlyQuota)} calls used this month (${Math.min(100, Math.round(((callsThisMonth ?? 0) / service.monthlyQuota) * 100))} %)`;
   return html`<p class="small" id="usage-limits">Limits: ${rate}; ${quota}. Calls over a limit are answered 429 and listed under errors.</p>`;
+}
+
+/** Rename the service, or change its model: one of the models this server offers for its type, or the server default. */
+function settingsSection(data: OverviewData, base: string): SafeHtml {
+  const { service } = data;
+  const { values, errors } = refusedState(data, 'settings') ?? { values: { name: service.name, model: service.model ?? '' }, errors: {} };
+  const focus = firstInvalid(errors, ['name', 'model']);
+  const choices = [{ value: '', label: `Server default (${data.defaultModel})` }, ...data.models.map((model) => ({ value: model, label: model }))];
+  return html`<section class="card" aria-labelledby="settings-title" id="settings">
+    <h2 id="settings-title">Name and model</h2>
+    <p class="muted">The key, limits and usage stay with the service; calls use a new model from the next one on.</p>
+    ${formError(errors[''])}
+    <form method="post" action="${base}/settings" class="settings-form" novalidate>
+      ${csrfField(data.csrfToken)}
+      ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, hint: SERVICE_NAME_HINT, required: true, maxlength: 63, autofocus: focus === 'name' })}
+      ${selectField({ label: 'Model', name: 'model', value: values.model, error: errors.model, choices, hint: `Models this server offers for ${service.type}.`, autofocus: focus === 'model' })}
+      <button type="submit" class="button secondary" id="save-settings">Save name and model</button>
+    </form>
+  </section>`;
 }
 
 /** The form that sets the service's request-rate limit and monthly quota (empty: none); a refused one comes back as typed, each error beside its field. */

@@ -19,6 +19,7 @@ const NOTICES = {
   'keyless-on': 'Calls without a key from the listed address ranges are now accepted.',
   'keyless-off': 'Calls without a key are refused again.',
   limits: 'Limits saved.',
+  settings: 'Name and model saved.',
 } as const;
 
 /** The limits form's field names for the limits' names. */
@@ -86,6 +87,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         service,
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: models.defaultModel.name,
+        models: models.names,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
@@ -153,6 +155,18 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       return renderOverview(request, response, { form: 'limits', values, errors: messagesByField(error, LIMIT_FIELDS) });
     }
     response.redirect(303, `${overview(service, 'limits')}#limits`);
+  });
+
+  router.post('/services/:id/settings', ownedService, async (request, response) => {
+    const values = { name: formField(request, 'name'), model: formField(request, 'model') };
+    try {
+      const service = await services.update(serviceOf(response), { name: values.name, model: values.model || null });
+      response.redirect(303, `${overview(service, 'settings')}#settings`);
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      response.status(refusalStatus(error));
+      await renderOverview(request, response, { form: 'settings', values, errors: messagesByField(error) });
+    }
   });
 
   router.post('/services/:id/delete', ownedService, async (_request, response) => {
