@@ -40,9 +40,9 @@ export function ownAccountPage(data: { account: AccountSummary; csrfToken: strin
 export function accountsPage(data: { account: Account; csrfToken: string; accounts: readonly AccountSummary[]; notice?: string; error?: string }): string {
   const rows = data.accounts.map(
     (entry) => html`<tr id="account-${entry.id}">
-  <td class="break">${entry.email}</td>
+  <td class="email">${entry.email}</td>
   <td>${ROLE_NAMES[entry.role]}</td>
-  <td class="nowrap hide-narrow">${minute(entry.createdAt)}</td>
+  <td class="nowrap">${minute(entry.createdAt)}</td>
   <td class="num hide-narrow">${entry.services}</td>
   <td>${entry.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</td>
   <td class="nowrap">${
@@ -64,8 +64,8 @@ export function accountsPage(data: { account: Account; csrfToken: string; accoun
     { title: 'Accounts', account: data.account, csrfToken: data.csrfToken, notice: data.notice },
     html`<div class="page-head"><h1>Accounts</h1></div>
 ${formError(data.error)}
-<section class="card flush"><div class="table-scroll"><table class="list" id="accounts">
-  <thead><tr><th>Email</th><th>Role</th><th class="hide-narrow">Created</th><th class="num hide-narrow">Services</th><th>Status</th><th><span class="visually-hidden">Action</span></th></tr></thead>
+<section class="card flush"><div class="table-scroll"><table class="list stack" id="accounts">
+  <thead><tr><th>Email</th><th>Role</th><th>Created</th><th class="num hide-narrow">Services</th><th>Status</th><th><span class="visually-hidden">Action</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div></section>
 <p class="muted small">A disabled account cannot sign in, its API keys are answered 403 and its sessions end at once; enabling it gives everything back. New accounts come from <a href="/console/invitations">invitations</a> or <code>detectd account create</code>.</p>`,
