@@ -129,8 +129,11 @@ function trustProxySetting(raw: string | undefined): number | string | undefined
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const cores = Math.max(1, os.availableParallelism());
+/**
+ * Every setting from `env`, checked. `cores` (the CPUs this process may use) sets the inference
+ * defaults: given, so that what the defaults are on another machine can be shown on this one.
+ */
+export function loadConfig(env: Env = process.env, cores: number = Math.max(1, os.availableParallelism())): Config {
   const threads = integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256);
   const secret = text(env, 'DETECTD_SECRET');
   if (secret !== undefined && secret.length < 32) {

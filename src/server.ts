@@ -22,6 +22,8 @@ import { databaseReachable, openDatabase } from './store/database.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TYPES } from './tasks/index.js';
+import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
@@ -52,7 +54,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const schemas = new SchemaCatalogue();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -69,7 +71,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
-  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS);
+  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
 
   const { limits } = config;
@@ -111,11 +113,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         serviceLimits,
         models,
         limits: httpLimits,
+        version: packageVersion(),
         logger,
       }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    openApi: buildOpenApiDocument(schemas, packageVersion()),
+    openApi: buildOpenApiDocument(schemas, packageVersion(), deepStackOpenApiPaths()),
     calls,
     metrics,
     trustProxy: config.trustProxy,

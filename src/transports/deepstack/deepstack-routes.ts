@@ -15,7 +15,9 @@ import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
 import { countAgainstServiceLimits } from '../service-limits.js';
-import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { DEEPSTACK_PATHS, DEEPSTACK_ROUTES, type DeepStackHandlerName } from './deepstack-route-table.js';
+import { type CallFacts, customModelList, DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { updateAnswer, versionAnswer } from './server-status.js';
 
 export interface DeepStackDependencies {
   readonly authenticate: Authenticate;
@@ -23,12 +25,11 @@ export interface DeepStackDependencies {
   readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
   readonly models: ModelSchedulers;
   readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  /** detectd's version, which the status routes answer. */
+  readonly version: string;
   readonly logger: Logger;
 }
 
-const DETECTION_PATH = '/v1/vision/detection';
-const CUSTOM_PATH = '/v1/vision/custom/:model';
-const PATHS = [DETECTION_PATH, CUSTOM_PATH];
 /** DeepStack's detection is detectd's object-detection task: its keys open these routes. */
 const SERVICE_TYPE = 'object-detection';
 
@@ -45,16 +46,22 @@ function minConfidence(fields: ImageForm['fields']): number {
   return value;
 }
 
+/** A body that may carry form fields: multipart, or URL-encoded (busboy reads both). */
+const isForm = (contentType: string | undefined) => isMultipartForm(contentType) || /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(contentType ?? '');
+
 /**
- * DeepStack's and CodeProject.AI Server's object detection, so that the software written for them
- * (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's `deepstack` detector)
- * works unchanged: `POST /v1/vision/detection` (the service's model) and
- * `POST /v1/vision/custom/<model>` (a loaded model by name), a multipart form with an `image`
- * file, `min_confidence` and `api_key`. The key may also come in `Authorization`; with none at
- * all, a service that accepts keyless calls from the caller's address answers.
+ * DeepStack's and CodeProject.AI Server's routes (deepstack-route-table.ts), so that the software
+ * written for them (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's
+ * `deepstack` detector) works unchanged: `POST /v1/vision/detection` (the service's model) and
+ * `POST /v1/vision/custom/<model>` (a loaded model by name or alias), a multipart form with an
+ * `image` file, `min_confidence` and `api_key`; the key may also come in `Authorization`, and with
+ * none at all a service that accepts keyless calls from the caller's address answers. Beside
+ * them, CodeProject.AI's housekeeping calls: the custom model list, the ping and the update check.
+ * (No model is named `list`: start-up refuses it, DEEPSTACK_RESERVED_MODEL_NAMES.)
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const { authenticate, authenticateKeyless, models, limits, logger } = dependencies;
+  const customModelNames = models.registry.detectors.flatMap((detector) => [detector.name, ...detector.aliases]);
   const router = Router();
 
   const modelOf = (request: Request, service: Service): ModelScheduler => {
@@ -100,19 +107,42 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     const { analysis, response: detection } = await detectObjects({ bytes: form.image, model, limits, signal }, parameters, context.timings);
     context.objects = analysis.detections.length;
     const command = request.params.model === undefined ? 'detect' : 'custom';
-    response.json(deepStackSuccess(detection.detected_objects, { command, timings: context.timings, startedAt: context.startedAt }));
+    response.json(deepStackSuccess(detection.detected_objects, { command, requestId: context.requestId, inferenceDevice: model.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
-  // One registration per path: the metrics label a request by its route's pattern.
-  for (const path of PATHS) {
-    router.post(path, detect);
-    router.all(path, () => {
-      throw new DetectdError('method_not_allowed', 'use POST');
+
+  // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked.
+  const listCustomModels: RequestHandler = async (request, response) => {
+    const context = contextOf(response);
+    const form = isForm(request.get('content-type')) ? await readImageForm(request, { maxBodyBytes: limits.maxBodyBytes }) : { image: undefined, fields: [] };
+    const key = apiKeyFromAuthorization(request.get('authorization')) ?? fieldKey(form.fields);
+    if (key) await authenticate(key, SERVICE_TYPE);
+    const call: CallFacts = { command: 'list-custom', requestId: context.requestId, inferenceDevice: models.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt };
+    response.json(customModelList(customModelNames, call));
+  };
+
+  const handlers: Record<DeepStackHandlerName, RequestHandler> = {
+    detect,
+    listCustomModels,
+    version: (_request, response) => {
+      response.json(versionAnswer(dependencies.version));
+    },
+    updateCheck: (_request, response) => {
+      response.json(updateAnswer(dependencies.version));
+    },
+  };
+  // One registration per route: the metrics label a request by its route's pattern.
+  for (const route of DEEPSTACK_ROUTES) router[route.method](route.path, handlers[route.handler]);
+  for (const path of DEEPSTACK_PATHS) {
+    const allowed = DEEPSTACK_ROUTES.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
+    router.all(path, (_request, response) => {
+      response.set('Allow', allowed.join(', '));
+      throw new DetectdError('method_not_allowed', `use ${allowed.join(' or ')}`);
     });
   }
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
   const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!PATHS.includes(String(request.route?.path))) {
+    if (!DEEPSTACK_PATHS.includes(String(request.route?.path))) {
       next(error);
       return;
     }

@@ -85,44 +85,6 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
   };
 }
 
-/** DeepStack's and CodeProject.AI's detection routes (README "Moving from DeepStack / CodeProject.AI"). */
-function deepStackPaths(): Record<string, unknown> {
-  const operation = (operationId: string, summary: string, parameters: unknown[]) => ({
-    summary,
-    operationId,
-    description: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address. Errors: `{"success": false, "error", "duration": 0, "code"}`.',
-    parameters,
-    requestBody: {
-      required: true,
-      content: {
-        'multipart/form-data': {
-          schema: {
-            type: 'object',
-            properties: {
-              image: { type: 'string', contentMediaType: 'image/*' },
-              min_confidence: { type: 'string', description: 'A number from 0 to 1; default 0.4.' },
-              api_key: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
-    responses: {
-      '200': { description: '`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "duration", "count", "message", "inferenceMs", "processMs", "analysisRoundTripMs", …}`' },
-      '400': { description: 'No image, a bad image or form, a bad `min_confidence`.' },
-      '401': { description: 'Missing or wrong key.' },
-      '404': { description: 'No such custom model.' },
-      '503': { description: 'Overloaded or past the deadline.' },
-    },
-  });
-  return {
-    '/v1/vision/detection': { post: operation('deepstack-detection', 'DeepStack / CodeProject.AI object detection (the service\'s model)', []) },
-    '/v1/vision/custom/{model}': {
-      post: operation('deepstack-custom', 'DeepStack / CodeProject.AI object detection with a loaded model by name', [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }]),
-    },
-  };
-}
-
 /** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (README "Nvision protocol"). */
 const NVISION_STREAM_OPERATION = {
   summary: 'Real-time video analysis over WebSocket in the Nvision protocol (upgrade request; the official SDK\'s stream)',
@@ -171,7 +133,7 @@ function streamPaths(): Record<string, Record<string, unknown>> {
   };
 }
 
-type PathItems = Record<string, Record<string, unknown>>;
+export type PathItems = Record<string, Record<string, unknown>>;
 
 /** Path items of `extra` added to `paths`, operation by operation (the Nvision stream's GET shares the image API's path). */
 function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
@@ -180,8 +142,11 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
   return merged;
 }
 
-/** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters), the error
+ * table, and the path items of the front doors that describe their own routes (DeepStack's table).
+ */
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, frontDoorPaths: PathItems): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
@@ -202,7 +167,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       ),
       '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
-      ...deepStackPaths(),
+      ...frontDoorPaths,
     }, streamPaths()),
     components: {
       securitySchemes: {
