@@ -96,14 +96,27 @@ describe('console forms validate in place: values kept, every error beside its f
   });
 
   it('every form posted from the console carries the CSRF token, and a refused one is refused without it', async () => {
-    const pages = ['/console/services', '/console/services/new', `/console/services/${serviceId}`, '/console/invitations'];
-    for (const path of pages) {
+    const admin = new ConsoleClient(server.url);
+    expect((await admin.signIn('user1@example.com', 'correct horse battery')).status).to.equal(303);
+    const pages: [ConsoleClient, string][] = [
+      ...['/console/services', '/console/services/new', `/console/services/${serviceId}`, '/console/account'].map((path): [ConsoleClient, string] => [client, path]),
+      [admin, '/console/invitations'],
+      [admin, '/console/accounts'],
+    ];
+    for (const [client, path] of pages) {
       const page = await client.get(path);
+      expect(page.status, path).to.equal(200);
       const forms = [...page.text.matchAll(/<form method="post"[\s\S]*?<\/form>/g)].map((match) => match[0]);
       expect(forms.length, path).to.be.greaterThan(0);
       for (const form of forms) expect(form, `${path}: ${form.slice(0, 120)}`).to.contain(`<input type="hidden" name="_csrf" value="${client.csrfToken}">`);
     }
-    expect((await client.post(`/console/services/${serviceId}/limits`, { rate_limit_per_minute: '5', _csrf: '' })).status).to.equal(403);
+    for (const [action, fields] of [
+      ['limits', { rate_limit_per_minute: '5' }],
+      ['settings', { name: 'renamed', model: '' }],
+    ] as const) {
+      expect((await client.post(`/console/services/${serviceId}/${action}`, { ...fields, _csrf: '' })).status, action).to.equal(403);
+    }
+    expect((await server.domain.services.findAnywhere(serviceId))!.name).to.equal('Porch');
   });
 
   it('an error page leads back to the console page the visitor came from', async () => {

@@ -59,6 +59,15 @@ describeEachEngine('console management: password, service name and model, accoun
     expect((await elsewhere.get('/console/services')).location, 'the other browser is signed out').to.equal('/console/sign-in');
     expect((await new ConsoleClient(server.url).signIn('changer@example.com', PASSWORD)).status).to.equal(401);
     expect((await new ConsoleClient(server.url).signIn('changer@example.com', 'a new passphrase')).status).to.equal(303);
+
+    // Guessing the current password is throttled like sign-in: five wrong ones, then 429 even for the right one.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await here.post('/console/account/password', { current_password: `guess ${attempt}`, new_password: 'another passphrase' })).status).to.equal(400);
+    }
+    const limited = await here.post('/console/account/password', { current_password: 'a new passphrase', new_password: 'another passphrase' });
+    expect(limited.status).to.equal(429);
+    expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 15 * 60);
+    expect(limited.text).to.contain('Too many wrong passwords');
   });
 
   it('resets a password from the CLI (generated and printed once, or read from stdin), ending every session; the password is never logged', async () => {

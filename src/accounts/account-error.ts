@@ -5,7 +5,6 @@ export type AccountErrorCode =
   | 'email_taken'
   | 'account_not_found'
   | 'account_disabled'
-  | 'own_account'
   | 'service_not_found'
   | 'key_not_found'
   | 'invalid_service_name'
