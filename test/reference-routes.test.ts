@@ -69,14 +69,6 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).to.deep.equal(Object.keys(ERROR_CATALOGUE));
   });
 
-  it('GET /docs is a readable page listing parameters and every error code', async () => {
-    const response = await fetch(server.url + '/docs');
-    expect(response.headers.get('content-type')).to.contain('text/html');
-    const page = await response.text();
-    for (const code of Object.keys(ERROR_CATALOGUE)) expect(page).to.contain(code);
-    expect(page).to.contain('ConfidenceThreshold').and.contain('OutputCroppedImage');
-  });
-
   it('GET /metrics (Prometheus) counts requests by route pattern, status and code, and times each detection stage per model', async () => {
     const dog = imageRequest(photoPath('dog.jpg'));
     expect((await postDetection(server.url, dog, { apiKey: server.apiKey })).status).to.equal(200);
