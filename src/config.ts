@@ -27,7 +27,7 @@ export interface Config {
    * in Express's `trust proxy` syntax: a hop count, or addresses/subnets/`loopback`. Absent: none.
    */
   readonly trustProxy: number | string | undefined;
-  /** Who may create an account in the console (`DETECTD_SIGNUP`: open, invite or closed; unset: only the first account). */
+  /** Who may create an account in the console (`DETECTD_SIGNUP`: open, invite or closed; unset: invite). */
   readonly signUp: SignUpPolicy;
   readonly logLevel: string;
   readonly limits: Limits;
@@ -117,9 +117,9 @@ export class ConfigError extends Error {}
 const SIGN_UP_SETTINGS: Record<string, SignUpPolicy> = { open: 'open', invite: 'invite', closed: 'closed' };
 
 function signUpSetting(raw: string | undefined): SignUpPolicy {
-  if (raw === undefined) return 'first-account';
+  if (raw === undefined) return 'invite';
   const policy = SIGN_UP_SETTINGS[raw.toLowerCase()];
-  if (!policy) throw new ConfigError(`DETECTD_SIGNUP must be open, invite or closed (unset: only the first account may sign up), got "${raw}"`);
+  if (!policy) throw new ConfigError(`DETECTD_SIGNUP must be open, invite or closed (unset: invite — the first account, then invitation links), got "${raw}"`);
   return policy;
 }
 

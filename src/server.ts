@@ -53,7 +53,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
   const version = packageVersion();
-  const deepStackPaths = deepStackOpenApiPaths();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
@@ -115,12 +114,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         serviceLimits,
         models,
         limits: httpLimits,
-        version,
+        version: packageVersion(),
         logger,
       }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, deepStackPaths, serverUrl), publicUrl: config.publicUrl },
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths()), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,

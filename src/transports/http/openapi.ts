@@ -160,11 +160,11 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
 }
 
 /**
- * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters, examples),
- * the error table, and the path items of the front doors that describe their own routes (DeepStack's
- * table), for callers who reach this server at `serverUrl` (its `servers`, the examples).
+ * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters, examples), the
+ * error table, and the path items of the front doors that describe their own routes (DeepStack's table),
+ * for callers who reach this server at `serverUrl` (its `servers`, the examples).
  */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, frontDoorPaths: PathItems, serverUrl: string): Record<string, unknown> {
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string, frontDoorPaths: PathItems): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
