@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import type { Service } from '../src/accounts/service.js';
+import type { Service } from '../src/core/service.js';
 import type { CallContext } from '../src/core/call-context.js';
 import type { CallOutcome, CallRecorder } from '../src/core/call-recorder.js';
 import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';

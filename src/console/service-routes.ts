@@ -1,6 +1,6 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
 import { type OverviewData, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';

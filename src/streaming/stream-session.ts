@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import { type CallContext, newCallContext } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';

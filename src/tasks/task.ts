@@ -1,4 +1,4 @@
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import type { CallContext } from '../core/call-context.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';

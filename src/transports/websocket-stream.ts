@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import type { StreamSettings } from '../config.js';
 import type { Authenticate } from '../accounts/authenticate.js';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import type { StreamTokens } from '../accounts/stream-tokens.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError } from '../core/errors.js';

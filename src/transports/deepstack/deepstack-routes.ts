@@ -2,7 +2,7 @@ import { type ErrorRequestHandler, type Request, type RequestHandler, Router } f
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import type { Authenticate, AuthenticateKeyless } from '../../accounts/authenticate.js';
-import type { Service } from '../../accounts/service.js';
+import type { Service } from '../../core/service.js';
 import { DetectdError } from '../../core/errors.js';
 import type { AnalysisLimits } from '../../core/pipeline.js';
 import { modelOfService } from '../../core/service-model.js';

@@ -1,6 +1,6 @@
 import { TASKS } from '../../tasks/index.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
-import { escapeHtml } from '../../console/html.js';
+import { escapeHtml } from '../../html-escape.js';
 
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
