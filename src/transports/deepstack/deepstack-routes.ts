@@ -1,36 +1,25 @@
-import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
+import { Readable } from 'node:stream';
+import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
-import type { Authenticate, AuthenticateKeyless } from '../../accounts/authenticate.js';
-import type { Service } from '../../core/service.js';
 import { DetectdError } from '../../core/errors.js';
-import type { AnalysisLimits } from '../../core/pipeline.js';
-import { modelOfService } from '../../core/service-model.js';
-import type { ServiceLimits } from '../../limits/service-limits.js';
-import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
-import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
-import { detectObjects } from '../../tasks/object-detection/object-detection-task.js';
-import { admitHttpCall } from '../admit-call.js';
+import type { Gate } from '../../gate/gate.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import type { DeepStackRoute, Task } from '../../tasks/task.js';
 import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
-import { countAgainstServiceLimits } from '../service-limits.js';
 import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 
 export interface DeepStackDependencies {
-  readonly authenticate: Authenticate;
-  readonly authenticateKeyless: AuthenticateKeyless;
-  readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
-  readonly models: ModelSchedulers;
-  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  readonly gate: Gate;
+  /** Each task with a DeepStack side answers its routes (Task.deepStack). */
+  readonly tasks: TaskTable;
+  /** The body limit, for the multipart parser's own count. */
+  readonly maxBodyBytes: number;
   readonly logger: Logger;
 }
-
-const DETECTION_PATH = '/v1/vision/detection';
-const CUSTOM_PATH = '/v1/vision/custom/:model';
-const PATHS = [DETECTION_PATH, CUSTOM_PATH];
-/** DeepStack's detection is detectd's object-detection task: its keys open these routes. */
-const SERVICE_TYPE = 'object-detection';
 
 /** The first non-empty `api_key` field (DeepStack's own way of sending the key). */
 const fieldKey = (fields: ImageForm['fields']) => fields.find(([name, value]) => name === 'api_key' && value !== '')?.[1];
@@ -45,74 +34,57 @@ function minConfidence(fields: ImageForm['fields']): number {
   return value;
 }
 
+const NO_FORM: ImageForm = { image: undefined, fields: [] };
+
 /**
- * DeepStack's and CodeProject.AI Server's object detection, so that the software written for them
- * (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's `deepstack` detector)
- * works unchanged: `POST /v1/vision/detection` (the service's model) and
- * `POST /v1/vision/custom/<model>` (a loaded model by name), a multipart form with an `image`
- * file, `min_confidence` and `api_key`. The key may also come in `Authorization`; with none at
- * all, a service that accepts keyless calls from the caller's address answers.
+ * DeepStack's and CodeProject.AI Server's routes, so that the software written for them (Blue
+ * Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's `deepstack` detector) works
+ * unchanged: each task's routes (object detection: `POST /v1/vision/detection` with the service's
+ * model, `POST /v1/vision/custom/<model>` with a loaded model by name), a multipart form with an
+ * `image` file, `min_confidence` and `api_key`. Every call passes the gate: the key in
+ * `Authorization` is checked before the body is read; a key in the form, or none at all (a service
+ * that accepts keyless calls from the caller's address), once the gate's bounded reader has it.
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
-  const { authenticate, authenticateKeyless, models, limits, logger } = dependencies;
+  const { gate, tasks, maxBodyBytes, logger } = dependencies;
   const router = Router();
 
-  const modelOf = (request: Request, service: Service): ModelScheduler => {
-    if (request.params.model === undefined) return modelOfService(models, service);
-    const name = String(request.params.model);
-    const model = models.find(name);
-    if (!model) throw new DetectdError('not_found', `Custom model "${name}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
-    return model;
+  const answer = (task: Task, route: DeepStackRoute): RequestHandler => async (request, response) => {
+    const context = contextOf(response);
+    const multipart = isMultipartForm(request.get('content-type'));
+    let form = NO_FORM;
+    const readForm = async (body: Buffer) => {
+      if (multipart) form = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
+      return form;
+    };
+    const pass = await gate.passHttp(request, response, context, {
+      task,
+      head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
+      inBody: async (body) => ({ apiKey: fieldKey((await readForm(body)).fields) }),
+      modelName: request.params.model === undefined ? undefined : String(request.params.model),
+      counted: (standings) => setRateLimitHeaders(response, standings),
+    });
+    if (form === NO_FORM) await readForm(pass.body);
+    if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
+    const found = await task.deepStack!.analyse(form.image, minConfidence(form.fields), pass.taskCall('v1'));
+    response.json(deepStackSuccess(found, { command: route.command, timings: context.timings, startedAt: context.startedAt }));
   };
 
-  const detect: RequestHandler = async (request, response) => {
-    const context = contextOf(response);
-    // Every call, keyed or keyless, counts against its service's limits as soon as the service is known.
-    const actAs = async (service: Service) => {
-      context.service = service;
-      await countAgainstServiceLimits(dependencies.serviceLimits, response);
-    };
-    const useKey = async (key: string) => actAs(await authenticate(key, SERVICE_TYPE));
-    // A key in the header, or in a field sent ahead of the image (as DeepStack's clients send it), is checked before the image is read.
-    const headerKey = apiKeyFromAuthorization(request.get('authorization'));
-    if (headerKey) await useKey(headerKey);
-    const receiveStarted = performance.now();
-    const form: ImageForm = isMultipartForm(request.get('content-type'))
-      ? await readImageForm(request, {
-          maxBodyBytes: limits.maxBodyBytes,
-          beforeImage: async (fields) => {
-            const key = context.service ? undefined : fieldKey(fields);
-            if (key) await useKey(key);
-          },
-        })
-      : { image: undefined, fields: [] };
-    context.timings.receive = performance.now() - receiveStarted;
-    if (!context.service) {
-      const key = fieldKey(form.fields);
-      if (key) await useKey(key);
-      else await actAs(await authenticateKeyless(request.ip ?? '', SERVICE_TYPE));
+  const paths: string[] = [];
+  for (const task of tasks.all) {
+    for (const route of task.deepStack?.routes ?? []) {
+      // One registration per path: the metrics label a request by its route's pattern.
+      router.post(route.path, answer(task, route));
+      router.all(route.path, () => {
+        throw new DetectdError('method_not_allowed', 'use POST');
+      });
+      paths.push(route.path);
     }
-    const model = modelOf(request, context.service!);
-    context.model = model.detector.name;
-    if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
-    const parameters = { confidenceThreshold: minConfidence(form.fields), outputCroppedImage: false, outputVisualizedImage: false };
-    const signal = admitHttpCall(response, model, limits);
-    const { analysis, response: detection } = await detectObjects({ bytes: form.image, model, limits, signal }, parameters, context.timings);
-    context.objects = analysis.detections.length;
-    const command = request.params.model === undefined ? 'detect' : 'custom';
-    response.json(deepStackSuccess(detection.detected_objects, { command, timings: context.timings, startedAt: context.startedAt }));
-  };
-  // One registration per path: the metrics label a request by its route's pattern.
-  for (const path of PATHS) {
-    router.post(path, detect);
-    router.all(path, () => {
-      throw new DetectdError('method_not_allowed', 'use POST');
-    });
   }
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
   const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!PATHS.includes(String(request.route?.path))) {
+    if (!paths.includes(String(request.route?.path))) {
       next(error);
       return;
     }

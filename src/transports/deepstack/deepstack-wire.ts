@@ -1,6 +1,6 @@
 import { type DetectdError, ERROR_CATALOGUE } from '../../core/errors.js';
 import type { StageTimings } from '../../core/call-context.js';
-import type { DetectedObject } from '../../tasks/object-detection/response.js';
+import type { DetectedObject } from '../../tasks/detected-object.js';
 
 /**
  * DeepStack's and CodeProject.AI Server's object-detection answers, as their clients parse them
@@ -29,7 +29,7 @@ export interface DeepStackSuccess {
   // CodeProject.AI Server's additions.
   count: number;
   message: string;
-  command: 'detect' | 'custom';
+  command: string;
   moduleId: string;
   moduleName: string;
   inferenceMs: number;

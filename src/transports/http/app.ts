@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { DetectdError } from '../../core/errors.js';
 import type { CallRecorder } from '../../core/call-recorder.js';
+import type { TaskTable } from '../../tasks/task-table.js';
 import { type DetectionRouteDependencies, detectionRoutes } from './detection-routes.js';
 import { docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
@@ -19,6 +20,8 @@ export interface AppDependencies {
   readonly frontDoors: readonly Router[];
   readonly readiness: Readiness;
   readonly openApi: Record<string, unknown>;
+  /** The task table, for the docs page. */
+  readonly tasks: TaskTable;
   readonly calls: CallRecorder;
   /** The process's Prometheus registry, served at /metrics. */
   readonly metrics: Registry;
@@ -36,7 +39,7 @@ export function createApp(dependencies: AppDependencies): Express {
     next();
   });
   app.use(healthRoutes(dependencies.readiness, dependencies.metrics));
-  app.use(docsRoutes(dependencies.openApi));
+  app.use(docsRoutes(dependencies.openApi, dependencies.tasks));
   for (const router of dependencies.frontDoors) app.use(router);
   app.use(detectionRoutes(dependencies.detection));
   app.use(() => {

@@ -1,11 +1,13 @@
-import { TASKS } from '../../tasks/index.js';
+import type { TaskTable } from '../../tasks/task-table.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import { escapeHtml } from '../../html-escape.js';
+import { streamPaths } from '../stream-paths.js';
 
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
 /** A self-contained API reference page (no CDN: the service runs offline), built from the same tables as the OpenAPI document. */
-export function renderDocsPage(openApi: Record<string, unknown>): string {
+export function renderDocsPage(openApi: Record<string, unknown>, tasks: TaskTable): string {
+  const TASKS = tasks.all;
   const components = (openApi.components as { schemas: Record<string, unknown> }).schemas;
   const taskRows = TASKS.map(
     (task) =>
@@ -17,6 +19,11 @@ export function renderDocsPage(openApi: Record<string, unknown>): string {
       ([name, rule]) => `<tr><td>${code(name)}</td><td>${code(rule.defaultValue)}</td><td>${escapeHtml(rule.allowed)}</td><td>${rule.versions.join(', ')}</td><td>${escapeHtml(rule.description)}</td></tr>`,
     ),
   ).join('');
+  const streamRows = TASKS.map(
+    (task) =>
+      `<tr><td>GET</td><td>${code(streamPaths(task.type).json)}</td><td>Real-time video analysis over WebSocket, what was found with track ids (see README); try it at <a href="/stream-demo">/stream-demo</a>.</td></tr>` +
+      `<tr><td>POST</td><td>${code(streamPaths(task.type).tokens)}</td><td>Single-use stream token for browsers.</td></tr>`,
+  ).join('\n');
   const errorRows = Object.entries(ERROR_CATALOGUE)
     .map(([name, entry]) => `<tr><td>${entry.status}</td><td>${code(name)}</td><td>${escapeHtml(entry.summary)}</td></tr>`)
     .join('');
@@ -38,8 +45,7 @@ pre{background:#f4f6f9;padding:1rem;overflow:auto;border-radius:6px;font-size:13
 <table><tr><th>Method</th><th>Path</th><th></th></tr>
 ${taskRows}
 <tr><td>GET</td><td>${code('/healthz')}, ${code('/readyz')}</td><td>Liveness; readiness (model loaded, database reachable).</td></tr>
-<tr><td>GET</td><td>${code('/api/v1/object-detection/stream')}</td><td>Real-time video analysis over WebSocket, objects with track ids (see README); try it at <a href="/stream-demo">/stream-demo</a>.</td></tr>
-<tr><td>POST</td><td>${code('/api/v1/object-detection/stream-tokens')}</td><td>Single-use stream token for browsers.</td></tr></table>
+${streamRows}</table>
 <p>Every call carries ${code('Authorization: ApiKey <key>')} (or ${code('Bearer <key>')}, or the bare key) and ${code('Content-Type: application/json')} (optionally ${code('; charset=utf-8')}). Every response carries ${code('X-Request-Id')}.</p>
 <p>Nvision clients work unchanged: the body may carry ${code('frame_id')} and ${code('source_id')} (echoed back); every answer carries ${code('service_id')}; with ${code('OutputVisualizedImage')} ${code('"true"')} the drawn image comes back as ${code('raw_data')} (base64 JPEG).</p>
 <h2>Example</h2><p>With the key in ${code('DETECTD_API_KEY')} and an image file ${code('dog.jpg')} in the current folder (Linux and macOS):</p>${examples}

@@ -1,8 +1,8 @@
-import { TASKS } from '../../tasks/index.js';
+import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
-import { STREAM_PATHS } from '../stream-paths.js';
+import { streamPaths } from '../stream-paths.js';
 
 /**
  * A schema as an OpenAPI component `name`: `$id`/`$schema` dropped and every `$ref` re-aimed, since
@@ -140,14 +140,17 @@ const NVISION_STREAM_OPERATION = {
   },
 };
 
-/** The video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and README "Video stream (WebSocket)". */
-function streamPaths(): Record<string, Record<string, unknown>> {
+/** A task's video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and README "Video stream (WebSocket)". */
+function streamOperations(task: Task): Record<string, Record<string, unknown>> {
+  const paths = streamPaths(task.type);
+  // Operation ids are unique in a document: each task's carry its type, as its REST operations do.
+  const id = (name: string) => `${task.type}-${name}`;
   return {
-    [STREAM_PATHS.nvision]: { get: NVISION_STREAM_OPERATION },
-    [STREAM_PATHS.tokens]: {
+    [paths.nvision]: { get: { ...NVISION_STREAM_OPERATION, operationId: id(NVISION_STREAM_OPERATION.operationId) } },
+    [paths.tokens]: {
       post: {
         summary: 'Trade the API key for a single-use video stream token (for browsers, whose WebSocket cannot send headers)',
-        operationId: 'createStreamToken',
+        operationId: id('createStreamToken'),
         security: [{ ApiKey: [] }],
         responses: {
           '201': { description: 'A token for one stream.', content: { 'application/json': { schema: { $ref: '#/components/schemas/StreamTokenResponse' } } } },
@@ -155,10 +158,10 @@ function streamPaths(): Record<string, Record<string, unknown>> {
         },
       },
     },
-    [STREAM_PATHS.json]: {
+    [paths.json]: {
       get: {
         summary: 'Real-time video analysis over WebSocket (upgrade request)',
-        operationId: 'openVideoStream',
+        operationId: id('openVideoStream'),
         security: [{ ApiKey: [] }],
         description: 'Authenticate with `Authorization: ApiKey <key>`, or with `?token=` from a stream token. Messages: schemas/stream-client-message.json, schemas/stream-server-message.json.',
         parameters: [{ name: 'token', in: 'query', required: false, schema: { type: 'string' } }],
@@ -181,7 +184,7 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
 }
 
 /** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string): Record<string, unknown> {
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, tasks: TaskTable): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
@@ -195,7 +198,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
     },
     paths: mergePathItems({
       ...Object.fromEntries(
-        TASKS.flatMap((task) => [
+        tasks.all.flatMap((task) => [
           [`/api/v1/${task.type}`, { post: taskOperation(task, 'v1', schemas) }],
           [`/api/${task.type}`, { post: taskOperation(task, 'legacy', schemas) }],
         ]),
@@ -203,13 +206,13 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string):
       '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
       ...deepStackPaths(),
-    }, streamPaths()),
+    }, Object.assign({}, ...tasks.all.map(streamOperations))),
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do).' },
       },
       schemas: {
-        ...Object.fromEntries(TASKS.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
+        ...Object.fromEntries(tasks.all.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
         ErrorResponse: errorSchema,
         StreamTokenResponse: schema('stream-token-response'),
       },

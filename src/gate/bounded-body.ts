@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
-import { DetectdError } from '../../core/errors.js';
+import { DetectdError } from '../core/errors.js';
 import type { UploadBudget } from './upload-budget.js';
 
 export interface BodyLimits {
