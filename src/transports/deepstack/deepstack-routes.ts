@@ -1,8 +1,8 @@
-import { Readable } from 'node:stream';
 import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
+import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { DeepStackRoute, Task } from '../../tasks/task.js';
@@ -52,19 +52,28 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const answer = (task: Task, route: DeepStackRoute): RequestHandler => async (request, response) => {
     const context = contextOf(response);
     const multipart = isMultipartForm(request.get('content-type'));
-    let form = NO_FORM;
-    const readForm = async (body: Buffer) => {
-      if (multipart) form = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
-      return form;
-    };
-    const pass = await gate.passHttp(request, response, context, {
-      task,
-      head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
-      inBody: async (body) => ({ apiKey: fieldKey((await readForm(body)).fields) }),
-      modelName: request.params.model === undefined ? undefined : String(request.params.model),
-      counted: (standings) => setRateLimitHeaders(response, standings),
-    });
-    if (form === NO_FORM) await readForm(pass.body);
+    const pass = await gate.passHttpWithBodyCredentials(
+      request,
+      response,
+      context,
+      {
+        task,
+        head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
+        modelName: request.params.model === undefined ? undefined : String(request.params.model),
+        counted: (standings) => setRateLimitHeaders(response, standings),
+      },
+      async (body, letIn): Promise<ImageForm> => {
+        // A key in a field sent ahead of the image (as DeepStack's clients send it) is checked before the image is read.
+        const beforeImage = async (fields: ImageForm['fields']) => {
+          const key = fieldKey(fields);
+          if (key) await letIn({ apiKey: key });
+        };
+        const form = multipart ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage }) : (await collectBody(body), NO_FORM);
+        await letIn({ apiKey: fieldKey(form.fields) });
+        return form;
+      },
+    );
+    const form = pass.body;
     if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
     const found = await task.deepStack!.analyse(form.image, minConfidence(form.fields), pass.taskCall('v1'));
     response.json(deepStackSuccess(found, { command: route.command, timings: context.timings, startedAt: context.startedAt }));
