@@ -24,6 +24,8 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { TASK_TABLE } from './tasks/index.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
+import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
@@ -55,9 +57,10 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
+  const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -74,7 +77,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
-  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS);
+  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
 
   const { limits } = config;
@@ -119,11 +122,10 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      deepStackRoutes({ gate, tasks, maxBodyBytes: limits.maxBodyBytes, logger }),
+      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    openApi: buildOpenApiDocument(schemas, packageVersion(), tasks),
-    tasks,
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,

@@ -127,6 +127,27 @@ export class Gate {
     return { ...caller, body, taskCall: (version) => this.#taskCall(caller, response, version, context) };
   }
 
+  /** The bounded body alone, for a route that serves no task and so needs no caller (DeepStack's model list). */
+  receive(request: IncomingMessage, response: ServerResponse): Promise<Buffer> {
+    return readBody(request, response, this.dependencies.body);
+  }
+
+  /** A key sent to a route that needs none must still be valid: 401/403 unless it opens a service of one of `tasks`. */
+  async checkKey(apiKey: string, tasks: readonly Task[]): Promise<void> {
+    let refusal: unknown;
+    for (const task of new Set(tasks)) {
+      try {
+        await this.dependencies.authenticate(apiKey, task.type);
+        return;
+      } catch (error) {
+        // A key of another task's service is refused `forbidden`: the next task may be its own.
+        if (!(error instanceof DetectdError && error.code === 'forbidden')) throw error;
+        refusal ??= error;
+      }
+    }
+    throw refusal ?? new DetectdError('unauthorized', 'no task takes keys here');
+  }
+
   /** A stream: who → service state. Each of its frames then passes `admitFrame`. */
   openStream(credentials: Credentials, task: Task): Promise<Caller> {
     return this.identify(credentials, task);

@@ -1,6 +1,6 @@
 import { ModelRefused } from './model-refused.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, type ModelSources } from './model-repository.js';
-import { ModelRegistry } from './registry.js';
+import { ModelRegistry, type ReservedModelNames } from './registry.js';
 import { FILE_RUNTIMES } from './runtimes/index.js';
 import { loadThreadedDetector } from './runtimes/threaded-detector.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
@@ -44,9 +44,15 @@ export async function tryModelFiles(sources: ModelSources, defaults: InferenceSe
 /**
  * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
  * when none is configured. Like Triton's default (`--exit-on-error`), one refused model stops
- * start-up: a server silently missing a model would answer its services 503.
+ * start-up (a server silently missing a model would answer its services 503), and so does an alias
+ * that is another model's name, or a `reserved` name (ModelRegistry).
  */
-export async function loadModels(sources: ModelSources, defaults: InferenceSettings, logger: (message: string) => void): Promise<ModelRegistry> {
+export async function loadModels(
+  sources: ModelSources,
+  defaults: InferenceSettings,
+  logger: (message: string) => void,
+  reserved: ReservedModelNames,
+): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true);
   if (loads.length === 0) {
     logger(
@@ -57,9 +63,11 @@ export async function loadModels(sources: ModelSources, defaults: InferenceSetti
   }
   const detectors = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
-  if (refused.length > 0) {
+  try {
+    if (refused.length > 0) throw new Error(refused.join('\n'));
+    return new ModelRegistry(detectors, reserved);
+  } catch (error) {
     await Promise.all(detectors.map((detector) => detector.dispose()));
-    throw new Error(refused.join('\n'));
+    throw error;
   }
-  return new ModelRegistry(detectors);
 }

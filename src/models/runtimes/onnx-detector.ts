@@ -67,13 +67,17 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
     const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[input.buffer].data, dims, alone);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output, inputSize, options.minScore);
-      return toImageDetections(candidates, input.transform, input.image, { ...options, nmsIou: family.needsNms ? settings.nmsIou : undefined });
+      const maxDetections = Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
+      return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections, nmsIou: family.needsNms ? settings.nmsIou : undefined });
     };
 
     return {
       name: modelNameOf(modelPath),
       family: family.name,
       runtime: 'onnxruntime-node',
+      // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
+      device: 'CPU',
+      aliases: description.aliases ?? [],
       labels: categories.labels,
       parents: categories.parents,
       inputSize: { width: inputSize, height: inputSize },

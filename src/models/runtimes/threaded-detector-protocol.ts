@@ -12,7 +12,7 @@ export interface ThreadedRuntimeModule {
   loadWorkerModel(options: { logger: (message: string) => void }): Promise<WorkerModel>;
 }
 
-export type DetectorSummary = Pick<Detector, 'name' | 'family' | 'runtime' | 'labels' | 'inputSize'>;
+export type DetectorSummary = Pick<Detector, 'name' | 'family' | 'runtime' | 'device' | 'aliases' | 'labels' | 'inputSize'>;
 
 /** A model as loaded inside the worker: the image goes in whole, the raw output comes back. */
 export interface WorkerModel {
