@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Authenticate, AuthenticateKeyless } from '../accounts/authenticate.js';
 import type { StreamTokens } from '../accounts/stream-tokens.js';
-import type { CallContext } from '../core/call-context.js';
+import type { CallContext, StageTimings } from '../core/call-context.js';
 import { DetectdError } from '../core/errors.js';
 import { admitRequest, type AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
@@ -153,18 +153,28 @@ export class Gate {
     return this.identify(credentials, task);
   }
 
-  /** One stream frame counted against its service's limits: the engine's per-frame check (StreamSession's `admitFrame`). */
-  async admitFrame(service: Service): Promise<void> {
-    await this.count(service);
+  /** One stream frame counted against its service's limits: the engine's per-frame check (StreamSession's `admitFrame`), timed as the frame's `gate` stage. */
+  async admitFrame(service: Service, timings: StageTimings): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.count(service);
+    } finally {
+      addGateTime(timings, started);
+    }
   }
 
   async #letIn(credentials: Credentials, entry: HttpEntry, context: CallContext): Promise<Caller> {
-    const service = await this.#authenticate(credentials, entry.task);
-    context.service = service;
-    const model = this.#modelOf(service, entry.modelName);
-    context.model = model.detector.name;
-    entry.counted?.(await this.count(service));
-    return { service, model };
+    const started = performance.now();
+    try {
+      const service = await this.#authenticate(credentials, entry.task);
+      context.service = service;
+      const model = this.#modelOf(service, entry.modelName);
+      context.model = model.detector.name;
+      entry.counted?.(await this.count(service));
+      return { service, model };
+    } finally {
+      addGateTime(context.timings, started);
+    }
   }
 
   async #authenticate(credentials: Credentials, task: Task): Promise<Service> {
@@ -190,6 +200,7 @@ export class Gate {
   /** Admission to the model's request lane; the place is given back when the response closes. */
   #taskCall(caller: Caller, response: ServerResponse, version: ApiVersion, context: CallContext): TaskCall {
     const { limits, schemas } = this.dependencies;
+    const started = performance.now();
     const leave = admitRequest(caller.model, limits);
     const disconnected = new AbortController();
     response.once('close', () => {
@@ -197,6 +208,15 @@ export class Gate {
       leave();
     });
     const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
+    addGateTime(context.timings, started);
     return { version, service: caller.service, model: caller.model, schemas, limits, signal, context };
   }
+}
+
+/**
+ * The call's `gate` stage: milliseconds in the gate's own steps (authentication, service state,
+ * limits, admission), the body's arrival not included (that is `receive`, the client's pace).
+ */
+function addGateTime(timings: StageTimings, since: number): void {
+  timings.gate = (timings.gate ?? 0) + performance.now() - since;
 }
