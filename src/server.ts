@@ -52,6 +52,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
+  const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
@@ -118,7 +119,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    openApi: buildOpenApiDocument(schemas, packageVersion(), deepStackOpenApiPaths()),
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths()), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,

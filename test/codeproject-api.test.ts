@@ -1,12 +1,15 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startLocalServer } from '../scripts/lib/local-server.js';
 import { DEEPSTACK_ROUTES } from '../src/transports/deepstack/deepstack-route-table.js';
-import { dogJpeg } from './support/images.js';
-import { modelPath } from './support/paths.js';
+import { DOG_SIZE, dogJpeg } from './support/images.js';
+import { modelPath, photoPath } from './support/paths.js';
+import { cli, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const PACKAGE_VERSION = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
@@ -164,14 +167,21 @@ describe('model aliases and a per-model cap (model configuration), as Blue Iris 
         expect(answer.body.predictions.map((prediction: { label: string }) => prediction.label).sort(), name).to.deep.equal(['bicycle', 'dog']);
       }
       expect((await call(`${server.url}/v1/vision/custom/ipcam-combined`, { method: 'POST', headers: form.headers, body: form.body })).status).to.equal(404);
+      // Frigate's deepstack detector (its request and reading, run by Python; the server is in this process, so not synchronously) on the capped model: two rows, dog and bicycle.
+      const { stdout } = await promisify(execFile)('python3', ['test/clients/frigate_deepstack_request.py', `${server.url}/v1/vision/custom/general`, server.apiKey, photoPath('dog.jpg'), String(DOG_SIZE.width), String(DOG_SIZE.height)]);
+      const frigate = JSON.parse(stdout) as { status: number; detections: number[][] };
+      expect(frigate.status).to.equal(200);
+      expect(frigate.detections.map(([label]) => label).sort((a, b) => a - b)).to.deep.equal([1, 16]);
     } finally {
       await server.close();
     }
   });
 
-  it('refuses to start when an alias is another model\'s name, or a model is named or aliased "list"', async () => {
+  it('refuses to start when an alias is another model\'s name, or a model is named or aliased "list"; `detectd models list` says so too', async () => {
+    requireBuild();
     fs.symlinkSync(modelPath('yolo11n-320-int8'), path.join(repository, 'yolo11n-320-int8.onnx'));
-    const startFailure = () => startLocalServer({ DETECTD_MODELS_DIR: repository }).then(
+    const settings = { DETECTD_MODELS_DIR: repository, DETECTD_INFERENCE_CONCURRENCY: '1' };
+    const startFailure = () => startLocalServer(settings).then(
       async (server) => {
         await server.close();
         return 'started';
@@ -179,7 +189,11 @@ describe('model aliases and a per-model cap (model configuration), as Blue Iris 
       (error: Error) => error.message,
     );
     configure('yolo11n-320-int8', { aliases: ['general', DEFAULT_MODEL] });
-    expect(await startFailure()).to.equal(`model "yolo11n-320-int8" has the alias "${DEFAULT_MODEL}", which is the name of model "${DEFAULT_MODEL}"; change one of their configuration files`);
+    const clash = `model "yolo11n-320-int8" has the alias "${DEFAULT_MODEL}", which is the name of model "${DEFAULT_MODEL}"; change one of their configuration files`;
+    expect(await startFailure()).to.equal(clash);
+    const listed = cli(['models', 'list', '--json'], { ...process.env, ...settings });
+    expect(listed.status).to.equal(1);
+    expect(JSON.parse(listed.stdout)).to.deep.include({ names_refused: clash });
     configure(DEFAULT_MODEL, { aliases: ['general'] });
     configure('yolo11n-320-int8', { aliases: ['general'] });
     expect(await startFailure()).to.contain('has the alias "general", which is an alias of model');

@@ -1,6 +1,7 @@
 import { type Response, Router } from 'express';
 import { DetectdError } from '../core/errors.js';
-import { baseUrlOf, type ConsoleDependencies, csrfTokenOf, requireAdmin, requireSignIn, signedInAccount } from './console-context.js';
+import { baseUrlOf } from '../transports/base-url.js';
+import { type ConsoleDependencies, csrfTokenOf, requireAdmin, requireSignIn, signedInAccount } from './console-context.js';
 import { invitationsPage } from './invitations-page.js';
 
 /** The administrator's invitation links: they work unless sign-up is closed (`DETECTD_SIGNUP=closed`). */

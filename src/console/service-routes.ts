@@ -6,7 +6,8 @@ import { DetectdError } from '../core/errors.js';
 import { type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
-import { baseUrlOf, type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
+import { baseUrlOf } from '../transports/base-url.js';
+import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {

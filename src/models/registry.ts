@@ -4,10 +4,35 @@ import type { Detector } from './types.js';
 export type ReservedModelNames = ReadonlyMap<string, string>;
 
 /**
- * The detectors this process serves, by name or alias; the first configured one is the default.
- * Throws when two detectors share a name, an alias is another model's name (or another alias) —
- * such a name would reach one of them by chance — or a name or alias is reserved.
+ * Every name and alias of `detectors` → its detector. Throws when two detectors share a name, an
+ * alias is another model's name (or another alias) — such a name would reach one of them by
+ * chance — or a name or alias is reserved.
  */
+export function modelsByName(detectors: readonly Detector[], reserved: ReservedModelNames): Map<string, Detector> {
+  for (const detector of detectors) {
+    const taken = [detector.name, ...detector.aliases].find((name) => reserved.has(name));
+    if (taken !== undefined) throw new Error(`model "${detector.name}" is named or aliased "${taken}", which is ${reserved.get(taken)}; rename it`);
+  }
+  const byName = new Map<string, Detector>();
+  for (const detector of detectors) {
+    if (byName.has(detector.name)) throw new Error(`two configured models are named "${detector.name}"`);
+    byName.set(detector.name, detector);
+  }
+  for (const detector of detectors) {
+    for (const alias of detector.aliases) {
+      const other = byName.get(alias);
+      if (other === detector) throw new Error(`model "${detector.name}" names "${alias}" twice (its own name or twice as an alias)`);
+      if (other) {
+        const what = other.name === alias ? `the name of model "${other.name}"` : `an alias of model "${other.name}" too`;
+        throw new Error(`model "${detector.name}" has the alias "${alias}", which is ${what}; change one of their configuration files`);
+      }
+      byName.set(alias, detector);
+    }
+  }
+  return byName;
+}
+
+/** The detectors this process serves, by name or alias (modelsByName's rules); the first configured one is the default. */
 export class ModelRegistry {
   readonly detectors: readonly Detector[];
   readonly defaultModel: Detector;
@@ -15,30 +40,9 @@ export class ModelRegistry {
 
   constructor(detectors: readonly Detector[], reserved: ReservedModelNames = new Map()) {
     if (detectors.length === 0) throw new Error('no detector loaded');
-    for (const detector of detectors) {
-      const taken = [detector.name, ...detector.aliases].find((name) => reserved.has(name));
-      if (taken !== undefined) throw new Error(`model "${detector.name}" is named or aliased "${taken}", which is ${reserved.get(taken)}; rename it`);
-    }
-    const byName = new Map<string, Detector>();
-    for (const detector of detectors) {
-      const other = byName.get(detector.name);
-      if (other) throw new Error(`two configured models are named "${detector.name}"`);
-      byName.set(detector.name, detector);
-    }
-    for (const detector of detectors) {
-      for (const alias of detector.aliases) {
-        const other = byName.get(alias);
-        if (other === detector) throw new Error(`model "${detector.name}" names "${alias}" twice (its own name or twice as an alias)`);
-        if (other) {
-          const what = other.name === alias ? `the name of model "${other.name}"` : `an alias of model "${other.name}" too`;
-          throw new Error(`model "${detector.name}" has the alias "${alias}", which is ${what}; change one of their configuration files`);
-        }
-        byName.set(alias, detector);
-      }
-    }
+    this.#byName = modelsByName(detectors, reserved);
     this.detectors = detectors;
     this.defaultModel = detectors[0];
-    this.#byName = byName;
   }
 
   get names(): string[] {

@@ -8,7 +8,7 @@
 export type DeepStackHandlerName = 'detect' | 'listCustomModels' | 'version' | 'updateCheck';
 
 /**
- * Who may call: `key` — a key (field `api_key` or `Authorization`), or none from an address the
+ * Who may call, as the route's handler checks it (the reference states it from here): `key` — a key (field `api_key` or `Authorization`), or none from an address the
  * service accepts keyless calls from; `sent-key-checked` — anyone, but a key that is sent must be
  * valid; `open` — anyone (the answer reveals nothing but the version).
  */

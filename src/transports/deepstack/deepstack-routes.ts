@@ -68,7 +68,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     if (request.params.model === undefined) return modelOfService(models, service);
     const name = String(request.params.model);
     const model = models.find(name);
-    if (!model) throw new DetectdError('not_found', `Custom model "${name}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
+    if (!model) throw new DetectdError('not_found', `Custom model "${name}" not found; loaded: ${customModelNames.join(', ')}`);
     return model;
   };
 
