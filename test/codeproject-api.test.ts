@@ -6,7 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startLocalServer } from '../scripts/lib/local-server.js';
-import { DEEPSTACK_ROUTES } from '../src/transports/deepstack/deepstack-route-table.js';
+import { TASK_TABLE } from '../src/tasks/index.js';
+import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { modelPath, photoPath } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
@@ -120,7 +121,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
 
   it('every DeepStack route answers with Content-Length, never chunked: successes and failures alike', async () => {
     const form = await multipart({ api_key: server.apiKey }, dogJpeg());
-    for (const route of DEEPSTACK_ROUTES) {
+    for (const route of deepStackRouteTable(TASK_TABLE)) {
       const url = `${server.url}${route.path.replace(':model', DEFAULT_MODEL)}`;
       const success = route.method === 'post' ? await call(url, { method: 'POST', headers: form.headers, body: form.body }) : await call(url);
       const failure = await call(url, { method: route.method === 'post' ? 'PUT' : 'POST' });
@@ -135,7 +136,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
 
   it('the OpenAPI document lists every DeepStack / CodeProject.AI route of the table', async () => {
     const document = (await call(`${server.url}/openapi.json`)).body;
-    for (const route of DEEPSTACK_ROUTES) {
+    for (const route of deepStackRouteTable(TASK_TABLE)) {
       const operation = document.paths[route.path.replace(':model', '{model}')]?.[route.method];
       expect(operation, `${route.method} ${route.path}`).to.include({ operationId: route.operationId, summary: route.summary });
     }

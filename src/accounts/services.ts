@@ -3,7 +3,8 @@ import type { Database } from '../store/database.js';
 import { AccountError, throwProblems } from './account-error.js';
 import { inAddressRanges, LOOPBACK_RANGES, parseAddressRanges } from './address-ranges.js';
 import { isoNow } from './iso-time.js';
-import { type Service, SERVICE_COLUMNS, toService } from './service.js';
+import type { Service } from '../core/service.js';
+import { SERVICE_COLUMNS, toService } from './service.js';
 import type { ServiceKeys } from './service-keys.js';
 
 export interface NewService {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { AccountDomain } from '../accounts/account-domain.js';
 import { AccountError } from '../accounts/account-error.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
 import { TASK_TYPES } from '../tasks/index.js';
 import { configuredModelNames, type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';

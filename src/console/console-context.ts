@@ -3,7 +3,7 @@ import type { AccountDomain } from '../accounts/account-domain.js';
 import type { Account } from '../accounts/accounts.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
-import type { UploadBudget } from '../transports/http/upload-budget.js';
+import type { UploadBudget } from '../gate/upload-budget.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/accounts.js';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import { TASK_TYPES } from '../tasks/index.js';
 import { csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { html } from './html.js';

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import { taskByType } from '../tasks/index.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';

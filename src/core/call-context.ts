@@ -1,4 +1,4 @@
-import type { Service } from '../accounts/service.js';
+import type { Service } from './service.js';
 import type { ErrorCode } from './errors.js';
 
 /** Milliseconds per stage the call went through: receive, base64, decode, wait, preprocess, inference, postprocess, encode, tracking. */

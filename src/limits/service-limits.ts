@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Service } from '../accounts/service.js';
+import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
 import type { Database } from '../store/database.js';
 

@@ -112,6 +112,8 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
         resolve({ image: bytes, fields });
       }, fail);
     });
+    // The gate's bounded reader fails its stream with the reason (413, 408, 503, a bad encoding).
+    request.once('error', fail);
     request.on('close', () => {
       // A request knows whether all of its body came; a body read whole beforehand has no such flag and is complete.
       if (request.complete === false) fail(new DetectdError('invalid_request', 'request body was cut short'));

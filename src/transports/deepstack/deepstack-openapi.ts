@@ -1,4 +1,5 @@
-import { DEEPSTACK_ROUTES, type DeepStackAccess, type DeepStackRoute } from './deepstack-route-table.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import { type DeepStackAccess, type DeepStackRoute, deepStackRouteTable } from './deepstack-route-table.js';
 
 const ACCESS: Record<DeepStackAccess, string> = {
   key: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address.',
@@ -41,9 +42,9 @@ function operation(route: DeepStackRoute, parameters: readonly string[]): Record
 }
 
 /** The OpenAPI path items of the DeepStack / CodeProject.AI routes (README "Moving from DeepStack / CodeProject.AI"). */
-export function deepStackOpenApiPaths(routes: readonly DeepStackRoute[] = DEEPSTACK_ROUTES): Record<string, Record<string, unknown>> {
+export function deepStackOpenApiPaths(tasks: TaskTable): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
+  for (const route of deepStackRouteTable(tasks)) {
     const { path, parameters } = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method]: operation(route, parameters) };
   }

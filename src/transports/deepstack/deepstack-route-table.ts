@@ -1,11 +1,16 @@
+import type { TaskTable } from '../../tasks/task-table.js';
+import type { Task } from '../../tasks/task.js';
+
 /**
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
- * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: a new route
- * is one entry here (and its handler, when it does something new).
+ * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
+ * own housekeeping routes here, and the routes each task declares (Task.deepStack) — a task's
+ * route is one entry in its folder, a housekeeping route one entry here (and its handler, when it
+ * does something new).
  */
 
-/** What a route does; deepstack-routes.ts holds one handler per name. */
-export type DeepStackHandlerName = 'detect' | 'listCustomModels' | 'version' | 'updateCheck';
+/** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
+export type DeepStackHandlerName = 'analyse' | 'listCustomModels' | 'version' | 'updateCheck';
 
 /**
  * Who may call, as the route's handler checks it (the reference states it from here): `key` — a key (field `api_key` or `Authorization`), or none from an address the
@@ -28,36 +33,17 @@ export interface DeepStackRoute {
   readonly answer: string;
   /** Failure statuses and when, for the reference. */
   readonly failures: Readonly<Record<string, string>>;
+  /** The task an `analyse` route answers. */
+  readonly task?: Task;
+  /** CodeProject.AI's `command` in an `analyse` route's answer. */
+  readonly command?: string;
 }
 
-const DETECTION_FIELDS = {
-  image: 'The image file (JPEG, PNG, WebP, …).',
-  min_confidence: 'A number from 0 to 1; default 0.4 (DeepStack\'s).',
-  api_key: 'The API key (or send `Authorization`).',
-};
-const DETECTION_ANSWER =
-  '`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "duration", "count", "message", "command", "moduleId", "moduleName", "requestId", "inferenceDevice", "inferenceMs", "processMs", "analysisRoundTripMs", "processedBy", "timestampUTC", "code"}`, predictions highest confidence first';
-const DETECTION_FAILURES = {
-  '400': 'No image, a bad image or form, a bad `min_confidence`.',
-  '401': 'Missing or wrong key.',
-  '429': 'The service\'s rate limit or quota is spent.',
-  '503': 'Overloaded or past the deadline.',
-};
 const VERSION_ANSWER = '`{"success": true, "message": "<version>", "version": {"major", "minor", "patch", "preRelease", "securityUpdate", "build", "file", "releaseNotes"}}`';
 
-export const DEEPSTACK_ROUTES: readonly DeepStackRoute[] = [
-  {
-    method: 'post',
-    path: '/v1/vision/detection',
-    handler: 'detect',
-    access: 'key',
-    operationId: 'deepstack-detection',
-    summary: 'DeepStack / CodeProject.AI object detection (the service\'s model)',
-    formFields: DETECTION_FIELDS,
-    answer: DETECTION_ANSWER,
-    failures: DETECTION_FAILURES,
-  },
-  // Before `custom/:model`, which would take `list` for a model's name.
+/** The door's own routes: CodeProject.AI's housekeeping calls. */
+const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
+  // Ahead of every task's routes, where `custom/:model` would take `list` for a model's name.
   {
     method: 'post',
     path: '/v1/vision/custom/list',
@@ -68,17 +54,6 @@ export const DEEPSTACK_ROUTES: readonly DeepStackRoute[] = [
     formFields: { api_key: 'Optional; a key that is sent must be valid.' },
     answer: '`{"success": true, "models": ["<name>", …], "message", "command": "list-custom", "moduleId", "requestId", "inferenceDevice", …}`',
     failures: { '401': 'A key was sent and it is wrong.' },
-  },
-  {
-    method: 'post',
-    path: '/v1/vision/custom/:model',
-    handler: 'detect',
-    access: 'key',
-    operationId: 'deepstack-custom',
-    summary: 'DeepStack / CodeProject.AI object detection with a loaded model by name or alias',
-    formFields: DETECTION_FIELDS,
-    answer: DETECTION_ANSWER,
-    failures: { ...DETECTION_FAILURES, '404': 'No loaded model has that name or alias.' },
   },
   {
     method: 'get',
@@ -112,8 +87,16 @@ export const DEEPSTACK_ROUTES: readonly DeepStackRoute[] = [
   },
 ];
 
-/** The Express paths of the table, once each. */
-export const DEEPSTACK_PATHS: readonly string[] = [...new Set(DEEPSTACK_ROUTES.map((route) => route.path))];
+/** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */
+export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
+  const taskRoutes = tasks.all.flatMap((task) =>
+    (task.deepStack?.routes ?? []).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: 'analyse', access: 'key', task })),
+  );
+  return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
+}
+
+/** The Express paths of a table, once each. */
+export const pathsOf = (routes: readonly DeepStackRoute[]): string[] => [...new Set(routes.map((route) => route.path))];
 
 /** Model names that would be taken for a route's own path segment (`custom/list`): start-up refuses a model so named or aliased. */
 export const DEEPSTACK_RESERVED_MODEL_NAMES: ReadonlyMap<string, string> = new Map([['list', "the path of CodeProject.AI's custom model list (/v1/vision/custom/list)"]]);

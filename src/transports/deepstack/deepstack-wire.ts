@@ -1,6 +1,6 @@
 import { type DetectdError, ERROR_CATALOGUE } from '../../core/errors.js';
 import type { StageTimings } from '../../core/call-context.js';
-import type { DetectedObject } from '../../tasks/object-detection/response.js';
+import type { DetectedObject } from '../../tasks/detected-object.js';
 
 /**
  * DeepStack's and CodeProject.AI Server's object-detection answers, as their clients parse them
@@ -27,8 +27,8 @@ export interface Prediction {
  */
 export interface CodeProjectFields {
   message: string;
-  /** CodeProject.AI's command: `detect` (/v1/vision/detection), `custom` (/v1/vision/custom/<model>), `list-custom` (/v1/vision/custom/list). */
-  command: 'detect' | 'custom' | 'list-custom';
+  /** CodeProject.AI's command: the route's (`detect` on /v1/vision/detection, `custom` on /v1/vision/custom/<model>, …), or `list-custom` (/v1/vision/custom/list). */
+  command: string;
   moduleId: string;
   moduleName: string;
   /** The X-Request-Id of the call. */

@@ -1,8 +1,8 @@
-import { TASKS } from '../../tasks/index.js';
+import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
-import { STREAM_PATHS } from '../stream-paths.js';
+import { streamPaths } from '../stream-paths.js';
 
 /**
  * A schema as an OpenAPI component `name`: `$id`/`$schema` dropped and every `$ref` re-aimed, since
@@ -117,14 +117,17 @@ const NVISION_STREAM_OPERATION = {
   },
 };
 
-/** The video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and README "Video stream (WebSocket)". */
-function streamPaths(): Record<string, Record<string, unknown>> {
+/** A task's video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and README "Video stream (WebSocket)". */
+function streamOperations(task: Task): Record<string, Record<string, unknown>> {
+  const paths = streamPaths(task.type);
+  // Operation ids are unique in a document: each task's carry its type, as its REST operations do.
+  const id = (name: string) => `${task.type}-${name}`;
   return {
-    [STREAM_PATHS.nvision]: { get: NVISION_STREAM_OPERATION },
-    [STREAM_PATHS.tokens]: {
+    [paths.nvision]: { get: { ...NVISION_STREAM_OPERATION, operationId: id(NVISION_STREAM_OPERATION.operationId) } },
+    [paths.tokens]: {
       post: {
         summary: 'Trade the API key for a single-use video stream token (for browsers, whose WebSocket cannot send headers)',
-        operationId: 'createStreamToken',
+        operationId: id('createStreamToken'),
         tags: [TAGS.streams],
         security: [{ ApiKey: [] }],
         responses: {
@@ -133,10 +136,10 @@ function streamPaths(): Record<string, Record<string, unknown>> {
         },
       },
     },
-    [STREAM_PATHS.json]: {
+    [paths.json]: {
       get: {
         summary: 'Real-time video analysis over WebSocket (upgrade request)',
-        operationId: 'openVideoStream',
+        operationId: id('openVideoStream'),
         tags: [TAGS.streams],
         security: [{ ApiKey: [] }],
         description: 'Authenticate with `Authorization: ApiKey <key>`, or with `?token=` from a stream token. Messages: schemas/stream-client-message.json, schemas/stream-server-message.json.',
@@ -164,7 +167,7 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
  * error table, and the path items of the front doors that describe their own routes (DeepStack's table),
  * for callers who reach this server at `serverUrl` (its `servers`, the examples).
  */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string, frontDoorPaths: PathItems): Record<string, unknown> {
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string, frontDoorPaths: PathItems, tasks: TaskTable): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
@@ -178,19 +181,19 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
     },
     servers: [{ url: serverUrl, description: 'this server' }],
     tags: [
-      ...TASKS.map((task) => ({ name: task.type, description: task.summary })),
+      ...tasks.all.map((task) => ({ name: task.type, description: task.summary })),
       { name: TAGS.streams, description: 'WebSocket upgrades: described here, opened by a WebSocket client (README "Video stream"); /stream-demo tries one.' },
       { name: TAGS.deepStack, description: 'The routes DeepStack and CodeProject.AI clients (Blue Iris, Frigate, Agent DVR, Home Assistant) call.' },
       { name: TAGS.health, description: 'For load balancers and orchestrators.' },
     ],
     paths: mergePathItems({
       ...Object.fromEntries(
-        TASKS.flatMap((task) => (['v1', 'legacy'] as const).map((version) => [taskPath(task, version), { post: taskOperation(task, version, schemas, serverUrl) }])),
+        tasks.all.flatMap((task) => (['v1', 'legacy'] as const).map((version) => [taskPath(task, version), { post: taskOperation(task, version, schemas, serverUrl) }])),
       ),
       '/healthz': { get: { summary: 'Process is up', tags: [TAGS.health], responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', tags: [TAGS.health], responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
       ...frontDoorPaths,
-    }, streamPaths()),
+    }, Object.assign({}, ...tasks.all.map(streamOperations))),
     components: {
       securitySchemes: {
         ApiKey: {
@@ -201,7 +204,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
         },
       },
       schemas: {
-        ...Object.fromEntries(TASKS.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
+        ...Object.fromEntries(tasks.all.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
         ErrorResponse: errorSchema,
         StreamTokenResponse: schema('stream-token-response'),
       },

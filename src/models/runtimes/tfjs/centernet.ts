@@ -75,7 +75,7 @@ function fileHandler(modelJsonPath: string): tf.io.IOHandler {
   };
 }
 
-export async function loadCenterNet(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
+export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
   const log = options.logger ?? (() => {});
   backend ??= selectBackend(log);
   const runtime = await backend;
