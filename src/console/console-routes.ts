@@ -12,7 +12,7 @@ import { consoleInvitationRoutes } from './invitation-routes.js';
 import { consoleAccountRoutes } from './account-routes.js';
 import { csrfProtection } from './csrf.js';
 import { clientFailureOf } from '../transports/http-errors.js';
-import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
+import { closeAfterEarlyAnswer } from '../transports/early-answer.js';
 import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
 
