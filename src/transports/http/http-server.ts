@@ -12,7 +12,7 @@ export const MAX_REQUEST_HEADERS = 100;
 export interface HttpServerLimits {
   /** The request line and headers must arrive within this long. */
   readonly headersTimeoutMs: number;
-  /** The body must arrive within this long (enforced by `readBody`; the server's own request deadline is a backstop behind it). */
+  /** The body must arrive within this long (enforced by the gate's bounded reader, gate/bounded-body.ts; the server's own request deadline is a backstop behind it). */
   readonly bodyTimeoutMs: number;
 }
 
@@ -32,7 +32,7 @@ const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
 /**
  * The HTTP/1.1 server in front of the app, with deadlines for slow clients: headers within
  * `headersTimeoutMs`, and a request-wide backstop. `Expect: 100-continue` is left to the route
- * (`readBody` answers 100 only after authentication and the size check); a request that the
+ * (the gate's bounded reader answers 100 only after the key and the size check); a request that the
  * parser could not read is answered with the JSON error shape, then the connection is closed.
  */
 export function createHttpServer(app: RequestListener, limits: HttpServerLimits, logger: Logger): http.Server {
