@@ -1,3 +1,4 @@
+import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
 import type { Detection } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import { decodeImage, ImageDecodeError } from '../vision/decode.js';
@@ -48,8 +49,10 @@ function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: n
   }));
 }
 
-/** Scheduler refusals → the caller's error codes. */
+/** Scheduler refusals and a lost inference worker → the caller's error codes. */
 function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
+  // Not retried here: the run may be what stopped the worker, and the caller decides whether to try again.
+  if (error instanceof InferenceWorkerLost) return new DetectdError('model_unavailable', `${error.message}; retry`, 1);
   if (error instanceof QueueFullError) return new DetectdError('overloaded', `the server is busy (${error.maxAdmitted} requests in flight for this model); retry shortly`, 1);
   if (error instanceof WaitAbortedError) return new DetectdError('deadline_exceeded', `no model capacity within the ${limits.deadlineMs} ms deadline`, 1);
   return error;

@@ -19,13 +19,14 @@ export type ModelLoad = { readonly path: string; readonly detector: OnnxDetector
 
 /**
  * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
- * operator sees every problem at once (`detectd models list`). `keep` false disposes each after loading.
+ * operator sees every problem at once (`detectd models list`). `keep` false disposes each after
+ * loading; a kept detector tells `logger` when it restarts an inference worker.
  */
-export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetectorSettings, keep: boolean): Promise<ModelLoad[]> {
+export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetectorSettings, keep: boolean, logger: (message: string) => void = () => {}): Promise<ModelLoad[]> {
   const loads: ModelLoad[] = [];
   for (const file of await findModelFiles(sources)) {
     try {
-      const detector = await loadOnnxDetector(file.path, defaults);
+      const detector = await loadOnnxDetector(file.path, defaults, logger);
       if (!keep) await detector.dispose();
       loads.push({ path: file.path, detector });
     } catch (error) {
@@ -42,7 +43,7 @@ export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetecto
  * start-up: a server silently missing a model would answer its services 503.
  */
 export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSettings, logger: (message: string) => void): Promise<ModelRegistry> {
-  const loads = await tryModelFiles(sources, defaults, true);
+  const loads = await tryModelFiles(sources, defaults, true, logger);
   if (loads.length === 0) {
     logger(
       'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +

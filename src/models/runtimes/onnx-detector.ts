@@ -48,9 +48,9 @@ function chooseFamily(modelPath: string, named: string | undefined, outputDims: 
  * `concurrency + 1` preallocated input tensors so that the next image is letterboxed while the
  * current ones run. Who uses which tensor and when is the scheduler's decision. The model's
  * configuration file overrides `defaults` and what the model file's metadata says; every reason
- * not to serve the model throws ModelRefused.
+ * not to serve the model throws ModelRefused. An inference worker that stops is restarted (told to `logger`).
  */
-export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetectorSettings): Promise<OnnxDetector> {
+export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetectorSettings, logger: (message: string) => void = () => {}): Promise<OnnxDetector> {
   let pool: OnnxSessionPool | undefined;
   try {
     const facts = await readModelFacts(modelPath);
@@ -60,7 +60,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
       concurrency: description.concurrency ?? defaults.concurrency,
       nmsIou: description.nmsIou ?? defaults.nmsIou,
     };
-    const opened = await OnnxSessionPool.open(modelPath, settings);
+    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
     const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);
     const dims = [1, 3, inputSize, inputSize];

@@ -1,7 +1,10 @@
 import type { Worker } from 'node:worker_threads';
 import type { RawOutput } from '../types.js';
 import type { CloseRequest, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
+import { InferenceWorkerLost } from '../inference-worker-lost.js';
 import { moduleUrl, startWorker } from './worker-thread.js';
+
+const ENTRY = moduleUrl('./onnx-session-entry', import.meta.url);
 
 export interface PoolPlan {
   /** Intra-op threads of a run that has the model to itself. */
@@ -18,25 +21,40 @@ interface PendingRun {
 /** One worker thread, its sessions, and the runs it has been sent. */
 class SessionWorker {
   readonly pending = new Map<number, PendingRun>();
-  failure: Error | undefined;
+  /** Resolves with the model's signature once the sessions are open; rejects if the worker stops first. */
+  readonly ready: Promise<SessionSignature>;
   readonly exited: Promise<void>;
+  /** `close` was asked for: the exit that follows is expected. */
+  closing = false;
 
-  constructor(readonly thread: Worker) {
+  constructor(
+    readonly thread: Worker,
+    /** Called once if the thread stops by itself, after every pending run was rejected. */
+    onLost: (error: Error) => void,
+  ) {
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
-    thread.on('message', (message: SessionWorkerMessage) => {
-      if (message.type === 'ready') return;
-      const run = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      if (message.type === 'output') run?.resolve(message.output);
-      else run?.reject(new Error(message.message));
+    this.ready = new Promise((resolve, reject) => {
+      thread.on('message', (message: SessionWorkerMessage) => {
+        if (message.type === 'ready') return resolve(message.signature);
+        const run = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        if (message.type === 'output') run?.resolve(message.output);
+        else run?.reject(new Error(message.message));
+      });
+      let lost: Error | undefined;
+      const stop = (error: Error) => {
+        if (lost || this.closing) return;
+        lost = error;
+        reject(error);
+        for (const run of this.pending.values()) run.reject(new InferenceWorkerLost(error));
+        this.pending.clear();
+        onLost(error);
+      };
+      thread.on('error', stop);
+      thread.on('exit', (code) => stop(new Error(`inference worker exited with code ${code}`)));
     });
-    const fail = (error: Error) => {
-      this.failure ??= error;
-      for (const run of this.pending.values()) run.reject(error);
-      this.pending.clear();
-    };
-    thread.on('error', fail);
-    thread.on('exit', (code) => fail(new Error(`inference worker exited with code ${code}`)));
+    // A worker lost after start-up is reported through its runs and onLost, not as an unhandled rejection.
+    this.ready.catch(() => {});
   }
 
   get inFlight(): number {
@@ -91,25 +109,23 @@ export class OnnxSessionPool {
   }
 
   /** Starts the workers and opens their sessions; throws ONNX Runtime's words when the model cannot be opened. */
-  static async open(modelPath: string, plan: PoolPlan): Promise<OnnxSessionPool> {
+  static async open(modelPath: string, plan: PoolPlan, logger: (message: string) => void): Promise<OnnxSessionPool> {
     const layout = sessionLayout(plan);
-    const entry = moduleUrl('./onnx-session-entry', import.meta.url);
-    const threads = layout.map((sessions) => startWorker(entry, { modelPath, sessions } satisfies SessionWorkerData));
-    const workers = threads.map((thread) => new SessionWorker(thread));
+    const workers: SessionWorker[] = [];
+    // A worker that stops later is replaced in its place, with the same sessions; runs sent to
+    // the replacement wait in its message queue until its sessions are open.
+    const start = (index: number): SessionWorker =>
+      new SessionWorker(startWorker(ENTRY, { modelPath, sessions: layout[index] } satisfies SessionWorkerData), (error) => {
+        logger(`inference worker ${index} of ${modelPath} stopped (${error.message}); restarting it`);
+        workers[index] = start(index);
+      });
+    workers.push(...layout.map((_, index) => start(index)));
     try {
-      const signatures = await Promise.all(
-        threads.map(
-          (thread) =>
-            new Promise<SessionSignature>((resolve, reject) => {
-              thread.on('message', (message: SessionWorkerMessage) => message.type === 'ready' && resolve(message.signature));
-              thread.once('error', reject);
-              thread.once('exit', (code) => reject(new Error(`inference worker exited with code ${code} while opening the model`)));
-            }),
-        ),
-      );
+      const signatures = await Promise.all(workers.map((worker) => worker.ready));
       return new OnnxSessionPool(workers, layout, signatures[0]);
     } catch (error) {
-      await Promise.all(threads.map((thread) => thread.terminate()));
+      for (const worker of workers) worker.closing = true;
+      await Promise.all(workers.map((worker) => worker.thread.terminate()));
       throw error;
     }
   }
@@ -134,7 +150,6 @@ export class OnnxSessionPool {
   }
 
   #send(worker: SessionWorker, session: number, input: Float32Array, dims: readonly number[]): Promise<RawOutput> {
-    if (worker.failure) return Promise.reject(new Error(`inference worker failed: ${worker.failure.message}`));
     const id = this.#nextId++;
     return new Promise<RawOutput>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
@@ -146,7 +161,8 @@ export class OnnxSessionPool {
   async close(): Promise<void> {
     await Promise.all(
       this.#workers.map(async (worker) => {
-        if (!worker.failure) worker.thread.postMessage({ type: 'close' } satisfies CloseRequest);
+        worker.closing = true;
+        worker.thread.postMessage({ type: 'close' } satisfies CloseRequest);
         await worker.exited;
       }),
     );
