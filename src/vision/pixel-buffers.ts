@@ -28,7 +28,8 @@ export function takePixelBuffer(bytes: number): PixelBuffer {
     const { length } = free[index];
     if (length >= bytes && length <= 2 * bytes && (best < 0 || length < free[best].length)) best = index;
   }
-  const whole = best >= 0 ? free.splice(best, 1)[0] : Buffer.allocUnsafeSlow(bytes);
+  // Shared memory: an inference worker letterboxes the pixels where they are, without a copy.
+  const whole = best >= 0 ? free.splice(best, 1)[0] : Buffer.from(new SharedArrayBuffer(bytes));
   let released = false;
   return {
     data: whole.subarray(0, bytes),

@@ -1,4 +1,6 @@
 import type { Worker } from 'node:worker_threads';
+import type { RgbImage } from '../../vision/image.js';
+import type { LetterboxSpec } from '../../vision/letterbox.js';
 import type { RawOutput } from '../types.js';
 import type { CloseRequest, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 import { InferenceWorkerLost } from '../inference-worker-lost.js';
@@ -63,14 +65,6 @@ class SessionWorker {
 }
 
 /**
- * An input tensor's values in memory the workers share: a run sends a reference, never the values
- * (no copy on the event loop, nothing detached while it runs, nothing lost if a worker fails).
- */
-export function sharedTensor(values: number): Float32Array {
-  return new Float32Array(new SharedArrayBuffer(values * Float32Array.BYTES_PER_ELEMENT));
-}
-
-/**
  * Sessions per worker. Runs beside each other share the threads: `concurrency` workers with
  * threads ÷ concurrency each (at least one). With more than one worker, the first also opens a
  * session with all the threads, for a run that has the model to itself: intra-op threads shorten
@@ -86,8 +80,8 @@ function sessionLayout({ threads, concurrency }: PoolPlan): SessionPlan[][] {
 }
 
 /**
- * ONNX Runtime sessions of one model in worker threads, so that inference never blocks the event
- * loop and several inputs can run at once. Which input runs when is the scheduler's decision:
+ * ONNX Runtime sessions of one model in worker threads, so that neither the letterbox nor
+ * inference blocks the event loop and several images can run at once. Which input runs when is the scheduler's decision:
  * the pool is sent at most `concurrency` runs at once, and a run `alone` only when no other is.
  */
 export class OnnxSessionPool {
@@ -130,30 +124,38 @@ export class OnnxSessionPool {
     }
   }
 
-  /** Runs `input` once on every session (ORT's first run of a session is slow) and returns the last output. */
-  async warmUp(input: Float32Array, dims: readonly number[]): Promise<RawOutput> {
+  /**
+   * Runs a small grey image once on every session (ORT's first run of a session is slow) and
+   * returns the last output: its shape tells the model's family, whose letterbox the runs then use.
+   */
+  async warmUp(letterbox: LetterboxSpec, dims: readonly number[]): Promise<RawOutput> {
+    const side = 64;
+    const image = { width: side, height: side, data: Buffer.alloc(side * side * 3, letterbox.padValue) };
     let output: RawOutput = { data: new Float32Array(0), dims: [] };
     for (const [index, sessions] of this.#sessionsPerWorker.entries()) {
-      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, input, dims);
+      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, image, letterbox, dims);
     }
     return output;
   }
 
   /**
-   * Runs `input`, a view of shared memory (`sharedTensor`) that the caller leaves alone until the
-   * output arrives. `alone`: no other run is in flight or will start before this one ends.
+   * Letterboxes `image` into the model's input and runs it, in a worker thread; the caller leaves
+   * the pixels alone until the output arrives. `alone`: no other run is in flight or will start
+   * before this one ends.
    */
-  run(input: Float32Array, dims: readonly number[], alone: boolean): Promise<RawOutput> {
-    if (alone) return this.#send(this.#workers[0], this.#aloneSession, input, dims);
+  run(image: RgbImage, letterbox: LetterboxSpec, dims: readonly number[], alone: boolean): Promise<RawOutput> {
+    if (alone) return this.#send(this.#workers[0], this.#aloneSession, image, letterbox, dims);
     const idlest = this.#workers.reduce((best, worker) => (worker.inFlight < best.inFlight ? worker : best));
-    return this.#send(idlest, 0, input, dims);
+    return this.#send(idlest, 0, image, letterbox, dims);
   }
 
-  #send(worker: SessionWorker, session: number, input: Float32Array, dims: readonly number[]): Promise<RawOutput> {
+  #send(worker: SessionWorker, session: number, image: RgbImage, letterbox: LetterboxSpec, dims: readonly number[]): Promise<RawOutput> {
     const id = this.#nextId++;
     return new Promise<RawOutput>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
-      worker.thread.postMessage({ type: 'run', id, session, input, dims } satisfies RunRequest);
+      // Pixels in shared memory are passed by reference; others are copied by postMessage.
+      const request: RunRequest = { type: 'run', id, session, width: image.width, height: image.height, pixels: image.data, letterbox, dims };
+      worker.thread.postMessage(request);
     });
   }
 
