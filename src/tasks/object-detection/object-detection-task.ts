@@ -54,9 +54,13 @@ async function detectObjects(
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis, analysis.detections, request.model.detector, parameters);
-  timings.encode = performance.now() - encodeStarted;
-  return { analysis, response };
+  try {
+    const response = await assembleDetectionResponse(analysis, analysis.detections, request.model.detector, parameters);
+    timings.encode = performance.now() - encodeStarted;
+    return { analysis: { ...analysis, pixels: undefined }, response };
+  } finally {
+    found.pixels?.release();
+  }
 }
 
 /** validate → parameters → base64 → detect → the reply. */
