@@ -67,7 +67,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   for (const detector of registry.detectors) {
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
-  const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
+  const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
@@ -97,7 +97,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
     authenticateKeyless: keylessAuthenticator(domain.services),
     tokens: streamTokens,
     serviceLimits,
-    models,
+    schedulers,
     schemas,
     limits: imageLimits,
     body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
@@ -122,7 +122,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },

@@ -22,7 +22,7 @@ export interface ParameterRule {
 export interface TaskCall {
   readonly version: ApiVersion;
   readonly service: Service;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly schemas: SchemaCatalogue;
   readonly limits: AnalysisLimits;
   readonly signal: AbortSignal;
@@ -38,7 +38,7 @@ export interface SentParameters {
 
 /** One stream frame to analyse, on a model turn the stream already holds. */
 export interface FrameCall {
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly turn: ModelTurn;
   readonly limits: AnalysisLimits;
   /** The frame's deadline, or the stream ending. */
@@ -116,7 +116,7 @@ export interface Task<Parameters = unknown> {
   /** An uploaded image (raw body or form file) and its parameters as sent (query string or form fields) → the same JSON response body. */
   runUpload(bytes: Buffer, parameters: readonly Configuration[], call: TaskCall): Promise<unknown>;
   /** A stream's parameters (the JSON stream's `start`, each Nvision message) → the task's parameters; 400 `invalid_configuration` on any problem. */
-  parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): Parameters;
+  parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): Parameters;
   /** One stream frame's image → what was found in it. */
   analyseFrame(image: Buffer, parameters: Parameters, call: FrameCall): Promise<FrameAnalysis>;
   /** The DeepStack routes this task answers; none when absent. */

@@ -49,13 +49,13 @@ async function detectObjects(
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
-  const labels = request.model.detector.labels;
+  const labels = request.scheduler.detector.labels;
   const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
   try {
-    const response = await assembleDetectionResponse(analysis, analysis.detections, request.model.detector, parameters);
+    const response = await assembleDetectionResponse(analysis, analysis.detections, request.scheduler.detector, parameters);
     timings.encode = performance.now() - encodeStarted;
     return { analysis: { ...analysis, pixels: undefined }, response };
   } finally {
@@ -68,7 +68,7 @@ async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionRe
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = detectionParameters(request.configurations, request.target_classes, call.version, call.model.detector.labels);
+  const parameters = detectionParameters(request.configurations, request.target_classes, call.version, call.scheduler.detector.labels);
   const base64Started = performance.now();
   const bytes = decodeRawData(request.raw_data);
   call.context.timings.base64 = performance.now() - base64Started;
@@ -86,7 +86,7 @@ async function detectForCall(
   call: TaskCall,
   labels: Pick<ObjectDetectionReply, 'frame_id' | 'source_id'>,
 ): Promise<ObjectDetectionReply> {
-  const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+  const { analysis, response } = await detectObjects({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return {
     service_id: call.service.id,
@@ -97,13 +97,13 @@ async function detectForCall(
 }
 
 /** A stream's configurations and target classes → parameters, for the model's class names. */
-function parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): DetectionParameters {
-  return detectionParameters(sent.configurations, sent.targetClasses, version, model.detector.labels);
+function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): DetectionParameters {
+  return detectionParameters(sent.configurations, sent.targetClasses, version, scheduler.detector.labels);
 }
 
 /** One stream frame, on the stream's turn: the objects and the detections the tracker follows. */
 async function analyseFrame(image: Buffer, parameters: DetectionParameters, call: FrameCall): Promise<FrameAnalysis> {
-  const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
+  const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return { width: analysis.width, height: analysis.height, found: response.detected_objects, tracked: analysis.detections, visualizedImage: response.visualized_image };
 }
@@ -113,7 +113,7 @@ const deepStack: DeepStackSide = {
   routes: DEEPSTACK_DETECTION_ROUTES,
   async analyse(image, minConfidence, call): Promise<readonly DetectedObject[]> {
     const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-    const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+    const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
     call.context.objects = analysis.detections.length;
     return response.detected_objects;
   },
