@@ -39,19 +39,22 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       expect(validateDockerfile(content).map((problem) => `line ${problem.range.start.line + 1}: ${problem.message}`)).to.deep.equal([]);
     });
 
-    it('is multi-stage on a pinned Debian Node.js image (the native modules are glibc builds)', () => {
+    it('is multi-stage on pinned Debian Node.js images, build arguments of the same default (the native modules are glibc builds for that Node.js)', () => {
       expect(froms.length).to.be.at.least(2);
-      const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(content)?.[1];
-      expect(image).to.match(/^node:\d+-bookworm-slim$/);
-      for (const from of froms) expect(from.getImage()).to.equal('${NODE_IMAGE}');
+      const nodeImage = /^ARG NODE_IMAGE=(\S+)$/m.exec(content)?.[1];
+      expect(nodeImage).to.match(/^node:\d+-bookworm-slim$/);
+      expect(/^ARG BUILD_IMAGE=(\S+)$/m.exec(content)?.[1]).to.equal(nodeImage);
+      expect(froms.map((from) => from.getImage())).to.deep.equal(['${BUILD_IMAGE}', '${NODE_IMAGE}']);
       expect(named('COPY', finalStage).some((copy) => copy.getTextContent().startsWith('COPY --from=build '))).to.equal(true);
     });
 
-    it('runs as an unprivileged user, node itself as PID 1 (SIGTERM drains), the data folder a volume', () => {
+    it('runs as an unprivileged user, as `npm start` does (start.js: jemalloc, installed), the data folder a volume', () => {
       const users = named('USER', finalStage);
       expect(users.length).to.equal(1);
       expect(argument(users[0])).to.not.match(/^(root|0)(:|$)/);
-      expect(JSON.parse(argument(named('CMD', finalStage)[0]))).to.deep.equal(['node', 'dist/src/main.js']);
+      expect(JSON.parse(argument(named('CMD', finalStage)[0]))).to.deep.equal(['node', 'dist/src/start.js']);
+      expect(JSON.parse(read('package.json')).scripts.start).to.equal('node dist/src/start.js');
+      expect(argument(named('RUN', finalStage)[0])).to.match(/apt-get install .*\blibjemalloc2\b/);
       expect(argument(named('ENV', finalStage)[0])).to.contain('DETECTD_DATA_DIR=/var/lib/detectd');
       expect(argument(named('VOLUME', finalStage)[0])).to.contain('/var/lib/detectd');
       expect(named('ADD')).to.deep.equal([]);
