@@ -129,7 +129,10 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
 
   describe('compose.yaml', () => {
     const compose = parseYaml(read('compose.yaml')) as {
-      services: Record<string, { environment?: Record<string, string>; volumes?: string[]; deploy?: { replicas?: number }; image?: string; build?: string }>;
+      services: Record<
+        string,
+        { environment?: Record<string, string>; volumes?: string[]; deploy?: { replicas?: number }; image?: string; build?: { context: string; args: Record<string, string> } }
+      >;
     };
 
     it('passes dclint: the Compose Specification schema and every lint rule', () => {
@@ -140,13 +143,28 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
 
     it('runs two detectd replicas from this Dockerfile on one PostgreSQL with a shared secret, models mounted read-only', () => {
       const { detectd, postgres } = compose.services;
-      expect(detectd.build).to.equal('.');
+      expect(detectd.build?.context).to.equal('.');
       expect(detectd.deploy?.replicas).to.equal(2);
       expect(detectd.environment?.DETECTD_DATABASE_URL).to.match(/^postgres:\/\/detectd:.*@postgres:5432\/detectd$/);
       expect(detectd.environment?.DETECTD_SECRET).to.match(/^\$\{DETECTD_SECRET:\?/);
       expect(detectd.environment?.DETECTD_MODEL).to.contain('/models/');
       expect(detectd.volumes?.some((volume) => volume.endsWith(':/models:ro'))).to.equal(true);
-      expect(postgres.image).to.match(/^postgres:\d+/);
+      expect(postgres.image).to.match(/^\$\{POSTGRES_IMAGE:-postgres:\d+/);
+    });
+
+    it('base images are variables defaulting to the registry images (for the Dockerfile: its own defaults)', () => {
+      const { detectd, postgres, proxy } = compose.services;
+      for (const name of ['NODE_IMAGE', 'BUILD_IMAGE']) {
+        const dockerfileDefault = new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(read('Dockerfile'))?.[1];
+        expect(detectd.build?.args[name]).to.equal(`\${${name}:-${dockerfileDefault}}`);
+      }
+      expect(postgres.image).to.match(/^\$\{POSTGRES_IMAGE:-postgres:[\w.-]+\}$/);
+      expect(proxy.image).to.match(/^\$\{NGINX_IMAGE:-nginx:[\w.-]+\}$/);
+    });
+
+    it('nginx gets deploy/nginx.conf (nginx itself reads it in scripts/container-check.sh)', () => {
+      expect(compose.services.proxy.volumes).to.deep.equal(['./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro']);
+      expect(read('deploy/nginx.conf')).to.match(/^\s*server detectd:8080;$/m);
     });
 
     it('sets only variables the README documents', () => {
@@ -173,7 +191,9 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
     it('starts the built service as an unprivileged user with its state folder and the env file', () => {
       const unit = read('deploy/detectd.service');
       expect(unit).to.match(/^User=detectd$/m);
-      expect(unit).to.match(/^ExecStart=\/usr\/bin\/node \/opt\/detectd\/dist\/src\/main\.js$/m);
+      // As `npm start` (start.js: on jemalloc); the signal to start.js alone, which passes it on once.
+      expect(unit).to.match(/^ExecStart=\/usr\/bin\/node \/opt\/detectd\/dist\/src\/start\.js$/m);
+      expect(unit).to.match(/^KillMode=mixed$/m);
       expect(unit).to.match(/^StateDirectory=detectd$/m);
       expect(unit).to.match(/^Environment=DETECTD_DATA_DIR=\/var\/lib\/detectd$/m);
       expect(unit).to.match(/^EnvironmentFile=\/etc\/detectd\/detectd\.env$/m);

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Builds the detectd image and runs it, then runs compose.yaml, under podman on this machine:
+#   1. the image (Dockerfile): healthy by its own HEALTHCHECK, an account and a service from its CLI, a
+#      detection of ../shared/eval/photos/dog.jpg, its log saying the jemalloc allocator, and on SIGTERM
+#      (podman stop) a drained exit with status 0;
+#   2. compose.yaml: two detectd replicas on PostgreSQL behind nginx; detections sent to nginx answered
+#      by both replicas (each one's log has calls), both on jemalloc and PostgreSQL.
+# Needs root, podman with runc, podman-compose, debootstrap, curl (Debian: apt-get install podman
+# podman-compose debootstrap runc curl) and ../shared. No registry is needed: the base images are the
+# local stand-ins of scripts/container-bases.sh, unless NODE_IMAGE, BUILD_IMAGE, POSTGRES_IMAGE and
+# NGINX_IMAGE are all set. The images stay for the next run (its builds then come from podman's layer
+# cache); containers, networks and volumes are removed. Takes ~15 minutes on a 2-core machine the first time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/deploy/podman/containers.conf}
+# Docker's image format: OCI images have no HEALTHCHECK.
+export BUILDAH_FORMAT=docker
+models=$(realpath ../shared/models)
+photo=$(realpath ../shared/eval/photos/dog.jpg)
+image=localhost/detectd:check
+container=detectd-check
+project=detectd-check
+
+logs=$(mktemp -d /tmp/detectd-container-check.XXXXXX)
+step() { printf '\n== %s\n' "$*"; }
+# Runs a command with its output in $logs/$1.log, shown when it fails.
+logged() {
+  local name=$1
+  shift
+  "$@" >"$logs/$name.log" 2>&1 || { tail -n 40 "$logs/$name.log" >&2; fail "$name: $*"; }
+}
+# What failed, and the state and last log lines of every container this check started.
+fail() {
+  local name
+  for name in $(podman ps -a --filter "name=^$container" --format '{{.Names}}'); do
+    printf -- '-- %s: %s\n' "$name" "$(podman ps -a --filter "name=^$name\$" --format '{{.Status}}')" >&2
+    podman logs --tail 8 "$name" 2>&1 | sed 's/^/   /' >&2
+  done
+  printf 'container-check: FAILED: %s\n' "$*" >&2
+  exit 1
+}
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# Polls a command once a second until it succeeds; fails after $1 seconds (a bound for start-up, not a timing).
+wait_until() {
+  local limit=$1 what=$2
+  shift 2
+  for ((second = 0; second < limit; second++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  fail "$what (not within ${limit}s)"
+}
+compose() { podman-compose -p "$project" -f compose.yaml "$@"; }
+replicas() { podman ps --filter "label=com.docker.compose.project=$project" --filter label=com.docker.compose.service=detectd --format '{{.Names}}' | sort; }
+# Detects dog.jpg at $1 with API key $2; fails unless a dog is found.
+detect_dog() {
+  local answer
+  answer=$(curl -sS --fail-with-body "$1/api/v1/object-detection" -H "Authorization: ApiKey $2" -F "image=@$photo" -F ConfidenceThreshold=0.5) \
+    || fail "detection at $1: $answer"
+  node -e 'const a = JSON.parse(process.argv[1]); if (!a.detected_objects.some((o) => o.name === "dog")) { console.error(process.argv[1]); process.exit(1); }' "$answer" \
+    || fail "no dog detected at $1"
+}
+# Creates an account and a service with the CLI inside container $1; prints the service's API key.
+create_key() {
+  podman exec "$1" node dist/src/cli.js account create --email check@example.com --password 'a long passphrase' >/dev/null
+  podman exec "$1" node dist/src/cli.js service create --account check@example.com --name check --json \
+    | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).api_key))'
+}
+expect_log() { # container pattern what
+  # (Not grep -q: it would stop reading early, and podman logs fail on the closed pipe.)
+  [ "$(podman logs "$1" 2>&1 | grep -c -- "$2")" -gt 0 ] || fail "$1: $3"
+}
+cleanup() {
+  podman rm -f -t 0 "$container" >/dev/null 2>&1 || true
+  compose down -v -t 0 >/dev/null 2>&1 || true
+}
+# Left over from an interrupted run.
+cleanup
+trap 'cleanup; rm -rf "$logs"' EXIT
+
+step "base images"
+if [ -z "${NODE_IMAGE:-}" ] || [ -z "${BUILD_IMAGE:-}" ] || [ -z "${POSTGRES_IMAGE:-}" ] || [ -z "${NGINX_IMAGE:-}" ]; then
+  logged bases bash scripts/container-bases.sh
+  while IFS='=' read -r name value; do export "$name=$value"; done < <(grep -E '^[A-Z_]+=' "$logs/bases.log")
+fi
+echo "NODE_IMAGE=$NODE_IMAGE BUILD_IMAGE=$BUILD_IMAGE POSTGRES_IMAGE=$POSTGRES_IMAGE NGINX_IMAGE=$NGINX_IMAGE"
+
+step "build the image"
+logged build podman build --build-arg "NODE_IMAGE=$NODE_IMAGE" --build-arg "BUILD_IMAGE=$BUILD_IMAGE" -t "$image" .
+
+step "run the image"
+port=$(free_port)
+# (podman schedules health checks with systemd timers; without systemd it says so, and they are run here by hand.)
+logged run podman run -d --name "$container" -p "127.0.0.1:$port:8080" -v "$models:/models:ro" \
+  -e DETECTD_MODEL=/models/yolo26n-640-int8.onnx "$image"
+wait_until 120 "the container's HEALTHCHECK passes" podman healthcheck run "$container"
+expect_log "$container" '"allocator":"jemalloc"' 'not on jemalloc'
+detect_dog "http://127.0.0.1:$port" "$(create_key "$container")"
+logged stop podman stop -t 40 "$container"
+[ "$(podman inspect -f '{{.State.ExitCode}}' "$container")" = 0 ] || fail "exit status after SIGTERM: $(podman inspect -f '{{.State.ExitCode}}' "$container")"
+expect_log "$container" '"msg":"stopped"' 'did not drain and stop on SIGTERM'
+echo "healthy, dog detected, jemalloc, stopped cleanly"
+
+step "compose.yaml: two replicas, PostgreSQL, nginx"
+export DETECTD_SECRET=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
+export POSTGRES_PASSWORD=$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))')
+export DETECTD_MODELS_HOST_DIR=$models DETECTD_INFERENCE_THREADS=1 DETECTD_PROXY_PORT=$(free_port)
+proxy=http://127.0.0.1:$DETECTD_PROXY_PORT
+logged compose-up compose up -d
+wait_until 180 "nginx answers /readyz from a replica" curl -sf "$proxy/readyz"
+mapfile -t names < <(replicas)
+[ "${#names[@]}" = 2 ] || fail "replicas running: ${names[*]}"
+for name in "${names[@]}"; do
+  wait_until 120 "$name's HEALTHCHECK passes" podman healthcheck run "$name"
+  expect_log "$name" '"allocator":"jemalloc"' 'not on jemalloc'
+  expect_log "$name" '"database":"postgresql"' 'not on PostgreSQL'
+done
+key=$(create_key "${names[0]}")
+for ((request = 0; request < 8; request++)); do detect_dog "$proxy" "$key"; done
+for name in "${names[@]}"; do
+  calls=$(podman logs "$name" 2>&1 | grep -c '"path":"/api/v1/object-detection"' || true)
+  [ "$calls" -gt 0 ] || fail "$name answered none of the detections sent to nginx"
+  echo "$name answered $calls of 8"
+done
+echo "container-check: passed"
