@@ -5,7 +5,8 @@
 #   localhost/detectd-offline/node-build:trixie   that with npm: BUILD_IMAGE     (deploy/podman/node-build.Containerfile)
 #   localhost/detectd-offline/postgres:trixie     POSTGRES_IMAGE                 (deploy/podman/postgres.Containerfile)
 #   localhost/detectd-offline/nginx:trixie        NGINX_IMAGE                    (deploy/podman/nginx.Containerfile)
-# An image that exists is kept (podman rmi it to make it again). Prints the four as NAME=image lines.
+#   localhost/detectd-offline/systemd:trixie      a machine with systemd: SYSTEMD_IMAGE (deploy/podman/systemd.Containerfile)
+# An image that exists is kept (podman rmi it to make it again). Prints them as NAME=image lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,8 +43,10 @@ build_on_debian() { # image containerfile
 build_on_debian "$prefix/node-build:trixie" node-build.Containerfile
 build_on_debian "$prefix/postgres:trixie" postgres.Containerfile
 build_on_debian "$prefix/nginx:trixie" nginx.Containerfile
+build_on_debian "$prefix/systemd:trixie" systemd.Containerfile
 
 echo "NODE_IMAGE=$node_image"
 echo "BUILD_IMAGE=$prefix/node-build:trixie"
 echo "POSTGRES_IMAGE=$prefix/postgres:trixie"
 echo "NGINX_IMAGE=$prefix/nginx:trixie"
+echo "SYSTEMD_IMAGE=$prefix/systemd:trixie"
