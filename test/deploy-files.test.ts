@@ -14,10 +14,11 @@ import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { MAIN, requireBuild, startProcess } from './support/processes.js';
 
 /**
- * No container engine or systemd runs on the test machines, so the packaging files are linted and
- * checked against what detectd needs, not built or started: the Dockerfile with dockerfile-utils
- * (the Dockerfile language service's validator) and its parsed instructions, compose.yaml with
- * dclint (Compose Specification schema and lint rules), the systemd unit with `systemd-analyze verify`.
+ * The packaging files, linted and checked against what detectd needs on every test run: the Dockerfile
+ * with dockerfile-utils (the Dockerfile language service's validator) and its parsed instructions,
+ * compose.yaml with dclint (Compose Specification schema and lint rules), the systemd unit with
+ * `systemd-analyze verify`. Building and running them takes a container engine and ~14 minutes:
+ * scripts/container-check.sh does that under podman (README "Checking the deployment files").
  */
 
 const read = (file: string) => fs.readFileSync(file, 'utf8');
