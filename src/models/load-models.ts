@@ -1,7 +1,7 @@
 import { ModelRefused } from './model-refused.js';
-import { findModelFiles, type ModelSources } from './model-repository.js';
-import { ModelRegistry } from './registry.js';
-import { loadOnnxDetector, type OnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
+import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, type ModelSources } from './model-repository.js';
+import { ModelRegistry, type ReservedModelNames } from './registry.js';
+import { FILE_RUNTIMES } from './runtimes/index.js';
 import { loadThreadedDetector } from './runtimes/threaded-detector.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
@@ -11,21 +11,26 @@ import type { Detector } from './types.js';
  * `@vladmandic/human` package, run by TF.js in a worker thread.
  */
 export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
+  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url) }, logger);
 }
 
 /** Outcome of loading one model file: the detector, or why it is refused. */
-export type ModelLoad = { readonly path: string; readonly detector: OnnxDetector } | { readonly path: string; readonly refused: ModelRefused };
+export type ModelLoad = { readonly path: string; readonly detector: FileDetector } | { readonly path: string; readonly refused: ModelRefused };
+
+/** The model files the sources name, each with the runtime (of runtimes/index.ts) that loads it. */
+export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
+  return findModelFiles(sources, FILE_RUNTIMES);
+}
 
 /**
  * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
  * operator sees every problem at once (`detectd models list`). `keep` false disposes each after loading.
  */
-export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetectorSettings, keep: boolean): Promise<ModelLoad[]> {
+export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean): Promise<ModelLoad[]> {
   const loads: ModelLoad[] = [];
-  for (const file of await findModelFiles(sources)) {
+  for (const file of await modelFiles(sources)) {
     try {
-      const detector = await loadOnnxDetector(file.path, defaults);
+      const detector = await file.runtime.load(file.path, defaults);
       if (!keep) await detector.dispose();
       loads.push({ path: file.path, detector });
     } catch (error) {
@@ -39,9 +44,15 @@ export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetecto
 /**
  * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
  * when none is configured. Like Triton's default (`--exit-on-error`), one refused model stops
- * start-up: a server silently missing a model would answer its services 503.
+ * start-up (a server silently missing a model would answer its services 503), and so does an alias
+ * that is another model's name, or a `reserved` name (ModelRegistry).
  */
-export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSettings, logger: (message: string) => void): Promise<ModelRegistry> {
+export async function loadModels(
+  sources: ModelSources,
+  defaults: InferenceSettings,
+  logger: (message: string) => void,
+  reserved: ReservedModelNames,
+): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true);
   if (loads.length === 0) {
     logger(
@@ -52,9 +63,11 @@ export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSe
   }
   const detectors = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
-  if (refused.length > 0) {
+  try {
+    if (refused.length > 0) throw new Error(refused.join('\n'));
+    return new ModelRegistry(detectors, reserved);
+  } catch (error) {
     await Promise.all(detectors.map((detector) => detector.dispose()));
-    throw new Error(refused.join('\n'));
+    throw error;
   }
-  return new ModelRegistry(detectors);
 }

@@ -75,7 +75,7 @@ function fileHandler(modelJsonPath: string): tf.io.IOHandler {
   };
 }
 
-export async function loadCenterNet(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
+export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
   const log = options.logger ?? (() => {});
   backend ??= selectBackend(log);
   const runtime = await backend;
@@ -107,7 +107,8 @@ export async function loadCenterNet(options: { logger?: (msg: string) => void })
   }
 
   return {
-    summary: { name: EMBEDDED_MODEL_NAME, family: 'centernet', runtime, labels: COCO_LABELS, inputSize: { width, height } },
+    // Both backends (wasm, tfjs-node) run on the CPU.
+    summary: { name: EMBEDDED_MODEL_NAME, family: 'centernet', runtime, device: 'CPU', aliases: [], labels: COCO_LABELS, inputSize: { width, height } },
     run,
     dispose: () => model.dispose(),
   };
