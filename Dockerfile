@@ -16,10 +16,16 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 # The npm of this image predates package.json "allowScripts": this skips onnxruntime-node's CUDA download.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json ./
+# The dependencies in a layer of their own, built again only when the lock file changes: installed without
+# running scripts (this package's own prepare compiles src/, not yet here), then their install scripts
+# (the native bindings).
+RUN npm ci --no-audit --no-fund --ignore-scripts \
+ && npm rebuild
+COPY tsconfig.json ./
 COPY src ./src
-# npm ci compiles src/ into dist/ (prepare: tsc -b; tests and scripts stay out of the image); then the development packages go.
-RUN npm ci --no-audit --no-fund \
+# Compiles src/ into dist/ (tests and scripts stay out of the image); then the development packages go.
+RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
