@@ -23,8 +23,8 @@ export interface OverviewData {
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
-  /** Calls counted against the monthly quota so far (null: the service has no quota). */
-  readonly callsThisMonth: number | null;
+  /** Calls admitted this UTC month: what the monthly quota counts, whether or not one is set. */
+  readonly callsThisMonth: number;
   readonly graceSeconds: number;
   /** How long a stream token for the live-video demo stays valid. */
   readonly streamTokenSeconds: number;
@@ -222,15 +222,21 @@ function usageSection(data: OverviewData, base: string): SafeHtml {
 
 const count = (value: number) => value.toLocaleString('en-US');
 
-/** One line in the usage panel: the limits in force, and how much of the quota this month has used. */
+/** The calendar month (UTC) the quota counts, by name: "November 2026". */
+const thisMonth = () => new Date().toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** One line in the usage panel: the limits in force, and this month's calls as the quota counts them (counted with or without a quota). */
 function limitsSummary(data: OverviewData): SafeHtml {
   const { service, callsThisMonth } = data;
-  if (service.rateLimitPerMinute === null && service.monthlyQuota === null) return html`<p class="muted small" id="usage-limits">No rate limit or quota.</p>`;
+  const calls = `${count(callsThisMonth)} call${callsThisMonth === 1 ? '' : 's'}`;
+  if (service.rateLimitPerMinute === null && service.monthlyQuota === null) {
+    return html`<p class="muted small" id="usage-limits">No rate limit or quota. ${calls} in ${thisMonth()} (UTC) so far; a quota set now counts them.</p>`;
+  }
   const rate = service.rateLimitPerMinute === null ? 'no rate limit' : `rate limit ${count(service.rateLimitPerMinute)} requests/minute`;
   const quota =
     service.monthlyQuota === null
-      ? 'no monthly quota'
-      : `quota ${count(callsThisMonth ?? 0)} of ${count(service.monthlyQuota)} calls used this month (${Math.min(100, Math.round(((callsThisMonth ?? 0) / service.monthlyQuota) * 100))} %)`;
+      ? `no monthly quota (${calls} in ${thisMonth()}, UTC)`
+      : `quota ${count(callsThisMonth)} of ${count(service.monthlyQuota)} calls used in ${thisMonth()} (UTC, ${Math.min(100, Math.round((callsThisMonth / service.monthlyQuota) * 100))} %)`;
   return html`<p class="small" id="usage-limits">Limits: ${rate}; ${quota}. Calls over a limit are answered 429 and listed under errors.</p>`;
 }
 
@@ -266,7 +272,7 @@ function limitsSection(data: OverviewData, base: string): SafeHtml {
     <form method="post" action="${base}/limits" class="limits-form" novalidate>
       ${csrfField(data.csrfToken)}
       ${field({ label: 'Requests per minute', name: 'rate_limit_per_minute', type: 'number', min: 1, max: MAX_RATE_PER_MINUTE, value: values.rate_limit_per_minute, error: errors.rate_limit_per_minute, hint: 'Bursts of up to this many, then evenly spread.', autofocus: focus === 'rate_limit_per_minute' })}
-      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', min: 1, max: MAX_MONTHLY_QUOTA, value: values.monthly_quota, error: errors.monthly_quota, hint: 'Counted per calendar month, UTC.', autofocus: focus === 'monthly_quota' })}
+      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', min: 1, max: MAX_MONTHLY_QUOTA, value: values.monthly_quota, error: errors.monthly_quota, hint: 'Every call of the calendar month (UTC) counts, also those made before the quota was set.', autofocus: focus === 'monthly_quota' })}
       <button type="submit" class="button secondary" id="save-limits">Save limits</button>
     </form>
   </section>`;

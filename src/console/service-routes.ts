@@ -91,7 +91,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         models: models.names,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
-        callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
+        callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
         streamTokenSeconds: dependencies.streamTokenSeconds,
