@@ -193,3 +193,15 @@ document.getElementById('live-video')?.addEventListener('click', async (event) =
     if (status) status.textContent = `Could not open the live-video demo: ${error.message}`;
   }
 });
+
+// The usage panel refreshes itself while the page is open and shown: the same page, fetched again, gives the new panel.
+const USAGE_REFRESH_MS = 5000;
+async function refreshUsage() {
+  const panel = document.getElementById('usage');
+  if (!panel || document.hidden) return;
+  const response = await fetch(`${location.pathname}?window=${encodeURIComponent(panel.dataset.window)}`, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
+  if (!response.ok) return;
+  const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('usage');
+  if (fresh) panel.replaceWith(fresh);
+}
+if (document.getElementById('usage')) setInterval(() => refreshUsage().catch(() => {}), USAGE_REFRESH_MS);

@@ -29,8 +29,18 @@ export interface OverviewData {
   /** How long a stream token for the live-video demo stays valid. */
   readonly streamTokenSeconds: number;
   readonly notice?: string;
+  /** The card the notice belongs to (the form just saved there), shown in that card rather than at the top of the page. */
+  readonly noticeSection?: NoticeSection;
   /** The form whose change was just refused, shown again with what was typed and its errors in place. */
   readonly refused?: RefusedForm;
+}
+
+/** The overview's cards that have a form of their own, by their element id. */
+export type NoticeSection = 'keyless' | 'limits' | 'settings';
+
+/** The notice, if it belongs in the card `section`. */
+function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
+  return data.notice && data.noticeSection === section ? html`<p class="notice" role="status">${data.notice}</p>` : '';
 }
 
 /** A refused form of the overview page: which one, what was typed, and the errors by field. */
@@ -51,7 +61,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
   return layout(
-    { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.notice },
+    { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
     html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
 <div class="page-head">
   <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
@@ -72,15 +82,11 @@ export function serviceOverviewPage(data: OverviewData): string {
   <section class="card" aria-labelledby="curl-title">
     <h2 id="curl-title">Call it</h2>
     <p class="muted">Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.</p>
-    <pre class="code wrap" id="curl-example">${curlExample(service.type, endpoint)}</pre>
-    <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
+    ${data.keys.some((key) => key.expiresAt === null)
+      ? html`<pre class="code wrap" id="curl-example">${curlExample(service.type, endpoint)}</pre>
+    <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>`
+      : html`<p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p>`}
   </section>
-
-  ${keylessSection(data, base)}
-
-  ${usageSection(data, base)}
-
-  ${limitsSection(data, base)}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
@@ -107,6 +113,12 @@ export function serviceOverviewPage(data: OverviewData): string {
     <p class="muted">Stream a webcam or a video file to this service in the live-video demo. The page gets a single-use stream token for this service (valid ${data.streamTokenSeconds} s); the key never goes into a URL.</p>
     <a class="button secondary" id="live-video" href="/stream-demo">Open the live-video demo</a>
   </section>
+
+  ${usageSection(data, base)}
+
+  ${limitsSection(data, base)}
+
+  ${keylessSection(data, base)}
 
   ${settingsSection(data, base)}
 
@@ -141,18 +153,19 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
       (key) => html`<div class="older-key"><span>Previous key ${key.hint ?? ''} works until ${key.expiresAt!.slice(0, 16).replace('T', ' ')} UTC</span>
       ${actionButton({ action: `${base}/keys/${key.id}/revoke`, label: 'Revoke now', csrfToken: data.csrfToken, style: 'danger' })}</div>`,
     )}
-    <div class="key-actions">
-      <form method="post" action="${base}/rotate" class="rotate-form">
-        ${csrfField(data.csrfToken)}
-        ${current
-          ? html`<fieldset><legend>Rotate key</legend>
-          <label class="choice"><input type="radio" name="old_key" value="grace" checked> Keep the old key working for ${graceHours} h</label>
-          <label class="choice"><input type="radio" name="old_key" value="revoke"> Revoke the old key at once</label></fieldset>
-          <button type="submit" class="button secondary" id="rotate-key">Rotate key</button>`
-          : html`<input type="hidden" name="old_key" value="revoke"><button type="submit" class="button primary" id="rotate-key">Create a new key</button>`}
-      </form>
-      ${current ? actionButton({ action: `${base}/keys/${current.id}/revoke`, label: 'Revoke key', csrfToken: data.csrfToken, style: 'danger', confirm: 'Revoke this key now? Calls with it will be refused at once.' }) : ''}
-    </div>
+    <form method="post" action="${base}/rotate" class="rotate-form">
+      ${csrfField(data.csrfToken)}
+      ${current
+        ? html`<fieldset><legend>Rotate key: a new key, and the old one…</legend>
+        <label class="choice"><input type="radio" name="old_key" value="grace" checked> keeps working for ${graceHours} h</label>
+        <label class="choice"><input type="radio" name="old_key" value="revoke"> stops working at once</label>
+        <button type="submit" class="button secondary" id="rotate-key">Rotate key</button></fieldset>`
+        : html`<input type="hidden" name="old_key" value="revoke"><button type="submit" class="button primary" id="rotate-key">Create a new key</button>`}
+    </form>
+    ${current
+      ? html`<div class="revoke-row"><span class="muted small">Revoking leaves the service without a working key until you create a new one.</span>
+      ${actionButton({ action: `${base}/keys/${current.id}/revoke`, label: 'Revoke key', csrfToken: data.csrfToken, style: 'danger', confirm: 'Revoke this key now? Calls with it will be refused at once.' })}</div>`
+      : ''}
   </dd></div>`;
 }
 
@@ -171,6 +184,7 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
   const typed = refused?.values.ranges ?? (ranges ?? LOOPBACK_RANGES).join('\n');
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
+    ${noticeIn(data, 'keyless')}
     <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code class="break">${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
@@ -184,7 +198,7 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
       </div>
       <div class="actions">
         <button type="submit" name="keyless" value="on" class="button secondary" id="keyless-on">${ranges === null ? 'Accept calls without a key' : 'Save ranges'}</button>
-        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button danger" id="keyless-off">Require a key again</button>`}
+        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button primary" id="keyless-off">Require a key again</button>`}
       </div>
     </form>
   </section>`;
@@ -195,13 +209,13 @@ const milliseconds = (value: number | null) => (value === null ? '–' : value <
 function usageSection(data: OverviewData, base: string): SafeHtml {
   const { usage } = data;
   const tabs = Object.entries(USAGE_WINDOWS).map(
-    ([window, { label }]) => html`<a class="tab${window === data.window ? ' active' : ''}" href="${base}?window=${window}#usage-title"${window === data.window ? html` aria-current="page"` : ''}>${label}</a>`,
+    ([window, { label }]) => html`<a class="tab${window === data.window ? ' active' : ''}" href="${base}?window=${window}#usage"${window === data.window ? html` aria-current="page"` : ''}>${label}</a>`,
   );
   const errorRows = Object.entries(usage.errorsByCode)
     .sort(([, a], [, b]) => b - a)
     .map(([code, count]) => html`<tr><td><code>${code}</code></td><td class="num">${count}</td></tr>`);
   const stat = (label: string, value: string | number, id: string) => html`<div class="stat"><span class="stat-value" id="${id}">${value}</span><span class="stat-label">${label}</span></div>`;
-  return html`<section class="card" aria-labelledby="usage-title">
+  return html`<section class="card" aria-labelledby="usage-title" id="usage" data-window="${data.window}">
     <div class="card-head"><h2 id="usage-title">Usage</h2><nav class="tabs">${tabs}</nav></div>
     <div class="stats">
       ${stat('Requests', usage.requests, 'usage-requests')}
@@ -215,7 +229,7 @@ function usageSection(data: OverviewData, base: string): SafeHtml {
     ${usageChart(usage.series)}
     ${usage.requests === 0 ? html`<p class="chart-empty small">No calls in this period yet.</p>` : ''}
     <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors</p>
-    <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this page within a few seconds.</p>
+    <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this panel within a few seconds; it refreshes itself while the page is open.</p>
     ${errorRows.length ? html`<table class="list compact"><thead><tr><th>Error code</th><th class="num">Count</th></tr></thead><tbody>${errorRows}</tbody></table>` : ''}
   </section>`;
 }
@@ -248,6 +262,7 @@ function settingsSection(data: OverviewData, base: string): SafeHtml {
   const choices = [{ value: '', label: `Server default (${data.defaultModel})` }, ...data.models.map((model) => ({ value: model, label: model }))];
   return html`<section class="card" aria-labelledby="settings-title" id="settings">
     <h2 id="settings-title">Name and model</h2>
+    ${noticeIn(data, 'settings')}
     <p class="muted">The key, limits and usage stay with the service; calls use a new model from the next one on.</p>
     ${formError(errors[''])}
     <form method="post" action="${base}/settings" class="settings-form" novalidate>
@@ -267,6 +282,7 @@ function limitsSection(data: OverviewData, base: string): SafeHtml {
   const focus = firstInvalid(errors, ['rate_limit_per_minute', 'monthly_quota']);
   return html`<section class="card" aria-labelledby="limits-title" id="limits">
     <h2 id="limits-title">Limits</h2>
+    ${noticeIn(data, 'limits')}
     <p class="muted">Calls over a limit are answered <code>429</code> (<code>rate_limited</code> or <code>quota_exceeded</code>) with <code>Retry-After</code> and the <code>RateLimit</code> headers, on every server sharing this database. Leave a field empty for no limit.</p>
     ${formError(errors[''])}
     <form method="post" action="${base}/limits" class="limits-form" novalidate>
