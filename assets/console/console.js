@@ -58,9 +58,20 @@ function reportError(button, error) {
   if (status) status.textContent = `Could not read the API key: ${error.message}`;
 }
 
+// "Call it": one tab per language; the chosen one's panel shows.
+function showTab(chosen) {
+  for (const tab of chosen.closest('[role="tablist"]').querySelectorAll('[role="tab"]')) {
+    const selected = tab === chosen;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.classList.toggle('active', selected);
+    document.getElementById(tab.getAttribute('aria-controls')).hidden = !selected;
+  }
+}
+
 document.addEventListener('click', async (event) => {
   const target = event.target instanceof Element ? event.target.closest('button') : null;
   if (!target) return;
+  if (target.getAttribute('role') === 'tab') return showTab(target);
   try {
     if (target.id === 'reveal-key') {
       const visible = document.getElementById('api-key').dataset.masked === 'true';

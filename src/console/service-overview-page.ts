@@ -3,6 +3,7 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
 import { taskByType } from '../tasks/index.js';
+import { exampleCalls } from '../tasks/example-calls.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { SERVICE_NAME_HINT } from './service-list-page.js';
@@ -79,14 +80,7 @@ export function serviceOverviewPage(data: OverviewData): string {
     ${service.disabled ? html`<p class="warning">This service is disabled: its key is answered with 403 until you enable it again.</p>` : ''}
   </section>
 
-  <section class="card" aria-labelledby="curl-title">
-    <h2 id="curl-title">Call it</h2>
-    <p class="muted">Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.</p>
-    ${data.keys.some((key) => key.expiresAt === null)
-      ? html`<pre class="code wrap" id="curl-example">${curlExample(service.type, endpoint)}</pre>
-    <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>`
-      : html`<p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p>`}
-  </section>
+  ${callItSection(data, endpoint)}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
@@ -169,11 +163,46 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
   </dd></div>`;
 }
 
-/** The task's example command; "Copy command" puts the key into the slot (console.js). */
-function curlExample(type: string, endpoint: string): SafeHtml {
-  const command = taskByType(type)?.exampleCommand(endpoint, 'dog.jpg') ?? '';
-  return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
-${command}`;
+const keySlot = html`<span data-key-slot>${MASK}</span>`;
+
+/** How to call the service: the task's example call (tasks/example-calls.ts) in curl, Python and JavaScript, one tab each; copying fills the key in (console.js). */
+function callItSection(data: OverviewData, endpoint: string): SafeHtml {
+  const hasKey = data.keys.some((key) => key.expiresAt === null);
+  const task = taskByType(data.service.type);
+  if (!hasKey || !task) {
+    return html`<section class="card" aria-labelledby="curl-title"><h2 id="curl-title">Call it</h2>
+    <p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p></section>`;
+  }
+  const calls = exampleCalls(task, endpoint, 'dog.jpg');
+  const panels = [
+    {
+      id: 'curl',
+      label: 'curl',
+      intro: html`Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.`,
+      code: html`export DETECTD_API_KEY='${keySlot}'
+${calls.curl}`,
+      copy: 'Copy command',
+      run: undefined,
+    },
+    { id: 'python', label: 'Python', intro: html`Python 3 with <code>requests</code> (<code>pip install requests</code>). Save it as <code>detect.py</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.python}`, copy: 'Copy Python', run: html`DETECTD_API_KEY='${keySlot}' python3 detect.py` },
+    { id: 'javascript', label: 'JavaScript', intro: html`Node.js 20 or later, no packages. Save it as <code>detect.mjs</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.javascript}`, copy: 'Copy JavaScript', run: html`DETECTD_API_KEY='${keySlot}' node detect.mjs` },
+  ];
+  // A shell command wraps on a phone; a script's lines keep their indentation (its block scrolls sideways).
+  return html`<section class="card" aria-labelledby="curl-title" id="call-it">
+    <div class="card-head"><h2 id="curl-title">Call it</h2>
+      <div class="tabs" role="tablist" aria-label="Language">${panels.map(
+        (panel, index) => html`<button type="button" role="tab" class="tab${index === 0 ? ' active' : ''}" id="tab-${panel.id}" aria-controls="panel-${panel.id}" aria-selected="${index === 0 ? 'true' : 'false'}">${panel.label}</button>`,
+      )}</div></div>
+    ${panels.map(
+      (panel, index) => html`<div role="tabpanel" id="panel-${panel.id}" aria-labelledby="tab-${panel.id}"${index === 0 ? '' : html` hidden`}>
+      <p class="muted">${panel.intro}</p>
+      <pre class="code${panel.run ? '' : ' wrap'}" id="${panel.id}-example" tabindex="0">${panel.code}</pre>
+      ${panel.run ? html`<pre class="code wrap" id="${panel.id}-run">${panel.run}</pre>` : ''}
+      <div class="actions"><button type="button" class="button small secondary" data-copy-from="${panel.id}-example" data-needs-key>${panel.copy}</button>
+      ${panel.run ? html`<button type="button" class="button small secondary" data-copy-from="${panel.id}-run" data-needs-key>Copy run command</button>` : ''}</div>
+    </div>`,
+    )}
+  </section>`;
 }
 
 /** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
