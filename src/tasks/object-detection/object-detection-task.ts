@@ -6,7 +6,6 @@ import type { DetectedObject } from '../detected-object.js';
 import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
-import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from '../raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
 import { keepTargetClasses } from './target-classes.js';
@@ -125,7 +124,7 @@ export const objectDetection: Task<DetectionParameters> = {
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
-  exampleCommand: objectDetectionCommand,
+  exampleFields: { ConfidenceThreshold: '0.5' },
   answerField: 'detected_objects',
   runJson,
   runUpload,
