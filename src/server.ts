@@ -139,7 +139,9 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'listening');
+  // Where a person goes next: the console (the first account signs up there) and the API reference.
+  const reachedAt = config.publicUrl ?? url;
+  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite', console: `${reachedAt}/console`, docs: `${reachedAt}/docs` }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { TASKS } from '../src/tasks/index.js';
+import { exampleCalls } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -27,7 +28,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     expect(document.servers).to.deep.equal([{ url: server.url, description: 'this server' }]);
     for (const task of TASKS) {
       const operation = document.paths[`/api/v1/${task.type}`].post;
-      expect(exampleOf(operation), task.type).to.equal(task.exampleCommand(`${server.url}/api/v1/${task.type}`, 'dog.jpg'));
+      expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, 'dog.jpg').curl);
       // "Try it" offers the first body form: the upload, with fields that are valid as filled in.
       const [first, ...others] = Object.keys(operation.requestBody.content);
       expect([first, ...others]).to.deep.equal(['multipart/form-data', 'image/*', 'application/json']);

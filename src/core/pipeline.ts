@@ -1,7 +1,7 @@
+import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
 import type { Detection } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
-import { decodeImage, ImageDecodeError } from '../vision/decode.js';
-import type { RgbImage } from '../vision/image.js';
+import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
 import type { StageTimings } from './call-context.js';
 import { DetectdError } from './errors.js';
 
@@ -34,8 +34,8 @@ export interface ImageAnalysis {
   /** Size of the image as a person sees it (EXIF orientation applied): the detections' pixel space. */
   readonly width: number;
   readonly height: number;
-  /** The image at full resolution, when the request asked for `fullResolution`. */
-  readonly pixels?: RgbImage;
+  /** The image at full resolution, when the request asked for `fullResolution`: `release` it once done. */
+  readonly pixels?: DecodedImage;
   /** Highest score first, boxes in the full image's pixels. */
   readonly detections: readonly Detection[];
 }
@@ -48,8 +48,10 @@ function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: n
   }));
 }
 
-/** Scheduler refusals → the caller's error codes. */
+/** Scheduler refusals and a lost inference worker → the caller's error codes. */
 function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
+  // Not retried here: the run may be what stopped the worker, and the caller decides whether to try again.
+  if (error instanceof InferenceWorkerLost) return new DetectdError('model_unavailable', `${error.message}; retry`, 1);
   if (error instanceof QueueFullError) return new DetectdError('overloaded', `the server is busy (${error.maxAdmitted} requests in flight for this model); retry shortly`, 1);
   if (error instanceof WaitAbortedError) return new DetectdError('deadline_exceeded', `no model capacity within the ${limits.deadlineMs} ms deadline`, 1);
   return error;
@@ -71,6 +73,8 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
   timings.decode = performance.now() - decodeStarted;
 
   const options = { minScore: request.minScore, maxDetections: limits.maxDetections };
+  // Full-resolution pixels go to the caller, who releases them; otherwise they are done with here.
+  let handedOver = false;
   try {
     const waitStarted = performance.now();
     const turn = request.turn ?? (await scheduler.acquire('request', signal));
@@ -82,12 +86,15 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
       const scaleX = image.fullWidth / image.width;
       const scaleY = image.fullHeight / image.height;
       const detections = scaleX === 1 && scaleY === 1 ? result.detections : toFullImage(result.detections, scaleX, scaleY);
+      handedOver = request.fullResolution;
       return { width: image.fullWidth, height: image.fullHeight, pixels: request.fullResolution ? image : undefined, detections };
     } finally {
       if (!request.turn) turn.release();
     }
   } catch (error) {
     throw schedulingFailure(error, limits);
+  } finally {
+    if (!handedOver) image.release();
   }
 }
 

@@ -88,12 +88,12 @@ export class Gate {
   }
 
   /** Counts one call (an HTTP request, a stream frame) against its service's rate limit and quota; throws LimitExceededError (429). */
-  count(service: Service): Promise<LimitStanding[]> {
+  #count(service: Service): Promise<LimitStanding[]> {
     return this.dependencies.serviceLimits.admit(service);
   }
 
   /**
-   * An HTTP call: who (from the head, else from the body) → service state → limits → the bounded
+   * An HTTP call: who (from the request head) → service state → limits → the bounded
    * body (size from Content-Length before a byte is read and before `100 Continue`, deadline,
    * memory budget, Content-Encoding). Admission waits for `taskCall`, so a slow upload holds no
    * place. The call's context learns the service and model as soon as they are known, so that a
@@ -157,7 +157,7 @@ export class Gate {
   async admitFrame(service: Service, timings: StageTimings): Promise<void> {
     const started = performance.now();
     try {
-      await this.count(service);
+      await this.#count(service);
     } finally {
       addGateTime(timings, started);
     }
@@ -170,7 +170,7 @@ export class Gate {
       context.service = service;
       const scheduler = this.#schedulerOf(service, entry.modelName);
       context.model = scheduler.detector.name;
-      entry.counted?.(await this.count(service));
+      entry.counted?.(await this.#count(service));
       return { service, scheduler };
     } finally {
       addGateTime(context.timings, started);

@@ -35,7 +35,8 @@ export interface FileRuntime {
   readonly name: string;
   /** Lower-case, with the dot: `.onnx`. */
   readonly extensions: readonly string[];
-  load(modelPath: string, defaults: InferenceSettings): Promise<FileDetector>;
+  /** `logger` hears of what the loaded detector does by itself later, such as restarting a worker. */
+  load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector>;
 }
 
 export interface ModelFile {

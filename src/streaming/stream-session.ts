@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Service } from '../core/service.js';
-import { type CallContext, newCallContext, type StageTimings } from '../core/call-context.js';
+import { type CallContext, newCallContext, type Stage, type StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
@@ -251,14 +251,16 @@ export class StreamSession {
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
       call.timings.tracking = performance.now() - trackingStarted;
+      // A stage the task has none of (no visualization to encode, a task without a model) took no time.
+      const stage = (name: Stage) => round(call.timings[name] ?? 0);
       const timings: FrameTimings = {
         wait: round(started - pending.receivedAt),
-        decode: round(call.timings.decode),
-        preprocess: round(call.timings.preprocess),
-        inference: round(call.timings.inference),
-        postprocess: round(call.timings.postprocess),
-        tracking: round(call.timings.tracking),
-        encode: round(call.timings.encode),
+        decode: stage('decode'),
+        preprocess: stage('preprocess'),
+        inference: stage('inference'),
+        postprocess: stage('postprocess'),
+        tracking: stage('tracking'),
+        encode: stage('encode'),
         total: round(performance.now() - pending.receivedAt),
       };
       const dropped = this.#droppedSinceResult;

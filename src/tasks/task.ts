@@ -107,10 +107,10 @@ export interface Task<Parameters = unknown> {
    */
   readonly answerField: 'detected_objects' | 'detected_faces';
   /**
-   * A shell command calling this task at `endpoint` with the image file at `imagePath` and the key
-   * in `$DETECTD_API_KEY`, pasteable on Linux and macOS: the example of the README, /docs and the console.
+   * The form fields (besides the image) of this task's example call, to show how parameters travel:
+   * tasks/example-calls.ts turns them into the curl, Python and JavaScript of the README, /docs and the console.
    */
-  exampleCommand(endpoint: string, imagePath: string): string;
+  readonly exampleFields: Readonly<Record<string, string>>;
   /** A JSON request body (already parsed, not yet validated) → the JSON response body. */
   runJson(body: unknown, call: TaskCall): Promise<unknown>;
   /** An uploaded image (raw body or form file) and its parameters as sent (query string or form fields) → the same JSON response body. */

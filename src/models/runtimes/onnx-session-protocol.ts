@@ -1,3 +1,4 @@
+import type { LetterboxSpec } from '../../vision/letterbox.js';
 import type { RawOutput } from '../types.js';
 
 /** One ONNX Runtime session a worker opens. */
@@ -30,8 +31,14 @@ export interface RunRequest {
   readonly id: number;
   /** Index into the worker's `sessions`. */
   readonly session: number;
-  /** The input tensor's values, in memory shared with the main thread (copied before the run). */
-  readonly input: Float32Array;
+  /**
+   * The image's RGB pixels: in shared memory when they were decoded into it (no copy), copied
+   * otherwise. The worker letterboxes them straight into its own input tensor.
+   */
+  readonly width: number;
+  readonly height: number;
+  readonly pixels: Uint8Array;
+  readonly letterbox: LetterboxSpec;
   readonly dims: readonly number[];
 }
 

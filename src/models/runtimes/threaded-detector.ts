@@ -1,6 +1,8 @@
+import type { Worker } from 'node:worker_threads';
 import type { RgbImage } from '../../vision/image.js';
 import { parentOf } from '../coco-categories.js';
 import { endToEnd } from '../families/end-to-end.js';
+import { InferenceWorkerLost } from '../inference-worker-lost.js';
 import { toImageDetections } from '../postprocess.js';
 import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
 import type { DetectorSummary, ThreadedDetectorSpec, WorkerMessage } from './threaded-detector-protocol.js';
@@ -12,27 +14,48 @@ import { moduleUrl, startWorker } from './worker-thread.js';
  * `preprocess` only records the stretch; its output has the end-to-end family's layout.
  */
 export async function loadThreadedDetector(spec: ThreadedDetectorSpec, logger: (message: string) => void): Promise<Detector> {
-  const worker = startWorker(moduleUrl('./threaded-detector-entry', import.meta.url), spec);
   const waiting = new Map<number, { resolve: (output: RawOutput) => void; reject: (error: Error) => void }>();
-  let failure: Error | undefined;
+  let closing = false;
+  /** The model has loaded once: a worker lost after that is replaced, not a failed load. */
+  let everLoaded = false;
   let announceReady: (summary: DetectorSummary) => void = () => {};
+  let loadFailed: (error: Error) => void = () => {};
   const ready = new Promise<DetectorSummary>((resolve, reject) => {
     announceReady = resolve;
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`detector worker exited with code ${code} while loading`)));
+    loadFailed = reject;
   });
-  worker.on('message', (message: WorkerMessage) => {
-    if (message.type === 'ready') announceReady(message.summary);
-    if (message.type === 'log') logger(message.message);
-    if (message.type === 'output') waiting.get(message.id)?.resolve(message.output);
-    if (message.type === 'failure') waiting.get(message.id)?.reject(new Error(message.message));
-    if (message.type === 'output' || message.type === 'failure') waiting.delete(message.id);
-  });
-  worker.on('error', (error) => {
-    failure = error;
-    for (const waiter of waiting.values()) waiter.reject(error);
-    waiting.clear();
-  });
+
+  /**
+   * Starts the worker. One that stops later is replaced at once (images sent meanwhile wait in the
+   * new one's queue until its model is loaded); the image it held fails with InferenceWorkerLost.
+   */
+  const start = (): Worker => {
+    const thread = startWorker(moduleUrl('./threaded-detector-entry', import.meta.url), spec);
+    let lost = false;
+    thread.on('message', (message: WorkerMessage) => {
+      if (message.type === 'ready') {
+        everLoaded = true;
+        announceReady(message.summary);
+      }
+      if (message.type === 'log') logger(message.message);
+      if (message.type === 'output') waiting.get(message.id)?.resolve(message.output);
+      if (message.type === 'failure') waiting.get(message.id)?.reject(new Error(message.message));
+      if (message.type === 'output' || message.type === 'failure') waiting.delete(message.id);
+    });
+    const stop = (error: Error) => {
+      if (lost || closing) return;
+      lost = true;
+      if (!everLoaded) return loadFailed(error);
+      for (const waiter of waiting.values()) waiter.reject(new InferenceWorkerLost(error));
+      waiting.clear();
+      logger(`detector worker stopped (${error.message}); restarting it`);
+      worker = start();
+    };
+    thread.on('error', stop);
+    thread.on('exit', (code) => stop(new Error(`detector worker exited with code ${code}`)));
+    return thread;
+  };
+  let worker = start();
 
   const summary = await ready;
   const { width, height } = summary.inputSize;
@@ -43,7 +66,6 @@ export async function loadThreadedDetector(spec: ThreadedDetectorSpec, logger: (
   }
 
   function inference({ image }: PreprocessedInput): Promise<RawOutput> {
-    if (failure) return Promise.reject(new Error(`detector worker failed: ${failure.message}`));
     const id = nextId++;
     const output = new Promise<RawOutput>((resolve, reject) => waiting.set(id, { resolve, reject }));
     worker.postMessage({ id, width: image.width, height: image.height, data: image.data });
@@ -63,6 +85,7 @@ export async function loadThreadedDetector(spec: ThreadedDetectorSpec, logger: (
     inference,
     postprocess,
     async dispose() {
+      closing = true;
       await worker.terminate();
     },
   };

@@ -6,7 +6,6 @@ import type { DetectedObject } from '../detected-object.js';
 import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
-import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from '../raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
 import { keepTargetClasses } from './target-classes.js';
@@ -54,9 +53,13 @@ async function detectObjects(
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis, analysis.detections, request.scheduler.detector, parameters);
-  timings.encode = performance.now() - encodeStarted;
-  return { analysis, response };
+  try {
+    const response = await assembleDetectionResponse(analysis, analysis.detections, request.scheduler.detector, parameters);
+    timings.encode = performance.now() - encodeStarted;
+    return { analysis: { ...analysis, pixels: undefined }, response };
+  } finally {
+    found.pixels?.release();
+  }
 }
 
 /** validate → parameters → base64 → detect → the reply. */
@@ -121,7 +124,7 @@ export const objectDetection: Task<DetectionParameters> = {
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
-  exampleCommand: objectDetectionCommand,
+  exampleFields: { ConfidenceThreshold: '0.5' },
   answerField: 'detected_objects',
   runJson,
   runUpload,

@@ -7,6 +7,7 @@ import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
+import { closeAfterEarlyAnswer } from '../early-answer.js';
 import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
@@ -141,6 +142,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     }
     const { status, body } = deepStackFailure(known);
     contextOf(response).errorCode = known.code;
+    closeAfterEarlyAnswer(request, response);
     response.set(httpHeadersOf(known)).status(status).json(body);
   };
   router.use(deepStackErrors);
