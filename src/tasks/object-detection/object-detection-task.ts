@@ -3,8 +3,8 @@ import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { DetectedObject } from '../detected-object.js';
-import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
-import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
+import type { ApiVersion, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
+import { type DetectionParameters, detectionParameters, PARAMETER_RULES } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
 import { decodeRawData } from '../raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
@@ -19,6 +19,9 @@ interface ObjectDetectionRequestBody {
   readonly target_classes?: string[];
   readonly configurations?: { parameter: string; value: string }[];
 }
+
+/** The request without its image: what an upload's fields carry (upload-request.ts). */
+type UploadedRequest = Omit<ObjectDetectionRequestBody, 'raw_data'>;
 
 /**
  * The JSON API's answer (schemas/object-detection-response.json), in the names the Nvision
@@ -62,34 +65,37 @@ async function detectObjects(
   }
 }
 
-/** validate → parameters → base64 → detect → the reply. */
+/** validate → base64 → the reply. */
 async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionReply> {
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = detectionParameters(request.configurations, request.target_classes, call.version, call.scheduler.detector.labels);
+  // The parameters first: a bad one is refused before megabytes of base64 are decoded.
+  const parameters = requestParameters(request, call);
   const base64Started = performance.now();
   const bytes = decodeRawData(request.raw_data);
   call.context.timings.base64 = performance.now() - base64Started;
-  return detectForCall(bytes, parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
+  return detectForCall(bytes, parameters, request, call);
 }
 
-/** parameters → detect → the reply: the image came as bytes (a raw body or a form's file). */
-async function runUpload(bytes: Buffer, configurations: readonly Configuration[], call: TaskCall): Promise<ObjectDetectionReply> {
-  return detectForCall(bytes, parseConfigurations(configurations, call.version), call, {});
+/** The same reply for an image that came as bytes (a raw body or a form's file), its request from the query string or the form. */
+async function runUpload(bytes: Buffer, upload: UploadRequest, call: TaskCall): Promise<ObjectDetectionReply> {
+  const request = upload as UploadedRequest;
+  return detectForCall(bytes, requestParameters(request, call), request, call);
 }
 
-async function detectForCall(
-  bytes: Buffer,
-  parameters: DetectionParameters,
-  call: TaskCall,
-  labels: Pick<ObjectDetectionReply, 'frame_id' | 'source_id'>,
-): Promise<ObjectDetectionReply> {
+function requestParameters(request: UploadedRequest, call: TaskCall): DetectionParameters {
+  return detectionParameters(request.configurations, request.target_classes, call.version, call.scheduler.detector.labels);
+}
+
+/** parameters → detect → the reply, with the caller's labels echoed. */
+async function detectForCall(bytes: Buffer, parameters: DetectionParameters, request: UploadedRequest, call: TaskCall): Promise<ObjectDetectionReply> {
   const { analysis, response } = await detectObjects({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return {
     service_id: call.service.id,
-    ...labels,
+    frame_id: request.frame_id,
+    source_id: request.source_id,
     detected_objects: response.detected_objects,
     raw_data: response.visualized_image,
   };
