@@ -71,8 +71,11 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
     .join('\n');
   // The JSON request's other fields (e.g. `target_classes`) go by the same names in a form or query string.
   const bodyFields = uploadBodyFields(schemas.schemas.get(task.requestSchema) ?? {});
+  // Their examples are empty, so that the reference's "try it" does not send its placeholder ("string") as a class name or a label.
   const fieldSchema = (field: UploadBodyField) =>
-    field.list ? { type: 'array', items: { type: 'string' }, description: `${field.description} In a form or query string: repeated, or comma-separated.` } : { type: 'string', description: field.description };
+    field.list
+      ? { type: 'array', items: { type: 'string' }, examples: [[]], description: `${field.description} In a form or query string: repeated, or comma-separated.` }
+      : { type: 'string', examples: [''], description: field.description };
   return {
     summary: version === 'v1' ? task.summary : `${task.summary} (legacy path)`,
     operationId: `${task.type}-${version}`,
