@@ -33,7 +33,7 @@ module.exports = {
       from: { path: '^src/transports/([^/]+)/' },
       to: { path: '^src/transports/[^/]+/', pathNot: '^src/transports/$1/' },
     },
-    layer('domain-below-front-doors', 'accounts/, limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer('one-composition-root', 'Only main.ts starts the server: everything else receives what it needs.', '^src/(?!main\\.ts$)', '^src/(server|main)\\.ts$'),
   ],
   options: {
