@@ -17,4 +17,4 @@ export function faceSimilarity(a: Float32Array, b: Float32Array): number {
  * (`services.face_match_threshold`). Chosen on ../shared/eval/faces (test/face-recognition.test.ts):
  * see README "Face recognition" for the figures behind it.
  */
-export const DEFAULT_FACE_MATCH_THRESHOLD = 0.7;
+export const DEFAULT_FACE_MATCH_THRESHOLD = 0.77;
