@@ -34,6 +34,20 @@ module.exports = {
       to: { path: '^src/transports/[^/]+/', pathNot: '^src/transports/$1/' },
     },
     layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer(
+      'tasks-only-through-the-table',
+      'A task is reached through the Task interface (tasks/task.ts) and the task table (tasks/index.ts): outside its folder only the table imports tasks/<name>/. (test/layering.test.ts also refuses a task\'s type as a literal outside them.)',
+      '^src/(?!tasks/index\\.ts$|tasks/[^/]+/)',
+      '^src/tasks/[^/]+/',
+    ),
+    {
+      name: 'tasks-know-no-other-task',
+      comment: 'A task folder never imports another\'s: what two tasks share lives in tasks/*.ts or below.',
+      severity: 'error',
+      from: { path: '^src/tasks/([^/]+)/' },
+      to: { path: '^src/tasks/[^/]+/', pathNot: '^src/tasks/$1/' },
+    },
+    layer('gate-below-front-doors', 'gate/ is the one way in for every front door: it knows accounts, limits, the core and the Task interface, and no door, page or stream engine.', '^src/gate/', '^src/(transports|console|streaming|store|usage)/|^src/(server|main|cli)\\.ts$'),
     layer('one-composition-root', 'Only main.ts starts the server: everything else receives what it needs.', '^src/(?!main\\.ts$)', '^src/(server|main)\\.ts$'),
   ],
   options: {

@@ -21,11 +21,15 @@ import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
-import { TASK_TYPES } from './tasks/index.js';
+import { TASK_TABLE } from './tasks/index.js';
+import type { TaskTable } from './tasks/task-table.js';
+import { Gate } from './gate/gate.js';
+import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
-import { UploadBudget } from './transports/http/upload-budget.js';
+import { UploadBudget } from './gate/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
 import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
@@ -45,14 +49,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The composition root: config → stores → models and their schedulers → front doors → listening server. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+/**
+ * The composition root: config → stores → models and their schedulers → the gate → front doors →
+ * listening server. `tasks` is the task table every door serves (a test may add a task of its own).
+ */
+export async function startServer(config: Config, logger: Logger, tasks: TaskTable = TASK_TABLE): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
+  const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -60,7 +68,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
   const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const domain = accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: registry.names, signUp: config.signUp });
+  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);
@@ -69,12 +77,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
-  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS);
+  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
-  const httpLimits = { ...imageLimits, maxBodyBytes: limits.maxBodyBytes, bodyTimeoutMs: limits.bodyTimeoutMs };
   const streamTokens = new StreamTokens(db, config.stream.tokenTtlMs);
   const uploads = new UploadBudget(limits.maxUploadBytes);
   new Gauge({
@@ -85,9 +92,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       this.set(uploads.heldBytes);
     },
   });
+  const gate = new Gate({
+    authenticate,
+    authenticateKeyless: keylessAuthenticator(domain.services),
+    tokens: streamTokens,
+    serviceLimits,
+    models,
+    schemas,
+    limits: imageLimits,
+    body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
+  });
   const app = createApp({
     logger,
-    detection: { authenticate, models, schemas, limits: httpLimits, serviceLimits, uploads },
+    detection: { gate, tasks, maxBodyBytes: limits.maxBodyBytes },
     frontDoors: [
       consoleRoutes(
         {
@@ -104,18 +121,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
         },
         logger,
       ),
-      streamRoutes(authenticate, streamTokens),
-      deepStackRoutes({
-        authenticate,
-        authenticateKeyless: keylessAuthenticator(domain.services),
-        serviceLimits,
-        models,
-        limits: httpLimits,
-        logger,
-      }),
+      streamRoutes(gate, tasks, streamTokens),
+      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    openApi: buildOpenApiDocument(schemas, packageVersion()),
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,
@@ -123,7 +133,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const server = createHttpServer(app, { headersTimeoutMs: limits.headersTimeoutMs, bodyTimeoutMs: limits.bodyTimeoutMs }, logger).listen(config.port, config.host);
   const streamMetrics = new StreamMetrics(metrics);
   const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);
-  const door: StreamDoor = { authenticate, tokens: streamTokens, models, openStreams };
+  const door: StreamDoor = { gate, tasks, openStreams };
   const stream: StreamTransportDependencies = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, metrics: streamMetrics, logger };
   const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, maxHeaders: MAX_REQUEST_HEADERS, logger });
   await once(server, 'listening');

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import ts from 'typescript';
+import { TASK_TYPES } from '../src/tasks/index.js';
 
 const run = promisify(execFile);
 const DEPCRUISE = path.resolve('node_modules/.bin/depcruise');
@@ -19,6 +21,32 @@ async function cruise(root: string): Promise<{ ok: boolean; report: string }> {
     const failure = error as { stdout?: string; stderr?: string };
     return { ok: false, report: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
   }
+}
+
+/** A task's own files: its folder and the table; anywhere else a task is known only through the Task interface. */
+const OWNS_TASKS = /^tasks\/(?:index\.ts$|[^/]+\/)/;
+
+/**
+ * String and template literals under `root`/src, outside the task folders and the table, that
+ * contain a task's type (`'object-detection'`, `'/api/v1/object-detection/stream'`): each as
+ * "file:line literal". Comments may name a task; code may not.
+ */
+function taskLiterals(root: string, types: readonly string[]): string[] {
+  const found: string[] = [];
+  const source = path.join(root, 'src');
+  for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
+    const relative = file.split(path.sep).join('/');
+    if (!relative.endsWith('.ts') || OWNS_TASKS.test(relative)) continue;
+    const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) && types.some((type) => node.text.includes(type))) {
+        found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
+      }
+      node.forEachChild(visit);
+    };
+    visit(tree);
+  }
+  return found;
 }
 
 describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)', () => {
@@ -37,6 +65,27 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
       const { ok, report } = await cruise(copy);
       expect(ok).to.equal(false);
       expect(report).to.contain('models-know-only-vision').and.to.contain('nms.ts');
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('names no task outside its folder and the table: no import of tasks/<name>/ (dependency-cruiser) and no task type as a literal', async () => {
+    expect(taskLiterals(process.cwd(), TASK_TYPES)).to.deep.equal([]);
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-tasks-'));
+    try {
+      fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
+      fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
+      // A stream module reaching into a task's folder, and a door naming a task.
+      fs.writeFileSync(path.join(copy, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_TYPES[0]}/parameters.js';\n`);
+      fs.writeFileSync(path.join(copy, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_TYPES[0]}/stream';\n`);
+      const { ok, report } = await cruise(copy);
+      expect(ok).to.equal(false);
+      expect(report).to.contain('tasks-only-through-the-table').and.to.contain('reach-in.ts');
+      expect(taskLiterals(copy, TASK_TYPES)).to.have.members([
+        `src/streaming/reach-in.ts:1 '../tasks/${TASK_TYPES[0]}/parameters.js'`,
+        `src/transports/fixed-path.ts:1 '/api/v1/${TASK_TYPES[0]}/stream'`,
+      ]);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }

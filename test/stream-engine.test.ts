@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import type { Service } from '../src/accounts/service.js';
+import type { Service } from '../src/core/service.js';
 import type { CallContext } from '../src/core/call-context.js';
 import type { CallOutcome, CallRecorder } from '../src/core/call-recorder.js';
 import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
@@ -9,9 +9,11 @@ import type { Detector } from '../src/models/types.js';
 import { ModelScheduler, type ModelTurn } from '../src/scheduler/model-scheduler.js';
 import { StreamMetrics } from '../src/streaming/stream-metrics.js';
 import { type FrameOutcome, type StreamFrame, StreamSession } from '../src/streaming/stream-session.js';
+import { objectDetection } from '../src/tasks/object-detection/object-detection-task.js';
 import { parseConfigurations } from '../src/tasks/object-detection/parameters.js';
 import { dogJpeg } from './support/images.js';
 import { modelPath } from './support/paths.js';
+import { waitFor } from './support/wait-for.js';
 
 const SERVICE: Service = { id: 'svc', accountId: 'acc', name: 'engine test', type: 'object-detection', model: null, createdAt: '', disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null };
 const never = () => new AbortController().signal;
@@ -46,6 +48,8 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
         streamId: 'engine-test',
         transport: 'test',
         service: SERVICE,
+        task: objectDetection,
+        admitFrame: async () => undefined,
         model: scheduler,
         analysisLimits: { maxPixels: 10_000_000, maxDetections: 100, deadlineMs: 60_000 },
         calls,
@@ -62,7 +66,7 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
   }
 
   async function waitForOutcomes(count: number): Promise<void> {
-    while (outcomes.length < count) await tick();
+    await waitFor(() => outcomes.length >= count, { what: `${count} frame outcome(s)` });
   }
 
   async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
@@ -92,8 +96,8 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
     const [first, second] = outcomes as Extract<FrameOutcome, { kind: 'result' }>[];
     expect(first.dropped).to.equal(4);
     expect(second.dropped).to.equal(0);
-    expect(first.objects.map((object) => object.name)).to.include('dog');
-    expect(second.objects.find((object) => object.name === 'dog')?.track_id, 'the dog keeps its track').to.equal(first.objects.find((object) => object.name === 'dog')?.track_id);
+    expect(first.found.map((object) => object.name)).to.include('dog');
+    expect(second.found.find((object) => object.name === 'dog')?.track_id, 'the dog keeps its track').to.equal(first.found.find((object) => object.name === 'dog')?.track_id);
     expect(recorded.map(({ call }) => call.requestId)).to.deep.equal(['engine-test#5', 'engine-test#6']);
     expect(await metricValue('detectd_stream_frames_total', { fate: 'dropped' })).to.equal(4);
     expect(await metricValue('detectd_stream_frames_total', { fate: 'analysed' })).to.equal(2);

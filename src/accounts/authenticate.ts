@@ -1,6 +1,6 @@
 import { DetectdError } from '../core/errors.js';
 import type { ServiceKeys } from './service-keys.js';
-import type { Service } from './service.js';
+import type { Service } from '../core/service.js';
 import type { Services } from './services.js';
 
 /**

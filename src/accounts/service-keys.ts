@@ -3,7 +3,8 @@ import type { Database } from '../store/database.js';
 import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from './api-keys.js';
 import { type Clock, isoAt } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
-import { type Service, SERVICE_COLUMNS, toService } from './service.js';
+import type { Service } from '../core/service.js';
+import { SERVICE_COLUMNS, toService } from './service.js';
 
 /** A key that still opens its service: the current one, or an older one inside its grace period. */
 export interface ActiveKey {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import { SESSION_SECONDS } from '../accounts/console-sessions.js';
 import { signInPage, signUpClosedPage, signUpPage } from './auth-pages.js';
+import { messagesByField, refusalStatus } from './form-fields.js';
 import { clearConsoleCookie, readCookie, setConsoleCookie } from './cookies.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, SESSION_COOKIE, signedInAccount } from './console-context.js';
 
@@ -38,10 +39,8 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
       response.redirect(303, HOME);
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      const onPassword = error.code === 'weak_password';
-      const status = error.code === 'email_taken' ? 409 : 400;
-      const message = error.code === 'email_taken' ? 'This email is already registered. Sign in instead?' : error.message;
-      response.status(status).send(signUpPage({ csrfToken: csrfTokenOf(response), invitation, email, errors: onPassword ? { password: message } : { email: message } }));
+      const errors = error.code === 'email_taken' ? { email: 'This email is already registered. Sign in instead?' } : messagesByField(error);
+      response.status(refusalStatus(error)).send(signUpPage({ csrfToken: csrfTokenOf(response), invitation, email, errors }));
     }
   });
 
@@ -52,6 +51,12 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
 
   router.post('/sign-in', async (request, response) => {
     const email = formField(request, 'email');
+    const password = formField(request, 'password');
+    // An empty field is a slip, not a guess: said beside the field, and not counted against the account.
+    const blank: Record<string, string> = {};
+    if (email.trim() === '') blank.email = 'enter your email';
+    if (password === '') blank.password = 'enter your password';
+    if (Object.keys(blank).length > 0) return response.status(400).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, errors: blank }));
     const address = request.ip ?? 'unknown';
     const retryAfter = await throttle.retryAfterSeconds(email, address);
     if (retryAfter > 0) {
@@ -63,7 +68,7 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
     }
     let account;
     try {
-      account = await accounts.checkCredentials(email, formField(request, 'password'));
+      account = await accounts.checkCredentials(email, password);
     } catch (error) {
       if (!(error instanceof AccountError && error.code === 'account_disabled')) throw error;
       return response.status(403).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: 'This account is disabled. Ask the operator of this server to enable it.' }));

@@ -3,7 +3,7 @@ import type { AccountDomain } from '../accounts/account-domain.js';
 import type { Account } from '../accounts/accounts.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
-import type { UploadBudget } from '../transports/http/upload-budget.js';
+import type { UploadBudget } from '../gate/upload-budget.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
@@ -56,11 +56,6 @@ export const requireAdmin: RequestHandler = (_request, response, next) => {
   if (signedInAccount(response)?.role === 'admin') return next();
   throw new DetectdError('forbidden', 'Only the administrator of this server can do this.');
 };
-
-/** The base URL callers reach this server at: the configured public URL, else this request's own. */
-export function baseUrlOf(request: Request, publicUrl: string | undefined): string {
-  return publicUrl ?? `${request.protocol}://${request.get('host')}`;
-}
 
 /** A string form field; anything else (absent, repeated, nested) reads as empty. */
 export function formField(request: Request, name: string): string {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { DetectdError } from '../core/errors.js';
-import { readBody } from '../transports/http/request-body.js';
-import type { UploadBudget } from '../transports/http/upload-budget.js';
+import { readBody } from '../gate/bounded-body.js';
+import type { UploadBudget } from '../gate/upload-budget.js';
 
 const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 /** The console's largest form (sign-up, service settings) is far below both. */

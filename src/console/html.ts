@@ -1,13 +1,11 @@
+import { escapeHtml } from '../html-escape.js';
+
 /** Markup that is already safe to emit; everything else interpolated into `html` is escaped. */
 export class SafeHtml {
   constructor(readonly text: string) {}
   toString(): string {
     return this.text;
   }
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 function render(value: unknown): string {

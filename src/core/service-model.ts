@@ -1,4 +1,4 @@
-import type { Service } from '../accounts/service.js';
+import type { Service } from './service.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import { DetectdError } from './errors.js';

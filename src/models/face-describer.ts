@@ -61,7 +61,7 @@ function unitLength(values: Float32Array): Float32Array {
  */
 export async function loadFaceDescriber(logger: (message: string) => void): Promise<FaceDescriber> {
   const model = await startThreadedModel<FaceRecognitionSummary>(
-    { moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url), loaderName: 'loadFaceRecognitionNet' },
+    { moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) },
     logger,
   );
   return {

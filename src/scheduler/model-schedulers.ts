@@ -12,9 +12,10 @@ export class ModelSchedulers {
     this.#byName = new Map(registry.detectors.map((detector) => [detector.name, new ModelScheduler(detector, settings)]));
   }
 
-  /** The named model's scheduler (null: the default model's); undefined when no such model is loaded. */
+  /** The scheduler of the model that `name` names or aliases (null: the default model's); undefined when no such model is loaded. */
   find(name: string | null): ModelScheduler | undefined {
-    return this.#byName.get(name ?? this.registry.defaultModel.name);
+    const detector = name === null ? this.registry.defaultModel : this.registry.find(name);
+    return detector && this.#byName.get(detector.name);
   }
 
   get all(): ModelScheduler[] {

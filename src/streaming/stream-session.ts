@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
-import type { Service } from '../accounts/service.js';
-import { type CallContext, newCallContext } from '../core/call-context.js';
+import type { Service } from '../core/service.js';
+import { type CallContext, newCallContext, type StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
-import { detectObjects } from '../tasks/object-detection/object-detection-task.js';
-import type { DetectionParameters } from '../tasks/object-detection/parameters.js';
-import { decodeRawData } from '../tasks/object-detection/raw-data.js';
-import type { DetectedObject } from '../tasks/object-detection/response.js';
+import type { DetectedObject } from '../tasks/detected-object.js';
+import { decodeRawData } from '../tasks/raw-data.js';
+import type { Task } from '../tasks/task.js';
 import { LatestFrameSlot } from './latest-frame.js';
 import type { StreamMetrics } from './stream-metrics.js';
 import { IouTracker } from './tracker.js';
@@ -23,7 +22,8 @@ export interface StreamFrame {
   readonly sourceId?: string;
   /** Image bytes, or base64 still to decode (decoded only if the frame is analysed, not dropped). */
   readonly payload: Buffer | string;
-  readonly parameters: DetectionParameters;
+  /** The stream task's parameters (Task.parseParameters), opaque to the engine. */
+  readonly parameters: unknown;
 }
 
 export interface TrackedObject extends DetectedObject {
@@ -54,7 +54,8 @@ export interface AnalysedFrame extends OutcomeBase {
   readonly height: number;
   /** Frames received since the previous result and skipped because a newer one arrived. */
   readonly dropped: number;
-  readonly objects: TrackedObject[];
+  /** What the task found (its `answerField`), each with its track id. */
+  readonly found: TrackedObject[];
   /** The frame with every box drawn (base64 JPEG), when the frame's parameters ask for it. */
   readonly visualizedImage?: string;
   readonly timings: FrameTimings;
@@ -72,6 +73,14 @@ export interface StreamSessionOptions {
   /** The protocol, for logs and metrics: `stream-json`, `stream-nvision`. */
   readonly transport: string;
   readonly service: Service;
+  /** What the stream's frames are analysed for: the engine knows a task only by this interface. */
+  readonly task: Task;
+  /**
+   * The gate's check of one frame against the service's rate limit and quota (it counts the frame,
+   * and writes its time into `timings`); throws the refusal, a DetectdError, which becomes that
+   * frame's error while the stream goes on.
+   */
+  readonly admitFrame: (timings: StageTimings) => Promise<void>;
   /**
    * The model's scheduler, shared with every stream and request on it. A stream takes its newest
    * frame only once it has a turn, so a frame never goes stale in the model's queue.
@@ -176,8 +185,17 @@ export class StreamSession {
       });
   }
 
-  /** Waits for a turn at the model, then analyses the newest frame; undefined when the stream ended meanwhile. */
+  /**
+   * Passes the gate's frame check, waits for a turn at the model, then analyses the newest frame;
+   * undefined when the stream ended meanwhile. A frame the gate refuses is answered with its error.
+   */
   async #analyseNewest(): Promise<FrameOutcome | undefined> {
+    const gateTimings: StageTimings = {};
+    const refusal = await this.#options.admitFrame(gateTimings).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (refusal !== undefined) return this.#refuseNewest(refusal, gateTimings);
     let turn: ModelTurn;
     try {
       turn = await this.#options.model.acquire('stream', this.#ended.signal);
@@ -190,18 +208,37 @@ export class StreamSession {
       if (!taken) return undefined;
       this.#droppedSinceResult += taken.dropped;
       this.#countDropped(taken.dropped);
-      return await this.#analyse(taken.frame, turn);
+      return await this.#analyse(taken.frame, turn, gateTimings);
     } finally {
       turn.release();
     }
   }
 
-  async #analyse(pending: PendingFrame, turn: ModelTurn): Promise<FrameOutcome | undefined> {
-    const { model, analysisLimits, streamId } = this.#options;
+  /** The newest frame, refused by the gate before it reached the model: its error, recorded as its call. */
+  #refuseNewest(refusal: unknown, gateTimings: StageTimings): FrameOutcome | undefined {
+    if (!(refusal instanceof DetectdError)) throw refusal;
+    const taken = this.#slot.take();
+    if (!taken) return undefined;
+    this.#droppedSinceResult += taken.dropped;
+    this.#countDropped(taken.dropped);
+    const { frame, sequence } = taken.frame;
+    const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
+    const call = newCallContext(`${this.#options.streamId}#${sequence}`, taken.frame.receivedAt);
+    Object.assign(call.timings, gateTimings);
+    call.service = this.#options.service;
+    call.errorCode = refusal.code;
+    this.#count('failed');
+    this.#record(call, identity);
+    return { kind: 'error', ...identity, error: refusal };
+  }
+
+  async #analyse(pending: PendingFrame, turn: ModelTurn, gateTimings: StageTimings): Promise<FrameOutcome | undefined> {
+    const { model, analysisLimits, streamId, task } = this.#options;
     const { frame, sequence } = pending;
     const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
     const started = performance.now();
     const call = newCallContext(`${streamId}#${sequence}`, pending.receivedAt);
+    Object.assign(call.timings, gateTimings);
     call.service = this.#options.service;
     call.model = model.detector.name;
     // A frame that waits longer than the deadline for the model is stale; ending the stream stops the wait too.
@@ -209,9 +246,9 @@ export class StreamSession {
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
     try {
       const bytes = typeof frame.payload === 'string' ? decodeRawData(frame.payload) : frame.payload;
-      const { analysis, response } = await detectObjects({ bytes, model, limits: analysisLimits, signal, turn }, frame.parameters, call.timings);
+      const analysis = await task.analyseFrame(bytes, frame.parameters, { model, turn, limits: analysisLimits, signal, context: call });
       const trackingStarted = performance.now();
-      const trackIds = this.#tracker.update(analysis.detections, sequence);
+      const trackIds = this.#tracker.update(analysis.tracked, sequence);
       call.timings.tracking = performance.now() - trackingStarted;
       const timings: FrameTimings = {
         wait: round(started - pending.receivedAt),
@@ -225,7 +262,6 @@ export class StreamSession {
       };
       const dropped = this.#droppedSinceResult;
       this.#droppedSinceResult = 0;
-      call.objects = response.detected_objects.length;
       this.#count('analysed');
       this.#record(call, identity);
       return {
@@ -234,8 +270,8 @@ export class StreamSession {
         width: analysis.width,
         height: analysis.height,
         dropped,
-        objects: response.detected_objects.map((object, index) => ({ ...object, track_id: trackIds[index] })),
-        visualizedImage: response.visualized_image,
+        found: analysis.found.map((object, index) => ({ ...object, track_id: trackIds[index] })),
+        visualizedImage: analysis.visualizedImage,
         timings,
       };
     } catch (thrown) {

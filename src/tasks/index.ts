@@ -1,11 +1,15 @@
 import { objectDetection } from './object-detection/object-detection-task.js';
 import type { Task } from './task.js';
+import { TaskTable } from './task-table.js';
 
 /** Every service type the server offers; one line per task folder. */
 export const TASKS = [objectDetection] as const satisfies readonly Task[];
 
-export const TASK_TYPES: readonly string[] = TASKS.map((task) => task.type);
+/** The table the composition root hands to every front door. */
+export const TASK_TABLE = new TaskTable(TASKS);
+
+export const TASK_TYPES: readonly string[] = TASK_TABLE.types;
 
 export function taskByType(type: string): Task | undefined {
-  return TASKS.find((task) => task.type === type);
+  return TASK_TABLE.find(type);
 }

@@ -1,8 +1,10 @@
-import type { Service } from '../accounts/service.js';
 import type { CallContext } from '../core/call-context.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
-import type { ModelScheduler } from '../scheduler/model-scheduler.js';
+import type { Service } from '../core/service.js';
+import type { Detection } from '../models/types.js';
+import type { ModelScheduler, ModelTurn } from '../scheduler/model-scheduler.js';
+import type { DetectedObject } from './detected-object.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';
@@ -27,12 +29,71 @@ export interface TaskCall {
   readonly context: CallContext;
 }
 
+/** Parameters as a request or a stream sent them, before validation. */
+export interface SentParameters {
+  readonly configurations?: readonly Configuration[];
+  /** Class names to keep; absent: every class. */
+  readonly targetClasses?: readonly string[];
+}
+
+/** One stream frame to analyse, on a model turn the stream already holds. */
+export interface FrameCall {
+  readonly model: ModelScheduler;
+  readonly turn: ModelTurn;
+  readonly limits: AnalysisLimits;
+  /** The frame's deadline, or the stream ending. */
+  readonly signal: AbortSignal;
+  readonly context: CallContext;
+}
+
+/** What a task found in one stream frame. */
+export interface FrameAnalysis {
+  /** Size of the frame as a person sees it: the boxes' pixel space. */
+  readonly width: number;
+  readonly height: number;
+  /** What was found, in the task's wire form (the elements of its `answerField`). */
+  readonly found: readonly DetectedObject[];
+  /** Index-aligned with `found`: what the stream's tracker follows from frame to frame. */
+  readonly tracked: readonly Detection[];
+  /** The frame with every box drawn (base64 JPEG), when the parameters ask for it. */
+  readonly visualizedImage?: string;
+}
+
 /**
- * A service type: `object-detection` today. Routes (v1 and legacy), the OpenAPI document, the
- * docs page, the console, the CLI and the service store all read the task table (tasks/index.ts),
- * so a second task is one new folder beside object-detection/ and one line there.
+ * A DeepStack / CodeProject.AI route a task answers (README "Moving from DeepStack /
+ * CodeProject.AI"): a POST of a multipart form, keyed, through the gate. The DeepStack door's route
+ * table takes it as it is, for its router and the OpenAPI document.
  */
-export interface Task {
+export interface DeepStackRoute {
+  /** Express path; a `:model` segment names a loaded model (name or alias) instead of the service's. */
+  readonly path: string;
+  /** CodeProject.AI's `command` in the answer. */
+  readonly command: string;
+  readonly operationId: string;
+  readonly summary: string;
+  /** The form fields it reads, with what each means. */
+  readonly formFields: Readonly<Record<string, string>>;
+  /** The success answer's fields, for the reference. */
+  readonly answer: string;
+  /** Failure statuses and when, for the reference. */
+  readonly failures: Readonly<Record<string, string>>;
+}
+
+/** The task's side of the DeepStack door: which routes it answers, and one image with DeepStack's `min_confidence` → what it found. */
+export interface DeepStackSide {
+  readonly routes: readonly DeepStackRoute[];
+  analyse(image: Buffer, minConfidence: number, call: TaskCall): Promise<readonly DetectedObject[]>;
+}
+
+/**
+ * A service type: `object-detection` today. Every front door (the REST routes, v1 and legacy; both
+ * video streams; the DeepStack door), the OpenAPI document, the docs page, the console, the CLI and
+ * the service store read the task table (tasks/index.ts, handed out by the composition root) and
+ * reach a task only through this interface, so a second task is one new folder beside
+ * object-detection/ and one line in the table. `Parameters` is the task's own parsed parameters,
+ * opaque to everything outside its folder.
+ */
+export interface Task<Parameters = unknown> {
   readonly type: string;
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
@@ -40,6 +101,11 @@ export interface Task {
   readonly requestSchema: string;
   readonly responseSchema: string;
   readonly parameters: Readonly<Record<string, ParameterRule>>;
+  /**
+   * The name of the list of what was found, on every wire that carries it: the JSON API, the JSON
+   * stream's `result` and the Nvision message (whose protobuf has both fields).
+   */
+  readonly answerField: 'detected_objects' | 'detected_faces';
   /**
    * A shell command calling this task at `endpoint` with the image file at `imagePath` and the key
    * in `$DETECTD_API_KEY`, pasteable on Linux and macOS: the example of the README, /docs and the console.
@@ -49,6 +115,12 @@ export interface Task {
   runJson(body: unknown, call: TaskCall): Promise<unknown>;
   /** An uploaded image (raw body or form file) and its parameters as sent (query string or form fields) → the same JSON response body. */
   runUpload(bytes: Buffer, parameters: readonly Configuration[], call: TaskCall): Promise<unknown>;
+  /** A stream's parameters (the JSON stream's `start`, each Nvision message) → the task's parameters; 400 `invalid_configuration` on any problem. */
+  parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): Parameters;
+  /** One stream frame's image → what was found in it. */
+  analyseFrame(image: Buffer, parameters: Parameters, call: FrameCall): Promise<FrameAnalysis>;
+  /** The DeepStack routes this task answers; none when absent. */
+  readonly deepStack?: DeepStackSide;
 }
 
 /** One configuration parameter as the caller sent it, before validation. */

@@ -1,4 +1,6 @@
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
+import { LimitExceededError } from '../limits/service-limits.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
 
 /** The challenge of a 401: which scheme the API expects. */
 const API_KEY_CHALLENGE = 'ApiKey realm="detectd"';
@@ -17,7 +19,8 @@ export function httpStatusOf(error: DetectdError): number {
 
 /** The headers HTTP adds to an error answer, shared by every front door that answers over HTTP. */
 export function httpHeadersOf(error: DetectdError): Record<string, string> {
-  const headers: Record<string, string> = {};
+  // A refusal by a service's limit says where every limit stands, as a counted call's answer does.
+  const headers: Record<string, string> = error instanceof LimitExceededError ? rateLimitHeaders(error.standings) : {};
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   if (error.code === 'unauthorized') headers['WWW-Authenticate'] = API_KEY_CHALLENGE;
   if (error.code === 'method_not_allowed') headers.Allow = 'POST';

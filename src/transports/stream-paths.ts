@@ -1,9 +1,13 @@
-/** Where the video streams answer; shared by the stream front doors and the HTTP routes that point at them. */
-export const STREAM_PATHS = {
+/** Where a task's video streams answer; shared by the stream front doors and the HTTP routes and documents that point at them. */
+export interface StreamPaths {
   /** The JSON stream (detectd's own protocol). */
-  json: '/api/v1/object-detection/stream',
+  readonly json: string;
   /** The Nvision stream: the same path as the REST API, told apart by the Upgrade. */
-  nvision: '/api/v1/object-detection',
+  readonly nvision: string;
   /** POST: a single-use stream token for browsers. */
-  tokens: '/api/v1/object-detection/stream-tokens',
-} as const;
+  readonly tokens: string;
+}
+
+export function streamPaths(taskType: string): StreamPaths {
+  return { json: `/api/v1/${taskType}/stream`, nvision: `/api/v1/${taskType}`, tokens: `/api/v1/${taskType}/stream-tokens` };
+}

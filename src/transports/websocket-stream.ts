@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import type { StreamSettings } from '../config.js';
-import type { Authenticate } from '../accounts/authenticate.js';
-import type { Service } from '../accounts/service.js';
-import type { StreamTokens } from '../accounts/stream-tokens.js';
+import type { StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
-import { modelOfService } from '../core/service-model.js';
+import type { Service } from '../core/service.js';
+import type { Caller, Credentials, Gate } from '../gate/gate.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
-import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
+import type { TaskTable } from '../tasks/task-table.js';
+import type { Task } from '../tasks/task.js';
 import { Liveness } from '../streaming/liveness.js';
 import type { OpenStreams } from '../streaming/open-streams.js';
 import type { StreamMetrics } from '../streaming/stream-metrics.js';
@@ -46,9 +46,9 @@ function closeReason(message: string): string {
 
 /** What every stream front door needs to let a caller in. */
 export interface StreamDoor {
-  readonly authenticate: Authenticate;
-  readonly tokens: StreamTokens;
-  readonly models: ModelSchedulers;
+  readonly gate: Gate;
+  /** Every task has its streams (Task.analyseFrame). */
+  readonly tasks: TaskTable;
   readonly openStreams: OpenStreams;
 }
 
@@ -64,24 +64,13 @@ export interface StreamTransportDependencies {
 }
 
 /** Who may open a stream: an API key (wherever the protocol carries it) or a single-use stream token. */
-export interface StreamCredentials {
-  readonly apiKey?: string;
-  readonly token?: string | null;
-}
+export type StreamCredentials = Pick<Credentials, 'apiKey' | 'token'>;
 
-/** The caller's service and its model, once authenticated and within the stream limit; otherwise a DetectdError. */
-export async function admitStream(door: StreamDoor, credentials: StreamCredentials, serviceType: string): Promise<{ service: Service; model: ModelScheduler }> {
-  let service: Service;
-  if (credentials.token) {
-    const redeemed = await door.tokens.redeem(credentials.token);
-    if (!redeemed) throw new DetectdError('unauthorized', 'the stream token is unknown, used or expired; get a new one');
-    service = redeemed;
-  } else {
-    service = await door.authenticate(credentials.apiKey, serviceType);
-  }
-  const model = modelOfService(door.models, service);
+/** The caller's service and its model, let in by the gate and within the stream limit; otherwise a DetectdError. */
+export async function admitStream(door: StreamDoor, credentials: StreamCredentials, task: Task): Promise<Caller> {
+  const caller = await door.gate.openStream(credentials, task);
   door.openStreams.checkRoom();
-  return { service, model };
+  return caller;
 }
 
 /** A stream protocol's wire form: client messages → frames, outcomes → server messages. One per connection (it may keep state). */
@@ -97,10 +86,11 @@ export interface StreamCodec {
 /** Resolves once the message is handed to the OS (or the socket is gone): the stream's back-pressure. */
 export type Send = (message: string | Buffer) => Promise<void>;
 
-/** One admitted stream: who it serves and over which protocol. */
+/** One admitted stream: who it serves, for which task, over which protocol. */
 export interface AdmittedStream {
   readonly streamId: string;
   readonly transport: string;
+  readonly task: Task;
   readonly service: Service;
   readonly model: ModelScheduler;
 }
@@ -120,7 +110,9 @@ export function serveWebSocketStream(
   const { streamId, transport } = stream;
   const send: Send = (message) => new Promise((resolve) => socket.send(message, () => resolve()));
   const codec = codecFor(send);
-  const session = new StreamSession({ ...stream, analysisLimits, calls, metrics, logger }, (outcome) => send(codec.outcome(outcome)));
+  // Every frame passes the gate's limits before the model: a refused frame gets its error and the stream goes on.
+  const admitFrame = (timings: StageTimings) => door.gate.admitFrame(stream.service, timings);
+  const session = new StreamSession({ ...stream, admitFrame, analysisLimits, calls, metrics, logger }, (outcome) => send(codec.outcome(outcome)));
   const close = (code: number, reason: string) => socket.close(code, closeReason(reason));
   const liveness = new Liveness(settings, {
     ping: () => socket.ping(),

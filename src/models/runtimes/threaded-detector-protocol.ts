@@ -1,17 +1,23 @@
 import type { RgbImage } from '../../vision/image.js';
 import type { Detector, RawOutput } from '../types.js';
 
-/** What the parent tells a model worker to load. */
+/** What the parent tells a model worker (threaded-model.ts) to load. */
 export interface ThreadedDetectorSpec {
-  /** URL of the module exporting the loader. */
+  /** URL of a ThreadedRuntimeModule. */
   readonly moduleUrl: string;
-  /** Name of the exported `(options: { logger }) => Promise<WorkerModel<…>>` loader. */
-  readonly loaderName: string;
 }
 
-export type DetectorSummary = Pick<Detector, 'name' | 'family' | 'runtime' | 'kind' | 'labels' | 'parents' | 'inputSize'>;
+/**
+ * A runtime module that runs in a model worker (runtimes/tfjs/centernet.ts, blazeface.ts,
+ * face-recognition-net.ts): every one exports its loader under this one name.
+ */
+export interface ThreadedRuntimeModule<Summary = DetectorSummary> {
+  loadWorkerModel(options: { logger: (message: string) => void }): Promise<WorkerModel<Summary>>;
+}
 
-/** A model as loaded inside the worker: the image goes in whole, the raw output comes back. `summary` describes it to the main thread. */
+export type DetectorSummary = Pick<Detector, 'name' | 'kind' | 'family' | 'runtime' | 'device' | 'aliases' | 'labels' | 'parents' | 'inputSize'>;
+
+/** A model as loaded inside the worker: the image goes in whole, the raw output comes back; `summary` describes it to the main thread. */
 export interface WorkerModel<Summary = DetectorSummary> {
   readonly summary: Summary;
   run(image: RgbImage): Promise<RawOutput>;

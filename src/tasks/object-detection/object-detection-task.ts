@@ -1,10 +1,13 @@
 import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
-import type { Configuration, Task, TaskCall } from '../task.js';
+import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
+import type { DetectedObject } from '../detected-object.js';
+import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
+import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
 import { objectDetectionCommand } from './example-command.js';
-import { decodeRawData } from './raw-data.js';
+import { decodeRawData } from '../raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
 import { keepTargetClasses } from './target-classes.js';
 
@@ -39,9 +42,9 @@ export interface ObjectDetectionOutcome {
 
 /**
  * Image bytes and parameters → the public response: the core pipeline, then the crops and the
- * visualization asked for. Shared by every front door of this task (JSON API, video streams).
+ * visualization asked for. Shared by every way into this task (JSON API, uploads, stream frames, DeepStack).
  */
-export async function detectObjects(
+async function detectObjects(
   request: Omit<AnalysisRequest, 'minScore' | 'fullResolution'>,
   parameters: DetectionParameters,
   timings: StageTimings,
@@ -89,13 +92,40 @@ async function detectForCall(
   };
 }
 
-export const objectDetection: Task = {
+/** A stream's configurations and target classes → parameters, for the model's class names. */
+function parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): DetectionParameters {
+  return detectionParameters(sent.configurations, sent.targetClasses, version, model.detector.labels);
+}
+
+/** One stream frame, on the stream's turn: the objects and the detections the tracker follows. */
+async function analyseFrame(image: Buffer, parameters: DetectionParameters, call: FrameCall): Promise<FrameAnalysis> {
+  const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
+  call.context.objects = analysis.detections.length;
+  return { width: analysis.width, height: analysis.height, found: response.detected_objects, tracked: analysis.detections, visualizedImage: response.visualized_image };
+}
+
+/** DeepStack's object detection (deepstack-routes.ts): the service's model, or a loaded model by name or alias. */
+const deepStack: DeepStackSide = {
+  routes: DEEPSTACK_DETECTION_ROUTES,
+  async analyse(image, minConfidence, call): Promise<readonly DetectedObject[]> {
+    const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
+    const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+    call.context.objects = analysis.detections.length;
+    return response.detected_objects;
+  },
+};
+
+export const objectDetection: Task<DetectionParameters> = {
   type: 'object-detection',
   summary: 'Detect objects in one image',
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
   exampleCommand: objectDetectionCommand,
+  answerField: 'detected_objects',
   runJson,
   runUpload,
+  parseParameters,
+  analyseFrame,
+  deepStack,
 };

@@ -63,7 +63,11 @@ const DEFAULTS: Readonly<Record<string, number | boolean>> = Object.fromEntries(
   Object.values(PARAMETER_RULES).map((rule) => [rule.key, rule.parse(rule.defaultValue)!]),
 );
 
-/** Configurations (already schema-valid) → typed parameters with defaults; 400 on any problem. */
+/**
+ * Configurations → typed parameters with defaults; 400 on any problem. Each value is checked here
+ * whatever body form it came in (a JSON body's are strings by its schema; query-string and form
+ * values arrive unchecked).
+ */
 export function parseConfigurations(
   configurations: readonly Configuration[] | undefined,
   version: ApiVersion,

@@ -3,22 +3,8 @@ import type { Detection, Detector } from '../../models/types.js';
 import type { RgbImage } from '../../vision/image.js';
 import { encodeVisualization } from '../../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../../vision/encode.js';
+import type { DetectedObject } from '../detected-object.js';
 import type { DetectionParameters } from './parameters.js';
-
-export interface BoundingBox {
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-}
-
-export interface DetectedObject {
-  name: string;
-  parent: string;
-  confidence: number;
-  bounding_box: BoundingBox;
-  cropped_image?: string;
-}
 
 /**
  * One image's objects, with the visualization when asked for. Each front door names these on its

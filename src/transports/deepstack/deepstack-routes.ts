@@ -1,36 +1,33 @@
-import { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
+import { Readable } from 'node:stream';
+import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
-import type { Authenticate, AuthenticateKeyless } from '../../accounts/authenticate.js';
-import type { Service } from '../../accounts/service.js';
 import { DetectdError } from '../../core/errors.js';
-import type { AnalysisLimits } from '../../core/pipeline.js';
-import { modelOfService } from '../../core/service-model.js';
-import type { ServiceLimits } from '../../limits/service-limits.js';
-import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
+import { collectBody } from '../../gate/bounded-body.js';
+import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
-import { detectObjects } from '../../tasks/object-detection/object-detection-task.js';
-import { admitHttpCall } from '../admit-call.js';
+import type { TaskTable } from '../../tasks/task-table.js';
 import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
-import { countAgainstServiceLimits } from '../service-limits.js';
-import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
+import { type CallFacts, customModelList, DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { updateAnswer, versionAnswer } from './server-status.js';
 
 export interface DeepStackDependencies {
-  readonly authenticate: Authenticate;
-  readonly authenticateKeyless: AuthenticateKeyless;
-  readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
+  /** Every keyed call passes it: authentication, service state, limits, the bounded body, admission. */
+  readonly gate: Gate;
+  /** Each task with a DeepStack side answers its routes (Task.deepStack). */
+  readonly tasks: TaskTable;
+  /** The loaded models, for the custom model list only. */
   readonly models: ModelSchedulers;
-  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number };
+  /** The body limit, for the multipart parser's own count. */
+  readonly maxBodyBytes: number;
+  /** detectd's version, which the status routes answer. */
+  readonly version: string;
   readonly logger: Logger;
 }
-
-const DETECTION_PATH = '/v1/vision/detection';
-const CUSTOM_PATH = '/v1/vision/custom/:model';
-const PATHS = [DETECTION_PATH, CUSTOM_PATH];
-/** DeepStack's detection is detectd's object-detection task: its keys open these routes. */
-const SERVICE_TYPE = 'object-detection';
 
 /** The first non-empty `api_key` field (DeepStack's own way of sending the key). */
 const fieldKey = (fields: ImageForm['fields']) => fields.find(([name, value]) => name === 'api_key' && value !== '')?.[1];
@@ -45,74 +42,94 @@ function minConfidence(fields: ImageForm['fields']): number {
   return value;
 }
 
+/** A body that may carry form fields: multipart, or URL-encoded (busboy reads both). */
+const isForm = (contentType: string | undefined) => isMultipartForm(contentType) || /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(contentType ?? '');
+
+const NO_FORM: ImageForm = { image: undefined, fields: [] };
+
 /**
- * DeepStack's and CodeProject.AI Server's object detection, so that the software written for them
- * (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's `deepstack` detector)
- * works unchanged: `POST /v1/vision/detection` (the service's model) and
- * `POST /v1/vision/custom/<model>` (a loaded model by name), a multipart form with an `image`
- * file, `min_confidence` and `api_key`. The key may also come in `Authorization`; with none at
- * all, a service that accepts keyless calls from the caller's address answers.
+ * DeepStack's and CodeProject.AI Server's routes (deepstack-route-table.ts), so that the software
+ * written for them (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's
+ * `deepstack` detector) works unchanged: each task's routes (object detection: `POST
+ * /v1/vision/detection` with the service's model, `POST /v1/vision/custom/<model>` with a loaded
+ * model by name or alias), a multipart form with an `image` file, `min_confidence` and `api_key`.
+ * Every such call passes the gate: a key in `Authorization` is checked before the body is read; a
+ * key in a field ahead of the image before the image is read; with none at all, a service that
+ * accepts keyless calls from the caller's address answers. Beside them, CodeProject.AI's
+ * housekeeping calls: the custom model list, the ping and the update check.
+ * (No model is named `list`: start-up refuses it, DEEPSTACK_RESERVED_MODEL_NAMES.)
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
-  const { authenticate, authenticateKeyless, models, limits, logger } = dependencies;
+  const { gate, tasks, models, maxBodyBytes, logger } = dependencies;
+  const customModelNames = models.registry.detectors.flatMap((detector) => [detector.name, ...detector.aliases]);
+  const table = deepStackRouteTable(tasks);
+  const paths = pathsOf(table);
   const router = Router();
 
-  const modelOf = (request: Request, service: Service): ModelScheduler => {
-    if (request.params.model === undefined) return modelOfService(models, service);
-    const name = String(request.params.model);
-    const model = models.find(name);
-    if (!model) throw new DetectdError('not_found', `Custom model "${name}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
-    return model;
+  const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
+    const task = route.task!;
+    const context = contextOf(response);
+    const multipart = isMultipartForm(request.get('content-type'));
+    const pass = await gate.passHttpWithBodyCredentials(
+      request,
+      response,
+      context,
+      {
+        task,
+        head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
+        modelName: request.params.model === undefined ? undefined : String(request.params.model),
+        counted: (standings) => setRateLimitHeaders(response, standings),
+      },
+      async (body, letIn): Promise<ImageForm> => {
+        // A key in a field sent ahead of the image (as DeepStack's clients send it) is checked before the image is read.
+        const beforeImage = async (fields: ImageForm['fields']) => {
+          const key = fieldKey(fields);
+          if (key) await letIn({ apiKey: key });
+        };
+        const form = multipart ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage }) : (await collectBody(body), NO_FORM);
+        await letIn({ apiKey: fieldKey(form.fields) });
+        return form;
+      },
+    );
+    const form = pass.body;
+    if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
+    const found = await task.deepStack!.analyse(form.image, minConfidence(form.fields), pass.taskCall('v1'));
+    response.json(deepStackSuccess(found, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.model.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
-  const detect: RequestHandler = async (request, response) => {
+  // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).
+  const listCustomModels: RequestHandler = async (request, response) => {
     const context = contextOf(response);
-    // Every call, keyed or keyless, counts against its service's limits as soon as the service is known.
-    const actAs = async (service: Service) => {
-      context.service = service;
-      await countAgainstServiceLimits(dependencies.serviceLimits, response);
-    };
-    const useKey = async (key: string) => actAs(await authenticate(key, SERVICE_TYPE));
-    // A key in the header, or in a field sent ahead of the image (as DeepStack's clients send it), is checked before the image is read.
-    const headerKey = apiKeyFromAuthorization(request.get('authorization'));
-    if (headerKey) await useKey(headerKey);
-    const receiveStarted = performance.now();
-    const form: ImageForm = isMultipartForm(request.get('content-type'))
-      ? await readImageForm(request, {
-          maxBodyBytes: limits.maxBodyBytes,
-          beforeImage: async (fields) => {
-            const key = context.service ? undefined : fieldKey(fields);
-            if (key) await useKey(key);
-          },
-        })
-      : { image: undefined, fields: [] };
-    context.timings.receive = performance.now() - receiveStarted;
-    if (!context.service) {
-      const key = fieldKey(form.fields);
-      if (key) await useKey(key);
-      else await actAs(await authenticateKeyless(request.ip ?? '', SERVICE_TYPE));
-    }
-    const model = modelOf(request, context.service!);
-    context.model = model.detector.name;
-    if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
-    const parameters = { confidenceThreshold: minConfidence(form.fields), outputCroppedImage: false, outputVisualizedImage: false };
-    const signal = admitHttpCall(response, model, limits);
-    const { analysis, response: detection } = await detectObjects({ bytes: form.image, model, limits, signal }, parameters, context.timings);
-    context.objects = analysis.detections.length;
-    const command = request.params.model === undefined ? 'detect' : 'custom';
-    response.json(deepStackSuccess(detection.detected_objects, { command, timings: context.timings, startedAt: context.startedAt }));
+    const body = await gate.receive(request, response);
+    const form = isForm(request.get('content-type')) ? await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes }) : NO_FORM;
+    const key = apiKeyFromAuthorization(request.get('authorization')) ?? fieldKey(form.fields);
+    if (key) await gate.checkKey(key, table.flatMap((route) => route.task ?? []));
+    const call: CallFacts = { command: 'list-custom', requestId: context.requestId, inferenceDevice: models.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt };
+    response.json(customModelList(customModelNames, call));
   };
-  // One registration per path: the metrics label a request by its route's pattern.
-  for (const path of PATHS) {
-    router.post(path, detect);
-    router.all(path, () => {
-      throw new DetectdError('method_not_allowed', 'use POST');
+
+  const handlers: Record<Exclude<DeepStackHandlerName, 'analyse'>, RequestHandler> = {
+    listCustomModels,
+    version: (_request, response) => {
+      response.json(versionAnswer(dependencies.version));
+    },
+    updateCheck: (_request, response) => {
+      response.json(updateAnswer(dependencies.version));
+    },
+  };
+  // One registration per route: the metrics label a request by its route's pattern.
+  for (const route of table) router[route.method](route.path, route.handler === 'analyse' ? analyse(route) : handlers[route.handler]);
+  for (const path of paths) {
+    const allowed = table.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
+    router.all(path, (_request, response) => {
+      response.set('Allow', allowed.join(', '));
+      throw new DetectdError('method_not_allowed', `use ${allowed.join(' or ')}`);
     });
   }
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
   const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!PATHS.includes(String(request.route?.path))) {
+    if (!paths.includes(String(request.route?.path))) {
       next(error);
       return;
     }

@@ -1,36 +1,24 @@
 import { isAscii } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { setTimeout as nextTurn } from 'node:timers/promises';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
-import type { Authenticate } from '../../accounts/authenticate.js';
+import { type Request, Router } from 'express';
 import { DetectdError } from '../../core/errors.js';
-import type { AnalysisLimits } from '../../core/pipeline.js';
-import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
-import { modelOfService } from '../../core/service-model.js';
-import type { ServiceLimits } from '../../limits/service-limits.js';
-import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
-import { TASK_TYPES, taskByType } from '../../tasks/index.js';
+import type { Gate } from '../../gate/gate.js';
+import type { TaskTable } from '../../tasks/task-table.js';
 import type { ApiVersion, Configuration, Task, TaskCall } from '../../tasks/task.js';
-import { admitHttpCall } from '../admit-call.js';
+import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
-import { requireApiKey } from './api-key-auth.js';
 import { contextOf } from '../request-context.js';
-import { enforceServiceLimits } from '../service-limits.js';
-import { readBody } from './request-body.js';
-import type { UploadBudget } from './upload-budget.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
 
 export interface DetectionRouteDependencies {
-  readonly authenticate: Authenticate;
-  readonly models: ModelSchedulers;
-  readonly schemas: SchemaCatalogue;
-  readonly limits: AnalysisLimits & { readonly maxBodyBytes: number; readonly bodyTimeoutMs: number };
-  /** Each service's request-rate limit and monthly quota, checked once the key is known. */
-  readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
-  /** Memory for request bodies, shared by every request in flight. */
-  readonly uploads: UploadBudget;
+  readonly gate: Gate;
+  readonly tasks: TaskTable;
+  /** The body limit, for the multipart parser's own count. */
+  readonly maxBodyBytes: number;
 }
 
-/** A JSON body from which on parsing and base64 decoding are given separate turns of the event loop. */
+/** From this size on, a JSON body's parsing and its base64 decode get separate turns of the event loop. */
 const LARGE_BODY_BYTES = 256 * 1024;
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 const IMAGE_CONTENT_TYPE = /^image\/[\w.+-]+\s*(?:;|$)/i;
@@ -38,14 +26,6 @@ const ROUTES: readonly { path: string; version: ApiVersion }[] = [
   { path: '/api/v1/:serviceType', version: 'v1' },
   { path: '/api/:serviceType', version: 'legacy' },
 ];
-
-const taskOf = (request: Request): Task => taskByType(String(request.params.serviceType))!;
-
-const knownTask: RequestHandler = (request, _response, next) => {
-  const type = String(request.params.serviceType);
-  if (!taskByType(type)) throw new DetectdError('unknown_service', `no service type "${type}"; known: ${TASK_TYPES.join(', ')}`);
-  next();
-};
 
 /** The query string's parameters in the order sent, repeats kept (the task refuses a repeat). */
 function queryParameters(request: Request): Configuration[] {
@@ -56,26 +36,25 @@ function queryParameters(request: Request): Configuration[] {
 /** How a request body reaches its task: JSON with base64 inside, the image itself, or a form with the image file. */
 type TaskRun = (task: Task, call: TaskCall) => Promise<unknown>;
 
-/** `POST /api/v1/<task>` and `POST /api/<task>` for every task in the task table. */
+type BodyForm = 'json' | 'image' | 'multipart';
+
+/** The form of the body its Content-Type names, checked before a byte of it is read. */
+function bodyFormOf(request: Request): BodyForm {
+  const contentType = request.get('content-type') ?? '';
+  const form = JSON_CONTENT_TYPE.test(contentType) ? 'json' : IMAGE_CONTENT_TYPE.test(contentType) ? 'image' : isMultipartForm(contentType) ? 'multipart' : undefined;
+  if (!form) {
+    throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8), as the image itself (Content-Type: image/jpeg, image/png, …) or as multipart/form-data with an "image" file');
+  }
+  return form;
+}
+
+/** `POST /api/v1/<task>` and `POST /api/<task>` for every task in the task table, each call through the gate. */
 export function detectionRoutes(dependencies: DetectionRouteDependencies): Router {
   const router = Router();
-  const { limits, models, schemas } = dependencies;
-  const bodyLimits = { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: dependencies.uploads };
-  const authenticate = requireApiKey(dependencies.authenticate, (request) => String(request.params.serviceType));
-  const withinLimits = enforceServiceLimits(dependencies.serviceLimits);
+  const { gate, tasks, maxBodyBytes } = dependencies;
 
-  /**
-   * Reads the body in the form its Content-Type names (checked before a byte is read); one reader
-   * bounds size, time, memory and Content-Encoding for every form. The answer is the same whichever
-   * form the image came in.
-   */
-  const readTaskRun = async (request: Request, response: Response): Promise<TaskRun> => {
-    const contentType = request.get('content-type') ?? '';
-    const form = JSON_CONTENT_TYPE.test(contentType) ? 'json' : IMAGE_CONTENT_TYPE.test(contentType) ? 'image' : isMultipartForm(contentType) ? 'multipart' : undefined;
-    if (!form) {
-      throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8), as the image itself (Content-Type: image/jpeg, image/png, …) or as multipart/form-data with an "image" file');
-    }
-    const body = await readBody(request, response, bodyLimits);
+  /** The body, read by the gate, in the form its Content-Type names: the answer is the same whichever form the image came in. */
+  const taskRunOf = async (request: Request, form: BodyForm, body: Buffer): Promise<TaskRun> => {
     if (form === 'image') return (task, call) => task.runUpload(body, queryParameters(request), call);
     if (form === 'json') {
       let parsed: unknown;
@@ -91,25 +70,28 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
       if (body.length >= LARGE_BODY_BYTES) await nextTurn();
       return (task, call) => task.runJson(parsed, call);
     }
-    const { image, fields } = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes: limits.maxBodyBytes });
+    const { image, fields } = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
     if (!image) throw new DetectdError('invalid_multipart', `the form has no file in the "${IMAGE_FIELD}" field`);
     return (task, call) => task.runUpload(image, fields.map(([parameter, value]) => ({ parameter, value })), call);
   };
 
   for (const { path, version } of ROUTES) {
-    router.post(path, knownTask, authenticate, withinLimits, async (request, response) => {
-      const context = contextOf(response);
-      const receiveStarted = performance.now();
-      const run = await readTaskRun(request, response);
-      context.timings.receive = performance.now() - receiveStarted;
-      const service = context.service!;
-      const model = modelOfService(models, service);
-      context.model = model.detector.name;
-      // Admitted once the body is in: a slow upload holds no place in the model's queue.
-      const signal = admitHttpCall(response, model, limits);
-      response.json(await run(taskOf(request), { version, service, model, schemas, limits, signal, context }));
+    router.post(path, async (request, response) => {
+      const task = tasks.named(String(request.params.serviceType));
+      let form: BodyForm = 'json';
+      const pass = await gate.passHttp(request, response, contextOf(response), {
+        task,
+        head: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
+        counted: (standings) => setRateLimitHeaders(response, standings),
+        beforeBody: () => {
+          form = bodyFormOf(request);
+        },
+      });
+      const run = await taskRunOf(request, form, pass.body);
+      response.json(await run(task, pass.taskCall(version)));
     });
-    router.all(path, knownTask, () => {
+    router.all(path, (request) => {
+      tasks.named(String(request.params.serviceType));
       throw new DetectdError('method_not_allowed', 'use POST');
     });
   }

@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../../core/errors.js';
 import type { FrameId, FrameTimings, TrackedObject } from '../../streaming/stream-session.js';
+import type { Task } from '../../tasks/task.js';
 
 /** Text message from the client, already schema-valid (schemas/stream-client-message.json). */
 export type ClientMessage =
@@ -13,9 +14,9 @@ export type ServerMessage =
       stream_id: string;
       service_id: string;
       model: string;
-      limits: { max_frame_bytes: number; max_frame_pixels: number; idle_timeout_ms: number };
+      limits: { max_frame_bytes: number; max_frame_pixels: number; idle_timeout_ms: number; rate_limit_per_minute: number | null; monthly_quota: number | null };
     }
-  | {
+  | ({
       type: 'result';
       frame_id: FrameId;
       service_id: string;
@@ -23,9 +24,8 @@ export type ServerMessage =
       width: number;
       height: number;
       dropped: number;
-      detected_objects: TrackedObject[];
       /** The visualized frame (base64 JPEG), with OutputVisualizedImage "true": the image API's name for it. */
       raw_data?: string;
       timings: FrameTimings;
-    }
-  | ({ type: 'error'; frame_id?: FrameId } & ErrorBody);
+    } & Partial<Record<Task['answerField'], TrackedObject[]>>) // what was found, under the task's answer field
+  | ({ type: 'error'; frame_id?: FrameId; retry_after_seconds?: number } & ErrorBody);

@@ -3,8 +3,10 @@ import { DetectdError, errorBody } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { StreamSettings } from '../../config.js';
 import type { FrameId, FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
-import { type DetectionParameters, detectionParameters } from '../../tasks/object-detection/parameters.js';
-import { STREAM_PATHS } from '../stream-paths.js';
+import type { Service } from '../../core/service.js';
+import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
+import type { Task } from '../../tasks/task.js';
+import { streamPaths } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, type Send, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
 import type { ClientMessage, ServerMessage } from './json-stream-protocol.js';
@@ -18,10 +20,9 @@ export interface JsonStreamDependencies extends StreamTransportDependencies {
 
 interface ReadyFacts {
   readonly streamId: string;
-  readonly serviceId: string;
-  readonly model: string;
-  /** The model's class names, which `target_classes` must come from. */
-  readonly labels: readonly string[];
+  readonly task: Task;
+  readonly service: Service;
+  readonly model: ModelScheduler;
   readonly settings: StreamSettings;
 }
 
@@ -31,7 +32,9 @@ interface ReadyFacts {
  * them) or as JSON with base64 `raw_data`; one JSON `result` or `error` per analysed frame.
  */
 class JsonStreamCodec implements StreamCodec {
-  #parameters: DetectionParameters | undefined;
+  /** The task's parameters from `start`; undefined until then. */
+  #parameters: unknown;
+  #started = false;
   /** Frame id announced by a header message for the next binary message. */
   #nextBinaryFrameId: FrameId | undefined;
 
@@ -65,16 +68,16 @@ class JsonStreamCodec implements StreamCodec {
   outcome(outcome: FrameOutcome): string {
     const message: ServerMessage =
       outcome.kind === 'error'
-        ? { type: 'error', frame_id: outcome.frameId, ...errorBody(outcome.error, this.facts.streamId) }
+        ? { type: 'error', frame_id: outcome.frameId, ...errorBody(outcome.error, this.facts.streamId), retry_after_seconds: retryAfterOf(outcome.error) }
         : {
             type: 'result',
             frame_id: outcome.frameId,
-            service_id: this.facts.serviceId,
+            service_id: this.facts.service.id,
             sequence: outcome.sequence,
             width: outcome.width,
             height: outcome.height,
             dropped: outcome.dropped,
-            detected_objects: outcome.objects,
+            [this.facts.task.answerField]: outcome.found,
             raw_data: outcome.visualizedImage,
             timings: outcome.timings,
           };
@@ -86,41 +89,53 @@ class JsonStreamCodec implements StreamCodec {
   }
 
   #start(configurations: { parameter: string; value: string }[] | undefined, targetClasses: string[] | undefined): undefined {
-    if (this.#parameters) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
-    this.#parameters = detectionParameters(configurations, targetClasses, 'v1', this.facts.labels);
-    const { streamId, serviceId, model, settings } = this.facts;
+    if (this.#started) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
+    const { streamId, task, service, model, settings } = this.facts;
+    this.#parameters = task.parseParameters({ configurations, targetClasses }, 'v1', model);
+    this.#started = true;
     const ready: ServerMessage = {
       type: 'ready',
       stream_id: streamId,
-      service_id: serviceId,
-      model,
-      limits: { max_frame_bytes: settings.maxFrameBytes, max_frame_pixels: settings.maxFramePixels, idle_timeout_ms: settings.idleTimeoutMs },
+      service_id: service.id,
+      model: model.detector.name,
+      limits: {
+        max_frame_bytes: settings.maxFrameBytes,
+        max_frame_pixels: settings.maxFramePixels,
+        idle_timeout_ms: settings.idleTimeoutMs,
+        rate_limit_per_minute: service.rateLimitPerMinute,
+        monthly_quota: service.monthlyQuota,
+      },
     };
     void this.send(JSON.stringify(ready));
     return undefined;
   }
 
   #frame(frameId: FrameId | undefined, payload: Buffer | string): StreamFrame {
-    if (!this.#parameters) throw new DetectdError('invalid_request', 'send a "start" message before the first frame');
+    if (!this.#started) throw new DetectdError('invalid_request', 'send a "start" message before the first frame');
     return { frameId, payload, parameters: this.#parameters };
   }
 }
 
+/** Whole seconds to wait, for a refusal that passes with time. */
+const retryAfterOf = (error: DetectdError) => (error.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(error.retryAfterSeconds)));
+
 /**
- * `GET /api/v1/object-detection/stream` upgraded to WebSocket. The caller shows an API key in
- * `Authorization`, or a stream token in `?token=` (browsers, whose WebSocket sends no headers).
+ * `GET /api/v1/<task>/stream` upgraded to WebSocket, for every task of the table. The caller shows
+ * an API key in `Authorization`, or a stream token in `?token=` (browsers, whose WebSocket sends no headers).
  */
 export function jsonStreamRoute(dependencies: JsonStreamDependencies): WebSocketRoute {
   const { door, settings } = dependencies;
+  const taskAt = (path: string) => door.tasks.all.find((task) => streamPaths(task.type).json === path);
   return {
-    description: `${STREAM_PATHS.json} (JSON)`,
-    matches: (path) => path === STREAM_PATHS.json,
-    async accept({ request, query, requestId }) {
-      const { service, model } = await admitStream(door, { apiKey: apiKeyFromAuthorization(request.headers.authorization), token: query.get('token') }, 'object-detection');
+    description: `${door.tasks.all.map((task) => streamPaths(task.type).json).join(', ')} (JSON)`,
+    matches: (path) => taskAt(path) !== undefined,
+    async accept({ request, path, query, requestId }) {
+      const task = taskAt(path)!;
+      const { service, model } = await admitStream(door, { apiKey: apiKeyFromAuthorization(request.headers.authorization), token: query.get('token') }, task);
       return {
         open(socket) {
-          const facts: ReadyFacts = { streamId: requestId, serviceId: service.id, model: model.detector.name, labels: model.detector.labels, settings };
-          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, (send) => new JsonStreamCodec(dependencies.schemas, facts, send));
+          const facts: ReadyFacts = { streamId: requestId, task, service, model, settings };
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, task, service, model }, (send) => new JsonStreamCodec(dependencies.schemas, facts, send));
         },
       };
     },

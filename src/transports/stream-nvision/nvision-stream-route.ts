@@ -2,8 +2,9 @@ import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { STREAM_TOKEN_PREFIX } from '../../accounts/stream-tokens.js';
 import { DetectdError } from '../../core/errors.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
-import { detectionParameters } from '../../tasks/object-detection/parameters.js';
-import { STREAM_PATHS } from '../stream-paths.js';
+import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
+import type { Task } from '../../tasks/task.js';
+import { streamPaths } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
 import { decodeNvisionMessage, ENCODING_BASE64, encodeNvisionMessage, type NvisionMessage } from './nvision-wire.js';
@@ -19,10 +20,11 @@ const TRANSPORT = 'stream-nvision';
  */
 class NvisionCodec implements StreamCodec {
   constructor(
+    private readonly task: Task,
     private readonly serviceId: string,
     private readonly streamId: string,
-    /** The model's class names, which `target_classes` must come from. */
-    private readonly labels: readonly string[],
+    /** The stream's model, whose class names `target_classes` must come from. */
+    private readonly model: ModelScheduler,
   ) {}
 
   receive(data: Buffer, isBinary: boolean): StreamFrame {
@@ -38,7 +40,7 @@ class NvisionCodec implements StreamCodec {
       frameId: message.frame_id || undefined,
       sourceId: message.source_id || undefined,
       payload: message.encoding === ENCODING_BASE64 ? bytes.toString('latin1') : bytes,
-      parameters: detectionParameters(message.configurations, message.target_classes, 'v1', this.labels),
+      parameters: this.task.parseParameters({ configurations: message.configurations, targetClasses: message.target_classes }, 'v1', this.model),
     };
   }
 
@@ -48,7 +50,8 @@ class NvisionCodec implements StreamCodec {
     return encodeNvisionMessage({
       ...echo,
       raw_data: outcome.visualizedImage === undefined ? undefined : Buffer.from(outcome.visualizedImage, 'base64'),
-      detected_objects: outcome.objects.map((object) => ({
+      // The message has a field for objects and one for faces: the task's answer field names which.
+      [this.task.answerField]: outcome.found.map((object) => ({
         name: object.name,
         parent: object.parent,
         confidence: object.confidence,
@@ -63,31 +66,34 @@ class NvisionCodec implements StreamCodec {
   }
 
   #error(error: DetectdError): NvisionMessage['error'] {
-    return { code: error.code, message: error.message, request_id: this.streamId };
+    const retryAfter = error.retryAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(error.retryAfterSeconds));
+    return { code: error.code, message: error.message, request_id: this.streamId, retry_after_seconds: retryAfter };
   }
 }
 
 /**
- * `GET /api/v1/object-detection` upgraded to WebSocket — the REST path, as the SDK opens it. The
- * SDK sends its key as the WebSocket subprotocol and fails unless the 101 echoes it; a stream
- * token there (or in `?token=`) and `Authorization` work too.
+ * `GET /api/v1/<task>` upgraded to WebSocket — the REST path, as the SDK opens it — for every task
+ * of the table. The SDK sends its key as the WebSocket subprotocol and fails unless the 101 echoes
+ * it; a stream token there (or in `?token=`) and `Authorization` work too.
  */
 export function nvisionStreamRoute(dependencies: StreamTransportDependencies): WebSocketRoute {
   const { door } = dependencies;
+  const taskAt = (path: string) => door.tasks.all.find((task) => streamPaths(task.type).nvision === path);
   return {
-    description: `${STREAM_PATHS.nvision} (Nvision protobuf; the key as subprotocol)`,
-    matches: (path) => path === STREAM_PATHS.nvision,
-    async accept({ request, query, requestId, protocols }) {
+    description: `${door.tasks.all.map((task) => streamPaths(task.type).nvision).join(', ')} (Nvision protobuf; the key as subprotocol)`,
+    matches: (path) => taskAt(path) !== undefined,
+    async accept({ request, path, query, requestId, protocols }) {
+      const task = taskAt(path)!;
       const offered = protocols[0];
       // A stream token offered as the subprotocol is used as one; anything else offered there is taken for an API key.
       const offeredToken = offered?.startsWith(STREAM_TOKEN_PREFIX) === true;
       const token = offeredToken ? offered : query.get('token');
       const apiKey = offered !== undefined && !offeredToken ? offered : apiKeyFromAuthorization(request.headers.authorization);
-      const { service, model } = await admitStream(door, { apiKey, token }, 'object-detection');
+      const { service, model } = await admitStream(door, { apiKey, token }, task);
       return {
         protocol: offered,
         open(socket) {
-          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, service, model }, () => new NvisionCodec(service.id, requestId, model.detector.labels));
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, task, service, model }, () => new NvisionCodec(task, service.id, requestId, model));
         },
       };
     },

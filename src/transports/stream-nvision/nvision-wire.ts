@@ -29,7 +29,7 @@ export interface NvisionMessage {
   configurations?: { parameter: string; value: string }[];
   detected_objects?: NvisionObject[];
   detected_faces?: NvisionObject[];
-  error?: { code: string; message: string; request_id: string };
+  error?: { code: string; message: string; request_id: string; retry_after_seconds?: number };
 }
 
 export const ENCODING_BASE64 = 1;

@@ -80,7 +80,7 @@ function padToSquare(image: tf.Tensor4D): tf.Tensor4D {
   return height > width ? tf.pad(image, [[0, 0], [0, 0], [before, after], [0, 0]]) : tf.pad(image, [[0, 0], [before, after], [0, 0], [0, 0]]);
 }
 
-export async function loadFaceRecognitionNet(options: { logger?: (msg: string) => void }): Promise<WorkerModel<FaceRecognitionSummary>> {
+export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel<FaceRecognitionSummary>> {
   const log = options.logger ?? (() => {});
   const runtime = await tfjsBackend(log);
   const manifestPath = packageFile('@vladmandic/face-api', 'model', MANIFEST);

@@ -1,0 +1,21 @@
+/**
+ * A service: what an API key belongs to, owned by one account. Stored and changed by accounts/;
+ * read by core/, limits/ and every front door, so it lives here, below them all.
+ */
+export interface Service {
+  readonly id: string;
+  readonly accountId: string;
+  readonly name: string;
+  /** A task's type (tasks/index.ts), e.g. object-detection. */
+  readonly type: string;
+  /** Detector name, or null for the server default. */
+  readonly model: string | null;
+  readonly createdAt: string;
+  readonly disabled: boolean;
+  /** Address ranges (canonical CIDR) from which DeepStack-style calls without a key act as this service; null: off, a key is always needed. */
+  readonly keylessAddressRanges: readonly string[] | null;
+  /** Requests a minute its keys may make (README "Limits"); null: no rate limit. */
+  readonly rateLimitPerMinute: number | null;
+  /** Calls a UTC calendar month; null: no quota. */
+  readonly monthlyQuota: number | null;
+}
