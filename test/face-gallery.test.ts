@@ -74,7 +74,7 @@ describeEachEngine('face galleries in the store', (engine) => {
 
   it('uses the service\u2019s own threshold when set, and the default again when cleared', async () => {
     await gallery.register(serviceId, 'ann', [descriptor(0)]);
-    const tilted = descriptor(0, 0.5); // similarity ≈ 0.876
+    const tilted = descriptor(0, 0.3); // similarity 1 − sin(0.15) ≈ 0.85
     await gallery.setThreshold(serviceId, 0.95);
     expect(await gallery.threshold(serviceId)).to.equal(0.95);
     expect(await gallery.match(serviceId, tilted)).to.equal(undefined);

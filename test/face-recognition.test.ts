@@ -5,7 +5,7 @@ import { accountDomain } from '../src/accounts/account-domain.js';
 import { FaceGallery } from '../src/faces/face-gallery.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../src/faces/face-similarity.js';
 import { type FaceDescriber, loadFaceDescriber } from '../src/models/face-describer.js';
-import { tryModelFiles } from '../src/models/load-models.js';
+import { loadEmbeddedFaceDetector, tryModelFiles } from '../src/models/load-models.js';
 import type { Detector } from '../src/models/types.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import { TASK_TYPES } from '../src/tasks/index.js';
@@ -34,12 +34,12 @@ interface Tally {
 /**
  * Recognition on ../shared/eval/faces as README "Face recognition" reports it: register crops
  * 1–2 (or 1) of each person in a real gallery (SQLite), recognise crops 3–5 and the group photos'
- * faces (found by UltraFace RFB-640), at the default threshold.
+ * faces (found by UltraFace RFB-640, and by the embedded BlazeFace), at the default threshold.
  */
 describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/eval/faces)', function () {
   this.timeout(300_000);
   let describer: FaceDescriber;
-  let detector: Detector;
+  let detectors: Record<'ultraface-rfb-640' | 'blazeface', Detector>;
   let store: ScratchStore;
   let db: Database;
   let gallery: FaceGallery;
@@ -51,7 +51,7 @@ describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/ev
     describer = await loadFaceDescriber(() => {});
     const [load] = await tryModelFiles({ modelPaths: [faceModelPath('ultraface-rfb-640')], modelsDir: undefined }, { threads: 2, concurrency: 1, nmsIou: 0.3 }, true);
     if ('refused' in load) throw load.refused;
-    detector = load.detector;
+    detectors = { 'ultraface-rfb-640': load.detector, blazeface: await loadEmbeddedFaceDetector(() => {}) };
     for (const person of PEOPLE) {
       const descriptors: Float32Array[] = [];
       for (let index = 1; index <= 5; index++) {
@@ -65,7 +65,7 @@ describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/ev
   });
   after(async () => {
     await describer.dispose();
-    await detector.dispose();
+    await Promise.all(Object.values(detectors).map((detector) => detector.dispose()));
     await db.destroy();
     await store.remove();
   });
@@ -97,7 +97,7 @@ describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/ev
         for (const a of crops.get(person)!.slice(0, 2)) for (const b of crops.get(other)!.slice(2)) (person === other ? same : different).push(faceSimilarity(a, b));
       }
     }
-    // Measured: same person 0.77–0.89 (median 0.85), different people 0.66–0.80 (median 0.72).
+    // Measured: same person 0.78–0.89 (median 0.85), different people 0.66–0.80 (median 0.72).
     expect(median(same)).to.be.above(DEFAULT_FACE_MATCH_THRESHOLD);
     expect(median(different)).to.be.below(DEFAULT_FACE_MATCH_THRESHOLD);
     for (const registered of [1, 2]) {
@@ -113,29 +113,32 @@ describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/ev
     }
   });
 
-  it('names the cast in the group photos from two grey crops each, as a person sees them', async () => {
-    await register(2);
-    const matcher = await gallery.matcher(serviceId);
-    const tally: Tally = { correct: 0, wrong: 0, unknown: 0 };
-    const named: Record<string, (string | undefined)[]> = {};
-    for (const [photo, people] of Object.entries(GROUP_PHOTOS)) {
-      const image = await decode(path.join(FACES_DIR, photo));
-      const { detections } = await detectOnce(detector, image, { minScore: 0.5, maxDetections: 100 });
-      const faces = detections.sort((a, b) => a.box.left - b.box.left);
-      expect(faces, photo).to.have.length(people.length);
-      named[photo] = [];
-      for (const [index, face] of faces.entries()) {
-        const userid = matcher.match(await describer.describe(image, face.box))?.userid;
-        named[photo].push(userid);
-        count(tally, userid, people[index] ?? undefined);
+  for (const detectorName of ['ultraface-rfb-640', 'blazeface'] as const) {
+    it(`names the cast in the group photos from two grey crops each, as a person sees them (faces found by ${detectorName})`, async () => {
+      await register(2);
+      const matcher = await gallery.matcher(serviceId);
+      const tally: Tally = { correct: 0, wrong: 0, unknown: 0 };
+      const named: Record<string, (string | undefined)[]> = {};
+      for (const [photo, people] of Object.entries(GROUP_PHOTOS)) {
+        const image = await decode(path.join(FACES_DIR, photo));
+        const { detections } = await detectOnce(detectors[detectorName], image, { minScore: 0.5, maxDetections: 100 });
+        const faces = detections.sort((a, b) => a.box.left - b.box.left);
+        expect(faces, photo).to.have.length(people.length);
+        named[photo] = [];
+        for (const [index, face] of faces.entries()) {
+          const userid = matcher.match(await describer.describe(image, face.box))?.userid;
+          named[photo].push(userid);
+          count(tally, userid, people[index] ?? undefined);
+        }
       }
-    }
-    // Measured at 0.77: 18 of the 22 cast faces named right; Leonard in bbt2 and bbt4 and Sheldon in
-    // bbt2 (near profile) unknown; Leonard in bbt3 named Sheldon, and the stranger at bbt2's edge Raj.
-    expect(tally.correct, JSON.stringify(named)).to.be.at.least(16);
-    expect(tally.wrong, JSON.stringify(named)).to.be.at.most(3);
-    expect(named['bbt1.jpg'], 'bbt1: the four bearded men').to.deep.equal(GROUP_PHOTOS['bbt1.jpg']);
-  });
+      // Measured at 0.78, of the 22 cast faces: from UltraFace's boxes 20 named right, from BlazeFace's 19;
+      // 1 wrong with either: bbt2 is the hard one, Leonard and Sheldon near profile (Leonard unknown,
+      // Sheldon named Raj); the stranger at its edge is unknown. With BlazeFace Leonard in bbt1 is unknown too.
+      expect(tally.correct, JSON.stringify(named)).to.be.at.least(18);
+      expect(tally.wrong, JSON.stringify(named)).to.be.at.most(2);
+      for (const photo of ['bbt3.jpg', 'bbt4.jpg', 'bbt5.jpg']) expect(named[photo], photo).to.deep.equal(GROUP_PHOTOS[photo]);
+    });
+  }
 });
 
 function count(tally: Tally, named: string | undefined, truth: string | undefined): void {
