@@ -40,6 +40,7 @@ describe('API reference (/docs) in Chromium: authorize with a key, upload an ima
         await page.waitForSelector('.opblock');
         expect(await page.textContent('.servers')).to.contain(server.url);
         expect(await overflow(page), 'the reference as it opens').to.equal(0);
+        await page.screenshot({ path: path.join(ARTIFACTS, `docs-${name}.png`) });
 
         // Authorize: the key alone, as the console shows it.
         await page.click('.auth-wrapper button.authorize');
