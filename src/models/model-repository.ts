@@ -15,7 +15,7 @@ export interface ModelSources {
 /** What a detector loaded from a file reports beyond `Detector`, for the start-up log and `detectd models list`. */
 export interface FileDetector extends Detector {
   readonly settings: InferenceSettings;
-  /** Where its labels came from: `configuration`, `metadata` or `coco-80`. */
+  /** Where its labels came from: `configuration`, `metadata`, `coco-80`, or `family` (a face family's ['face']). */
   readonly labelSource: string;
 }
 
