@@ -100,8 +100,7 @@ interface PendingFrame {
   readonly receivedAt: number;
 }
 
-/** Milliseconds to 0.01; a stage the frame did not go through counts 0. */
-const round = (ms: number | undefined) => Math.round((ms ?? 0) * 100) / 100;
+const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
  * The engine of one video stream, whatever protocol carries it: takes frames, keeps only the
