@@ -6,6 +6,7 @@ import { describeEachEngine, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { waitFor } from './support/wait-for.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 
 const PASSWORD = 'a long passphrase';
@@ -112,12 +113,13 @@ describeEachEngine('per-service limits in the database (GCRA rate limit, monthly
     expect(free.headers.get('ratelimit')).to.equal(null);
 
     // The usage panel lists the refusals by code.
-    for (let attempt = 0; attempt < 40; attempt++) {
-      const text = (await client.get(`/console/services/${id}?window=hour`)).text;
-      if (text.includes('<code>quota_exceeded</code>') && text.includes('<code>rate_limited</code>')) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect.fail('the usage panel never listed rate_limited and quota_exceeded');
+    await waitFor(
+      async () => {
+        const text = (await client.get(`/console/services/${id}?window=hour`)).text;
+        return text.includes('<code>quota_exceeded</code>') && text.includes('<code>rate_limited</code>');
+      },
+      { what: 'rate_limited and quota_exceeded in the usage panel', intervalMs: 100 },
+    );
   });
 });
 

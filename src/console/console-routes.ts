@@ -13,7 +13,7 @@ import { consoleAccountRoutes } from './account-routes.js';
 import { consoleStatusRoutes } from './status-routes.js';
 import { csrfProtection } from './csrf.js';
 import { clientFailureOf } from '../transports/http-errors.js';
-import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
+import { closeAfterEarlyAnswer } from '../transports/early-answer.js';
 import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
 

@@ -42,8 +42,8 @@ export const wholeImageTask: Task<string> = {
     const { found } = await wholeImage(decodeRawData(request.raw_data), labelOf(request.configurations));
     return { service_id: call.service.id, detected_faces: found };
   },
-  async runUpload(bytes, configurations, call) {
-    const { found } = await wholeImage(bytes, labelOf(configurations));
+  async runUpload(bytes, request, call) {
+    const { found } = await wholeImage(bytes, labelOf((request as { configurations?: { parameter: string; value: string }[] }).configurations));
     return { service_id: call.service.id, detected_faces: found };
   },
   parseParameters: (sent) => labelOf(sent.configurations),
