@@ -271,8 +271,8 @@ document.getElementById('live-video')?.addEventListener('click', async (event) =
     const response = await fetch(overview().dataset.streamTokensPath, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` } });
     const body = await response.json();
     if (!response.ok) throw new Error(body.error?.message ?? `the server answered ${response.status}`);
-    // `back` gives the demo page its way back to this service.
-    window.location.assign(`${link.getAttribute('href')}#${new URLSearchParams({ token: body.token, stream_path: body.stream_path, back: location.pathname })}`);
+    // `tokens_path` lets the demo trade a pasted key for this service's next stream; `back` leads back to this service.
+    window.location.assign(`${link.getAttribute('href')}#${new URLSearchParams({ token: body.token, stream_path: body.stream_path, tokens_path: overview().dataset.streamTokensPath, back: location.pathname })}`);
   } catch (error) {
     flash(link, 'Failed');
     showError('Could not open the live-video demo', error.message);
