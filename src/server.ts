@@ -130,7 +130,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
             startedAt,
             database: config.databaseUrl ? 'postgresql' : 'sqlite',
             inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
-            models: schedulers,
+            schedulers,
             recentErrors,
           },
         },
