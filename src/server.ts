@@ -71,7 +71,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   }
   const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
-  const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
+  const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
@@ -101,7 +101,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
     authenticateKeyless: keylessAuthenticator(domain.services),
     tokens: streamTokens,
     serviceLimits,
-    models,
+    schedulers,
     schemas,
     limits: imageLimits,
     body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
@@ -126,7 +126,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
@@ -143,7 +143,9 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'listening');
+  // Where a person goes next: the console (the first account signs up there) and the API reference.
+  const reachedAt = config.publicUrl ?? url;
+  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite', console: `${reachedAt}/console`, docs: `${reachedAt}/docs` }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -15,7 +15,7 @@ export interface ModelSources {
 /** What a detector loaded from a file reports beyond `Detector`, for the start-up log and `detectd models list`. */
 export interface FileDetector extends Detector {
   readonly settings: InferenceSettings;
-  /** Where its labels came from: `configuration`, `metadata` or `coco-80`. */
+  /** Where its labels came from: `configuration`, `metadata`, `coco-80`, or `family` (a face family's ['face']). */
   readonly labelSource: string;
 }
 
@@ -37,7 +37,8 @@ export interface FileRuntime {
   readonly name: string;
   /** Lower-case, with the dot: `.onnx`. */
   readonly extensions: readonly string[];
-  load(modelPath: string, defaults: InferenceSettings): Promise<FileDetector>;
+  /** `logger` hears of what the loaded detector does by itself later, such as restarting a worker. */
+  load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector>;
 }
 
 export interface ModelFile {

@@ -6,7 +6,6 @@ import type { DetectedObject } from '../detected-object.js';
 import type { ApiVersion, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
-import { objectDetectionCommand } from './example-command.js';
 import { decodeRawData } from '../raw-data.js';
 import { assembleDetectionResponse, type DetectionResponse } from './response.js';
 import { keepTargetClasses } from './target-classes.js';
@@ -52,14 +51,18 @@ async function detectObjects(
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
-  const labels = request.model.detector.labels;
+  const labels = request.scheduler.detector.labels;
   const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis, analysis.detections, request.model.detector, parameters);
-  timings.encode = performance.now() - encodeStarted;
-  return { analysis, response };
+  try {
+    const response = await assembleDetectionResponse(analysis, analysis.detections, request.scheduler.detector, parameters);
+    timings.encode = performance.now() - encodeStarted;
+    return { analysis: { ...analysis, pixels: undefined }, response };
+  } finally {
+    found.pixels?.release();
+  }
 }
 
 /** validate → base64 → the reply. */
@@ -82,12 +85,12 @@ async function runUpload(bytes: Buffer, upload: UploadRequest, call: TaskCall): 
 }
 
 function requestParameters(request: UploadedRequest, call: TaskCall): DetectionParameters {
-  return detectionParameters(request.configurations, request.target_classes, call.version, call.model.detector.labels);
+  return detectionParameters(request.configurations, request.target_classes, call.version, call.scheduler.detector.labels);
 }
 
 /** parameters → detect → the reply, with the caller's labels echoed. */
 async function detectForCall(bytes: Buffer, parameters: DetectionParameters, request: UploadedRequest, call: TaskCall): Promise<ObjectDetectionReply> {
-  const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+  const { analysis, response } = await detectObjects({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return {
     service_id: call.service.id,
@@ -99,13 +102,13 @@ async function detectForCall(bytes: Buffer, parameters: DetectionParameters, req
 }
 
 /** A stream's configurations and target classes → parameters, for the model's class names. */
-function parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): DetectionParameters {
-  return detectionParameters(sent.configurations, sent.targetClasses, version, model.detector.labels);
+function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): DetectionParameters {
+  return detectionParameters(sent.configurations, sent.targetClasses, version, scheduler.detector.labels);
 }
 
 /** One stream frame, on the stream's turn: the objects and the detections the tracker follows. */
 async function analyseFrame(image: Buffer, parameters: DetectionParameters, call: FrameCall): Promise<FrameAnalysis> {
-  const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
+  const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return { width: analysis.width, height: analysis.height, found: response.detected_objects, tracked: analysis.detections, visualizedImage: response.visualized_image };
 }
@@ -115,7 +118,7 @@ const deepStack: DeepStackSide = {
   routes: DEEPSTACK_DETECTION_ROUTES,
   async analyse(image, minConfidence, call): Promise<readonly DetectedObject[]> {
     const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-    const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+    const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
     call.context.objects = analysis.detections.length;
     return response.detected_objects;
   },
@@ -127,7 +130,7 @@ export const objectDetection: Task<DetectionParameters> = {
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
-  exampleCommand: objectDetectionCommand,
+  exampleFields: { ConfidenceThreshold: '0.5' },
   answerField: 'detected_objects',
   runJson,
   runUpload,

@@ -1,5 +1,6 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
+import { exampleCalls } from '../../tasks/example-calls.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import { type UploadBodyField, uploadBodyFields } from '../../tasks/upload-request.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -64,7 +65,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
   // With its default, a field that "try it" fills in is valid as it stands.
   const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', default: task.parameters[name].defaultValue, description: task.parameters[name].description }]));
   // The README's example, from the same generator, aimed at this server.
-  const example = task.exampleCommand(serverUrl + taskPath(task, 'v1'), 'dog.jpg');
+  const example = exampleCalls(task, serverUrl + taskPath(task, 'v1'), 'dog.jpg').curl;
   const parameters = names
     .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
