@@ -256,7 +256,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(human.stdout).to.equal('service front porch renamed to porch\n');
   });
 
-  it('says which database it uses; a command that only reads refuses a database that is not there instead of creating one', () => {
+  it('says which database it uses; every command but `account create` refuses a database that is not there instead of creating one', () => {
     const location = databaseLocation(databaseSettingsOf(store));
     const listed = cli(['account', 'list'], env);
     expect(listed.stderr).to.equal(`detectd: database: ${location}\n`);
@@ -271,13 +271,13 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-elsewhere-'));
     try {
       const { DETECTD_DATA_DIR: _dataDir, DETECTD_DATABASE_URL: _url, ...unset } = env;
-      for (const args of [['account', 'list'], ['service', 'list'], ['service', 'show', '00000000-0000-4000-8000-000000000000']]) {
+      for (const args of [['account', 'list'], ['account', 'invite'], ['service', 'list'], ['service', 'show', '00000000-0000-4000-8000-000000000000'], ['service', 'rename', 'porch', 'yard', '--account', OWNER]]) {
         const result = spawnSync(process.execPath, [CLI, ...args], { env: unset, cwd: elsewhere, encoding: 'utf8' });
         expect(result.status, args.join(' ')).to.equal(3);
         const file = path.join(fs.realpathSync(elsewhere), 'data', 'detectd.sqlite');
         expect(result.stderr).to.equal(
           `detectd: database: SQLite ${file}\n` +
-            `detectd: no database at SQLite ${file}: the server makes it on its first start in DETECTD_DATA_DIR (here ${path.dirname(file)}); ` +
+            `detectd: no database at SQLite ${file}: the server makes it on its first start in DETECTD_DATA_DIR (here ${path.dirname(file)}), and so does \`detectd account create\`; ` +
             'run the command with the server\'s settings (DETECTD_DATA_DIR, or DETECTD_DATABASE_URL) or in its folder\n',
         );
       }

@@ -36,7 +36,7 @@ export function addAccountCommands(program: Command): void {
       runCommand(options, async () => {
         const password = options.passwordStdin ? await passwordFromStdin() : options.password;
         if (password === undefined) throw new CliFailure('usage', 'give --password or --password-stdin', EXIT.usage);
-        const created = await withDomain(loadConfig(), options, ({ accounts }) => accounts.createAccount(options.email, password));
+        const created = await withDomain(loadConfig(), options, ({ accounts }) => accounts.createAccount(options.email, password), { mayCreate: true });
         printResult(options, created, `account created: ${created.email} (${created.role})`);
       }),
     );
@@ -47,7 +47,7 @@ export function addAccountCommands(program: Command): void {
     .option('--json', 'print {"accounts": [...]}')
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
-        const accounts = await withDomain(loadConfig(), options, (domain) => domain.accounts.list(), { readOnly: true });
+        const accounts = await withDomain(loadConfig(), options, (domain) => domain.accounts.list());
         printResult(
           options,
           { accounts: accounts.map(accountJson) },

@@ -82,8 +82,12 @@ export async function modelNamesToCheck(config: Config, output: OutputOptions, m
 
 /** How a command uses the store. */
 export interface DomainUse {
-  /** The command only reads: a missing SQLite file is refused instead of created (it would hold nothing). */
-  readonly readOnly?: boolean;
+  /**
+   * The command may make the database (`account create`, the first thing done on a new server).
+   * Every other command works on accounts that must exist already: a missing SQLite file is
+   * refused instead of created empty (the CLI was run away from the server's data, most likely).
+   */
+  readonly mayCreate?: boolean;
   /** The models a service may name (modelNamesToCheck); absent: not checked. */
   readonly modelNames?: readonly string[];
 }
@@ -97,10 +101,10 @@ export interface DomainUse {
 export async function withDomain<T>(config: Config, output: OutputOptions, task: (domain: AccountDomain) => Promise<T>, use: DomainUse = {}): Promise<T> {
   const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
   if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
-  if (use.readOnly && !databaseExists(settings)) {
+  if (!use.mayCreate && !databaseExists(settings)) {
     throw new CliFailure(
       'database',
-      `no database at ${databaseLocation(settings)}: the server makes it on its first start in DETECTD_DATA_DIR (here ${config.dataDir}); ` +
+      `no database at ${databaseLocation(settings)}: the server makes it on its first start in DETECTD_DATA_DIR (here ${config.dataDir}), and so does \`detectd account create\`; ` +
         'run the command with the server\'s settings (DETECTD_DATA_DIR, or DETECTD_DATABASE_URL) or in its folder',
       EXIT.environment,
     );

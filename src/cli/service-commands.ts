@@ -143,7 +143,7 @@ export function addServiceCommands(program: Command): void {
                   services.map((entry) => [entry.account, entry.name, entry.type, entry.model ?? '(default)', entry.disabled ? 'disabled' : 'enabled', entry.id]),
                 ),
           );
-        }, { readOnly: true });
+        });
       }),
     );
 
@@ -171,7 +171,7 @@ export function addServiceCommands(program: Command): void {
             ...keyLines,
           ].join('\n'),
         );
-      }, { readOnly: true });
+      });
     }),
   );
 
