@@ -31,8 +31,8 @@ export function uploadBodyFields(schema: JsonSchema): UploadBodyField[] {
  * An upload's fields → its request, so that every parameter works in every body form: a field the
  * task's request schema names at top level (`target_classes`, `frame_id`, …) is that field (a list
  * from repeated fields and comma-separated values, e.g. `target_classes=dog,truck`; an empty one is
- * absent), and any other is a configuration parameter, which the task checks as it checks a JSON body's. 400
- * `invalid_request` for a field the schema refuses, or a single-valued one sent twice.
+ * absent), and any other is a configuration parameter, which the task checks as it checks a JSON
+ * body's. 400 `invalid_request` for a field the schema refuses, or a single-valued one sent twice.
  */
 export function uploadRequest(fields: readonly UploadField[], schemaName: string, schemas: SchemaCatalogue): UploadRequest {
   const schema = schemas.schemas.get(schemaName);
