@@ -106,6 +106,21 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
   });
 
+  it('a person registered through one connection (another replica) is listed and recognised through another at once', async () => {
+    const replica = await openDatabase(databaseSettingsOf(store));
+    try {
+      const other = new FaceGallery(replica, TEST_SECRET);
+      expect(await other.match(serviceId, descriptor(7))).to.equal(undefined);
+      await gallery.register(serviceId, 'ann', [descriptor(7)]);
+      expect((await other.list(serviceId)).map((person) => person.userid)).to.deep.equal(['ann']);
+      expect((await other.match(serviceId, descriptor(7)))?.userid).to.equal('ann');
+      await other.delete(serviceId, 'ann');
+      expect(await gallery.match(serviceId, descriptor(7))).to.equal(undefined);
+    } finally {
+      await replica.destroy();
+    }
+  });
+
   it('refuses a blank or control-character userid and a registration without a face', async () => {
     for (const userid of ['', '   ', 'a\nb', 'x'.repeat(201)]) {
       await expectRejection(gallery.register(serviceId, userid, [descriptor(0)]), FaceGalleryError);

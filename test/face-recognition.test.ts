@@ -87,6 +87,14 @@ describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/ev
     expect(first).to.have.length(128);
     expect(Math.hypot(...first)).to.be.closeTo(1, 1e-5);
     expect(faceSimilarity(first, again)).to.be.closeTo(1, 1e-6);
+    // A box reaching past the image's edges is described from the part inside it; one wholly outside is refused.
+    const overhanging = await describer.describe(image, { left: -20, top: -20, right: 130, bottom: 140 });
+    expect(faceSimilarity(first, overhanging)).to.be.above(DEFAULT_FACE_MATCH_THRESHOLD);
+    const outside = await describer.describe(image, { left: 200, top: 0, right: 260, bottom: 60 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(outside).to.be.instanceOf(RangeError);
   });
 
   it('one or two crops registered per person: every other crop named right, none wrong, same and different people apart', async () => {
