@@ -15,7 +15,7 @@ export interface AnalysisLimits {
 
 export interface AnalysisRequest {
   readonly bytes: Buffer;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly minScore: number;
   readonly limits: AnalysisLimits;
   /** Ends every wait for the model: the deadline, a caller that hung up, a stream that closed. */
@@ -63,9 +63,9 @@ function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
  * DetectdErrors; what a result looks like on the wire is the task's and the transport's business.
  */
 export async function analyseImage(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
-  const { model, limits, signal } = request;
+  const { scheduler, limits, signal } = request;
   const decodeStarted = performance.now();
-  const { width, height } = model.detector.inputSize;
+  const { width, height } = scheduler.detector.inputSize;
   const scale = request.fullResolution ? {} : { fitInto: Math.max(width, height) };
   const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }, scale).catch((error: unknown) => {
     throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
@@ -77,7 +77,7 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
   let handedOver = false;
   try {
     const waitStarted = performance.now();
-    const turn = request.turn ?? (await model.acquire('request', signal));
+    const turn = request.turn ?? (await scheduler.acquire('request', signal));
     timings.wait = performance.now() - waitStarted;
     try {
       const result = await turn.detect(image, options, signal);
@@ -99,9 +99,9 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
 }
 
 /** Admits a request to its model's request lane (or 503 `overloaded`); call the result when it is done. */
-export function admitRequest(model: ModelScheduler, limits: AnalysisLimits): () => void {
+export function admitRequest(scheduler: ModelScheduler, limits: AnalysisLimits): () => void {
   try {
-    return model.admit();
+    return scheduler.admit();
   } catch (error) {
     throw schedulingFailure(error, limits);
   }

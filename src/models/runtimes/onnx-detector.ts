@@ -3,13 +3,16 @@ import type { RgbImage } from '../../vision/image.js';
 import { type LetterboxSpec, letterboxTransform } from '../../vision/letterbox.js';
 import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
+import { ultraface } from '../families/ultraface.js';
 import { ultralytics } from '../families/ultralytics.js';
 import { sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import { type FileDetector, type FileRuntime, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
+import { readOnnxFile } from '../onnx/onnx-file.js';
 import { toImageDetections } from '../postprocess.js';
 import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
+import { loadOnnxFaceDetector } from './onnx-face-detector.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
 
 
@@ -66,6 +69,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 
     return {
       name: modelNameOf(modelPath),
+      kind: 'objects',
       family: family.name,
       runtime: 'onnxruntime-node',
       // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
@@ -90,5 +94,17 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
   }
 }
 
-/** ONNX Runtime, as the model repository's runtime table lists it. */
-export const onnxRuntime: FileRuntime = { name: 'onnxruntime', extensions: ['.onnx'], load: loadOnnxDetector };
+/**
+ * ONNX Runtime, as the model repository's runtime table lists it. A file that declares UltraFace's
+ * outputs is a face detector (found in the same places as the object detectors, no setting
+ * needed); any other, an object detector.
+ */
+export const onnxRuntime: FileRuntime = {
+  name: 'onnxruntime',
+  extensions: ['.onnx'],
+  async load(modelPath, defaults, logger) {
+    // An unreadable file is the object loader's to refuse, with ONNX Runtime's words.
+    const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
+    return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger);
+  },
+};

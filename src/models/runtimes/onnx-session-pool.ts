@@ -1,8 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { RgbImage } from '../../vision/image.js';
-import type { LetterboxSpec } from '../../vision/letterbox.js';
 import type { RawOutput } from '../types.js';
-import type { CloseRequest, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
+import type { CloseRequest, InputLayout, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 import { InferenceWorkerLost } from '../inference-worker-lost.js';
 import { moduleUrl, startWorker } from './worker-thread.js';
 
@@ -128,33 +127,33 @@ export class OnnxSessionPool {
    * Runs a small grey image once on every session (ORT's first run of a session is slow) and
    * returns the last output: its shape tells the model's family, whose letterbox the runs then use.
    */
-  async warmUp(letterbox: LetterboxSpec, dims: readonly number[]): Promise<RawOutput> {
+  async warmUp(layout: InputLayout, dims: readonly number[]): Promise<RawOutput> {
     const side = 64;
-    const image = { width: side, height: side, data: Buffer.alloc(side * side * 3, letterbox.padValue) };
+    const image = { width: side, height: side, data: Buffer.alloc(side * side * 3, 114) };
     let output: RawOutput = { data: new Float32Array(0), dims: [] };
     for (const [index, sessions] of this.#sessionsPerWorker.entries()) {
-      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, image, letterbox, dims);
+      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, image, layout, dims);
     }
     return output;
   }
 
   /**
-   * Letterboxes `image` into the model's input and runs it, in a worker thread; the caller leaves
+   * Letterboxes (or stretches) `image` into the model's input and runs it, in a worker thread; the caller leaves
    * the pixels alone until the output arrives. `alone`: no other run is in flight or will start
    * before this one ends.
    */
-  run(image: RgbImage, letterbox: LetterboxSpec, dims: readonly number[], alone: boolean): Promise<RawOutput> {
-    if (alone) return this.#send(this.#workers[0], this.#aloneSession, image, letterbox, dims);
+  run(image: RgbImage, layout: InputLayout, dims: readonly number[], alone: boolean): Promise<RawOutput> {
+    if (alone) return this.#send(this.#workers[0], this.#aloneSession, image, layout, dims);
     const idlest = this.#workers.reduce((best, worker) => (worker.inFlight < best.inFlight ? worker : best));
-    return this.#send(idlest, 0, image, letterbox, dims);
+    return this.#send(idlest, 0, image, layout, dims);
   }
 
-  #send(worker: SessionWorker, session: number, image: RgbImage, letterbox: LetterboxSpec, dims: readonly number[]): Promise<RawOutput> {
+  #send(worker: SessionWorker, session: number, image: RgbImage, layout: InputLayout, dims: readonly number[]): Promise<RawOutput> {
     const id = this.#nextId++;
     return new Promise<RawOutput>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
       // Pixels in shared memory are passed by reference; others are copied by postMessage.
-      const request: RunRequest = { type: 'run', id, session, width: image.width, height: image.height, pixels: image.data, letterbox, dims };
+      const request: RunRequest = { type: 'run', id, session, width: image.width, height: image.height, pixels: image.data, layout, dims };
       worker.thread.postMessage(request);
     });
   }
