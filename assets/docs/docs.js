@@ -6,20 +6,6 @@
 function withKeyScheme(request) {
   const value = request.headers.Authorization;
   if (value && !/^(ApiKey|Bearer)\s/i.test(value.trim())) request.headers.Authorization = `ApiKey ${value.trim()}`;
-}
-
-/** A form field left empty is not sent, as a form without that field would not send it. */
-function withoutEmptyFields(request) {
-  const form = request.body;
-  if (!(form instanceof FormData)) return;
-  const kept = [...form.entries()].filter(([, value]) => value !== '');
-  for (const name of new Set(form.keys())) form.delete(name);
-  for (const [name, value] of kept) form.append(name, value);
-}
-
-function beforeSending(request) {
-  withKeyScheme(request);
-  withoutEmptyFields(request);
   return request;
 }
 
@@ -31,7 +17,7 @@ SwaggerUIBundle({
   tryItOutEnabled: true,
   // The badge would ask swagger.io to validate the document: detectd works offline.
   validatorUrl: null,
-  requestInterceptor: beforeSending,
+  requestInterceptor: withKeyScheme,
   docExpansion: 'list',
   defaultModelsExpandDepth: 0,
   displayRequestDuration: true,
