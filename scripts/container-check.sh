@@ -7,7 +7,8 @@
 #      by both replicas (each one's log has calls), both on jemalloc and PostgreSQL;
 #   3. deploy/detectd.service: the README's systemd steps on a Debian machine booted with systemd (a
 #      container), the image's /app standing in for the checkout after `npm ci`: the service starts with
-#      its model, detects, logs jemalloc, and stops drained (result "success").
+#      its model, detects, logs jemalloc, and stops drained (result "success"); with its model file missing,
+#      it stops restarting and stays failed.
 # Needs root, podman with runc, podman-compose, debootstrap, curl (Debian: apt-get install podman
 # podman-compose debootstrap runc curl) and ../shared. No registry is needed: the base images are the
 # local stand-ins of scripts/container-bases.sh, unless NODE_IMAGE, BUILD_IMAGE, POSTGRES_IMAGE,
@@ -157,5 +158,12 @@ journal() { podman exec "$host" journalctl -u detectd --no-pager -o cat; }
 logged systemd-stop podman exec "$host" systemctl stop detectd
 [ "$(podman exec "$host" systemctl show -P Result detectd)" = success ] || fail "stop: $(podman exec "$host" systemctl show -P Result detectd)"
 [ "$(journal | grep -c '"msg":"stopped"')" -gt 0 ] || fail "the service did not drain and stop on SIGTERM"
-echo "started with its model, dog detected, jemalloc, stopped cleanly"
+# A model file that is not there: the unit gives up after its five starts instead of restarting forever.
+logged systemd-missing-model podman exec "$host" bash -euo pipefail -c '
+  sed -i "s#^DETECTD_MODEL=.*#DETECTD_MODEL=/opt/detectd-models/missing.onnx#" /etc/detectd/detectd.env
+  systemctl start detectd'
+unit_failed() { [ "$(podman exec "$host" systemctl is-failed detectd)" = failed ]; }
+wait_until 120 "the unit gives up on a missing model" unit_failed
+[ "$(journal | grep -c 'missing.onnx: ENOENT')" -gt 0 ] || fail "the journal does not say which model is missing"
+echo "started with its model, dog detected, jemalloc, stopped cleanly; with its model missing, failed after $(podman exec "$host" systemctl show -P NRestarts detectd) restarts"
 echo "container-check: passed"
