@@ -14,8 +14,9 @@ import { IdleCollector } from './core/idle-collector.js';
 import { ServiceLimits } from './limits/service-limits.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
-import type { Config } from './config.js';
+import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
+import { defaultModelReason } from './models/model-repository.js';
 import { packageVersion } from './package-root.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { databaseReachable, openDatabase } from './store/database.js';
@@ -60,14 +61,17 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
+  const modelSources = modelSourcesOf(config);
+  const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
   for (const detector of registry.detectors) {
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
-  const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
+  const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
+  logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
+  const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
@@ -97,7 +101,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
     authenticateKeyless: keylessAuthenticator(domain.services),
     tokens: streamTokens,
     serviceLimits,
-    models,
+    schedulers,
     schemas,
     limits: imageLimits,
     body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
@@ -122,7 +126,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
@@ -139,7 +143,9 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'listening');
+  // Where a person goes next: the console (the first account signs up there) and the API reference.
+  const reachedAt = config.publicUrl ?? url;
+  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite', console: `${reachedAt}/console`, docs: `${reachedAt}/docs` }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

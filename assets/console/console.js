@@ -58,9 +58,20 @@ function reportError(button, error) {
   if (status) status.textContent = `Could not read the API key: ${error.message}`;
 }
 
+// "Call it": one tab per language; the chosen one's panel shows.
+function showTab(chosen) {
+  for (const tab of chosen.closest('[role="tablist"]').querySelectorAll('[role="tab"]')) {
+    const selected = tab === chosen;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.classList.toggle('active', selected);
+    document.getElementById(tab.getAttribute('aria-controls')).hidden = !selected;
+  }
+}
+
 document.addEventListener('click', async (event) => {
   const target = event.target instanceof Element ? event.target.closest('button') : null;
   if (!target) return;
+  if (target.getAttribute('role') === 'tab') return showTab(target);
   try {
     if (target.id === 'reveal-key') {
       const visible = document.getElementById('api-key').dataset.masked === 'true';
@@ -193,3 +204,15 @@ document.getElementById('live-video')?.addEventListener('click', async (event) =
     if (status) status.textContent = `Could not open the live-video demo: ${error.message}`;
   }
 });
+
+// The usage panel refreshes itself while the page is open and shown: the same page, fetched again, gives the new panel.
+const USAGE_REFRESH_MS = 5000;
+async function refreshUsage() {
+  const panel = document.getElementById('usage');
+  if (!panel || document.hidden) return;
+  const response = await fetch(`${location.pathname}?window=${encodeURIComponent(panel.dataset.window)}`, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
+  if (!response.ok) return;
+  const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('usage');
+  if (fresh) panel.replaceWith(fresh);
+}
+if (document.getElementById('usage')) setInterval(() => refreshUsage().catch(() => {}), USAGE_REFRESH_MS);

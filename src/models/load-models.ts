@@ -14,6 +14,14 @@ export function loadEmbeddedDetector(logger: (message: string) => void): Promise
   return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url) }, logger);
 }
 
+/**
+ * The zero-configuration face detector: BlazeFace from `@vladmandic/human`, run by TF.js in a
+ * worker thread; serves faces when no face model (e.g. UltraFace) is configured.
+ */
+export function loadEmbeddedFaceDetector(logger: (message: string) => void): Promise<Detector> {
+  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/blazeface', import.meta.url) }, logger);
+}
+
 /** Outcome of loading one model file: the detector, or why it is refused. */
 export type ModelLoad = { readonly path: string; readonly detector: FileDetector } | { readonly path: string; readonly refused: ModelRefused };
 
@@ -24,13 +32,14 @@ export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
 
 /**
  * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
- * operator sees every problem at once (`detectd models list`). `keep` false disposes each after loading.
+ * operator sees every problem at once (`detectd models list`). `keep` false disposes each after
+ * loading; a kept detector tells `logger` when it restarts an inference worker.
  */
-export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean): Promise<ModelLoad[]> {
+export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean, logger: (message: string) => void = () => {}): Promise<ModelLoad[]> {
   const loads: ModelLoad[] = [];
   for (const file of await modelFiles(sources)) {
     try {
-      const detector = await file.runtime.load(file.path, defaults);
+      const detector = await file.runtime.load(file.path, defaults, logger);
       if (!keep) await detector.dispose();
       loads.push({ path: file.path, detector });
     } catch (error) {
@@ -41,9 +50,16 @@ export async function tryModelFiles(sources: ModelSources, defaults: InferenceSe
   return loads;
 }
 
+/** What `loadModels` serves beyond the configured models. */
+export interface ModelNeeds {
+  /** A face detector is needed (the face task is served): the embedded one when no face model is configured. */
+  readonly faces: boolean;
+}
+
 /**
- * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
- * when none is configured. Like Triton's default (`--exit-on-error`), one refused model stops
+ * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), the embedded detector
+ * when no object model is configured, and the embedded face detector when faces are needed and no
+ * face model is configured. Like Triton's default (`--exit-on-error`), one refused model stops
  * start-up (a server silently missing a model would answer its services 503), and so does an alias
  * that is another model's name, or a `reserved` name (ModelRegistry).
  */
@@ -52,19 +68,24 @@ export async function loadModels(
   defaults: InferenceSettings,
   logger: (message: string) => void,
   reserved: ReservedModelNames,
+  needs: ModelNeeds = { faces: false },
 ): Promise<ModelRegistry> {
-  const loads = await tryModelFiles(sources, defaults, true);
-  if (loads.length === 0) {
-    logger(
-      'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
-        'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
-    );
-    return new ModelRegistry([await loadEmbeddedDetector(logger)]);
-  }
-  const detectors = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
+  const loads = await tryModelFiles(sources, defaults, true, logger);
+  const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
   try {
     if (refused.length > 0) throw new Error(refused.join('\n'));
+    if (!detectors.some((detector) => detector.kind === 'objects')) {
+      logger(
+        'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
+          'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
+      );
+      detectors.unshift(await loadEmbeddedDetector(logger));
+    }
+    if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
+      logger('No face model is configured: serving the embedded BlazeFace (TF.js) for faces. UltraFace finds more and smaller faces; see README "Models".');
+      detectors.push(await loadEmbeddedFaceDetector(logger));
+    }
     return new ModelRegistry(detectors, reserved);
   } catch (error) {
     await Promise.all(detectors.map((detector) => detector.dispose()));

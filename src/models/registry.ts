@@ -1,4 +1,4 @@
-import type { Detector } from './types.js';
+import type { Detector, DetectorKind } from './types.js';
 
 /** Names no model may have or alias, each with why (e.g. a front door's own path segment). */
 export type ReservedModelNames = ReadonlyMap<string, string>;
@@ -32,21 +32,35 @@ export function modelsByName(detectors: readonly Detector[], reserved: ReservedM
   return byName;
 }
 
-/** The detectors this process serves, by name or alias (modelsByName's rules); the first configured one is the default. */
+/**
+ * The detectors this process serves, by name or alias (modelsByName's rules). The first configured
+ * detector of a kind is that kind's default: `defaultModel` for objects, `defaultOf('faces')` for faces.
+ */
 export class ModelRegistry {
   readonly detectors: readonly Detector[];
   readonly defaultModel: Detector;
   readonly #byName: ReadonlyMap<string, Detector>;
 
   constructor(detectors: readonly Detector[], reserved: ReservedModelNames = new Map()) {
-    if (detectors.length === 0) throw new Error('no detector loaded');
     this.#byName = modelsByName(detectors, reserved);
     this.detectors = detectors;
-    this.defaultModel = detectors[0];
+    const defaultModel = this.defaultOf('objects');
+    if (!defaultModel) throw new Error('no object detector loaded');
+    this.defaultModel = defaultModel;
   }
 
   get names(): string[] {
     return this.detectors.map((detector) => detector.name);
+  }
+
+  /** The detectors of one kind, in configuration order: what a task of that kind may be given. */
+  ofKind(kind: DetectorKind): Detector[] {
+    return this.detectors.filter((detector) => detector.kind === kind);
+  }
+
+  /** The first detector of a kind; undefined when none of that kind is loaded. */
+  defaultOf(kind: DetectorKind): Detector | undefined {
+    return this.detectors.find((detector) => detector.kind === kind);
   }
 
   /** The detector that `name` (a model name or an alias) names. */

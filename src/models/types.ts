@@ -1,5 +1,8 @@
 import type { Box, RgbImage } from '../vision/image.js';
 
+/** What a detector finds; see `Detector.kind`. */
+export type DetectorKind = 'objects' | 'faces';
+
 /** One object found in an image, in that image's pixel space. */
 export interface Detection {
   /** Index into the detector's `labels`. */
@@ -32,6 +35,8 @@ export interface PostprocessOptions {
 export interface RawOutput {
   readonly data: Float32Array;
   readonly dims: readonly number[];
+  /** Milliseconds of `inference` spent preprocessing, where the runtime does the pixel work in its own thread. */
+  readonly preprocessMs?: number;
 }
 
 /** Where the image landed inside the network input: maps network-input boxes back to image pixels. */
@@ -60,6 +65,8 @@ export interface PreprocessedInput {
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */
   readonly name: string;
+  /** What it finds: COCO-style `objects`, or `faces` (labels ['face']); a task is offered only models of its kind. */
+  readonly kind: DetectorKind;
   /** Family module that reads its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
   readonly family: string;
   /** Runtime that executes it, e.g. "onnxruntime-node". */
@@ -75,12 +82,15 @@ export interface Detector {
   /** Network input size in pixels. */
   readonly inputSize: { readonly width: number; readonly height: number };
   /**
-   * `inputs`: input buffers `preprocess` can fill (numbered 0 … inputs − 1); `runs`: `inference`
-   * calls the runtime takes at once. One more input than runs lets the next image be preprocessed
-   * while the current one runs.
+   * `inputs`: images the detector holds prepared at once (input slots numbered 0 … inputs − 1);
+   * `runs`: `inference` calls the runtime takes at once. One more input than runs lets the next
+   * image be decoded and preprocessed while the current one runs.
    */
   readonly capacity: { readonly inputs: number; readonly runs: number };
-  /** Writes the image into input buffer `buffer` (synchronous CPU work). */
+  /**
+   * Prepares the image for input slot `buffer` (synchronous). A runtime may leave the pixel work to
+   * its own thread, done in `inference` and counted in its output's `preprocessMs`.
+   */
   preprocess(image: RgbImage, buffer: number): PreprocessedInput;
   /**
    * Runs the model on a preprocessed input. `alone`: the scheduler starts no other run of this model
