@@ -11,6 +11,7 @@ import { consoleRoutes } from './console/console-routes.js';
 import { CallMetrics } from './core/call-metrics.js';
 import { CallRecorder } from './core/call-recorder.js';
 import { IdleCollector } from './core/idle-collector.js';
+import { RecentErrors } from './core/recent-errors.js';
 import { ServiceLimits } from './limits/service-limits.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
@@ -57,6 +58,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger, tasks: TaskTable = TASK_TABLE): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
+  const startedAt = new Date();
   const schemas = new SchemaCatalogue();
   const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -82,7 +84,8 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
   const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
-  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
+  const recentErrors = new RecentErrors();
+  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector, recentErrors);
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
@@ -122,6 +125,14 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
           publicUrl: config.publicUrl,
           bodyTimeoutMs: limits.bodyTimeoutMs,
           uploads,
+          status: {
+            version,
+            startedAt,
+            database: config.databaseUrl ? 'postgresql' : 'sqlite',
+            inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
+            models: schedulers,
+            recentErrors,
+          },
         },
         logger,
       ),

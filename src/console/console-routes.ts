@@ -10,6 +10,7 @@ import { type ConsoleDependencies, loadSession, signedInAccount } from './consol
 import { consoleServiceRoutes } from './service-routes.js';
 import { consoleInvitationRoutes } from './invitation-routes.js';
 import { consoleAccountRoutes } from './account-routes.js';
+import { consoleStatusRoutes } from './status-routes.js';
 import { csrfProtection } from './csrf.js';
 import { clientFailureOf } from '../transports/http-errors.js';
 import { closeAfterEarlyAnswer } from '../transports/early-answer.js';
@@ -77,6 +78,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   pages.use(consoleServiceRoutes(dependencies));
   pages.use(consoleInvitationRoutes(dependencies));
   pages.use(consoleAccountRoutes(dependencies));
+  pages.use(consoleStatusRoutes(dependencies));
   pages.use(() => {
     throw new DetectdError('not_found', 'There is no such page in the console.');
   });

@@ -4,6 +4,7 @@ import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
 import { taskByType } from '../tasks/index.js';
 import { exampleCalls } from '../tasks/example-calls.js';
+import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { SERVICE_NAME_HINT } from './service-list-page.js';
@@ -67,7 +68,7 @@ export function serviceOverviewPage(data: OverviewData): string {
 <div class="page-head">
   <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
 </div>
-<div class="overview" data-service="${service.id}">
+<div class="overview" data-service="${service.id}" data-api-path="${new URL(endpoint).pathname}" data-stream-tokens-path="${streamPaths(service.type).tokens}">
   <section class="card" aria-labelledby="details-title">
     <h2 id="details-title">Service</h2>
     <dl class="entries">
@@ -91,10 +92,12 @@ export function serviceOverviewPage(data: OverviewData): string {
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
       <button type="submit" class="button primary">Detect objects</button>
     </form>
-    <p id="try-status" class="muted" role="status"></p>
+    <div id="try-status" class="try-status" role="status" aria-live="polite"></div>
     <div id="try-result" class="try-result" hidden>
-      <img id="try-image" alt="The image with the detected objects outlined">
+      <figure class="try-figure"><img id="try-image" alt="The image with the detected objects outlined">
+        <figcaption><a id="try-download" class="button small secondary" download="detected.jpg">Download annotated image</a></figcaption></figure>
       <div class="try-objects">
+        <ul id="try-counts" class="try-counts" aria-label="Objects found, by class"></ul>
         <table class="list compact" id="try-table"><caption class="muted small">Objects found, surest first</caption>
           <thead><tr><th scope="col">Object</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
