@@ -14,7 +14,7 @@
 # local stand-ins of scripts/container-bases.sh, unless NODE_IMAGE, BUILD_IMAGE, POSTGRES_IMAGE,
 # NGINX_IMAGE and SYSTEMD_IMAGE are all set. The images stay for the next run (its builds then come from
 # podman's layer cache); containers, networks and volumes are removed. On a 2-core machine the first run
-# (no image at all) took 11 minutes, a later one ~3½, ~5 after a change in src/.
+# (no image at all) took 11 minutes, a later one 1¼–3½, ~5 after a change in src/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
