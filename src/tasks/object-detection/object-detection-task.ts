@@ -5,9 +5,11 @@ import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { DetectedObject } from '../detected-object.js';
 import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
-import { objectDetectionCommand } from './example-command.js';
+import { uploadCommand } from '../example-command.js';
 import { decodeRawData } from '../raw-data.js';
-import { assembleDetectionResponse, type DetectionResponse } from './response.js';
+import { GENERIC_PARENT } from '../../models/coco-categories.js';
+import type { Detector } from '../../models/types.js';
+import { assembleFoundResponse, type FoundResponse, type Naming } from '../found-response.js';
 import { keepTargetClasses } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
@@ -29,14 +31,19 @@ export interface ObjectDetectionReply {
   service_id: string;
   frame_id?: string;
   source_id?: string;
-  detected_objects: DetectionResponse['detected_objects'];
+  detected_objects: FoundResponse['found'];
   raw_data?: string;
 }
 
 export interface ObjectDetectionOutcome {
   readonly analysis: ImageAnalysis;
   /** Index-aligned with `analysis.detections`. */
-  readonly response: DetectionResponse;
+  readonly response: FoundResponse;
+}
+
+/** A detection's class as the wire names it: its label and the label's parent category. */
+function classOf(classIndex: number, categories: Pick<Detector, 'labels' | 'parents'>): Naming {
+  return { name: categories.labels[classIndex] ?? `class_${classIndex}`, parent: categories.parents[classIndex] ?? GENERIC_PARENT };
 }
 
 /**
@@ -53,7 +60,7 @@ async function detectObjects(
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleDetectionResponse(analysis, analysis.detections, request.model.detector, parameters);
+  const response = await assembleFoundResponse(analysis, analysis.detections, analysis.detections.map((detection) => classOf(detection.classIndex, request.model.detector)), parameters);
   timings.encode = performance.now() - encodeStarted;
   return { analysis, response };
 }
@@ -86,7 +93,7 @@ async function detectForCall(
   return {
     service_id: call.service.id,
     ...labels,
-    detected_objects: response.detected_objects,
+    detected_objects: response.found,
     raw_data: response.visualized_image,
   };
 }
@@ -100,7 +107,7 @@ function parseParameters(sent: SentParameters, version: ApiVersion, model: Model
 async function analyseFrame(image: Buffer, parameters: DetectionParameters, call: FrameCall): Promise<FrameAnalysis> {
   const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
-  return { width: analysis.width, height: analysis.height, found: response.detected_objects, tracked: analysis.detections, visualizedImage: response.visualized_image };
+  return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
 }
 
 /** DeepStack's object detection: the service's model, or a loaded model by name (`custom`). */
@@ -113,7 +120,7 @@ const deepStack: DeepStackSide = {
     const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
     const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
     call.context.objects = analysis.detections.length;
-    return response.detected_objects;
+    return response.found;
   },
 };
 
@@ -123,7 +130,7 @@ export const objectDetection: Task<DetectionParameters> = {
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
-  exampleCommand: objectDetectionCommand,
+  exampleCommand: uploadCommand,
   answerField: 'detected_objects',
   runJson,
   runUpload,

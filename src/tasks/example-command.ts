@@ -7,13 +7,13 @@ function shellWord(text: string): string {
 }
 
 /**
- * The command the README, the console ("Copy command") and /docs give for calling the object
- * detection API at `endpoint` with the image file at `imagePath` and the key in `$DETECTD_API_KEY`.
+ * The command the README, the console ("Copy command") and /docs give for calling an image task's
+ * API (every task takes the same upload) at `endpoint` with the image file at `imagePath` and the key in `$DETECTD_API_KEY`.
  * A form upload: curl reads the file itself. Base64 through a command-line argument is what fails
  * (`-d "$(base64 …)"`: a photo's base64 is longer than the 128 KiB Linux allows one argument, and
  * `base64 -w0` is GNU-only). The same text runs in POSIX sh, bash and zsh, on Linux and macOS.
  */
-export function objectDetectionCommand(endpoint: string, imagePath: string): string {
+export function uploadCommand(endpoint: string, imagePath: string): string {
   return [
     `curl -s ${shellWord(endpoint)} \\`,
     `  -H "Authorization: ApiKey $DETECTD_API_KEY" \\`,
