@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASKS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { parameterNames } from '../src/tasks/task.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
@@ -34,10 +34,10 @@ describe('health, readiness, metrics and API reference routes', () => {
 
     // The paths: both versions of every task, the DeepStack routes, health and readiness (the video stream documents its own).
     const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
-    const taskPaths = TASKS.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
+    const taskPaths = TASK_DESCRIPTIONS.all.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
     expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/healthz', '/readyz']);
     const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
-    for (const task of TASKS) {
+    for (const task of TASK_DESCRIPTIONS.all) {
       for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {
         const operation = document.paths[route].post;
         // v1's path is also the Nvision stream's WebSocket upgrade (GET), as the official SDK opens it.

@@ -38,6 +38,8 @@ export interface SentParameters {
 
 /** One stream frame to analyse, on a model turn the stream already holds. */
 export interface FrameCall {
+  /** The stream's service (a face service recognizes the people of its own gallery). */
+  readonly service: Service;
   readonly model: ModelScheduler;
   readonly turn: ModelTurn;
   readonly limits: AnalysisLimits;

@@ -1,0 +1,111 @@
+import type { StageTimings } from '../../core/call-context.js';
+import { DetectdError } from '../../core/errors.js';
+import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
+import type { Service } from '../../core/service.js';
+import { uploadCommand } from '../example-command.js';
+import type { FaceRecognition } from '../face-recognition.js';
+import { assembleFoundResponse, type FoundResponse } from '../found-response.js';
+import type { ImageParameters } from '../image-parameters.js';
+import { decodeRawData } from '../raw-data.js';
+import type { ApiVersion, Configuration, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
+import { FACE_PARAMETER_RULES, faceParameters, parseFaceConfigurations } from './face-parameters.js';
+import { nameFaces } from './recognize.js';
+
+/** The service type, as the Nvision API names it. */
+const FACE_DETECTION = 'face-detection';
+const REQUEST_SCHEMA = 'face-detection-request';
+
+interface FaceDetectionRequestBody {
+  readonly raw_data: string;
+  readonly frame_id?: string;
+  readonly source_id?: string;
+  readonly configurations?: Configuration[];
+}
+
+/** The JSON API's answer (schemas/face-detection-response.json): the object-detection answer's shape, faces in `detected_faces`. */
+export interface FaceDetectionReply {
+  service_id: string;
+  frame_id?: string;
+  source_id?: string;
+  detected_faces: FoundResponse['found'];
+  raw_data?: string;
+}
+
+export interface FaceOutcome {
+  readonly analysis: ImageAnalysis;
+  /** Index-aligned with `analysis.detections`. */
+  readonly response: FoundResponse;
+}
+
+/**
+ * Image bytes and parameters → the faces and who they are: the core pipeline on the service's face
+ * model, recognition against the service's gallery when it has anyone, then the crops and the
+ * visualization (names drawn on the faces) asked for. Shared by every way into this task.
+ */
+export async function findFaces(
+  request: Omit<AnalysisRequest, 'minScore' | 'fullResolution'>,
+  parameters: ImageParameters,
+  service: Service,
+  recognition: FaceRecognition,
+  timings: StageTimings,
+): Promise<FaceOutcome> {
+  const matcher = await recognition.matcher(service.id);
+  const fullResolution = matcher !== undefined || parameters.outputCroppedImage || parameters.outputVisualizedImage;
+  const analysis = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
+  const names = await nameFaces(analysis, matcher, recognition, timings);
+  const encodeStarted = performance.now();
+  const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
+  timings.encode = performance.now() - encodeStarted;
+  return { analysis, response };
+}
+
+/**
+ * The face-detection task: Nvision's face service type (`POST /api/v1/face-detection`, both
+ * streams with the faces in `detected_faces`), with recognition against each service's gallery.
+ * A face's `name` is the registered person's userid when recognized, `unknown` when the service
+ * has people but none matches, `face` when it has nobody registered; `parent` is always `face`.
+ */
+export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParameters> {
+  const answer = async (bytes: Buffer, parameters: ImageParameters, call: TaskCall, labels: Pick<FaceDetectionReply, 'frame_id' | 'source_id'>): Promise<FaceDetectionReply> => {
+    const { analysis, response } = await findFaces({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.service, recognition, call.context.timings);
+    call.context.objects = analysis.detections.length;
+    return { service_id: call.service.id, ...labels, detected_faces: response.found, raw_data: response.visualized_image };
+  };
+
+  return {
+    type: FACE_DETECTION,
+    summary: 'Detect faces in one image, and recognize registered people',
+    requestSchema: REQUEST_SCHEMA,
+    responseSchema: 'face-detection-response',
+    parameters: FACE_PARAMETER_RULES,
+    answerField: 'detected_faces',
+    exampleCommand: uploadCommand,
+    async runJson(body: unknown, call: TaskCall): Promise<FaceDetectionReply> {
+      const validity = call.schemas.check(REQUEST_SCHEMA, body);
+      if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
+      const request = body as FaceDetectionRequestBody;
+      const parameters = parseFaceConfigurations(request.configurations, call.version);
+      const base64Started = performance.now();
+      const bytes = decodeRawData(request.raw_data);
+      call.context.timings.base64 = performance.now() - base64Started;
+      return answer(bytes, parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
+    },
+    runUpload(bytes: Buffer, configurations: readonly Configuration[], call: TaskCall): Promise<FaceDetectionReply> {
+      return answer(bytes, parseFaceConfigurations(configurations, call.version), call, {});
+    },
+    parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
+      return faceParameters(sent.configurations, sent.targetClasses, version);
+    },
+    async analyseFrame(image: Buffer, parameters: ImageParameters, call: FrameCall): Promise<FrameAnalysis> {
+      const { analysis, response } = await findFaces(
+        { bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn },
+        parameters,
+        call.service,
+        recognition,
+        call.context.timings,
+      );
+      call.context.objects = analysis.detections.length;
+      return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
+    },
+  };
+}
