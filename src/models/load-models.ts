@@ -1,7 +1,10 @@
+import { ultraface } from './families/ultraface.js';
 import { ModelRefused } from './model-refused.js';
 import { findModelFiles, type ModelSources } from './model-repository.js';
+import { readOnnxFile } from './onnx/onnx-file.js';
 import { ModelRegistry } from './registry.js';
 import { loadOnnxDetector, type OnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
+import { loadOnnxFaceDetector } from './runtimes/onnx-face-detector.js';
 import { loadThreadedDetector } from './runtimes/threaded-detector.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
@@ -12,6 +15,24 @@ import type { Detector } from './types.js';
  */
 export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
   return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
+}
+
+/**
+ * The zero-configuration face detector: BlazeFace from `@vladmandic/human`, run by TF.js in a
+ * worker thread; serves faces when no face model (e.g. UltraFace) is configured.
+ */
+export function loadEmbeddedFaceDetector(logger: (message: string) => void): Promise<Detector> {
+  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/blazeface', import.meta.url), loaderName: 'loadBlazeFace' }, logger);
+}
+
+/**
+ * One model file, loaded by what it is: a face detector when its outputs are UltraFace's (found
+ * in the same places as the object detectors, no setting needed), else an object detector.
+ */
+async function loadModelFile(modelPath: string, defaults: OnnxDetectorSettings): Promise<OnnxDetector> {
+  // An unreadable file is the object loader's to refuse, with ONNX Runtime's words.
+  const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
+  return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults) : loadOnnxDetector(modelPath, defaults);
 }
 
 /** Outcome of loading one model file: the detector, or why it is refused. */
@@ -25,7 +46,7 @@ export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetecto
   const loads: ModelLoad[] = [];
   for (const file of await findModelFiles(sources)) {
     try {
-      const detector = await loadOnnxDetector(file.path, defaults);
+      const detector = await loadModelFile(file.path, defaults);
       if (!keep) await detector.dispose();
       loads.push({ path: file.path, detector });
     } catch (error) {
@@ -36,25 +57,36 @@ export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetecto
   return loads;
 }
 
+/** What `loadModels` serves beyond the configured models. */
+export interface ModelNeeds {
+  /** A face detector is needed (the face task is served): the embedded one when no face model is configured. */
+  readonly faces: boolean;
+}
+
 /**
  * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
- * when none is configured. Like Triton's default (`--exit-on-error`), one refused model stops
+ * when no object model is configured (and the embedded face detector when faces are needed and no
+ * face model is configured). Like Triton's default (`--exit-on-error`), one refused model stops
  * start-up: a server silently missing a model would answer its services 503.
  */
-export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSettings, logger: (message: string) => void): Promise<ModelRegistry> {
+export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSettings, logger: (message: string) => void, needs: ModelNeeds = { faces: false }): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true);
-  if (loads.length === 0) {
-    logger(
-      'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
-        'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
-    );
-    return new ModelRegistry([await loadEmbeddedDetector(logger)]);
-  }
-  const detectors = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
+  const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
   if (refused.length > 0) {
     await Promise.all(detectors.map((detector) => detector.dispose()));
     throw new Error(refused.join('\n'));
+  }
+  if (!detectors.some((detector) => detector.kind === 'objects')) {
+    logger(
+      'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
+        'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
+    );
+    detectors.unshift(await loadEmbeddedDetector(logger));
+  }
+  if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
+    logger('No face model is configured: serving the embedded BlazeFace (TF.js) for faces. UltraFace finds more and smaller faces; see README "Models".');
+    detectors.push(await loadEmbeddedFaceDetector(logger));
   }
   return new ModelRegistry(detectors);
 }

@@ -1,5 +1,8 @@
 import type { Box, RgbImage } from '../vision/image.js';
 
+/** What a detector finds; see `Detector.kind`. */
+export type DetectorKind = 'objects' | 'faces';
+
 /** One object found in an image, in that image's pixel space. */
 export interface Detection {
   /** Index into the detector's `labels`. */
@@ -60,6 +63,8 @@ export interface PreprocessedInput {
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */
   readonly name: string;
+  /** What it finds: COCO-style `objects`, or `faces` (labels ['face']); a task is offered only models of its kind. */
+  readonly kind: DetectorKind;
   /** Family module that reads its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
   readonly family: string;
   /** Runtime that executes it, e.g. "onnxruntime-node". */

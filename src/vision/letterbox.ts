@@ -45,7 +45,7 @@ export function letterboxTransform(width: number, height: number, spec: Letterbo
  * Source index and weight of each destination column or row for bilinear sampling with
  * half-pixel centres (OpenCV INTER_LINEAR, which the reference pipelines use).
  */
-function bilinearTaps(sourceLength: number, targetLength: number): { first: Int32Array; weight: Float32Array } {
+export function bilinearTaps(sourceLength: number, targetLength: number): { first: Int32Array; weight: Float32Array } {
   const first = new Int32Array(targetLength);
   const weight = new Float32Array(targetLength);
   const ratio = sourceLength / targetLength;

@@ -22,7 +22,7 @@ export interface OnnxDetectorSettings {
 /** An ONNX detector and what it was loaded with, for the start-up log and `detectd models list`. */
 export interface OnnxDetector extends Detector {
   readonly settings: OnnxDetectorSettings;
-  /** Where its labels came from: `configuration`, `metadata` or `coco-80`. */
+  /** Where its labels came from: `configuration`, `metadata`, `coco-80`, or `family` (a face family's ['face']). */
   readonly labelSource: string;
 }
 
@@ -86,6 +86,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
 
     return {
       name: modelNameOf(modelPath),
+      kind: 'objects',
       family: family.name,
       runtime: 'onnxruntime-node',
       labels: categories.labels,

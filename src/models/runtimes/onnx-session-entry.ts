@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { joinOutputs } from './joined-outputs.js';
 import { sessionOptions } from './onnx-session-options.js';
 import type { CloseRequest, RunRequest, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 
@@ -35,9 +36,8 @@ port.on('message', async (request: RunRequest | CloseRequest) => {
     if (ownInput.length !== input.length) ownInput = new Float32Array(input.length);
     ownInput.set(input);
     const results = await sessions[session].run({ [first.inputNames[0]]: new ort.Tensor('float32', ownInput, dims) });
-    const output = results[first.outputNames[0]];
-    const data = output.data as Float32Array;
-    post({ type: 'output', id, output: { data, dims: output.dims } }, [data.buffer as ArrayBuffer]);
+    const output = joinOutputs(first.outputNames.map((name) => ({ data: results[name].data as Float32Array, dims: results[name].dims })));
+    post({ type: 'output', id, output }, [output.data.buffer as ArrayBuffer]);
   } catch (error) {
     post({ type: 'failure', id, message: error instanceof Error ? error.message : String(error) }, []);
   }

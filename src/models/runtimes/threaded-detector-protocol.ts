@@ -9,7 +9,7 @@ export interface ThreadedDetectorSpec {
   readonly loaderName: string;
 }
 
-export type DetectorSummary = Pick<Detector, 'name' | 'family' | 'runtime' | 'labels' | 'inputSize'>;
+export type DetectorSummary = Pick<Detector, 'name' | 'family' | 'runtime' | 'kind' | 'labels' | 'parents' | 'inputSize'>;
 
 /** A model as loaded inside the worker: the image goes in whole, the raw output comes back. */
 export interface WorkerModel {

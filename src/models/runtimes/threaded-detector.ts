@@ -1,5 +1,4 @@
 import type { RgbImage } from '../../vision/image.js';
-import { parentOf } from '../coco-categories.js';
 import { endToEnd } from '../families/end-to-end.js';
 import { toImageDetections } from '../postprocess.js';
 import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
@@ -57,7 +56,6 @@ export async function loadThreadedDetector(spec: ThreadedDetectorSpec, logger: (
 
   return {
     ...summary,
-    parents: summary.labels.map(parentOf),
     capacity: { inputs: 1, runs: 1 },
     preprocess,
     inference,
