@@ -58,7 +58,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const schemas = new SchemaCatalogue();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message)).catch(async (error: unknown) => {
+  const tasks = tasksOf({ faces: RECOGNITION_PENDING });
+  const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), needs).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -66,7 +68,6 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
   const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const tasks = tasksOf({ faces: RECOGNITION_PENDING });
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);

@@ -20,7 +20,7 @@ export interface LocalServer extends RunningServer {
   readonly domain: AccountDomain;
   readonly db: Database;
   /** Creates another account + service and returns its key. */
-  createService(fields?: { email?: string; name?: string; model?: string | null }): Promise<string>;
+  createService(fields?: { email?: string; name?: string; type?: string; model?: string | null }): Promise<string>;
   /** Marks the service of `apiKey` disabled, straight in the database. */
   disableService(apiKey: string): Promise<void>;
 }
@@ -60,7 +60,7 @@ export async function startLocalServer(env: Record<string, string>, store: Scrat
     counter++;
     const email = fields.email ?? `user${counter}@example.com`;
     const account = (await domain.accounts.findAccount(email)) ?? (await domain.accounts.createAccount(email, 'correct horse battery'));
-    const { apiKey } = await domain.services.create(account.id, { name: fields.name ?? `service ${counter}`, model: fields.model });
+    const { apiKey } = await domain.services.create(account.id, { name: fields.name ?? `service ${counter}`, type: fields.type, model: fields.model });
     return apiKey;
   };
   const apiKey = await createService();

@@ -80,7 +80,7 @@ export class Gate {
   /** Authenticate → service state: the caller's service and its model (or a loaded one by name), or a 401/403/404/503 DetectdError. */
   async identify(credentials: Credentials, task: Task, modelName?: string): Promise<Caller> {
     const service = await this.#authenticate(credentials, task);
-    return { service, model: this.#modelOf(service, modelName) };
+    return { service, model: this.#modelOf(service, task, modelName) };
   }
 
   /** Counts one call (an HTTP request, a stream frame) against its service's rate limit and quota; throws LimitExceededError (429). */
@@ -119,7 +119,7 @@ export class Gate {
   async #letIn(credentials: Credentials, entry: HttpEntry, context: CallContext): Promise<Caller> {
     const service = await this.#authenticate(credentials, entry.task);
     context.service = service;
-    const model = this.#modelOf(service, entry.modelName);
+    const model = this.#modelOf(service, entry.task, entry.modelName);
     context.model = model.detector.name;
     entry.counted?.(await this.count(service));
     return { service, model };
@@ -137,10 +137,10 @@ export class Gate {
     return authenticate(credentials.apiKey, task.type);
   }
 
-  #modelOf(service: Service, modelName: string | undefined): ModelScheduler {
+  #modelOf(service: Service, task: Task, modelName: string | undefined): ModelScheduler {
     const { models } = this.dependencies;
-    if (modelName === undefined) return modelOfService(models, service);
-    const model = models.find(modelName);
+    if (modelName === undefined) return modelOfService(models, service, task.detects);
+    const model = models.findOfKind(modelName, task.detects);
     if (!model) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
     return model;
   }

@@ -1,4 +1,5 @@
 import type { ModelRegistry } from '../models/registry.js';
+import type { DetectorKind } from '../models/types.js';
 import { ModelScheduler, type SchedulerSettings } from './model-scheduler.js';
 
 /** One scheduler per loaded model, by model name. */
@@ -12,9 +13,10 @@ export class ModelSchedulers {
     this.#byName = new Map(registry.detectors.map((detector) => [detector.name, new ModelScheduler(detector, settings)]));
   }
 
-  /** The named model's scheduler (null: the default model's); undefined when no such model is loaded. */
-  find(name: string | null): ModelScheduler | undefined {
-    return this.#byName.get(name ?? this.registry.defaultModel.name);
+  /** The named model's scheduler when it finds `kind` (null: that kind's default); undefined when no such model of that kind is loaded. */
+  findOfKind(name: string | null, kind: DetectorKind): ModelScheduler | undefined {
+    const model = this.#byName.get(name ?? this.registry.defaultOf(kind)?.name ?? '');
+    return model?.detector.kind === kind ? model : undefined;
   }
 
   get all(): ModelScheduler[] {

@@ -2,7 +2,7 @@ import type { CallContext } from '../core/call-context.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
 import type { Service } from '../core/service.js';
-import type { Detection } from '../models/types.js';
+import type { Detection, DetectorKind } from '../models/types.js';
 import type { ModelScheduler, ModelTurn } from '../scheduler/model-scheduler.js';
 import type { DetectedObject } from './detected-object.js';
 
@@ -85,6 +85,8 @@ export interface DeepStackSide {
  */
 export interface Task<Parameters = unknown> {
   readonly type: string;
+  /** What the task's models find: a service of this task is answered only by a model of this kind. */
+  readonly detects: DetectorKind;
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas (schemas/<name>.json) of the JSON request and response. */

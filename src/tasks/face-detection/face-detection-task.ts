@@ -74,6 +74,7 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
 
   return {
     type: FACE_DETECTION,
+    detects: 'faces',
     summary: 'Detect faces in one image, and recognize registered people',
     requestSchema: REQUEST_SCHEMA,
     responseSchema: 'face-detection-response',

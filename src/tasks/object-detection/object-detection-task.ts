@@ -126,6 +126,7 @@ const deepStack: DeepStackSide = {
 
 export const objectDetection: Task<DetectionParameters> = {
   type: 'object-detection',
+  detects: 'objects',
   summary: 'Detect objects in one image',
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
