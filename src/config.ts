@@ -27,7 +27,7 @@ export interface Config {
    * in Express's `trust proxy` syntax: a hop count, or addresses/subnets/`loopback`. Absent: none.
    */
   readonly trustProxy: number | string | undefined;
-  /** Who may create an account in the console (`DETECTD_SIGNUP`: open, invite or closed; unset: only the first account). */
+  /** Who may create an account in the console (`DETECTD_SIGNUP`: open, invite or closed; unset: invite). */
   readonly signUp: SignUpPolicy;
   readonly logLevel: string;
   readonly limits: Limits;
@@ -117,9 +117,9 @@ export class ConfigError extends Error {}
 const SIGN_UP_SETTINGS: Record<string, SignUpPolicy> = { open: 'open', invite: 'invite', closed: 'closed' };
 
 function signUpSetting(raw: string | undefined): SignUpPolicy {
-  if (raw === undefined) return 'first-account';
+  if (raw === undefined) return 'invite';
   const policy = SIGN_UP_SETTINGS[raw.toLowerCase()];
-  if (!policy) throw new ConfigError(`DETECTD_SIGNUP must be open, invite or closed (unset: only the first account may sign up), got "${raw}"`);
+  if (!policy) throw new ConfigError(`DETECTD_SIGNUP must be open, invite or closed (unset: invite — the first account, then invitation links), got "${raw}"`);
   return policy;
 }
 
@@ -129,8 +129,11 @@ function trustProxySetting(raw: string | undefined): number | string | undefined
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const cores = Math.max(1, os.availableParallelism());
+/**
+ * Every setting from `env`, checked. `cores` (the CPUs this process may use) sets the inference
+ * defaults: given, so that what the defaults are on another machine can be shown on this one.
+ */
+export function loadConfig(env: Env = process.env, cores: number = Math.max(1, os.availableParallelism())): Config {
   const threads = integer(env, 'DETECTD_INFERENCE_THREADS', cores, 1, 256);
   const secret = text(env, 'DETECTD_SECRET');
   if (secret !== undefined && secret.length < 32) {

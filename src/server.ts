@@ -24,6 +24,8 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { type TaskDependencies, taskTable } from './tasks/index.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
+import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
@@ -43,6 +45,8 @@ const IDLE_COLLECTION_MS = 2_000;
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** The task table every door serves. */
+  readonly tasks: TaskTable;
   /** Stops accepting, lets in-flight requests and stream frames finish, writes pending usage, then releases models and database. */
   close(): Promise<void>;
 }
@@ -56,11 +60,12 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const schemas = new SchemaCatalogue();
+  const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const tasks = tasksOf({ faces: RECOGNITION_PENDING });
   const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), needs).catch(async (error: unknown) => {
+  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -77,7 +82,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
-  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS);
+  const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
 
   const { limits } = config;
@@ -122,11 +127,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      deepStackRoutes({ gate, tasks, maxBodyBytes: limits.maxBodyBytes, logger }),
+      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    openApi: buildOpenApiDocument(schemas, packageVersion(), tasks),
-    tasks,
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,
@@ -156,7 +160,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await db.destroy();
       logger.info('stopped');
     })());
-  return { url, port, close };
+  return { url, port, tasks, close };
 }
 
 // Interim until the face gallery and describer land (branch faces-engine): nobody is ever registered.

@@ -60,7 +60,18 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
   it('lists and shows services by id or by name, and explains a wrong reference', () => {
     const created = json(['service', 'create', '--account', OWNER, '--name', 'gate camera']);
     const listed = json(['service', 'list']).services;
-    expect(listed).to.deep.include({ id: created.id, account: OWNER, name: 'gate camera', type: 'object-detection', model: null, disabled: false, created_at: created.created_at });
+    expect(listed).to.deep.include({
+      id: created.id,
+      account: OWNER,
+      name: 'gate camera',
+      type: 'object-detection',
+      model: null,
+      disabled: false,
+      created_at: created.created_at,
+      rate_limit_per_minute: null,
+      monthly_quota: null,
+      keyless_address_ranges: null,
+    });
     expect(json(['service', 'list', '--account', OWNER]).services.map((entry: { id: string }) => entry.id)).to.deep.equal([created.id]);
     const byName = json(['service', 'show', 'gate camera', '--account', OWNER]);
     expect(byName).to.deep.include({ id: created.id, name: 'gate camera' });
@@ -113,6 +124,37 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'delete', first.id, '--yes'])).to.include({ deleted: true });
     expect(await detect(live)).to.equal(401);
     expect(json(['service', 'show', first.id], 1).error.code).to.equal('service_not_found');
+  });
+
+  it('sets and clears a service\'s rate limit, quota and keyless ranges; `service show` shows them; the running server honours them at once', async () => {
+    const created = json(['service', 'create', '--account', OWNER, '--name', 'driveway']);
+    expect(json(['service', 'show', created.id])).to.include({ rate_limit_per_minute: null, monthly_quota: null, keyless_address_ranges: null });
+
+    expect(json(['service', 'limits', created.id, '--monthly-quota', '1'])).to.deep.equal({ id: created.id, name: 'driveway', rate_limit_per_minute: null, monthly_quota: 1, keyless_address_ranges: null });
+    expect(await detect(created.api_key)).to.equal(200);
+    const spent = await call(created.api_key);
+    expect(spent.status).to.equal(429);
+    expect(spent.body.error.code).to.equal('quota_exceeded');
+    // An option left out keeps its value; "none" removes a limit.
+    expect(json(['service', 'limits', 'driveway', '--account', OWNER, '--rate-per-minute', '600'])).to.include({ rate_limit_per_minute: 600, monthly_quota: 1 });
+    expect(json(['service', 'limits', created.id, '--monthly-quota', 'none'])).to.include({ rate_limit_per_minute: 600, monthly_quota: null });
+    expect(await detect(created.api_key)).to.equal(200);
+    const shown = cli(['service', 'show', created.id], env).stdout;
+    expect(shown).to.match(/^rate {6}600 requests per minute$/m).and.match(/^quota {5}none$/m).and.match(/^keyless {3}off$/m);
+    expect(json(['service', 'limits', created.id, '--rate-per-minute', 'none'])).to.include({ rate_limit_per_minute: null, monthly_quota: null });
+
+    expect(json(['service', 'limits', created.id, '--rate-per-minute', 'fast'], 2).error.message).to.equal('--rate-per-minute must be a whole number, or "none" to remove the limit; got "fast"');
+    expect(json(['service', 'limits', created.id, '--monthly-quota', '0'], 1).error).to.deep.equal({ code: 'invalid_limit', message: 'calls per month must be a whole number from 1 to 1000000000, or empty for no limit' });
+    expect(json(['service', 'limits', created.id], 2).error.code).to.equal('usage');
+
+    expect(json(['service', 'keyless', created.id, '--allow', '127.0.0.3', '10.1.0.0/16'])).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: ['127.0.0.3/32', '10.1.0.0/16'] });
+    expect(cli(['service', 'show', created.id], env).stdout).to.match(/^keyless {3}on, from 127\.0\.0\.3\/32 10\.1\.0\.0\/16$/m);
+    expect((await server.domain.services.keylessServiceFor('10.1.2.3', 'object-detection'))?.id).to.equal(created.id);
+    expect(json(['service', 'keyless', created.id, '--none'])).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: null });
+    expect(await server.domain.services.keylessServiceFor('10.1.2.3', 'object-detection')).to.equal(undefined);
+    expect(json(['service', 'keyless', created.id, '--allow', '10.1.0.0/33'], 1).error.code).to.equal('invalid_address_range');
+    expect(json(['service', 'keyless', created.id], 2).error.message).to.equal('give either --allow <ranges...> or --none');
+    expect(json(['service', 'keyless', created.id, '--none', '--allow', '10.0.0.1'], 2).error.code).to.equal('usage');
   });
 
   it('disables an account: its keys get 403, its keyless ranges, console sign-in and sessions are refused, until enabled', async () => {

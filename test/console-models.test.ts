@@ -30,7 +30,7 @@ describe('console: a new service names only a model this server loaded', () => {
     const refused = await createWith({ name: 'cameras', model: 'no-such-model' });
     expect(refused.status).to.equal(400);
     expect(refused.text).to.match(
-      /<div class="field has-error">\s*<label for="field-model">Model<\/label>[\s\S]*?<p class="field-error">this server has no model named &#34;no-such-model&#34;; choose one of: yolo26n-640-int8, yolox-nano-416<\/p>/,
+      /<div class="field has-error">\s*<label for="field-model">Model<\/label>[\s\S]*?<p class="field-error" id="field-model-error">this server has no model named &#34;no-such-model&#34;; choose one of: yolo26n-640-int8, yolox-nano-416<\/p>/,
     );
     expect(refused.text, 'the name typed is kept').to.contain('value="cameras"');
     const hostile = await createWith({ name: 'cameras', model: '<script>alert(1)</script>' });

@@ -4,19 +4,10 @@ import { ConsoleClient } from './support/console-client.js';
 import { describeEachEngine } from './support/engines.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { consoleUsageRequests } from './support/usage.js';
 
 const PASSWORD = 'a long passphrase';
 const dog = () => imageRequest(photoPath('dog.jpg'));
-
-/** Polls the overview page until the usage flusher (every ~1 s) has written what the test expects. */
-async function usageRequests(client: ConsoleClient, serviceId: string, atLeast: number): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const page = await client.get(`/console/services/${serviceId}?window=hour`);
-    const requests = Number(/id="usage-requests">(\d+)</.exec(page.text)?.[1]);
-    if (requests >= atLeast || attempt === 40) return requests;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describeEachEngine('web console over HTTP', (engine) => {
   let server: TestServer;
@@ -111,7 +102,7 @@ describeEachEngine('web console over HTTP', (engine) => {
     const detection = await postDetection(server.url, dog(), { apiKey });
     expect(detection.status).to.equal(200);
     await postDetection(server.url, { raw_data: '!!!' }, { apiKey });
-    expect(await usageRequests(client, id, 2)).to.equal(2);
+    expect(await consoleUsageRequests(client, id, 2)).to.equal(2);
     const page = (await client.get(`/console/services/${id}?window=hour`)).text;
     expect(page).to.match(/id="usage-images">1</).and.match(/id="usage-errors">1</).and.contain('<code>invalid_base64</code>');
     expect(Number(/id="usage-detections">(\d+)</.exec(page)?.[1])).to.be.at.least(3);

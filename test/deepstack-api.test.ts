@@ -8,6 +8,7 @@ import { describeEachEngine } from './support/engines.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { consoleUsageRequests } from './support/usage.js';
 
 const run = promisify(execFile);
 const CLIENTS = path.resolve('test/clients');
@@ -66,16 +67,6 @@ function dogForm(fields: Record<string, string> = {}): FormData {
   return form;
 }
 
-/** Polls the overview page until the usage flusher has counted `atLeast` requests. */
-async function usageRequests(client: ConsoleClient, serviceId: string, atLeast: number): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const page = await client.get(`/console/services/${serviceId}?window=hour`);
-    const requests = Number(/id="usage-requests">(\d+)</.exec(page.text)?.[1]);
-    if (requests >= atLeast || attempt === 40) return requests;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 describe('DeepStack / CodeProject.AI routes (real clients, real server, real model)', () => {
   let server: TestServer;
   const detection = () => `${server.url}/v1/vision/detection`;
@@ -88,7 +79,8 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
   it("deepstack-python's request: dog.jpg → dog, bicycle and truck with DeepStack's and CodeProject.AI's fields", async () => {
     const { status, json } = await deepstackPython(server.url, server.apiKey, { minConfidence: '0.45' });
     expect(status).to.equal(200);
-    expect(json).to.include({ success: true, count: json.predictions.length, command: 'detect', moduleId: 'detectd', code: 200 });
+    expect(json).to.include({ success: true, count: json.predictions.length, command: 'detect', moduleId: 'detectd', inferenceDevice: 'CPU', code: 200 });
+    expect(json.requestId).to.be.a('string').and.not.equal('');
     expect(json.duration).to.be.a('number');
     for (const field of ['inferenceMs', 'processMs', 'analysisRoundTripMs']) expect(json[field], field).to.be.a('number').and.to.be.at.least(0);
     expect(json.message).to.match(/^Found /).and.to.contain('dog');
@@ -230,7 +222,7 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
     // detectd's own API never goes keyless.
     expect((await fetch(`${server.url}/api/v1/object-detection`, { method: 'POST', body: dogForm() })).status).to.equal(401);
 
-    expect(await usageRequests(owner, serviceId, 1)).to.equal(1);
+    expect(await consoleUsageRequests(owner, serviceId, 1)).to.equal(1);
 
     const empty = await owner.post(`/console/services/${serviceId}/keyless`, { keyless: 'on', ranges: '' });
     expect(empty.status).to.equal(303);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { dogAs, dogJpeg } from './support/images.js';
 import { photoPath } from './support/paths.js';
+import { head, rawExchange } from './support/raw-http.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** A body of any kind to detectd's own API, with the key in the header. */
@@ -85,9 +86,17 @@ describe('raw-image and multipart uploads on /api/v1/object-detection (real serv
     expect((await post(server, form([], big))).body.error.code).to.equal('payload_too_large');
     const unauthorized = await post(server, form([], big), { apiKey: 'dtd_wrong' });
     expect(unauthorized.status).to.equal(401);
-    // DeepStack's way: the key in a field ahead of the image is checked before the image is read (401, not 413).
-    const deepStack = await fetch(`${server.url}/v1/vision/detection`, { method: 'POST', body: form([['api_key', 'dtd_wrong']], big) });
+    // DeepStack's way: the key in a field ahead of the image is checked before the image is read — answered when only its first bytes have come.
+    const boundary = 'detectd-test-boundary';
+    const fieldsAhead =
+      `--${boundary}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\ndtd_wrong\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="dog.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
+    const deepStack = await rawExchange(server.port, [head('POST /v1/vision/detection HTTP/1.1', { Host: '127.0.0.1', 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': 500_000 }), fieldsAhead, dogJpeg().subarray(0, 1000)]);
     expect(deepStack.status).to.equal(401);
-    expect(((await deepStack.json()) as { success: boolean }).success).to.equal(false);
+    expect(deepStack.body.success).to.equal(false);
+    // A form that declares more than the body limit is refused from its Content-Length alone, whatever key it holds.
+    const declaredTooLarge = await fetch(`${server.url}/v1/vision/detection`, { method: 'POST', body: form([['api_key', 'dtd_wrong']], big) });
+    expect(declaredTooLarge.status).to.equal(413);
+    expect(((await declaredTooLarge.json()) as { success: boolean }).success).to.equal(false);
   });
 });

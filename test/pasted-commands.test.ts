@@ -156,13 +156,12 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     for (const shell of SHELLS) expectDog(runPasted(shell, copied, { cwd: imageDir, env }, 'console "Copy command"'), `console command in ${shell}`);
   });
 
-  it('the /docs example runs in sh, bash and zsh with the key in DETECTD_API_KEY', async () => {
-    const docs = await (await fetch(`http://127.0.0.1:${port}/docs`)).text();
-    const pre = /<h2>Example<\/h2>[\s\S]*?<pre>([\s\S]*?)<\/pre>/.exec(docs)?.[1];
-    expect(pre, '/docs shows an example').to.be.a('string');
-    const command = unescapeHtml(pre!).replaceAll('localhost:8080', `127.0.0.1:${port}`);
+  it('the /docs example (from /openapi.json, aimed at this server) runs in sh, bash and zsh with the key in DETECTD_API_KEY', async () => {
+    const document = (await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json()) as { paths: Record<string, { post: { description: string } }> };
+    const command = /```sh\n([\s\S]*?)\n```/.exec(document.paths['/api/v1/object-detection'].post.description)?.[1];
+    expect(command, '/docs shows an example').to.be.a('string').and.contain(`http://127.0.0.1:${port}/api/v1/object-detection`);
     for (const shell of SHELLS) {
-      expectDog(runPasted(shell, command, { cwd: imageDir, env: { ...env, DETECTD_API_KEY: apiKey } }, '/docs example'), `/docs example in ${shell}`);
+      expectDog(runPasted(shell, command!, { cwd: imageDir, env: { ...env, DETECTD_API_KEY: apiKey } }, '/docs example'), `/docs example in ${shell}`);
     }
   });
 });

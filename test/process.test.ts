@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, MAIN, requireBuild, startProcess } from './support/processes.js';
+import { waitFor } from './support/wait-for.js';
 
 /** Creates an account and a service on it through the CLI; the service's API key. */
 function createServiceWithCli(env: NodeJS.ProcessEnv, email: string, name: string): string {
@@ -51,11 +52,6 @@ function heldBackDetection(url: string, apiKey: string, body: unknown) {
   };
 }
 
-/** Resolves once `condition` holds, checking as the process writes output. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 describe('the built service as a process: CLI, npm start, SIGTERM', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
@@ -93,7 +89,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     const inFlight = heldBackDetection(url, created.api_key, imageRequest(photoPath('dog.jpg')));
     await inFlight.accepted;
     process.kill(-child.pid!, 'SIGTERM');
-    await until(() => output.join('').includes('"msg":"shutting down'));
+    await waitFor(() => output.join('').includes('"msg":"shutting down'), { what: 'the "shutting down" log line' });
     const late = await inFlight.send();
     expect(late.status, JSON.stringify(late.body)).to.equal(200);
     expect(late.body.detected_objects.map((object: { name: string }) => object.name)).to.include('dog');

@@ -7,6 +7,7 @@ import { ConsoleClient } from './support/console-client.js';
 import { databaseSettingsOf, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { consoleUsageRequests } from './support/usage.js';
 import { refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 
@@ -73,13 +74,7 @@ describe('two server processes on one PostgreSQL database behave as one service'
     expect((await postDetection(b.url, dog(), { apiKey: second })).status, 'B refuses the revoked key').to.equal(401);
 
     // Usage from both processes adds up.
-    for (let attempt = 0; attempt < 40; attempt++) {
-      const requests = Number(/id="usage-requests">(\d+)</.exec((await consoleB.get(`/console/services/${id}?window=hour`)).text)?.[1]);
-      if (requests === 3) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const page = (await consoleB.get(`/console/services/${id}?window=hour`)).text;
-    expect(page, 'one call answered on B, two on A; a refused key reaches no service').to.match(/id="usage-requests">3</);
+    expect(await consoleUsageRequests(consoleB, id, 3), 'one call answered on B, two on A; a refused key reaches no service').to.equal(3);
     for (const replica of replicas) expect(replica.output.join('')).to.not.contain(first).and.not.contain(second);
   });
 

@@ -23,13 +23,13 @@ function serverWithSignUp(signUp: string): () => TestServer {
 }
 
 describe('DETECTD_SIGNUP: who may create an account in the console', () => {
-  it('accepts open, invite and closed, and refuses anything else by name', () => {
-    expect(loadConfig({}).signUp).to.equal('first-account');
+  it('accepts open, invite and closed (unset: invite), and refuses anything else by name', () => {
+    expect(loadConfig({}).signUp).to.equal('invite');
     for (const value of ['open', 'invite', 'closed']) expect(loadConfig({ DETECTD_SIGNUP: value }).signUp).to.equal(value);
     expect(() => loadConfig({ DETECTD_SIGNUP: 'everyone' })).to.throw(/DETECTD_SIGNUP must be open, invite or closed/);
   });
 
-  it('unset: the first sign-up on a new server becomes the administrator, then sign-up is closed; the CLI still creates accounts (as members)', async () => {
+  it('unset: the first sign-up on a new server becomes the administrator; then only the administrator\'s invitation links sign up; the CLI still creates accounts (as members)', async () => {
     requireBuild();
     const store = await SQLITE.scratch();
     const env: NodeJS.ProcessEnv = { ...process.env, ...store.env, DETECTD_MODEL: DEFAULT_TEST_MODEL, HOST: '127.0.0.1', PORT: '0', DETECTD_INFERENCE_THREADS: '1' };
@@ -41,16 +41,25 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
       const signedUp = await first.signUp('first@example.com', PASSWORD);
       expect(signedUp.status).to.equal(303);
       expect(invitationsLinkShown(await first.get('/console/services')), 'the first account is the administrator').to.equal(true);
-      expect((await first.get('/console/invitations')).status).to.equal(200);
 
       const second = new ConsoleClient(server.url);
-      expect((await second.get('/console/sign-in')).text, 'no sign-up link once closed').to.not.contain('Create a service account');
+      expect((await second.get('/console/sign-in')).text, 'no sign-up link without an invitation').to.not.contain('Create a service account');
       const form = await second.get('/console/sign-up');
       expect(form.status).to.equal(403);
-      expect(form.text).to.contain('does not take new sign-ups');
+      expect(form.text).to.contain('Sign-up on this server is by invitation');
       const refused = await second.post('/console/sign-up', { email: 'second@example.com', password: PASSWORD });
       expect(refused.status).to.equal(403);
       expect((await second.signIn('second@example.com', PASSWORD)).status, 'no account was made').to.equal(401);
+
+      // The administrator's link works on a default server: the button and the sign-up page agree.
+      const invitations = await first.get('/console/invitations');
+      expect(invitations.text).to.contain('Sign-up is by invitation (the default)').and.match(/id="create-invitation">/);
+      const link = /id="invitation-link">([^<]+)</.exec((await first.post('/console/invitations')).text)![1];
+      const invited = await second.get(link.slice(server.url.length));
+      expect(invited.status).to.equal(200);
+      const token = new URL(link).searchParams.get('invitation')!;
+      expect((await second.post('/console/sign-up', { email: 'second@example.com', password: PASSWORD, invitation: token })).location).to.equal('/console/services');
+      expect(invitationsLinkShown(await second.get('/console/services')), 'an invited account is a member').to.equal(false);
 
       const created = cli(['account', 'create', '--email', 'ops@example.com', '--password-stdin'], env, PASSWORD);
       expect(created.status, created.stderr).to.equal(0);
@@ -119,13 +128,20 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
   describe('closed: no console sign-up at all', () => {
     const running = serverWithSignUp('closed');
 
-    it('refuses the form and hides its link; accounts still sign in', async () => {
+    it('refuses the form and hides its link; accounts still sign in; the invitation button is off and says why', async () => {
       const server = running();
       const visitor = new ConsoleClient(server.url);
       expect((await visitor.get('/console/sign-in')).text).to.not.contain('Create a service account');
       expect((await visitor.get('/console/sign-up')).status).to.equal(403);
       expect((await visitor.post('/console/sign-up', { email: 'x@example.com', password: PASSWORD })).status).to.equal(403);
       expect((await visitor.signIn(FIRST.email, FIRST.password)).status).to.equal(303);
+      const invitations = await visitor.get('/console/invitations');
+      expect(invitations.text).to.match(/id="create-invitation" disabled aria-describedby="sign-up-policy"/);
+      expect(invitations.text).to.contain('invitation links are off');
+      const refused = await visitor.post('/console/invitations');
+      expect(refused.status).to.equal(409);
+      expect(refused.text).to.contain('No link was made').and.not.contain('id="invitation-link"');
+      expect(await server.domain.signUps.pending()).to.deep.equal([]);
     });
   });
 

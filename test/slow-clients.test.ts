@@ -4,6 +4,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import * as images from './support/images.js';
 import { head } from './support/raw-http.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { waitFor } from './support/wait-for.js';
 
 const MAX_PENDING = 4;
 const BODY_TIMEOUT_MS = 3_000;
@@ -79,7 +80,7 @@ describe('slow clients cost a bounded time and never starve others', function ()
       holder.write(padding);
       // Once the server holds the first 600 KB (its gauge says so), a second 600 KB does not fit.
       const held = async () => Number(/^detectd_request_body_bytes_held (\d+)$/m.exec(await (await fetch(budgeted.url + '/metrics')).text())?.[1]);
-      while ((await held()) < padding.length) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(async () => (await held()) >= padding.length, { what: 'the server to hold the first 600 KB' });
       const second = await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey });
       expect(second.status).to.equal(503);
       expect(second.body.error.code).to.equal('overloaded');

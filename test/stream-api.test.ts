@@ -7,6 +7,7 @@ import { UsageStore } from '../src/usage/usage-store.js';
 import { postDetection } from './support/detection-client.js';
 import { modelPath, photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { waitFor } from './support/wait-for.js';
 
 const schemas = new SchemaCatalogue();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,6 +26,22 @@ function boxIou(a: Box, b: Box): number {
   const overlap = Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
   const area = (box: Box) => (box.right - box.left) * (box.bottom - box.top);
   return overlap / (area(a) + area(b) - overlap);
+}
+
+interface StreamClosedLine {
+  readonly frames_processed: number;
+  readonly frames_dropped: number;
+  readonly frames_cancelled: number;
+  readonly frame_errors: number;
+}
+
+/** The "stream closed" log line of the (one) stream of service `serviceId`, once written. */
+function streamClosedLine(logText: string, serviceId: string): StreamClosedLine | undefined {
+  return logText
+    .split('\n')
+    .filter((line) => line.includes('"msg":"stream closed"'))
+    .map((line) => JSON.parse(line) as StreamClosedLine & { service_id: string })
+    .find((line) => line.service_id === serviceId);
 }
 
 function expectValidMessage(message: Message): void {
@@ -144,11 +161,10 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     // once the recorder's flusher (every second) has written it.
     const service = (await server.domain.keys.authenticate(apiKey))!;
     const store = new UsageStore(server.db);
-    let usage = await store.summary(service.id, 'hour');
-    for (let waited = 0; usage.requests < 4 && waited < 5000; waited += 200) {
-      await sleep(200);
-      usage = await store.summary(service.id, 'hour');
-    }
+    const usage = await waitFor(async () => {
+      const summary = await store.summary(service.id, 'hour');
+      return summary.requests >= 4 && summary;
+    }, { what: 'four frames in the usage store' });
     expect(usage).to.deep.include({ requests: 4, images: 2, errors: 2, errorsByCode: { invalid_image: 1, invalid_base64: 1 } });
     expect(usage.detections).to.be.at.least(3);
   });
@@ -161,11 +177,19 @@ describe('video stream over WebSocket (real server, real model, real client)', (
     await client.waitFor((messages) => messages.some((message) => message.frame_id === 1));
     for (let index = 2; index <= 6; index++) client.sendFrame(clip.frames[index], index);
     await client.close(); // at once: frames are still waiting or in work
-    await sleep(1500); // the usage flusher writes every second
-    const usage = await new UsageStore(server.db).summary(service.id, 'hour');
+    // Once the stream has closed its log line says how many frames it analysed; the usage flusher
+    // (every second) then writes exactly those, and no error.
+    const closed = await waitFor(() => streamClosedLine(server.logText(), service.id), { what: 'the "stream closed" log line' });
+    expect(closed.frame_errors).to.equal(0);
+    expect(closed.frames_processed, 'the first frame was answered').to.be.within(1, 6);
+    expect(closed.frames_processed + closed.frames_cancelled + closed.frames_dropped, 'every frame sent has one fate').to.equal(6);
+    const store = new UsageStore(server.db);
+    const usage = await waitFor(async () => {
+      const summary = await store.summary(service.id, 'hour');
+      return summary.requests >= closed.frames_processed && summary;
+    }, { what: `${closed.frames_processed} analysed frame(s) in the usage store` });
+    expect(usage.requests, 'only frames analysed are counted').to.equal(closed.frames_processed);
     expect(usage.errors, JSON.stringify(usage.errorsByCode)).to.equal(0);
-    expect(usage.requests, 'only frames analysed are counted').to.be.within(1, 6);
-    expect(server.logText()).to.match(/"msg":"stream closed"[^\n]*"frames_cancelled"|"frames_cancelled"[^\n]*"msg":"stream closed"/);
   });
 
   it('returns the visualized frame and crops when asked, with the image API\'s parameters', async () => {

@@ -13,6 +13,7 @@ import { objectDetection } from '../src/tasks/object-detection/object-detection-
 import { parseConfigurations } from '../src/tasks/object-detection/parameters.js';
 import { dogJpeg } from './support/images.js';
 import { modelPath } from './support/paths.js';
+import { waitFor } from './support/wait-for.js';
 
 const SERVICE: Service = { id: 'svc', accountId: 'acc', name: 'engine test', type: 'object-detection', model: null, createdAt: '', disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null };
 const never = () => new AbortController().signal;
@@ -65,7 +66,7 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
   }
 
   async function waitForOutcomes(count: number): Promise<void> {
-    while (outcomes.length < count) await tick();
+    await waitFor(() => outcomes.length >= count, { what: `${count} frame outcome(s)` });
   }
 
   async function metricValue(name: string, labels: Record<string, string>): Promise<number> {

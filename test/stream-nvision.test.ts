@@ -7,6 +7,7 @@ import { decodeNvisionMessage, encodeNvisionMessage, type NvisionMessage } from 
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { nvision, redirectSdkStreams } from './support/nvision-sdk.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { waitFor } from './support/wait-for.js';
 
 /** A message as the SDK hands it to its `message` listeners (NvisionRequest.fromProto). */
 interface SdkMessage {
@@ -44,9 +45,9 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     await stream.connect();
     const dog = dogJpeg();
     await stream.predict({ rawData: dog, frameId: 'frame-1', sourceId: 'camera-7', confidenceThreshold: 0.3 });
-    while (messages.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => messages.length >= 1, { what: 'the answer to frame-1' });
     await stream.predict({ rawData: dog.toString('base64'), frameId: 'frame-2', sourceId: 'camera-7', outputVisualizedImage: true, outputCroppedImage: true });
-    while (messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => messages.length >= 2, { what: 'the answer to frame-2' });
 
     const [plain, visualized] = messages;
     for (const [message, frameId] of [[plain, 'frame-1'], [visualized, 'frame-2']] as const) {
@@ -109,7 +110,7 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     socket.send(encodeNvisionMessage({ frame_id: 'garbage', raw_data: Buffer.from('not an image') }));
     socket.send(encodeNvisionMessage({ frame_id: 'good', raw_data: dogJpeg() }));
-    while (received.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => received.length >= 2, { what: 'the answers to the garbage and the good frame' });
     expect(received[0]).to.deep.include({ frame_id: 'garbage', service_id: serviceId });
     expect(received[0].error).to.include({ code: 'invalid_image' });
     expect(received[1].frame_id).to.equal('good');
@@ -130,7 +131,7 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     socket.on('message', (data: Buffer) => void received.push(decodeNvisionMessage(data)));
     await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
     socket.send(encodeNvisionMessage({ frame_id: 'dogs', raw_data: dogJpeg(), target_classes: ['dog', 'truck'] }));
-    while (received.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => received.length >= 1, { what: 'the answer to the dogs frame' });
     expect(received[0].frame_id).to.equal('dogs');
     expect(received[0].detected_objects!.map((object) => object.name)).to.have.members(['dog', 'truck']);
 
@@ -159,8 +160,7 @@ describe('Nvision stream: the unmodified @nipacloud/nvision 0.1.7 SDK against th
     const end = closed(socket);
     socket.close(1000);
     await end;
-    for (let attempt = 0; attempt < 50 && (await metric(open)) !== openBefore; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await metric(open), 'the closed stream is no longer counted').to.equal(openBefore);
+    await waitFor(async () => (await metric(open)) === openBefore, { what: 'the closed stream to leave detectd_streams_open' });
     expect(await metric(analysed)).to.equal(analysedBefore + 1);
     expect(await metric(latencies)).to.equal(latenciesBefore + 1);
   });

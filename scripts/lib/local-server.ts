@@ -8,7 +8,8 @@ import { loadServerSecret } from '../../src/accounts/server-secret.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { TASK_TYPES } from '../../src/tasks/index.js';
+import { type TaskDependencies, taskTable } from '../../src/tasks/index.js';
+import type { TaskTable } from '../../src/tasks/task-table.js';
 
 export interface LocalServer extends RunningServer {
   readonly dataDir: string;
@@ -19,8 +20,8 @@ export interface LocalServer extends RunningServer {
   /** The account domain over the server's own database, for arranging a test. */
   readonly domain: AccountDomain;
   readonly db: Database;
-  /** Creates another account + service and returns its key. */
-  createService(fields?: { email?: string; name?: string; type?: string; model?: string | null }): Promise<string>;
+  /** Creates another account + service (of the first task unless `type` names another) and returns its key. */
+  createService(fields?: { email?: string; name?: string; model?: string | null; type?: string }): Promise<string>;
   /** Marks the service of `apiKey` disabled, straight in the database. */
   disableService(apiKey: string): Promise<void>;
 }
@@ -40,10 +41,14 @@ export function scratchSqliteStore(): ScratchStore {
 /**
  * The real server, in this process, on a real loopback port, with a real, new database (SQLite
  * in a temporary folder unless `store` says otherwise) and a real model (`env.DETECTD_MODEL`).
- * Log lines are captured so tests and benchmarks can read them. Used by the test suite and
- * `npm run bench`.
+ * Log lines are captured so tests and benchmarks can read them. `tasksOf` builds the task table it
+ * serves (a test may add a task). Used by the test suite and `npm run bench`.
  */
-export async function startLocalServer(env: Record<string, string>, store: ScratchStore = scratchSqliteStore()): Promise<LocalServer> {
+export async function startLocalServer(
+  env: Record<string, string>,
+  store: ScratchStore = scratchSqliteStore(),
+  tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable,
+): Promise<LocalServer> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...store.env, ...env });
   const lines: string[] = [];
   const sink = new Writable({
@@ -52,15 +57,15 @@ export async function startLocalServer(env: Record<string, string>, store: Scrat
       done();
     },
   });
-  const server = await startServer(config, pino({ level: 'debug' }, sink));
+  const server = await startServer(config, pino({ level: 'debug' }, sink), tasksOf);
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES });
+  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: server.tasks.types });
   let counter = 0;
   const createService: LocalServer['createService'] = async (fields = {}) => {
     counter++;
     const email = fields.email ?? `user${counter}@example.com`;
     const account = (await domain.accounts.findAccount(email)) ?? (await domain.accounts.createAccount(email, 'correct horse battery'));
-    const { apiKey } = await domain.services.create(account.id, { name: fields.name ?? `service ${counter}`, type: fields.type, model: fields.model });
+    const { apiKey } = await domain.services.create(account.id, { name: fields.name ?? `service ${counter}`, model: fields.model, type: fields.type });
     return apiKey;
   };
   const apiKey = await createService();

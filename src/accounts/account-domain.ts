@@ -24,7 +24,7 @@ export interface AccountDomainOptions {
   readonly modelNames?: readonly string[];
   /** The time that API-key grace periods and console sessions expire by (default: the system clock). */
   readonly now?: Clock;
-  /** Who may sign up in the console (absent: only the first account). */
+  /** Who may sign up in the console (absent: `invite`, the first account then invitation links). */
   readonly signUp?: SignUpPolicy;
 }
 
@@ -37,6 +37,6 @@ export function accountDomain(db: Database, secret: string, options: AccountDoma
     keys,
     sessions: new ConsoleSessions(db, now),
     throttle: new SignInThrottle(db),
-    signUps: new SignUps(db, options.signUp ?? 'first-account'),
+    signUps: new SignUps(db, options.signUp ?? 'invite'),
   };
 }

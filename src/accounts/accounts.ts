@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
 import type { AccountRole } from '../store/tables.js';
-import { AccountError } from './account-error.js';
+import { AccountError, throwProblems } from './account-error.js';
 import { isoNow } from './iso-time.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -24,7 +24,17 @@ export interface AccountSummary extends Account {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 8;
 /** scrypt's cost makes longer inputs pointless; the bound keeps a huge form field from costing CPU. */
-const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+/** Why `password` cannot be a password (too short or too long), as an error about the input `field`; undefined if it can. */
+export function passwordProblem(password: string, field: string): AccountError | undefined {
+  if (password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH) return undefined;
+  return new AccountError('weak_password', `the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`, field);
+}
+
+function toSummary(row: { id: string; email: string; role: AccountRole; created_at: string; disabled_at: string | null; services: string | number }): AccountSummary {
+  return { id: row.id, email: row.email, role: row.role, createdAt: row.created_at, disabled: row.disabled_at !== null, services: Number(row.services) };
+}
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -39,11 +49,11 @@ export class Accounts {
 
   async createAccount(email: string, password: string): Promise<Account> {
     const normalised = normaliseEmail(email);
-    if (normalised.length > 254 || !EMAIL.test(normalised)) throw new AccountError('invalid_email', `"${email}" is not an email address`);
-    if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-      throw new AccountError('weak_password', `the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
-    }
-    if (await this.findAccount(normalised)) throw new AccountError('email_taken', `an account for ${normalised} already exists`);
+    throwProblems([
+      normalised.length > 254 || !EMAIL.test(normalised) ? new AccountError('invalid_email', `"${email}" is not an email address`, 'email') : undefined,
+      passwordProblem(password, 'password'),
+    ]);
+    if (await this.findAccount(normalised)) throw new AccountError('email_taken', `an account for ${normalised} already exists`, 'email');
     // The first account administers the server; a database without one (e.g. from before roles) gets one with its next account.
     const hasAdmin = await this.db.selectFrom('accounts').select('id').where('role', '=', 'admin').executeTakeFirst();
     const account: Account = { id: crypto.randomUUID(), email: normalised, role: hasAdmin ? 'member' : 'admin' };
@@ -85,15 +95,23 @@ export class Accounts {
 
   /** Every account, oldest first, with its number of services. */
   async list(): Promise<AccountSummary[]> {
-    const rows = await this.db
+    return (await this.#summaries().execute()).map(toSummary);
+  }
+
+  /** The account with this id (as the console's administrator pages name it), with its state; undefined if there is none. */
+  async findById(id: string): Promise<AccountSummary | undefined> {
+    const row = await this.#summaries().where('accounts.id', '=', id).executeTakeFirst();
+    return row && toSummary(row);
+  }
+
+  #summaries() {
+    return this.db
       .selectFrom('accounts')
       .leftJoin('services', 'services.account_id', 'accounts.id')
       .select((eb) => ['accounts.id', 'accounts.email', 'accounts.role', 'accounts.created_at', 'accounts.disabled_at', eb.fn.count<string | number>('services.id').as('services')])
       .groupBy(['accounts.id', 'accounts.email', 'accounts.role', 'accounts.created_at', 'accounts.disabled_at'])
       .orderBy('accounts.created_at', 'asc')
-      .orderBy('accounts.email', 'asc')
-      .execute();
-    return rows.map((row) => ({ id: row.id, email: row.email, role: row.role, createdAt: row.created_at, disabled: row.disabled_at !== null, services: Number(row.services) }));
+      .orderBy('accounts.email', 'asc');
   }
 
   /**
@@ -110,5 +128,36 @@ export class Accounts {
       if (disabled) await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
     });
     return { id: account.id, email: account.email, role: account.role };
+  }
+
+  /**
+   * The owner's change of password: `current` must be right (else `wrong_password`, about the input
+   * `currentPassword`) and `next` a valid password (about `newPassword`); both are checked at once.
+   * Every console session of the account ends: the caller starts a new one for the browser it acts in.
+   */
+  async changePassword(account: Account, current: string, next: string): Promise<void> {
+    const stored = await this.findAccount(account.email);
+    if (!stored) throw new AccountError('account_not_found', `no account for ${account.email}`);
+    const right = current.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(current, stored.passwordHash));
+    throwProblems([right ? undefined : new AccountError('wrong_password', 'the current password is not right', 'currentPassword'), passwordProblem(next, 'newPassword')]);
+    await this.#replacePassword(stored.id, next);
+  }
+
+  /** An operator's reset (`detectd account reset-password`): sets `password` for the account with this email and ends all its console sessions. */
+  async resetPassword(email: string, password: string): Promise<Account> {
+    const account = await this.findAccount(email);
+    if (!account) throw new AccountError('account_not_found', `no account for ${normaliseEmail(email)}`);
+    throwProblems([passwordProblem(password, 'password')]);
+    await this.#replacePassword(account.id, password);
+    return { id: account.id, email: account.email, role: account.role };
+  }
+
+  /** A new password ends every session: whoever signed in with the old one is signed out on every replica at once. */
+  async #replacePassword(accountId: string, password: string): Promise<void> {
+    const hash = await hashPassword(password);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set({ password_hash: hash }).where('id', '=', accountId).execute();
+      await trx.deleteFrom('console_sessions').where('account_id', '=', accountId).execute();
+    });
   }
 }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
-import { AccountError } from './account-error.js';
+import { AccountError, throwProblems } from './account-error.js';
 import { inAddressRanges, LOOPBACK_RANGES, parseAddressRanges } from './address-ranges.js';
 import { isoNow } from './iso-time.js';
 import type { Service } from '../core/service.js';
@@ -32,20 +32,13 @@ export class Services {
     private readonly modelNames: readonly string[] = [],
   ) {}
 
-  /** Creates a service with its first API key; the key is returned here and can be revealed again later. */
+  /** Creates a service with its first API key; the key is returned here and can be revealed again later. Every broken rule is reported at once. */
   async create(accountId: string, fields: NewService): Promise<{ service: Service; apiKey: string }> {
     const name = fields.name.trim();
-    if (!SERVICE_NAME.test(name)) {
-      throw new AccountError('invalid_service_name', 'a service name is 1–63 letters, digits, spaces, ".", "_" or "-"');
-    }
     const type = fields.type ?? this.serviceTypes[0];
-    if (!this.serviceTypes.includes(type)) throw new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${this.serviceTypes.join(', ')}`);
     const model = fields.model || null;
-    if (model !== null && this.modelNames.length > 0 && !this.modelNames.includes(model)) {
-      throw new AccountError('unknown_model', `this server has no model named "${model}"; choose one of: ${this.modelNames.join(', ')}`);
-    }
-    const taken = await this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
-    if (taken) throw new AccountError('service_name_taken', `this account already has a service named "${name}"`);
+    throwProblems([this.#nameProblem(name), this.#typeProblem(type), this.#modelProblem(model)]);
+    throwProblems([await this.#nameTaken(accountId, name)]);
     const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null };
     const apiKey = await this.db.transaction().execute(async (trx) => {
       await trx
@@ -55,6 +48,26 @@ export class Services {
       return this.keys.issue(trx, service.id);
     });
     return { service, apiKey };
+  }
+
+  #nameProblem(name: string): AccountError | undefined {
+    return SERVICE_NAME.test(name) ? undefined : new AccountError('invalid_service_name', 'a service name is 1–63 letters, digits, spaces, ".", "_" or "-"', 'name');
+  }
+
+  #typeProblem(type: string): AccountError | undefined {
+    return this.serviceTypes.includes(type) ? undefined : new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${this.serviceTypes.join(', ')}`, 'type');
+  }
+
+  #modelProblem(model: string | null): AccountError | undefined {
+    if (model === null || this.modelNames.length === 0 || this.modelNames.includes(model)) return undefined;
+    return new AccountError('unknown_model', `this server has no model named "${model}"; choose one of: ${this.modelNames.join(', ')}`, 'model');
+  }
+
+  /** A problem if another service of the account (not `exceptId`) has this name. */
+  async #nameTaken(accountId: string, name: string, exceptId?: string): Promise<AccountError | undefined> {
+    let query = this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name);
+    if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
+    return (await query.executeTakeFirst()) ? new AccountError('service_name_taken', `this account already has a service named "${name}"`, 'name') : undefined;
   }
 
   async list(accountId: string): Promise<Service[]> {
@@ -87,6 +100,19 @@ export class Services {
   async findByName(accountId: string, name: string): Promise<Service | undefined> {
     const row = await this.#select().where('account_id', '=', accountId).where('name', '=', name.trim()).executeTakeFirst();
     return row && toService(row);
+  }
+
+  /**
+   * Renames the service and sets its model (null: the server default), both checked at once like
+   * a new service's. Its keys, limits and usage stay; calls use the new model from the next one on.
+   */
+  async update(service: Service, fields: { readonly name: string; readonly model: string | null }): Promise<Service> {
+    const name = fields.name.trim();
+    const model = fields.model || null;
+    throwProblems([this.#nameProblem(name), this.#modelProblem(model)]);
+    throwProblems([await this.#nameTaken(service.accountId, name, service.id)]);
+    await this.db.updateTable('services').set({ name, model }).where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
+    return { ...service, name, model };
   }
 
   async setDisabled(service: Service, disabled: boolean): Promise<void> {
@@ -131,14 +157,19 @@ export class Services {
 
   /** Sets (or, with null, removes) the service's request-rate limit and monthly quota; both are enforced by limits/service-limits.ts. */
   async setLimits(service: Service, limits: ServiceLimitSettings): Promise<void> {
-    for (const [value, name, max] of [
-      [limits.rateLimitPerMinute, 'requests per minute', MAX_RATE_PER_MINUTE],
-      [limits.monthlyQuota, 'calls per month', MAX_MONTHLY_QUOTA],
-    ] as const) {
-      if (value !== null && (!Number.isInteger(value) || value < 1 || value > max)) {
-        throw new AccountError('invalid_limit', `${name} must be a whole number from 1 to ${max}, or empty for no limit`);
-      }
-    }
+    throwProblems(
+      (
+        [
+          ['rateLimitPerMinute', 'requests per minute', MAX_RATE_PER_MINUTE],
+          ['monthlyQuota', 'calls per month', MAX_MONTHLY_QUOTA],
+        ] as const
+      ).map(([field, name, max]) => {
+        const value = limits[field];
+        return value !== null && (!Number.isInteger(value) || value < 1 || value > max)
+          ? new AccountError('invalid_limit', `${name} must be a whole number from 1 to ${max}, or empty for no limit`, field)
+          : undefined;
+      }),
+    );
     await this.db
       .updateTable('services')
       .set({ rate_limit_per_minute: limits.rateLimitPerMinute, monthly_quota: limits.monthlyQuota })

@@ -1,17 +1,18 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
 import { type Account, Accounts } from './accounts.js';
+import { AccountError } from './account-error.js';
 import { isoNow } from './iso-time.js';
 
 /**
  * Who may create an account in the console (`DETECTD_SIGNUP`, README "Sign-up"):
- * - `first-account` (the default): only the first account, which becomes the administrator;
+ * - `invite` (the default): the first account, which becomes the administrator, then only holders
+ *   of an administrator's invitation link — so a link the administrator makes always works;
  * - `open`: anyone who can reach the console;
- * - `invite`: the first account, then only holders of an administrator's invitation link;
- * - `closed`: nobody; accounts come from the CLI.
+ * - `closed`: nobody; accounts come from the CLI, and no invitation can be made.
  * The CLI (`detectd account create`) may always create accounts.
  */
-export type SignUpPolicy = 'first-account' | 'open' | 'invite' | 'closed';
+export type SignUpPolicy = 'open' | 'invite' | 'closed';
 
 /** An invitation link stays valid this long, and works once. */
 export const INVITATION_SECONDS = 7 * 24 * 3600;
@@ -34,12 +35,16 @@ export class SignUps {
     readonly policy: SignUpPolicy,
   ) {}
 
+  /** Whether an invitation link made now would let someone sign up (all but `closed`). */
+  get invitationsWork(): boolean {
+    return this.policy !== 'closed';
+  }
+
   /** Whether a sign-up (carrying `invitation`, if any) would be accepted now. */
   async access(invitation: string | undefined): Promise<SignUpAccess> {
     if (this.policy === 'closed') return { allowed: false, reason: 'closed' };
     if (this.policy === 'open') return { allowed: true };
     if (!(await new Accounts(this.db).any())) return { allowed: true };
-    if (this.policy === 'first-account') return { allowed: false, reason: 'closed' };
     if (!invitation) return { allowed: false, reason: 'needs-invitation' };
     return (await this.#usable(this.db, invitation).executeTakeFirst()) ? { allowed: true } : { allowed: false, reason: 'invalid-invitation' };
   }
@@ -69,6 +74,7 @@ export class SignUps {
   /** A new invitation; the token is returned only here (it is stored hashed) and goes into the link. */
   async invite(admin: Account): Promise<{ invitation: Invitation; token: string }> {
     if (admin.role !== 'admin') throw new Error('only an administrator invites');
+    if (!this.invitationsWork) throw new AccountError('sign_up_closed', 'sign-up is closed on this server (DETECTD_SIGNUP=closed): an invitation link would not work');
     const token = crypto.randomBytes(32).toString('base64url');
     const invitation = { id: crypto.randomUUID(), createdAt: isoNow(), expiresAt: isoNow(INVITATION_SECONDS) };
     await this.db

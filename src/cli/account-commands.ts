@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import type { AccountSummary } from '../accounts/accounts.js';
@@ -6,10 +7,20 @@ import { type OutputOptions, printResult, runCommand, table, withDomain } from '
 import { CliFailure, EXIT } from './exit-codes.js';
 
 function accountJson(account: AccountSummary) {
-  return { id: account.id, email: account.email, created_at: account.createdAt, disabled: account.disabled, services: account.services };
+  return { id: account.id, email: account.email, role: account.role, created_at: account.createdAt, disabled: account.disabled, services: account.services };
 }
 
-/** `detectd account create|list|disable|enable`. */
+/** A password read from standard input: everything up to a final line break. */
+async function passwordFromStdin(): Promise<string> {
+  return (await text(process.stdin)).replace(/\r?\n$/, '');
+}
+
+/** A new random password for a reset: 24 characters from 144 random bits, URL- and shell-safe. */
+function generatedPassword(): string {
+  return crypto.randomBytes(18).toString('base64url');
+}
+
+/** `detectd account create|list|reset-password|disable|enable`. */
 export function addAccountCommands(program: Command): void {
   const account = program.command('account').description('service accounts (the people who sign in to the console)');
 
@@ -22,10 +33,10 @@ export function addAccountCommands(program: Command): void {
     .option('--json', 'print one JSON object')
     .action((options: OutputOptions & { email: string; password?: string; passwordStdin?: boolean }) =>
       runCommand(options, async () => {
-        const password = options.passwordStdin ? (await text(process.stdin)).replace(/\r?\n$/, '') : options.password;
+        const password = options.passwordStdin ? await passwordFromStdin() : options.password;
         if (password === undefined) throw new CliFailure('usage', 'give --password or --password-stdin', EXIT.usage);
         const created = await withDomain(loadConfig(), ({ accounts }) => accounts.createAccount(options.email, password));
-        printResult(options, created, `account created: ${created.email}`);
+        printResult(options, created, `account created: ${created.email} (${created.role})`);
       }),
     );
 
@@ -42,10 +53,26 @@ export function addAccountCommands(program: Command): void {
           accounts.length === 0
             ? 'no accounts'
             : table(
-                ['EMAIL', 'STATUS', 'SERVICES', 'CREATED', 'ID'],
-                accounts.map((entry) => [entry.email, entry.disabled ? 'disabled' : 'active', String(entry.services), entry.createdAt, entry.id]),
+                ['EMAIL', 'ROLE', 'STATUS', 'SERVICES', 'CREATED', 'ID'],
+                accounts.map((entry) => [entry.email, entry.role, entry.disabled ? 'disabled' : 'active', String(entry.services), entry.createdAt, entry.id]),
               ),
         );
+      }),
+    );
+
+  // The new password goes to standard output once (or comes from standard input), never into an argument or a log.
+  account
+    .command('reset-password <email>')
+    .description("set a new password for an account (e.g. an administrator who forgot theirs) and end all its console sessions")
+    .option('--password-stdin', 'read the new password from standard input (otherwise one is generated and printed once)')
+    .option('--json', 'print one JSON object (with "password" when one was generated)')
+    .action((email: string, options: OutputOptions & { passwordStdin?: boolean }) =>
+      runCommand(options, async () => {
+        const password = options.passwordStdin ? await passwordFromStdin() : generatedPassword();
+        const changed = await withDomain(loadConfig(), ({ accounts }) => accounts.resetPassword(email, password));
+        const sessions = 'its console sessions have ended';
+        if (options.passwordStdin) printResult(options, changed, `password of ${changed.email} reset; ${sessions}`);
+        else printResult(options, { ...changed, password }, `password of ${changed.email} reset; ${sessions}. New password (shown only now):\n${password}`);
       }),
     );
 

@@ -3,7 +3,7 @@ import { AccountError } from '../accounts/account-error.js';
 import { loadServerSecret } from '../accounts/server-secret.js';
 import { type Config, ConfigError } from '../config.js';
 import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
-import { findModelFiles } from '../models/model-repository.js';
+import { modelFiles } from '../models/load-models.js';
 import { type Database, openDatabase } from '../store/database.js';
 import { TASK_TYPES } from '../tasks/index.js';
 import { CliFailure, EXIT } from './exit-codes.js';
@@ -48,7 +48,7 @@ export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
 
 /** Names of the models this server's settings configure (DETECTD_MODEL, DETECTD_MODELS_DIR), or the embedded one's. */
 export async function configuredModelNames(config: Config): Promise<string[]> {
-  const files = await asConfiguration(() => findModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }));
+  const files = await asConfiguration(() => modelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }));
   return files.length > 0 ? files.map((file) => file.name) : [EMBEDDED_MODEL_NAME];
 }
 

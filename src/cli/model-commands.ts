@@ -3,6 +3,8 @@ import { loadConfig } from '../config.js';
 import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
 import { type ModelLoad, tryModelFiles } from '../models/load-models.js';
 import { modelNameOf } from '../models/model-repository.js';
+import { modelsByName } from '../models/registry.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
 import { asConfiguration, type OutputOptions, printResult, runCommand, table } from './command-context.js';
 import { EXIT } from './exit-codes.js';
 
@@ -18,10 +20,24 @@ function modelJson(load: ModelLoad, index: number) {
     input_size: detector.inputSize.width,
     labels: detector.labels,
     label_source: detector.labelSource,
+    aliases: detector.aliases,
     threads: detector.settings.threads,
     concurrency: detector.settings.concurrency,
     nms_iou: detector.settings.nmsIou,
   };
+}
+
+/** Why the server would refuse the models' names and aliases together (ModelRegistry's rule), or undefined. */
+function namesProblem(loads: readonly ModelLoad[]): string | undefined {
+  try {
+    modelsByName(
+      loads.flatMap((load) => ('detector' in load ? [load.detector] : [])),
+      DEEPSTACK_RESERVED_MODEL_NAMES,
+    );
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** `detectd models list`: what the server would serve with these settings, each model loaded and checked as at start-up. */
@@ -45,6 +61,7 @@ export function addModelCommands(program: Command): void {
         }
         const listed = loads.map(modelJson);
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
+        const names = namesProblem(loads);
         const rows = listed.map((model) =>
           model.status === 'ok'
             ? [model.name + (model.default ? ' *' : ''), 'ok', model.family, String(model.input_size), `${model.labels.length} (${model.label_source})`, model.file]
@@ -52,10 +69,10 @@ export function addModelCommands(program: Command): void {
         );
         printResult(
           options,
-          { models: listed },
-          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) + '* default model\n' + refused.map((line) => `refused ${line}\n`).join(''),
+          { models: listed, ...(names && { names_refused: names }) },
+          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) + '* default model\n' + refused.map((line) => `refused ${line}\n`).join('') + (names ? `refused: ${names}\n` : ''),
         );
-        if (refused.length > 0) process.exitCode = EXIT.refused;
+        if (refused.length > 0 || names) process.exitCode = EXIT.refused;
       }),
     );
 }

@@ -51,7 +51,29 @@ function serviceJson(service: Service, emails: ReadonlyMap<string, string>) {
     model: service.model,
     disabled: service.disabled,
     created_at: service.createdAt,
+    ...limitsJson(service),
   };
+}
+
+/** The service's limits and keyless ranges; null: none (no limit; keyless calls off). */
+function limitsJson(service: Service) {
+  return { rate_limit_per_minute: service.rateLimitPerMinute, monthly_quota: service.monthlyQuota, keyless_address_ranges: service.keylessAddressRanges };
+}
+
+const NO_LIMIT = 'none';
+
+/** A limit option as typed: a whole number, or `none` to remove the limit. The range is the domain's rule (Services.setLimits). */
+function limitOption(option: string, text: string): number | null {
+  if (text === NO_LIMIT) return null;
+  if (!/^\d{1,15}$/.test(text)) throw new CliFailure('usage', `${option} must be a whole number, or "${NO_LIMIT}" to remove the limit; got "${text}"`, EXIT.usage);
+  return Number(text);
+}
+
+/** How a limit reads for a person. */
+const limitText = (value: number | null, unit: string) => (value === null ? 'none' : `${value} ${unit}`);
+
+function keylessText(ranges: readonly string[] | null): string {
+  return ranges === null ? 'off' : `on, from ${ranges.join(' ')}`;
 }
 
 function keyJson(key: ActiveKey) {
@@ -67,7 +89,7 @@ function serviceCommand(parent: Command, name: string, description: string): Com
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|disable|enable|delete`. */
+/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|delete`. */
 export function addServiceCommands(program: Command): void {
   const service = program.command('service').description('services and their API keys');
 
@@ -141,6 +163,9 @@ export function addServiceCommands(program: Command): void {
             `model     ${shown.model ?? '(server default)'}`,
             `status    ${shown.disabled ? 'disabled' : 'enabled'}`,
             `created   ${shown.created_at}`,
+            `rate      ${limitText(shown.rate_limit_per_minute, 'requests per minute')}`,
+            `quota     ${limitText(shown.monthly_quota, 'calls per month')}`,
+            `keyless   ${keylessText(shown.keyless_address_ranges)}`,
             `keys      ${shown.keys.length === 0 ? 'none working' : `${shown.keys.length} working:`}`,
             ...keyLines,
           ].join('\n'),
@@ -200,6 +225,46 @@ export function addServiceCommands(program: Command): void {
         }),
     );
   }
+
+  serviceCommand(service, 'limits', `set the service's request-rate limit and monthly quota ("${NO_LIMIT}" removes one; an option left out keeps its value)`)
+    .option('--rate-per-minute <n>', `requests per minute its keys may make, or "${NO_LIMIT}"`)
+    .option('--monthly-quota <n>', `calls per calendar month (UTC), or "${NO_LIMIT}"`)
+    .action((reference: string, options: ServiceOptions & { ratePerMinute?: string; monthlyQuota?: string }) =>
+      runCommand(options, async () => {
+        if (options.ratePerMinute === undefined && options.monthlyQuota === undefined) {
+          throw new CliFailure('usage', 'give --rate-per-minute, --monthly-quota or both (a number, or "none" to remove the limit)', EXIT.usage);
+        }
+        const rate = options.ratePerMinute === undefined ? undefined : limitOption('--rate-per-minute', options.ratePerMinute);
+        const quota = options.monthlyQuota === undefined ? undefined : limitOption('--monthly-quota', options.monthlyQuota);
+        await withDomain(loadConfig(), async (domain) => {
+          const found = await findService(domain, reference, options.account);
+          const limits = { rateLimitPerMinute: rate === undefined ? found.rateLimitPerMinute : rate, monthlyQuota: quota === undefined ? found.monthlyQuota : quota };
+          await domain.services.setLimits(found, limits);
+          const updated = { ...found, ...limits };
+          printResult(
+            options,
+            { id: found.id, name: found.name, ...limitsJson(updated) },
+            `limits of ${found.name}: rate ${limitText(limits.rateLimitPerMinute, 'requests per minute')}, quota ${limitText(limits.monthlyQuota, 'calls per month')}`,
+          );
+        });
+      }),
+    );
+
+  serviceCommand(service, 'keyless', 'accept DeepStack / CodeProject.AI calls without a key from these address ranges (--allow), or from none (--none)')
+    .option('--allow <ranges...>', 'address ranges (CIDR, e.g. 192.168.1.20/32 or fd00::/8; a bare address is just that address)')
+    .option('--none', 'refuse calls without a key again (the default)')
+    .action((reference: string, options: ServiceOptions & { allow?: string[]; none?: boolean }) =>
+      runCommand(options, async () => {
+        if ((options.allow === undefined) === (options.none === undefined)) {
+          throw new CliFailure('usage', 'give either --allow <ranges...> or --none', EXIT.usage);
+        }
+        await withDomain(loadConfig(), async (domain) => {
+          const found = await findService(domain, reference, options.account);
+          const ranges = await domain.services.setKeylessAddressRanges(found, options.allow === undefined ? null : options.allow.join(' '));
+          printResult(options, { id: found.id, name: found.name, keyless_address_ranges: ranges }, `keyless calls to ${found.name}: ${keylessText(ranges)}`);
+        });
+      }),
+    );
 
   serviceCommand(service, 'delete', 'delete a service with its keys and usage (asks for --yes)')
     .option('--yes', 'confirm: this cannot be undone')

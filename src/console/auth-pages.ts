@@ -1,7 +1,7 @@
-import { MIN_PASSWORD_LENGTH } from '../accounts/accounts.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../accounts/accounts.js';
 import type { SignUpAccess } from '../accounts/sign-up.js';
-import { csrfField, field } from './form-fields.js';
-import { html } from './html.js';
+import { csrfField, field, firstInvalid, formError } from './form-fields.js';
+import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 
 export interface SignInForm {
@@ -20,11 +20,11 @@ export function signInPage(form: SignInForm): string {
     html`<section class="auth-card">
   <h1>Sign in</h1>
   <p class="muted">Manage your services and their API keys.</p>
-  ${form.error ? html`<p class="form-error" role="alert">${form.error}</p>` : ''}
+  ${formError(form.error)}
   <form method="post" action="/console/sign-in" novalidate>
     ${csrfField(form.csrfToken)}
     ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, autocomplete: 'username', required: true, autofocus: !form.email })}
-    ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password', required: true, autofocus: Boolean(form.email) })}
+    ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: MAX_PASSWORD_LENGTH, autofocus: Boolean(form.email) })}
     <button type="submit" class="button primary wide">Sign in</button>
   </form>
   ${form.signUpOpen ? html`<p class="switch">New here? <a href="/console/sign-up">Create a service account</a></p>` : ''}
@@ -37,10 +37,17 @@ export interface SignUpForm {
   /** The invitation token from the link, carried through the form. */
   readonly invitation?: string;
   readonly email?: string;
-  readonly errors?: { readonly email?: string; readonly password?: string };
+  /** Errors by field (`email`, `password`) after a refusal. */
+  readonly errors?: Readonly<Record<string, string>>;
+}
+
+/** A field for a new password: its rule as the hint, the browser told to suggest a strong one. */
+export function newPasswordField(options: { name: string; label: string; error?: string; autofocus?: boolean }): SafeHtml {
+  return field({ ...options, type: 'password', hint: `At least ${MIN_PASSWORD_LENGTH} characters.`, autocomplete: 'new-password', required: true, minlength: MIN_PASSWORD_LENGTH, maxlength: MAX_PASSWORD_LENGTH });
 }
 
 export function signUpPage(form: SignUpForm): string {
+  const focus = firstInvalid(form.errors, ['email', 'password']) ?? 'email';
   return layout(
     { title: 'Create account', csrfToken: form.csrfToken },
     html`<section class="auth-card">
@@ -49,8 +56,9 @@ export function signUpPage(form: SignUpForm): string {
   <form method="post" action="/console/sign-up" novalidate>
     ${csrfField(form.csrfToken)}
     ${form.invitation ? html`<input type="hidden" name="invitation" value="${form.invitation}">` : ''}
-    ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, error: form.errors?.email, autocomplete: 'username', required: true, autofocus: true })}
-    ${field({ label: 'Password', name: 'password', type: 'password', error: form.errors?.password, hint: `At least ${MIN_PASSWORD_LENGTH} characters.`, autocomplete: 'new-password', required: true })}
+    ${formError(form.errors?.[''])}
+    ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, error: form.errors?.email, autocomplete: 'username', required: true, maxlength: 254, autofocus: focus === 'email' })}
+    ${newPasswordField({ name: 'password', label: 'Password', error: form.errors?.password, autofocus: focus === 'password' })}
     <button type="submit" class="button primary wide">Create account</button>
   </form>
   <p class="switch">Already have an account? <a href="/console/sign-in">Sign in</a></p>

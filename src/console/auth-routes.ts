@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import { SESSION_SECONDS } from '../accounts/console-sessions.js';
 import { signInPage, signUpClosedPage, signUpPage } from './auth-pages.js';
+import { messagesByField, refusalStatus } from './form-fields.js';
 import { clearConsoleCookie, readCookie, setConsoleCookie } from './cookies.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, SESSION_COOKIE, signedInAccount } from './console-context.js';
 
@@ -38,10 +39,8 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
       response.redirect(303, HOME);
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      const onPassword = error.code === 'weak_password';
-      const status = error.code === 'email_taken' ? 409 : 400;
-      const message = error.code === 'email_taken' ? 'This email is already registered. Sign in instead?' : error.message;
-      response.status(status).send(signUpPage({ csrfToken: csrfTokenOf(response), invitation, email, errors: onPassword ? { password: message } : { email: message } }));
+      const errors = error.code === 'email_taken' ? { email: 'This email is already registered. Sign in instead?' } : messagesByField(error);
+      response.status(refusalStatus(error)).send(signUpPage({ csrfToken: csrfTokenOf(response), invitation, email, errors }));
     }
   });
 

@@ -57,11 +57,6 @@ export const requireAdmin: RequestHandler = (_request, response, next) => {
   throw new DetectdError('forbidden', 'Only the administrator of this server can do this.');
 };
 
-/** The base URL callers reach this server at: the configured public URL, else this request's own. */
-export function baseUrlOf(request: Request, publicUrl: string | undefined): string {
-  return publicUrl ?? `${request.protocol}://${request.get('host')}`;
-}
-
 /** A string form field; anything else (absent, repeated, nested) reads as empty. */
 export function formField(request: Request, name: string): string {
   const value = (request.body as Record<string, unknown> | undefined)?.[name];

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import express, { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError } from '../core/errors.js';
 import { httpStatusOf } from '../transports/http-errors.js';
@@ -9,6 +9,7 @@ import { consoleAuthRoutes } from './auth-routes.js';
 import { type ConsoleDependencies, loadSession, signedInAccount } from './console-context.js';
 import { consoleServiceRoutes } from './service-routes.js';
 import { consoleInvitationRoutes } from './invitation-routes.js';
+import { consoleAccountRoutes } from './account-routes.js';
 import { csrfProtection } from './csrf.js';
 import { clientFailureOf } from '../transports/http-errors.js';
 import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
@@ -49,9 +50,19 @@ function consoleErrors(logger: Logger): ErrorRequestHandler {
         csrfToken: (response.locals.csrfToken as string | undefined) ?? '',
         account: signedInAccount(response),
         requestId,
+        backTo: consolePageBefore(request),
       }),
     );
   };
+}
+
+/** The console page (path and query) this request came from, by its Referer on this same host; undefined for any other. */
+function consolePageBefore(request: Request): string | undefined {
+  const referer = request.get('referer');
+  if (!referer || !URL.canParse(referer)) return undefined;
+  const from = new URL(referer);
+  const samePage = from.pathname === request.originalUrl.split('?')[0] && request.method === 'GET';
+  return from.host === request.get('host') && from.pathname.startsWith('/console/') && !samePage ? from.pathname + from.search : undefined;
 }
 
 /** The web console under /console: static assets, then pages behind CSRF protection and sessions. */
@@ -65,6 +76,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   pages.use(consoleAuthRoutes(dependencies));
   pages.use(consoleServiceRoutes(dependencies));
   pages.use(consoleInvitationRoutes(dependencies));
+  pages.use(consoleAccountRoutes(dependencies));
   pages.use(() => {
     throw new DetectdError('not_found', 'There is no such page in the console.');
   });

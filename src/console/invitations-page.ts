@@ -8,17 +8,20 @@ export interface InvitationsData {
   readonly account: Account;
   readonly csrfToken: string;
   readonly policy: SignUpPolicy;
+  /** False when a link would not work (sign-up closed): the button is off and the policy text says why. */
+  readonly invitationsWork: boolean;
   readonly pending: readonly Invitation[];
   /** The link just made: shown once, since only its hash is kept. */
   readonly newLink?: string;
   readonly notice?: string;
+  /** Why the last attempt to make a link was refused. */
+  readonly error?: string;
 }
 
 const POLICY_TEXT: Record<SignUpPolicy, string> = {
-  'first-account': 'Sign-up is closed (DETECTD_SIGNUP is unset: only the first account could sign up). Set DETECTD_SIGNUP=invite for these links to work.',
-  open: 'Sign-up is open to anyone (DETECTD_SIGNUP=open): nobody needs a link.',
-  invite: 'Sign-up is by invitation (DETECTD_SIGNUP=invite): each link below creates one account.',
-  closed: 'Sign-up is closed (DETECTD_SIGNUP=closed): links do not work; create accounts with the CLI.',
+  open: 'Sign-up is open to anyone (DETECTD_SIGNUP=open): a link works, but nobody needs one.',
+  invite: 'Sign-up is by invitation (the default): each link creates one account.',
+  closed: 'Sign-up is closed (DETECTD_SIGNUP=closed), so invitation links are off: create accounts with detectd account create, or set DETECTD_SIGNUP=invite.',
 };
 
 const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
@@ -35,7 +38,8 @@ export function invitationsPage(data: InvitationsData): string {
     ? html`<div class="new-link"><p>Send this link to the person you invite. It works once, for 7 days, and is shown only now.</p>
     <div class="copy-row"><code class="break" id="invitation-link">${data.newLink}</code><button type="button" class="button small secondary" data-copy-from="invitation-link" aria-label="Copy invitation link">Copy link</button></div></div>`
     : ''}
-  <form method="post" action="/console/invitations">${csrfField(data.csrfToken)}<button type="submit" class="button primary" id="create-invitation">Create invitation link</button></form>
+  ${data.error ? html`<p class="form-error" role="alert">${data.error}</p>` : ''}
+  <form method="post" action="/console/invitations">${csrfField(data.csrfToken)}<button type="submit" class="button primary" id="create-invitation"${data.invitationsWork ? '' : html` disabled aria-describedby="sign-up-policy"`}>Create invitation link</button></form>
 </section>
 <section class="card" aria-labelledby="pending-title">
   <h2 id="pending-title">Unused invitations</h2>

@@ -1,11 +1,13 @@
 import type { Account } from '../accounts/accounts.js';
 import type { Service } from '../core/service.js';
 import { TASK_TYPES } from '../tasks/index.js';
-import { csrfField, field } from './form-fields.js';
+import { csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
 
 const date = (iso: string) => iso.slice(0, 10);
+
+export const SERVICE_NAME_HINT = 'Letters, digits, spaces, ".", "_" or "-"; up to 63 characters.';
 
 export function serviceListPage(options: { account: Account; csrfToken: string; services: readonly Service[]; defaultModel: string; notice?: string }): string {
   const rows = options.services.map(
@@ -40,35 +42,38 @@ export interface NewServiceForm {
   readonly account: Account;
   readonly csrfToken: string;
   readonly models: readonly string[];
-  readonly name?: string;
-  readonly model?: string;
-  readonly errors?: { readonly name?: string; readonly type?: string; readonly model?: string };
+  /** After a refusal: what was typed, and the errors by field (`name`, `type`, `model`). */
+  readonly form?: FormState;
 }
 
-export function newServicePage(form: NewServiceForm): string {
-  const modelOptions = form.models.map(
-    (model, index) => html`<option value="${model}"${(form.model ?? '') === model ? html` selected` : ''}>${model}${index === 0 ? ' (default)' : ''}</option>`,
-  );
+/** The models a service may name, as drop-down choices; the first is the server's default. */
+export function modelChoices(models: readonly string[]): { value: string; label: string }[] {
+  return models.map((model, index) => ({ value: model, label: index === 0 ? `${model} (default)` : model }));
+}
+
+export function newServicePage(page: NewServiceForm): string {
+  const { values = {}, errors = {} } = page.form ?? {};
+  const focus = firstInvalid(errors, ['name', 'type', 'model']) ?? 'name';
   return layout(
-    { title: 'New service', account: form.account, csrfToken: form.csrfToken },
+    { title: 'New service', account: page.account, csrfToken: page.csrfToken },
     html`<p class="crumbs"><a href="/console/services">Services</a> /</p>
 <section class="card narrow">
   <h1>New service</h1>
+  ${formError(errors[''])}
   <form method="post" action="/console/services" novalidate>
-    ${csrfField(form.csrfToken)}
-    ${field({ label: 'Name', name: 'name', value: form.name, error: form.errors?.name, hint: 'Letters, digits, spaces, ".", "_" or "-"; up to 63 characters.', required: true, autofocus: true })}
-    <div class="field${form.errors?.type ? ' has-error' : ''}">
-      <label for="field-type">Type</label>
-      <select id="field-type" name="type">${TASK_TYPES.map((type) => html`<option value="${type}">${type}</option>`)}</select>
-      ${form.errors?.type ? html`<p class="field-error">${form.errors.type}</p>` : ''}
-    </div>
-    <div class="field${form.errors?.model ? ' has-error' : ''}">
-      <label for="field-model">Model</label>
-      <select id="field-model" name="model"${form.models.length < 2 ? html` disabled` : ''}>${modelOptions}</select>
-      ${form.errors?.model
-        ? html`<p class="field-error">${form.errors.model}</p>`
-        : html`<p class="field-hint">${form.models.length < 2 ? 'This server runs one model.' : 'The detector that answers this service\u2019s calls.'}</p>`}
-    </div>
+    ${csrfField(page.csrfToken)}
+    ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, hint: SERVICE_NAME_HINT, required: true, maxlength: 63, autofocus: focus === 'name' })}
+    ${selectField({ label: 'Type', name: 'type', value: values.type, error: errors.type, choices: TASK_TYPES.map((type) => ({ value: type, label: type })), autofocus: focus === 'type' })}
+    ${selectField({
+      label: 'Model',
+      name: 'model',
+      value: values.model,
+      error: errors.model,
+      choices: modelChoices(page.models),
+      disabled: page.models.length < 2,
+      hint: page.models.length < 2 ? 'This server runs one model.' : 'The detector that answers this service\u2019s calls.',
+      autofocus: focus === 'model',
+    })}
     <div class="actions"><button type="submit" class="button primary">Create service</button><a class="button secondary" href="/console/services">Cancel</a></div>
   </form>
 </section>`,

@@ -4,7 +4,9 @@ import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
 import { taskByType } from '../tasks/index.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
-import { actionButton, csrfField, field } from './form-fields.js';
+import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
+import { SERVICE_NAME_HINT } from './service-list-page.js';
+import { MAX_MONTHLY_QUOTA, MAX_RATE_PER_MINUTE } from '../accounts/services.js';
 import { html, type SafeHtml } from './html.js';
 import { layout } from './layout.js';
 import { usageChart } from './usage-chart.js';
@@ -16,6 +18,8 @@ export interface OverviewData {
   /** Base URL callers reach this server at, without a trailing slash. */
   readonly baseUrl: string;
   readonly defaultModel: string;
+  /** The models a service of this type may name. */
+  readonly models: readonly string[];
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
@@ -25,8 +29,18 @@ export interface OverviewData {
   /** How long a stream token for the live-video demo stays valid. */
   readonly streamTokenSeconds: number;
   readonly notice?: string;
-  /** The keyless form's problem after a refused change, with the text that was sent. */
-  readonly keylessError?: { readonly message: string; readonly ranges: string };
+  /** The form whose change was just refused, shown again with what was typed and its errors in place. */
+  readonly refused?: RefusedForm;
+}
+
+/** A refused form of the overview page: which one, what was typed, and the errors by field. */
+export interface RefusedForm extends FormState {
+  readonly form: 'keyless' | 'limits' | 'settings';
+}
+
+/** What was typed into `form` if it was just refused, else undefined (the page shows the stored values). */
+function refusedState(data: OverviewData, form: RefusedForm['form']): FormState | undefined {
+  return data.refused?.form === form ? data.refused : undefined;
 }
 
 const MASK = 'dtd_' + '•'.repeat(24);
@@ -94,6 +108,8 @@ export function serviceOverviewPage(data: OverviewData): string {
     <a class="button secondary" id="live-video" href="/stream-demo">Open the live-video demo</a>
   </section>
 
+  ${settingsSection(data, base)}
+
   <section class="card danger-zone" aria-labelledby="manage-title">
     <h2 id="manage-title">Manage</h2>
     <div class="actions">
@@ -150,19 +166,21 @@ ${command}`;
 /** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
 function keylessSection(data: OverviewData, base: string): SafeHtml {
   const ranges = data.service.keylessAddressRanges;
-  const typed = data.keylessError?.ranges ?? (ranges ?? LOOPBACK_RANGES).join('\n');
+  const refused = refusedState(data, 'keyless');
+  const error = refused?.errors.ranges;
+  const typed = refused?.values.ranges ?? (ranges ?? LOOPBACK_RANGES).join('\n');
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
     <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code class="break">${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
       : html`<p id="keyless-state" class="warning"><span class="badge on">On</span> Calls <strong>without a key</strong> from ${ranges.map((range, index) => html`${index ? ', ' : ''}<code>${range}</code>`)} are answered as this service.</p>`}
-    <form method="post" action="${base}/keyless" class="keyless-form">
+    <form method="post" action="${base}/keyless" class="keyless-form" novalidate>
       ${csrfField(data.csrfToken)}
-      <div class="field${data.keylessError ? ' has-error' : ''}">
+      <div class="field${error ? ' has-error' : ''}">
         <label for="field-keyless-ranges">Address ranges (CIDR, one per line; empty: this machine only)</label>
-        <textarea id="field-keyless-ranges" name="ranges" rows="3"${data.keylessError ? html` aria-invalid="true" aria-describedby="field-keyless-ranges-error"` : ''}>${typed}</textarea>
-        ${data.keylessError ? html`<p class="field-error" id="field-keyless-ranges-error">${data.keylessError.message}</p>` : ''}
+        <textarea id="field-keyless-ranges" name="ranges" rows="3"${error ? html` aria-invalid="true" aria-describedby="field-keyless-ranges-error" autofocus` : ''}>${typed}</textarea>
+        ${error ? html`<p class="field-error" id="field-keyless-ranges-error">${error}</p>` : ''}
       </div>
       <div class="actions">
         <button type="submit" name="keyless" value="on" class="button secondary" id="keyless-on">${ranges === null ? 'Accept calls without a key' : 'Save ranges'}</button>
@@ -216,16 +234,39 @@ function limitsSummary(data: OverviewData): SafeHtml {
   return html`<p class="small" id="usage-limits">Limits: ${rate}; ${quota}. Calls over a limit are answered 429 and listed under errors.</p>`;
 }
 
-/** The form that sets the service's request-rate limit and monthly quota (empty: none). */
+/** Rename the service, or change its model: one of the models this server offers for its type, or the server default. */
+function settingsSection(data: OverviewData, base: string): SafeHtml {
+  const { service } = data;
+  const { values, errors } = refusedState(data, 'settings') ?? { values: { name: service.name, model: service.model ?? '' }, errors: {} };
+  const focus = firstInvalid(errors, ['name', 'model']);
+  const choices = [{ value: '', label: `Server default (${data.defaultModel})` }, ...data.models.map((model) => ({ value: model, label: model }))];
+  return html`<section class="card" aria-labelledby="settings-title" id="settings">
+    <h2 id="settings-title">Name and model</h2>
+    <p class="muted">The key, limits and usage stay with the service; calls use a new model from the next one on.</p>
+    ${formError(errors[''])}
+    <form method="post" action="${base}/settings" class="settings-form" novalidate>
+      ${csrfField(data.csrfToken)}
+      ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, hint: SERVICE_NAME_HINT, required: true, maxlength: 63, autofocus: focus === 'name' })}
+      ${selectField({ label: 'Model', name: 'model', value: values.model, error: errors.model, choices, hint: `Models this server offers for ${service.type}.`, autofocus: focus === 'model' })}
+      <button type="submit" class="button secondary" id="save-settings">Save name and model</button>
+    </form>
+  </section>`;
+}
+
+/** The form that sets the service's request-rate limit and monthly quota (empty: none); a refused one comes back as typed, each error beside its field. */
 function limitsSection(data: OverviewData, base: string): SafeHtml {
   const { service } = data;
-  return html`<section class="card" aria-labelledby="limits-title">
+  const stored = (limit: number | null) => (limit === null ? '' : String(limit));
+  const { values, errors } = refusedState(data, 'limits') ?? { values: { rate_limit_per_minute: stored(service.rateLimitPerMinute), monthly_quota: stored(service.monthlyQuota) }, errors: {} };
+  const focus = firstInvalid(errors, ['rate_limit_per_minute', 'monthly_quota']);
+  return html`<section class="card" aria-labelledby="limits-title" id="limits">
     <h2 id="limits-title">Limits</h2>
     <p class="muted">Calls over a limit are answered <code>429</code> (<code>rate_limited</code> or <code>quota_exceeded</code>) with <code>Retry-After</code> and the <code>RateLimit</code> headers, on every server sharing this database. Leave a field empty for no limit.</p>
-    <form method="post" action="${base}/limits" class="limits-form">
+    ${formError(errors[''])}
+    <form method="post" action="${base}/limits" class="limits-form" novalidate>
       ${csrfField(data.csrfToken)}
-      ${field({ label: 'Requests per minute', name: 'rate_limit_per_minute', type: 'number', value: service.rateLimitPerMinute === null ? '' : String(service.rateLimitPerMinute), hint: 'Bursts of up to this many, then evenly spread.' })}
-      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', value: service.monthlyQuota === null ? '' : String(service.monthlyQuota), hint: 'Counted per calendar month, UTC.' })}
+      ${field({ label: 'Requests per minute', name: 'rate_limit_per_minute', type: 'number', min: 1, max: MAX_RATE_PER_MINUTE, value: values.rate_limit_per_minute, error: errors.rate_limit_per_minute, hint: 'Bursts of up to this many, then evenly spread.', autofocus: focus === 'rate_limit_per_minute' })}
+      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', min: 1, max: MAX_MONTHLY_QUOTA, value: values.monthly_quota, error: errors.monthly_quota, hint: 'Counted per calendar month, UTC.', autofocus: focus === 'monthly_quota' })}
       <button type="submit" class="button secondary" id="save-limits">Save limits</button>
     </form>
   </section>`;

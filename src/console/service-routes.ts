@@ -1,11 +1,13 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
+import { messagesByField, refusalStatus } from './form-fields.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
-import { type OverviewData, serviceOverviewPage } from './service-overview-page.js';
+import { type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
-import { baseUrlOf, type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
+import { baseUrlOf } from '../transports/base-url.js';
+import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {
@@ -18,7 +20,11 @@ const NOTICES = {
   'keyless-on': 'Calls without a key from the listed address ranges are now accepted.',
   'keyless-off': 'Calls without a key are refused again.',
   limits: 'Limits saved.',
+  settings: 'Name and model saved.',
 } as const;
+
+/** The limits form's field names for the limits' names. */
+const LIMIT_FIELDS = { rateLimitPerMinute: 'rate_limit_per_minute', monthlyQuota: 'monthly_quota' };
 
 /** A limit field: empty is no limit; anything else must be a whole number (Services.setLimits checks the range). */
 function limitField(request: Request, name: string): number | null {
@@ -61,20 +67,17 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
 
   router.post('/services', async (request, response) => {
     const account = signedInAccount(response)!;
-    const fields = { name: formField(request, 'name'), type: formField(request, 'type') || undefined, model: formField(request, 'model') || null };
+    const values = { name: formField(request, 'name'), type: formField(request, 'type'), model: formField(request, 'model') };
     try {
-      const { service } = await services.create(account.id, fields);
+      const { service } = await services.create(account.id, { name: values.name, type: values.type || undefined, model: values.model || null });
       response.redirect(303, overview(service, 'created'));
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      const place = error.code === 'unknown_service_type' ? 'type' : error.code === 'unknown_model' ? 'model' : 'name';
-      response.status(error.code === 'service_name_taken' ? 409 : 400).send(
-        newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, name: fields.name, model: fields.model ?? undefined, errors: { [place]: error.message } }),
-      );
+      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, form: { values, errors: messagesByField(error) } }));
     }
   });
 
-  const renderOverview = async (request: Request, response: Response, keylessError?: OverviewData['keylessError']) => {
+  const renderOverview = async (request: Request, response: Response, refused?: RefusedForm) => {
     const service = serviceOf(response);
     const window = isUsageWindow(request.query.window) ? request.query.window : 'day';
     response.setHeader('Cache-Control', 'no-store');
@@ -85,6 +88,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         service,
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: models.defaultModel.name,
+        models: models.names,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
@@ -92,7 +96,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         graceSeconds: dependencies.keyRotationGraceSeconds,
         streamTokenSeconds: dependencies.streamTokenSeconds,
         notice: noticeOf(request),
-        keylessError,
+        refused,
       }),
     );
   };
@@ -108,8 +112,8 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, `${overview(service, on ? 'keyless-on' : 'keyless-off')}#keyless`);
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      response.status(400);
-      await renderOverview(request, response, { message: error.message, ranges });
+      response.status(refusalStatus(error));
+      await renderOverview(request, response, { form: 'keyless', values: { ranges }, errors: messagesByField(error, {}, 'ranges') });
     }
   });
 
@@ -146,10 +150,24 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     try {
       await services.setLimits(service, { rateLimitPerMinute: limitField(request, 'rate_limit_per_minute'), monthlyQuota: limitField(request, 'monthly_quota') });
     } catch (error) {
-      if (error instanceof AccountError) throw new DetectdError('invalid_request', `Limits not saved: ${error.message}.`);
-      throw error;
+      if (!(error instanceof AccountError)) throw error;
+      response.status(refusalStatus(error));
+      const values = { rate_limit_per_minute: formField(request, 'rate_limit_per_minute'), monthly_quota: formField(request, 'monthly_quota') };
+      return renderOverview(request, response, { form: 'limits', values, errors: messagesByField(error, LIMIT_FIELDS) });
     }
-    response.redirect(303, overview(service, 'limits'));
+    response.redirect(303, `${overview(service, 'limits')}#limits`);
+  });
+
+  router.post('/services/:id/settings', ownedService, async (request, response) => {
+    const values = { name: formField(request, 'name'), model: formField(request, 'model') };
+    try {
+      const service = await services.update(serviceOf(response), { name: values.name, model: values.model || null });
+      response.redirect(303, `${overview(service, 'settings')}#settings`);
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      response.status(refusalStatus(error));
+      await renderOverview(request, response, { form: 'settings', values, errors: messagesByField(error) });
+    }
   });
 
   router.post('/services/:id/delete', ownedService, async (_request, response) => {

@@ -1,12 +1,12 @@
 import type { Service } from './service.js';
 import type { ErrorCode } from './errors.js';
 
-/** Milliseconds per stage: decode, wait, preprocess, inference, postprocess, encode, tracking, … */
+/** Milliseconds per stage the call went through: receive, base64, decode, wait, preprocess, inference, postprocess, encode, tracking. */
 export type StageTimings = Record<string, number>;
 
 /**
  * What one call — an HTTP request, or one analysed frame of a stream — accumulates on its way
- * through, whatever its front door. `recordCall` turns it into the log line, metrics and usage.
+ * through, whatever its front door. `CallRecorder.record` turns it into the log line, metrics and usage.
  */
 export interface CallContext {
   readonly requestId: string;

@@ -19,7 +19,7 @@ export class CallMetrics {
     });
     this.#stages = new Histogram({
       name: 'detectd_detection_stage_seconds',
-      help: 'Time per detection pipeline stage (decode, wait, preprocess, inference, postprocess, encode), by model',
+      help: 'Time per stage of a call (receive, base64, decode, wait, preprocess, inference, postprocess, encode, tracking: those the call went through), by model',
       labelNames: ['stage', 'model'] as const,
       buckets: LATENCY_BUCKETS,
       registers: [registry],

@@ -21,8 +21,8 @@ export interface CallOutcome {
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
- * `recordCall`: the one place where an answered call becomes its log line, its metrics and its
- * service's usage, for every front door alike.
+ * The one place where an answered call becomes its log line, its metrics and its service's usage
+ * (`record`), for every front door alike.
  */
 export class CallRecorder {
   constructor(

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transform } from 'node:stream';
+import { PassThrough, type Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { DetectdError } from '../core/errors.js';
 import type { UploadBudget } from './upload-budget.js';
@@ -41,68 +41,107 @@ function checkDeclaredLength(request: IncomingMessage, maxBytes: number): void {
   }
 }
 
+/** Where the bounded reader hands the body: each chunk within the limits, then the end or the one failure. */
+interface BodySink {
+  chunk(bytes: Buffer): void;
+  end(): void;
+  fail(error: DetectdError): void;
+}
+
 /**
- * Reads a request body whole, for routes that have already authenticated the caller: refuses an
- * oversized `Content-Length` before reading (and before `100 Continue` is sent), inflates
- * gzip/deflate/br while counting the inflated bytes (a compression bomb stops at the limit), and
- * gives up after `timeoutMs` so a slow sender costs a bounded time. On any failure the rest of the
- * body is left unread; the error answer then closes the connection.
+ * The one bounded reader of request bodies, for routes that have let the caller in (or whose
+ * clients send the key inside the body): refuses an oversized `Content-Length` before reading
+ * (and before `100 Continue` is sent), inflates gzip/deflate/br while counting the inflated bytes
+ * (a compression bomb stops at the limit), holds the bytes in the shared memory budget (503 when
+ * spent), and gives up after `timeoutMs` (408) so a slow sender costs a bounded time. On any
+ * failure the rest of the body is left unread; the error answer then closes the connection.
  */
-export function readBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Promise<Buffer> {
+function receiveBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits, sink: BodySink): void {
   checkDeclaredLength(request, limits.maxBytes);
   const decoder = decoderFor(request)?.();
   // The server leaves `Expect: 100-continue` to us: the client sends its body only once the checks above passed.
   if (/^100-continue$/i.test(request.headers.expect ?? '')) response.writeContinue();
 
+  let size = 0;
+  // Whatever was taken is given back once the answer is out (or the connection gone): the body lives that long.
+  response.once('close', () => limits.budget.give(size));
+  const source = decoder ?? request;
+  const stop = (error?: DetectdError) => {
+    clearTimeout(timer);
+    source.removeListener('data', onData);
+    source.removeListener('end', onEnd);
+    request.removeListener('aborted', onAborted);
+    if (decoder) {
+      request.unpipe(decoder);
+      decoder.destroy();
+    }
+    if (error) {
+      // Whatever else arrives is dropped until the connection closes.
+      request.resume();
+      sink.fail(error);
+    }
+  };
+  const onData = (chunk: Buffer) => {
+    if (size + chunk.length > limits.maxBytes) {
+      stop(new DetectdError('payload_too_large', `request body exceeds the body limit of ${limits.maxBytes} bytes${decoder ? ' once inflated' : ''}`));
+      return;
+    }
+    if (!limits.budget.take(chunk.length)) {
+      stop(new DetectdError('overloaded', 'the server holds as many request bodies as its memory budget allows; retry shortly', BUDGET_RETRY_AFTER_SECONDS));
+      return;
+    }
+    size += chunk.length;
+    sink.chunk(chunk);
+  };
+  const onEnd = () => {
+    if (!request.complete) return onAborted();
+    stop();
+    sink.end();
+  };
+  const onAborted = () => stop(new DetectdError('invalid_request', 'request body was cut short'));
+  const timer = setTimeout(
+    () => stop(new DetectdError('request_timeout', `request body did not arrive within ${limits.timeoutMs} ms`)),
+    limits.timeoutMs,
+  );
+  source.on('data', onData);
+  source.once('end', onEnd);
+  request.once('aborted', onAborted);
+  if (decoder) {
+    decoder.once('error', () => stop(new DetectdError('invalid_encoding', `request body is not valid ${request.headers['content-encoding']} data`)));
+    request.pipe(decoder);
+  }
+}
+
+/** The body whole, read by the bounded reader. */
+export function readBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    // Whatever was taken is given back once the answer is out (or the connection gone): the body lives that long.
-    response.once('close', () => limits.budget.give(size));
-    const source = decoder ?? request;
-    const stop = (error?: DetectdError) => {
-      clearTimeout(timer);
-      source.removeListener('data', onData);
-      source.removeListener('end', onEnd);
-      request.removeListener('aborted', onAborted);
-      if (decoder) {
-        request.unpipe(decoder);
-        decoder.destroy();
-      }
-      if (error) {
-        // Whatever else arrives is dropped until the connection closes.
-        request.resume();
-        reject(error);
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limits.maxBytes) {
-        stop(new DetectdError('payload_too_large', `request body exceeds the body limit of ${limits.maxBytes} bytes${decoder ? ' once inflated' : ''}`));
-        return;
-      }
-      if (!limits.budget.take(chunk.length)) {
-        stop(new DetectdError('overloaded', 'the server holds as many request bodies as its memory budget allows; retry shortly', BUDGET_RETRY_AFTER_SECONDS));
-        return;
-      }
-      size += chunk.length;
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      if (!request.complete) return onAborted();
-      stop();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onAborted = () => stop(new DetectdError('invalid_request', 'request body was cut short'));
-    const timer = setTimeout(
-      () => stop(new DetectdError('request_timeout', `request body did not arrive within ${limits.timeoutMs} ms`)),
-      limits.timeoutMs,
-    );
-    source.on('data', onData);
-    source.once('end', onEnd);
-    request.once('aborted', onAborted);
-    if (decoder) {
-      decoder.once('error', () => stop(new DetectdError('invalid_encoding', `request body is not valid ${request.headers['content-encoding']} data`)));
-      request.pipe(decoder);
-    }
+    receiveBody(request, response, limits, {
+      chunk(bytes) {
+        chunks.push(bytes);
+        size += bytes.length;
+      },
+      end: () => resolve(Buffer.concat(chunks, size)),
+      fail: reject,
+    });
   });
+}
+
+/** The body as a stream, read by the bounded reader: for a parser that acts on its first parts before the rest arrives (a form's fields ahead of its file). A failure destroys the stream with its DetectdError. */
+export function openBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Readable {
+  const body = new PassThrough();
+  receiveBody(request, response, limits, {
+    chunk: (bytes) => body.write(bytes),
+    end: () => body.end(),
+    fail: (error) => body.destroy(error),
+  });
+  return body;
+}
+
+/** What remains of a body stream, whole (a door that has no use for it still reads it within the limits). */
+export async function collectBody(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }

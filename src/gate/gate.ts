@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Authenticate, AuthenticateKeyless } from '../accounts/authenticate.js';
 import type { StreamTokens } from '../accounts/stream-tokens.js';
-import type { CallContext } from '../core/call-context.js';
+import type { CallContext, StageTimings } from '../core/call-context.js';
 import { DetectdError } from '../core/errors.js';
 import { admitRequest, type AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
@@ -11,7 +12,7 @@ import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import type { ApiVersion, Task, TaskCall } from '../tasks/task.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
-import { type BodyLimits, readBody } from './bounded-body.js';
+import { type BodyLimits, openBody, readBody } from './bounded-body.js';
 
 /** Who a call says it is, wherever its front door found it. The first present of token, key, keyless address decides. */
 export interface Credentials {
@@ -34,11 +35,6 @@ export interface HttpEntry {
   readonly task: Task;
   /** Credentials of the request head (`Authorization`, the caller's address). */
   readonly head: Credentials;
-  /**
-   * Credentials a door's clients may send inside the body instead (DeepStack's `api_key` field):
-   * asked only when the head carries no key, once the body is read.
-   */
-  readonly inBody?: (body: Buffer) => Promise<Credentials>;
   /** A loaded model by name instead of the service's (DeepStack's custom route). */
   readonly modelName?: string;
   /** Checks of the request head the door makes once the caller is let in and counted, before a byte of the body is read (its Content-Type). */
@@ -47,12 +43,20 @@ export interface HttpEntry {
   readonly counted?: (standings: readonly LimitStanding[]) => void;
 }
 
-/** An HTTP call let in: who, the body, and the task call once it is admitted. */
-export interface HttpPass extends Caller {
-  readonly body: Buffer;
-  /** The task's call on this pass: admitted to the model's request lane on the first use (or 503 `overloaded`). */
+/** An HTTP call let in: who, its body (as the door read it), and its task call. */
+export interface HttpPass<Body> extends Caller {
+  readonly body: Body;
+  /** The task's call on this pass, admitted to the model's request lane (or 503 `overloaded`). */
   taskCall(version: ApiVersion): TaskCall;
 }
+
+/**
+ * A door's reader of a streamed body whose clients may send their key inside it (DeepStack's
+ * `api_key` field): it calls `letIn` with the credentials it finds as soon as it has them (ahead
+ * of the image, so an unknown key costs no image upload), and may call it again at the end; the
+ * first call decides, and with no call at all the head's credentials do.
+ */
+export type BodyWithCredentials<Body> = (body: Readable, letIn: (credentials: Credentials) => Promise<void>) => Promise<Body>;
 
 export interface GateDependencies {
   readonly authenticate: Authenticate;
@@ -95,15 +99,53 @@ export class Gate {
    * place. The call's context learns the service and model as soon as they are known, so that a
    * refusal is recorded against its service.
    */
-  async passHttp(request: IncomingMessage, response: ServerResponse, context: CallContext, entry: HttpEntry): Promise<HttpPass> {
-    const inHead = entry.head.apiKey !== undefined || entry.inBody === undefined;
-    const early = inHead ? await this.#letIn(entry.head, entry, context) : undefined;
+  async passHttp(request: IncomingMessage, response: ServerResponse, context: CallContext, entry: HttpEntry): Promise<HttpPass<Buffer>> {
+    const caller = await this.#letIn(entry.head, entry, context);
     entry.beforeBody?.();
     const receiveStarted = performance.now();
     const body = await readBody(request, response, this.dependencies.body);
     context.timings.receive = performance.now() - receiveStarted;
-    const caller = early ?? (await this.#letIn({ ...entry.head, ...(await entry.inBody!(body)) }, entry, context));
     return { ...caller, body, taskCall: (version) => this.#taskCall(caller, response, version, context) };
+  }
+
+  /**
+   * `passHttp` for a door whose clients may send the key inside the body: with a key in the head,
+   * the caller is let in before the body is opened; otherwise the bounded body (its size checked,
+   * `100 Continue` sent) goes to `read`, which lets the caller in with what it finds there.
+   */
+  async passHttpWithBodyCredentials<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, entry: HttpEntry, read: BodyWithCredentials<Body>): Promise<HttpPass<Body>> {
+    let letIn: Promise<Caller> | undefined = entry.head.apiKey === undefined ? undefined : this.#letIn(entry.head, entry, context);
+    await letIn;
+    entry.beforeBody?.();
+    const receiveStarted = performance.now();
+    const body = await read(openBody(request, response, this.dependencies.body), async (credentials) => {
+      letIn ??= this.#letIn({ ...entry.head, ...credentials }, entry, context);
+      await letIn;
+    });
+    context.timings.receive = performance.now() - receiveStarted;
+    const caller = await (letIn ?? this.#letIn(entry.head, entry, context));
+    return { ...caller, body, taskCall: (version) => this.#taskCall(caller, response, version, context) };
+  }
+
+  /** The bounded body alone, for a route that serves no task and so needs no caller (DeepStack's model list). */
+  receive(request: IncomingMessage, response: ServerResponse): Promise<Buffer> {
+    return readBody(request, response, this.dependencies.body);
+  }
+
+  /** A key sent to a route that needs none must still be valid: 401/403 unless it opens a service of one of `tasks`. */
+  async checkKey(apiKey: string, tasks: readonly Task[]): Promise<void> {
+    let refusal: unknown;
+    for (const task of new Set(tasks)) {
+      try {
+        await this.dependencies.authenticate(apiKey, task.type);
+        return;
+      } catch (error) {
+        // A key of another task's service is refused `forbidden`: the next task may be its own.
+        if (!(error instanceof DetectdError && error.code === 'forbidden')) throw error;
+        refusal ??= error;
+      }
+    }
+    throw refusal ?? new DetectdError('unauthorized', 'no task takes keys here');
   }
 
   /** A stream: who → service state. Each of its frames then passes `admitFrame`. */
@@ -111,18 +153,28 @@ export class Gate {
     return this.identify(credentials, task);
   }
 
-  /** One stream frame counted against its service's limits: the engine's per-frame check (StreamSession's `admitFrame`). */
-  async admitFrame(service: Service): Promise<void> {
-    await this.count(service);
+  /** One stream frame counted against its service's limits: the engine's per-frame check (StreamSession's `admitFrame`), timed as the frame's `gate` stage. */
+  async admitFrame(service: Service, timings: StageTimings): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.count(service);
+    } finally {
+      addGateTime(timings, started);
+    }
   }
 
   async #letIn(credentials: Credentials, entry: HttpEntry, context: CallContext): Promise<Caller> {
-    const service = await this.#authenticate(credentials, entry.task);
-    context.service = service;
-    const model = this.#modelOf(service, entry.task, entry.modelName);
-    context.model = model.detector.name;
-    entry.counted?.(await this.count(service));
-    return { service, model };
+    const started = performance.now();
+    try {
+      const service = await this.#authenticate(credentials, entry.task);
+      context.service = service;
+      const model = this.#modelOf(service, entry.task, entry.modelName);
+      context.model = model.detector.name;
+      entry.counted?.(await this.count(service));
+      return { service, model };
+    } finally {
+      addGateTime(context.timings, started);
+    }
   }
 
   async #authenticate(credentials: Credentials, task: Task): Promise<Service> {
@@ -148,6 +200,7 @@ export class Gate {
   /** Admission to the model's request lane; the place is given back when the response closes. */
   #taskCall(caller: Caller, response: ServerResponse, version: ApiVersion, context: CallContext): TaskCall {
     const { limits, schemas } = this.dependencies;
+    const started = performance.now();
     const leave = admitRequest(caller.model, limits);
     const disconnected = new AbortController();
     response.once('close', () => {
@@ -155,6 +208,15 @@ export class Gate {
       leave();
     });
     const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
+    addGateTime(context.timings, started);
     return { version, service: caller.service, model: caller.model, schemas, limits, signal, context };
   }
+}
+
+/**
+ * The call's `gate` stage: milliseconds in the gate's own steps (authentication, service state,
+ * limits, admission), the body's arrival not included (that is `receive`, the client's pace).
+ */
+function addGateTime(timings: StageTimings, since: number): void {
+  timings.gate = (timings.gate ?? 0) + performance.now() - since;
 }

@@ -42,8 +42,8 @@ function monthBounds(now: number): { start: number; end: number } {
 
 /**
  * Per-service request-rate limits and monthly quotas, enforced in the database so that they hold
- * across replicas. Every front door calls `admit` once per call (an HTTP request, a stream frame),
- * after authentication and before any work.
+ * across replicas. `admit` counts one call: its caller asks once per call, after authentication
+ * and before any work.
  *
  * The rate limit is GCRA (the generic cell rate algorithm): the service row keeps a theoretical
  * arrival time (TAT); a call is admitted when max(TAT, now) + T − now ≤ 60 s, where T = 60 s / limit,

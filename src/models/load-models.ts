@@ -1,10 +1,7 @@
-import { ultraface } from './families/ultraface.js';
 import { ModelRefused } from './model-refused.js';
-import { findModelFiles, type ModelSources } from './model-repository.js';
-import { readOnnxFile } from './onnx/onnx-file.js';
-import { ModelRegistry } from './registry.js';
-import { loadOnnxDetector, type OnnxDetector, type OnnxDetectorSettings } from './runtimes/onnx-detector.js';
-import { loadOnnxFaceDetector } from './runtimes/onnx-face-detector.js';
+import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, type ModelSources } from './model-repository.js';
+import { ModelRegistry, type ReservedModelNames } from './registry.js';
+import { FILE_RUNTIMES } from './runtimes/index.js';
 import { loadThreadedDetector } from './runtimes/threaded-detector.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
@@ -14,7 +11,7 @@ import type { Detector } from './types.js';
  * `@vladmandic/human` package, run by TF.js in a worker thread.
  */
 export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url), loaderName: 'loadCenterNet' }, logger);
+  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url) }, logger);
 }
 
 /**
@@ -22,31 +19,26 @@ export function loadEmbeddedDetector(logger: (message: string) => void): Promise
  * worker thread; serves faces when no face model (e.g. UltraFace) is configured.
  */
 export function loadEmbeddedFaceDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/blazeface', import.meta.url), loaderName: 'loadBlazeFace' }, logger);
-}
-
-/**
- * One model file, loaded by what it is: a face detector when its outputs are UltraFace's (found
- * in the same places as the object detectors, no setting needed), else an object detector.
- */
-async function loadModelFile(modelPath: string, defaults: OnnxDetectorSettings): Promise<OnnxDetector> {
-  // An unreadable file is the object loader's to refuse, with ONNX Runtime's words.
-  const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
-  return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults) : loadOnnxDetector(modelPath, defaults);
+  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/blazeface', import.meta.url) }, logger);
 }
 
 /** Outcome of loading one model file: the detector, or why it is refused. */
-export type ModelLoad = { readonly path: string; readonly detector: OnnxDetector } | { readonly path: string; readonly refused: ModelRefused };
+export type ModelLoad = { readonly path: string; readonly detector: FileDetector } | { readonly path: string; readonly refused: ModelRefused };
+
+/** The model files the sources name, each with the runtime (of runtimes/index.ts) that loads it. */
+export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
+  return findModelFiles(sources, FILE_RUNTIMES);
+}
 
 /**
  * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
  * operator sees every problem at once (`detectd models list`). `keep` false disposes each after loading.
  */
-export async function tryModelFiles(sources: ModelSources, defaults: OnnxDetectorSettings, keep: boolean): Promise<ModelLoad[]> {
+export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean): Promise<ModelLoad[]> {
   const loads: ModelLoad[] = [];
-  for (const file of await findModelFiles(sources)) {
+  for (const file of await modelFiles(sources)) {
     try {
-      const detector = await loadModelFile(file.path, defaults);
+      const detector = await file.runtime.load(file.path, defaults);
       if (!keep) await detector.dispose();
       loads.push({ path: file.path, detector });
     } catch (error) {
@@ -67,26 +59,35 @@ export interface ModelNeeds {
  * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
  * when no object model is configured (and the embedded face detector when faces are needed and no
  * face model is configured). Like Triton's default (`--exit-on-error`), one refused model stops
- * start-up: a server silently missing a model would answer its services 503.
+ * start-up (a server silently missing a model would answer its services 503), and so does an alias
+ * that is another model's name, or a `reserved` name (ModelRegistry).
  */
-export async function loadModels(sources: ModelSources, defaults: OnnxDetectorSettings, logger: (message: string) => void, needs: ModelNeeds = { faces: false }): Promise<ModelRegistry> {
+export async function loadModels(
+  sources: ModelSources,
+  defaults: InferenceSettings,
+  logger: (message: string) => void,
+  reserved: ReservedModelNames,
+  needs: ModelNeeds = { faces: false },
+): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true);
   const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
-  if (refused.length > 0) {
+  try {
+    if (refused.length > 0) throw new Error(refused.join('\n'));
+    if (!detectors.some((detector) => detector.kind === 'objects')) {
+      logger(
+        'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
+          'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
+      );
+      detectors.unshift(await loadEmbeddedDetector(logger));
+    }
+    if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
+      logger('No face model is configured: serving the embedded BlazeFace (TF.js) for faces. UltraFace finds more and smaller faces; see README "Models".');
+      detectors.push(await loadEmbeddedFaceDetector(logger));
+    }
+    return new ModelRegistry(detectors, reserved);
+  } catch (error) {
     await Promise.all(detectors.map((detector) => detector.dispose()));
-    throw new Error(refused.join('\n'));
+    throw error;
   }
-  if (!detectors.some((detector) => detector.kind === 'objects')) {
-    logger(
-      'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
-        'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
-    );
-    detectors.unshift(await loadEmbeddedDetector(logger));
-  }
-  if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
-    logger('No face model is configured: serving the embedded BlazeFace (TF.js) for faces. UltraFace finds more and smaller faces; see README "Models".');
-    detectors.push(await loadEmbeddedFaceDetector(logger));
-  }
-  return new ModelRegistry(detectors);
 }

@@ -1,11 +1,15 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import fsPromises from 'node:fs/promises';
 import path from 'node:path';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { packageRoot } from '../package-root.js';
 import { modelNameOf } from './model-repository.js';
 
 /**
  * The optional configuration beside a model file (`yolo11n.onnx` → `yolo11n.json`), as in
  * Triton's model repository: it overrides what would otherwise be read from the model file
- * itself (its metadata and shapes) and the server-wide inference settings.
+ * itself (its metadata and shapes) and the server-wide inference settings. Its schema is
+ * schemas/model-description.json.
  */
 export interface ModelDescription {
   /** Family module that reads the outputs (see families/index.ts). */
@@ -22,22 +26,36 @@ export interface ModelDescription {
   readonly concurrency?: number;
   /** NMS IoU for this model (else DETECTD_NMS_IOU). */
   readonly nmsIou?: number;
+  /** At most this many detections per image from this model (DETECTD_MAX_DETECTIONS still bounds it). */
+  readonly maxDetections?: number;
+  /** Other names the model answers to (e.g. CodeProject.AI's `ipcam-general`). */
+  readonly aliases?: readonly string[];
 }
 
-const KEYS = ['family', 'inputSize', 'labels', 'parents', 'threads', 'concurrency', 'nmsIou'];
+const SCHEMA_FILE = path.join(packageRoot(), 'schemas', 'model-description.json');
+const schema = JSON.parse(fs.readFileSync(SCHEMA_FILE, 'utf8')) as { properties: Record<string, { description: string }> };
+const validate = new Ajv2020({ strict: true }).compile<ModelDescription>(schema);
+
+/** One schema violation as a sentence that names the setting and what it must be. */
+function problemOf(error: ErrorObject | undefined): string {
+  if (error?.keyword === 'additionalProperties') {
+    return `unknown setting "${(error.params as { additionalProperty: string }).additionalProperty}" (known: ${Object.keys(schema.properties).join(', ')})`;
+  }
+  if (!error || error.instancePath === '') return 'expected a JSON object';
+  const setting = error.instancePath.split('/')[1];
+  return `"${setting}" ${error.message ?? 'is invalid'}: ${schema.properties[setting].description}`;
+}
 
 export function sidecarPath(modelPath: string): string {
   return path.join(path.dirname(modelPath), `${modelNameOf(modelPath)}.json`);
 }
-
-const isInteger = (value: unknown, min: number, max: number) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
 
 /** Reads and checks the model's configuration file; `{}` when there is none. */
 export async function readModelDescription(modelPath: string): Promise<ModelDescription> {
   const file = sidecarPath(modelPath);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = await fsPromises.readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw error;
@@ -48,23 +66,6 @@ export async function readModelDescription(modelPath: string): Promise<ModelDesc
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${file}: expected a JSON object`);
-  const fields = parsed as Record<string, unknown>;
-  const unknown = Object.keys(fields).filter((key) => !KEYS.includes(key));
-  if (unknown.length > 0) throw new Error(`${file}: unknown setting ${unknown.map((key) => `"${key}"`).join(', ')} (known: ${KEYS.join(', ')})`);
-  const { family, inputSize, labels, parents, threads, concurrency, nmsIou } = fields;
-  const check = (ok: boolean, message: string) => {
-    if (!ok) throw new Error(`${file}: ${message}`);
-  };
-  check(family === undefined || typeof family === 'string', '"family" must be a string');
-  check(inputSize === undefined || isInteger(inputSize, 1, 100_000), '"inputSize" must be a positive integer');
-  check(labels === undefined || (Array.isArray(labels) && labels.length > 0 && labels.every((label) => typeof label === 'string')), '"labels" must be a non-empty array of strings');
-  check(
-    parents === undefined || (typeof parents === 'object' && parents !== null && !Array.isArray(parents) && Object.values(parents).every((parent) => typeof parent === 'string')),
-    '"parents" must be an object of label → parent category strings',
-  );
-  check(threads === undefined || isInteger(threads, 1, 256), '"threads" must be an integer in [1, 256]');
-  check(concurrency === undefined || isInteger(concurrency, 1, 64), '"concurrency" must be an integer in [1, 64]');
-  check(nmsIou === undefined || (typeof nmsIou === 'number' && nmsIou >= 0 && nmsIou <= 1), '"nmsIou" must be a number in [0, 1]');
-  return fields as ModelDescription;
+  if (!validate(parsed)) throw new Error(`${file}: ${problemOf(validate.errors?.[0])}`);
+  return parsed;
 }

@@ -69,6 +69,10 @@ export interface Detector {
   readonly family: string;
   /** Runtime that executes it, e.g. "onnxruntime-node". */
   readonly runtime: string;
+  /** Where its runs execute: `CPU`, or the accelerator (execution provider) its runtime uses. */
+  readonly device: string;
+  /** Other names it answers to besides `name` (its configuration's `aliases`). */
+  readonly aliases: readonly string[];
   /** Class names in output order. */
   readonly labels: readonly string[];
   /** Parent category of each label (same order), e.g. "vehicle" for "truck". */

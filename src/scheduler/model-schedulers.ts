@@ -13,10 +13,13 @@ export class ModelSchedulers {
     this.#byName = new Map(registry.detectors.map((detector) => [detector.name, new ModelScheduler(detector, settings)]));
   }
 
-  /** The named model's scheduler when it finds `kind` (null: that kind's default); undefined when no such model of that kind is loaded. */
+  /**
+   * The scheduler of the model that `name` names or aliases when it finds `kind` (null: that kind's
+   * default); undefined when no such model of that kind is loaded.
+   */
   findOfKind(name: string | null, kind: DetectorKind): ModelScheduler | undefined {
-    const model = this.#byName.get(name ?? this.registry.defaultOf(kind)?.name ?? '');
-    return model?.detector.kind === kind ? model : undefined;
+    const detector = name === null ? this.registry.defaultOf(kind) : this.registry.find(name);
+    return detector?.kind === kind ? this.#byName.get(detector.name) : undefined;
   }
 
   get all(): ModelScheduler[] {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Service } from '../core/service.js';
-import { type CallContext, newCallContext } from '../core/call-context.js';
+import { type CallContext, newCallContext, type StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
@@ -76,10 +76,11 @@ export interface StreamSessionOptions {
   /** What the stream's frames are analysed for: the engine knows a task only by this interface. */
   readonly task: Task;
   /**
-   * The gate's check of one frame against the service's rate limit and quota (it counts the frame);
-   * throws the refusal, a DetectdError, which becomes that frame's error while the stream goes on.
+   * The gate's check of one frame against the service's rate limit and quota (it counts the frame,
+   * and writes its time into `timings`); throws the refusal, a DetectdError, which becomes that
+   * frame's error while the stream goes on.
    */
-  readonly admitFrame: () => Promise<void>;
+  readonly admitFrame: (timings: StageTimings) => Promise<void>;
   /**
    * The model's scheduler, shared with every stream and request on it. A stream takes its newest
    * frame only once it has a turn, so a frame never goes stale in the model's queue.
@@ -189,11 +190,12 @@ export class StreamSession {
    * undefined when the stream ended meanwhile. A frame the gate refuses is answered with its error.
    */
   async #analyseNewest(): Promise<FrameOutcome | undefined> {
-    const refusal = await this.#options.admitFrame().then(
+    const gateTimings: StageTimings = {};
+    const refusal = await this.#options.admitFrame(gateTimings).then(
       () => undefined,
       (error: unknown) => error,
     );
-    if (refusal !== undefined) return this.#refuseNewest(refusal);
+    if (refusal !== undefined) return this.#refuseNewest(refusal, gateTimings);
     let turn: ModelTurn;
     try {
       turn = await this.#options.model.acquire('stream', this.#ended.signal);
@@ -206,14 +208,14 @@ export class StreamSession {
       if (!taken) return undefined;
       this.#droppedSinceResult += taken.dropped;
       this.#countDropped(taken.dropped);
-      return await this.#analyse(taken.frame, turn);
+      return await this.#analyse(taken.frame, turn, gateTimings);
     } finally {
       turn.release();
     }
   }
 
   /** The newest frame, refused by the gate before it reached the model: its error, recorded as its call. */
-  #refuseNewest(refusal: unknown): FrameOutcome | undefined {
+  #refuseNewest(refusal: unknown, gateTimings: StageTimings): FrameOutcome | undefined {
     if (!(refusal instanceof DetectdError)) throw refusal;
     const taken = this.#slot.take();
     if (!taken) return undefined;
@@ -222,6 +224,7 @@ export class StreamSession {
     const { frame, sequence } = taken.frame;
     const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
     const call = newCallContext(`${this.#options.streamId}#${sequence}`, taken.frame.receivedAt);
+    Object.assign(call.timings, gateTimings);
     call.service = this.#options.service;
     call.errorCode = refusal.code;
     this.#count('failed');
@@ -229,12 +232,13 @@ export class StreamSession {
     return { kind: 'error', ...identity, error: refusal };
   }
 
-  async #analyse(pending: PendingFrame, turn: ModelTurn): Promise<FrameOutcome | undefined> {
+  async #analyse(pending: PendingFrame, turn: ModelTurn, gateTimings: StageTimings): Promise<FrameOutcome | undefined> {
     const { model, analysisLimits, streamId, task, service } = this.#options;
     const { frame, sequence } = pending;
     const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
     const started = performance.now();
     const call = newCallContext(`${streamId}#${sequence}`, pending.receivedAt);
+    Object.assign(call.timings, gateTimings);
     call.service = service;
     call.model = model.detector.name;
     // A frame that waits longer than the deadline for the model is stale; ending the stream stops the wait too.

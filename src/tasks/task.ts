@@ -61,12 +61,24 @@ export interface FrameAnalysis {
   readonly visualizedImage?: string;
 }
 
-/** A DeepStack / CodeProject.AI route a task answers (README "Moving from DeepStack / CodeProject.AI"). */
+/**
+ * A DeepStack / CodeProject.AI route a task answers (README "Moving from DeepStack /
+ * CodeProject.AI"): a POST of a multipart form, keyed, through the gate. The DeepStack door's route
+ * table takes it as it is, for its router and the OpenAPI document.
+ */
 export interface DeepStackRoute {
-  /** Express path; a `:model` segment names a loaded model instead of the service's. */
+  /** Express path; a `:model` segment names a loaded model (name or alias) instead of the service's. */
   readonly path: string;
   /** CodeProject.AI's `command` in the answer. */
   readonly command: string;
+  readonly operationId: string;
+  readonly summary: string;
+  /** The form fields it reads, with what each means. */
+  readonly formFields: Readonly<Record<string, string>>;
+  /** The success answer's fields, for the reference. */
+  readonly answer: string;
+  /** Failure statuses and when, for the reference. */
+  readonly failures: Readonly<Record<string, string>>;
 }
 
 /** The task's side of the DeepStack door: which routes it answers, and one image with DeepStack's `min_confidence` → what it found. */

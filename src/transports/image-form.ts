@@ -31,15 +31,15 @@ const malformed = (message: string) => new DetectdError('invalid_multipart', mes
 /** busboy's own complaint (bad framing, a form cut short) in our terms. */
 const malformedBody = (error: Error) => malformed(`malformed multipart body: ${error.message}`);
 
+/** A request, or a body already read whole, with the request's headers. */
+export type FormSource = Readable & { readonly headers: IncomingHttpHeaders; readonly complete?: boolean };
+
 /**
  * Reads a `multipart/form-data` body with busboy (streaming): at most one file, in the `image`
  * field, of at most `maxBodyBytes`, and a few short text fields. Failures are DetectdErrors:
  * `invalid_multipart` for a form that breaks the rules, `payload_too_large` past the body limit.
- * On failure the rest of the body is left unread (the HTTP server discards it).
+ * On failure the rest of the body is read and discarded unparsed.
  */
-/** A request, or a body already read whole, with the request's headers. */
-export type FormSource = Readable & { readonly headers: IncomingHttpHeaders; readonly complete?: boolean };
-
 export function readImageForm(request: FormSource, options: ImageFormOptions): Promise<ImageForm> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
@@ -112,6 +112,8 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
         resolve({ image: bytes, fields });
       }, fail);
     });
+    // The gate's bounded reader fails its stream with the reason (413, 408, 503, a bad encoding).
+    request.once('error', fail);
     request.on('close', () => {
       // A request knows whether all of its body came; a body read whole beforehand has no such flag and is complete.
       if (request.complete === false) fail(new DetectdError('invalid_request', 'request body was cut short'));

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { RawData, WebSocket } from 'ws';
 import type { StreamSettings } from '../config.js';
+import type { StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
@@ -110,7 +111,7 @@ export function serveWebSocketStream(
   const send: Send = (message) => new Promise((resolve) => socket.send(message, () => resolve()));
   const codec = codecFor(send);
   // Every frame passes the gate's limits before the model: a refused frame gets its error and the stream goes on.
-  const admitFrame = () => door.gate.admitFrame(stream.service);
+  const admitFrame = (timings: StageTimings) => door.gate.admitFrame(stream.service, timings);
   const session = new StreamSession({ ...stream, admitFrame, analysisLimits, calls, metrics, logger }, (outcome) => send(codec.outcome(outcome)));
   const close = (code: number, reason: string) => socket.close(code, closeReason(reason));
   const liveness = new Liveness(settings, {

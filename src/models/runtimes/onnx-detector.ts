@@ -5,26 +5,12 @@ import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
 import { sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
-import { modelNameOf } from '../model-repository.js';
+import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
 import { toImageDetections } from '../postprocess.js';
 import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
 import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
 
-export interface OnnxDetectorSettings {
-  /** ONNX Runtime intra-op threads of a run that has the model to itself. */
-  readonly threads: number;
-  /** Runs in flight at once, each in its own session and worker thread, sharing the threads. */
-  readonly concurrency: number;
-  readonly nmsIou: number;
-}
-
-/** An ONNX detector and what it was loaded with, for the start-up log and `detectd models list`. */
-export interface OnnxDetector extends Detector {
-  readonly settings: OnnxDetectorSettings;
-  /** Where its labels came from: `configuration`, `metadata`, `coco-80`, or `family` (a face family's ['face']). */
-  readonly labelSource: string;
-}
 
 /** A reusable input tensor's values (shared with the inference workers) and the geometry it was last filled with. */
 interface InputBuffer {
@@ -50,12 +36,12 @@ function chooseFamily(modelPath: string, named: string | undefined, outputDims: 
  * configuration file overrides `defaults` and what the model file's metadata says; every reason
  * not to serve the model throws ModelRefused.
  */
-export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetectorSettings): Promise<OnnxDetector> {
+export async function loadOnnxDetector(modelPath: string, defaults: InferenceSettings): Promise<FileDetector> {
   let pool: OnnxSessionPool | undefined;
   try {
     const facts = await readModelFacts(modelPath);
     const { description } = facts;
-    const settings: OnnxDetectorSettings = {
+    const settings: InferenceSettings = {
       threads: description.threads ?? defaults.threads,
       concurrency: description.concurrency ?? defaults.concurrency,
       nmsIou: description.nmsIou ?? defaults.nmsIou,
@@ -81,7 +67,8 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
     const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[input.buffer].data, dims, alone);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output, inputSize, options.minScore);
-      return toImageDetections(candidates, input.transform, input.image, { ...options, nmsIou: family.needsNms ? settings.nmsIou : undefined });
+      const maxDetections = Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
+      return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections, nmsIou: family.needsNms ? settings.nmsIou : undefined });
     };
 
     return {
@@ -89,6 +76,9 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
       kind: 'objects',
       family: family.name,
       runtime: 'onnxruntime-node',
+      // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
+      device: 'CPU',
+      aliases: description.aliases ?? [],
       labels: categories.labels,
       parents: categories.parents,
       inputSize: { width: inputSize, height: inputSize },
@@ -107,3 +97,5 @@ export async function loadOnnxDetector(modelPath: string, defaults: OnnxDetector
     throw new ModelRefused(modelPath, (error as Error).message);
   }
 }
+
+/** ONNX Runtime, as the model repository's runtime table lists it. */

@@ -3,10 +3,9 @@ import { stretchInto } from '../../vision/stretch.js';
 import { ultraface } from '../families/ultraface.js';
 import { readModelDescription } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
-import { modelNameOf } from '../model-repository.js';
 import { toImageDetections } from '../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../types.js';
-import type { OnnxDetector, OnnxDetectorSettings } from './onnx-detector.js';
+import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
 
 /**
@@ -15,11 +14,11 @@ import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
  * family's 0.3, not the server's object setting), but its input is the model's fixed, not square,
  * size with the whole image stretched over it. Every reason not to serve it throws ModelRefused.
  */
-export async function loadOnnxFaceDetector(modelPath: string, defaults: OnnxDetectorSettings): Promise<OnnxDetector> {
+export async function loadOnnxFaceDetector(modelPath: string, defaults: InferenceSettings): Promise<FileDetector> {
   let pool: OnnxSessionPool | undefined;
   try {
     const description = await readModelDescription(modelPath);
-    const settings: OnnxDetectorSettings = {
+    const settings: InferenceSettings = {
       threads: description.threads ?? defaults.threads,
       concurrency: description.concurrency ?? defaults.concurrency,
       nmsIou: description.nmsIou ?? ultraface.nmsIou,
@@ -48,6 +47,9 @@ export async function loadOnnxFaceDetector(modelPath: string, defaults: OnnxDete
       kind: 'faces',
       family: ultraface.name,
       runtime: 'onnxruntime-node',
+      // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
+      device: 'CPU',
+      aliases: description.aliases ?? [],
       labels: ['face'],
       parents: ['person'],
       inputSize: { width, height },

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RunRequest, ThreadedDetectorSpec, WorkerMessage, WorkerModel } from './threaded-detector-protocol.js';
+import type { RunRequest, ThreadedDetectorSpec, ThreadedRuntimeModule, WorkerMessage } from './threaded-detector-protocol.js';
 
 /**
  * Worker-thread entry: loads one model and runs it on the images it is sent. Runtimes whose
@@ -10,8 +10,8 @@ const port = parentPort!;
 const spec = workerData as ThreadedDetectorSpec;
 const post = (message: WorkerMessage) => port.postMessage(message);
 
-const module = (await import(spec.moduleUrl)) as Record<string, (options: { logger: (message: string) => void }) => Promise<WorkerModel>>;
-const model = await module[spec.loaderName]({ logger: (message) => post({ type: 'log', message }) });
+const module = (await import(spec.moduleUrl)) as ThreadedRuntimeModule;
+const model = await module.loadWorkerModel({ logger: (message) => post({ type: 'log', message }) });
 // The first call compiles kernels (~1 s for CenterNet): pay it at start-up, not on a request.
 const side = 64;
 await model.run({ width: side, height: side, data: Buffer.alloc(side * side * 3, 114) });

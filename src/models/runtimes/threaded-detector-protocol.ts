@@ -3,13 +3,16 @@ import type { Detector, RawOutput } from '../types.js';
 
 /** What the parent tells a detector worker to load. */
 export interface ThreadedDetectorSpec {
-  /** URL of the module exporting the loader. */
+  /** URL of a ThreadedRuntimeModule. */
   readonly moduleUrl: string;
-  /** Name of the exported `(options: { logger }) => Promise<WorkerModel>` loader. */
-  readonly loaderName: string;
 }
 
-export type DetectorSummary = Pick<Detector, 'name' | 'family' | 'runtime' | 'kind' | 'labels' | 'parents' | 'inputSize'>;
+/** A runtime module that runs in a detector worker (runtimes/tfjs/centernet.ts): every one exports its loader under this one name. */
+export interface ThreadedRuntimeModule {
+  loadWorkerModel(options: { logger: (message: string) => void }): Promise<WorkerModel>;
+}
+
+export type DetectorSummary = Pick<Detector, 'name' | 'kind' | 'family' | 'runtime' | 'device' | 'aliases' | 'labels' | 'parents' | 'inputSize'>;
 
 /** A model as loaded inside the worker: the image goes in whole, the raw output comes back. */
 export interface WorkerModel {

@@ -5,6 +5,7 @@ import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { DetectedObject } from '../detected-object.js';
 import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
+import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
 import { uploadCommand } from '../example-command.js';
 import { decodeRawData } from '../raw-data.js';
 import { GENERIC_PARENT } from '../../models/coco-categories.js';
@@ -110,12 +111,9 @@ async function analyseFrame(image: Buffer, parameters: DetectionParameters, call
   return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
 }
 
-/** DeepStack's object detection: the service's model, or a loaded model by name (`custom`). */
+/** DeepStack's object detection (deepstack-routes.ts): the service's model, or a loaded model by name or alias. */
 const deepStack: DeepStackSide = {
-  routes: [
-    { path: '/v1/vision/detection', command: 'detect' },
-    { path: '/v1/vision/custom/:model', command: 'custom' },
-  ],
+  routes: DEEPSTACK_DETECTION_ROUTES,
   async analyse(image, minConfidence, call): Promise<readonly DetectedObject[]> {
     const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
     const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);

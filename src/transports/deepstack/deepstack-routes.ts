@@ -3,21 +3,29 @@ import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
+import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
+import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { DeepStackRoute, Task } from '../../tasks/task.js';
 import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
-import { DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
+import { type CallFacts, customModelList, DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { updateAnswer, versionAnswer } from './server-status.js';
 
 export interface DeepStackDependencies {
+  /** Every keyed call passes it: authentication, service state, limits, the bounded body, admission. */
   readonly gate: Gate;
   /** Each task with a DeepStack side answers its routes (Task.deepStack). */
   readonly tasks: TaskTable;
+  /** The loaded models, for the custom model list only. */
+  readonly models: ModelSchedulers;
   /** The body limit, for the multipart parser's own count. */
   readonly maxBodyBytes: number;
+  /** detectd's version, which the status routes answer. */
+  readonly version: string;
   readonly logger: Logger;
 }
 
@@ -34,52 +42,89 @@ function minConfidence(fields: ImageForm['fields']): number {
   return value;
 }
 
+/** A body that may carry form fields: multipart, or URL-encoded (busboy reads both). */
+const isForm = (contentType: string | undefined) => isMultipartForm(contentType) || /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(contentType ?? '');
+
 const NO_FORM: ImageForm = { image: undefined, fields: [] };
 
 /**
- * DeepStack's and CodeProject.AI Server's routes, so that the software written for them (Blue
- * Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's `deepstack` detector) works
- * unchanged: each task's routes (object detection: `POST /v1/vision/detection` with the service's
- * model, `POST /v1/vision/custom/<model>` with a loaded model by name), a multipart form with an
- * `image` file, `min_confidence` and `api_key`. Every call passes the gate: the key in
- * `Authorization` is checked before the body is read; a key in the form, or none at all (a service
- * that accepts keyless calls from the caller's address), once the gate's bounded reader has it.
+ * DeepStack's and CodeProject.AI Server's routes (deepstack-route-table.ts), so that the software
+ * written for them (Blue Iris, Agent DVR, Home Assistant's deepstack integrations, Frigate's
+ * `deepstack` detector) works unchanged: each task's routes (object detection: `POST
+ * /v1/vision/detection` with the service's model, `POST /v1/vision/custom/<model>` with a loaded
+ * model by name or alias), a multipart form with an `image` file, `min_confidence` and `api_key`.
+ * Every such call passes the gate: a key in `Authorization` is checked before the body is read; a
+ * key in a field ahead of the image before the image is read; with none at all, a service that
+ * accepts keyless calls from the caller's address answers. Beside them, CodeProject.AI's
+ * housekeeping calls: the custom model list, the ping and the update check.
+ * (No model is named `list`: start-up refuses it, DEEPSTACK_RESERVED_MODEL_NAMES.)
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
-  const { gate, tasks, maxBodyBytes, logger } = dependencies;
+  const { gate, tasks, models, maxBodyBytes, logger } = dependencies;
+  const customModelNames = models.registry.detectors.flatMap((detector) => [detector.name, ...detector.aliases]);
+  const table = deepStackRouteTable(tasks);
+  const paths = pathsOf(table);
   const router = Router();
 
-  const answer = (task: Task, route: DeepStackRoute): RequestHandler => async (request, response) => {
+  const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
+    const task = route.task!;
     const context = contextOf(response);
     const multipart = isMultipartForm(request.get('content-type'));
-    let form = NO_FORM;
-    const readForm = async (body: Buffer) => {
-      if (multipart) form = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
-      return form;
-    };
-    const pass = await gate.passHttp(request, response, context, {
-      task,
-      head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
-      inBody: async (body) => ({ apiKey: fieldKey((await readForm(body)).fields) }),
-      modelName: request.params.model === undefined ? undefined : String(request.params.model),
-      counted: (standings) => setRateLimitHeaders(response, standings),
-    });
-    if (form === NO_FORM) await readForm(pass.body);
+    const pass = await gate.passHttpWithBodyCredentials(
+      request,
+      response,
+      context,
+      {
+        task,
+        head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
+        modelName: request.params.model === undefined ? undefined : String(request.params.model),
+        counted: (standings) => setRateLimitHeaders(response, standings),
+      },
+      async (body, letIn): Promise<ImageForm> => {
+        // A key in a field sent ahead of the image (as DeepStack's clients send it) is checked before the image is read.
+        const beforeImage = async (fields: ImageForm['fields']) => {
+          const key = fieldKey(fields);
+          if (key) await letIn({ apiKey: key });
+        };
+        const form = multipart ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage }) : (await collectBody(body), NO_FORM);
+        await letIn({ apiKey: fieldKey(form.fields) });
+        return form;
+      },
+    );
+    const form = pass.body;
     if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
     const found = await task.deepStack!.analyse(form.image, minConfidence(form.fields), pass.taskCall('v1'));
-    response.json(deepStackSuccess(found, { command: route.command, timings: context.timings, startedAt: context.startedAt }));
+    response.json(deepStackSuccess(found, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.model.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
-  const paths: string[] = [];
-  for (const task of tasks.all) {
-    for (const route of task.deepStack?.routes ?? []) {
-      // One registration per path: the metrics label a request by its route's pattern.
-      router.post(route.path, answer(task, route));
-      router.all(route.path, () => {
-        throw new DetectdError('method_not_allowed', 'use POST');
-      });
-      paths.push(route.path);
-    }
+  // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).
+  const listCustomModels: RequestHandler = async (request, response) => {
+    const context = contextOf(response);
+    const body = await gate.receive(request, response);
+    const form = isForm(request.get('content-type')) ? await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes }) : NO_FORM;
+    const key = apiKeyFromAuthorization(request.get('authorization')) ?? fieldKey(form.fields);
+    if (key) await gate.checkKey(key, table.flatMap((route) => route.task ?? []));
+    const call: CallFacts = { command: 'list-custom', requestId: context.requestId, inferenceDevice: models.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt };
+    response.json(customModelList(customModelNames, call));
+  };
+
+  const handlers: Record<Exclude<DeepStackHandlerName, 'analyse'>, RequestHandler> = {
+    listCustomModels,
+    version: (_request, response) => {
+      response.json(versionAnswer(dependencies.version));
+    },
+    updateCheck: (_request, response) => {
+      response.json(updateAnswer(dependencies.version));
+    },
+  };
+  // One registration per route: the metrics label a request by its route's pattern.
+  for (const route of table) router[route.method](route.path, route.handler === 'analyse' ? analyse(route) : handlers[route.handler]);
+  for (const path of paths) {
+    const allowed = table.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
+    router.all(path, (_request, response) => {
+      response.set('Allow', allowed.join(', '));
+      throw new DetectdError('method_not_allowed', `use ${allowed.join(' or ')}`);
+    });
   }
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.

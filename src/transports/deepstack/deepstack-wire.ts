@@ -21,17 +21,20 @@ export interface Prediction {
   y_max: number;
 }
 
-export interface DeepStackSuccess {
-  success: true;
-  predictions: Prediction[];
-  /** DeepStack's field: milliseconds in the server. */
-  duration: number;
-  // CodeProject.AI Server's additions.
-  count: number;
+/**
+ * The fields CodeProject.AI Server adds to every answer of a module (its SDK's module runner and the
+ * server's route outputs): who answered, on what device, for which request, and how long it took.
+ */
+export interface CodeProjectFields {
   message: string;
+  /** CodeProject.AI's command: the route's (`detect` on /v1/vision/detection, `custom` on /v1/vision/custom/<model>, …), or `list-custom` (/v1/vision/custom/list). */
   command: string;
   moduleId: string;
   moduleName: string;
+  /** The X-Request-Id of the call. */
+  requestId: string;
+  /** `CPU`, or the execution provider in use. */
+  inferenceDevice: string;
   inferenceMs: number;
   processMs: number;
   analysisRoundTripMs: number;
@@ -40,11 +43,35 @@ export interface DeepStackSuccess {
   code: 200;
 }
 
+export interface DeepStackSuccess extends CodeProjectFields {
+  success: true;
+  predictions: Prediction[];
+  /** DeepStack's field: milliseconds in the server. */
+  duration: number;
+  count: number;
+}
+
+/** CodeProject.AI's `list-custom` answer: the names `/v1/vision/custom/<model>` accepts. */
+export interface CustomModelList extends CodeProjectFields {
+  success: true;
+  models: string[];
+}
+
 export interface DeepStackFailure {
   success: false;
   error: string;
   duration: 0;
   code: number;
+}
+
+/** What every answer's CodeProject.AI fields are made of. */
+export interface CallFacts {
+  readonly command: CodeProjectFields['command'];
+  readonly requestId: string;
+  readonly inferenceDevice: string;
+  readonly timings: StageTimings;
+  /** performance.now() when the call arrived. */
+  readonly startedAt: number;
 }
 
 const MODULE = 'detectd';
@@ -57,10 +84,24 @@ function foundMessage(labels: readonly string[]): string {
   return `Found ${distinct.slice(0, 3).join(', ')}${distinct.length > 3 ? '...' : ''}`;
 }
 
-export function deepStackSuccess(
-  objects: readonly DetectedObject[],
-  details: { command: DeepStackSuccess['command']; timings: StageTimings; startedAt: number },
-): DeepStackSuccess {
+function codeProjectFields(message: string, call: CallFacts): CodeProjectFields {
+  return {
+    message,
+    command: call.command,
+    moduleId: MODULE,
+    moduleName: MODULE,
+    requestId: call.requestId,
+    inferenceDevice: call.inferenceDevice,
+    inferenceMs: Math.round(call.timings.inference ?? 0),
+    processMs: Math.round(PROCESS_STAGES.reduce((sum, stage) => sum + (call.timings[stage] ?? 0), 0)),
+    analysisRoundTripMs: Math.round(performance.now() - call.startedAt),
+    processedBy: MODULE,
+    timestampUTC: new Date().toUTCString(),
+    code: 200,
+  };
+}
+
+export function deepStackSuccess(objects: readonly DetectedObject[], call: CallFacts): DeepStackSuccess {
   const predictions = objects.map(({ name, confidence, bounding_box: box }) => ({
     label: name,
     confidence,
@@ -69,23 +110,12 @@ export function deepStackSuccess(
     x_max: box.right,
     y_max: box.bottom,
   }));
-  const roundTrip = Math.round(performance.now() - details.startedAt);
-  return {
-    success: true,
-    predictions,
-    duration: roundTrip,
-    count: predictions.length,
-    message: foundMessage(predictions.map((prediction) => prediction.label)),
-    command: details.command,
-    moduleId: MODULE,
-    moduleName: MODULE,
-    inferenceMs: Math.round(details.timings.inference ?? 0),
-    processMs: Math.round(PROCESS_STAGES.reduce((sum, stage) => sum + (details.timings[stage] ?? 0), 0)),
-    analysisRoundTripMs: roundTrip,
-    processedBy: MODULE,
-    timestampUTC: new Date().toUTCString(),
-    code: 200,
-  };
+  const fields = codeProjectFields(foundMessage(predictions.map((prediction) => prediction.label)), call);
+  return { success: true, predictions, duration: fields.analysisRoundTripMs, count: predictions.length, ...fields };
+}
+
+export function customModelList(models: string[], call: CallFacts): CustomModelList {
+  return { success: true, models, ...codeProjectFields(`${models.length} custom model${models.length === 1 ? '' : 's'} found`, call) };
 }
 
 /**

@@ -3,9 +3,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { DetectdError } from '../../core/errors.js';
 import type { CallRecorder } from '../../core/call-recorder.js';
-import type { TaskTable } from '../../tasks/task-table.js';
 import { type DetectionRouteDependencies, detectionRoutes } from './detection-routes.js';
-import { docsRoutes } from './docs-routes.js';
+import { type DocsDependencies, docsRoutes } from './docs-routes.js';
 import { errorHandler } from './error-handler.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import { httpMetrics } from './http-metrics.js';
@@ -19,9 +18,8 @@ export interface AppDependencies {
   /** Routers of other front doors that answer over this HTTP server (the video stream's token and demo routes, …), mounted before the API routes. */
   readonly frontDoors: readonly Router[];
   readonly readiness: Readiness;
-  readonly openApi: Record<string, unknown>;
-  /** The task table, for the docs page. */
-  readonly tasks: TaskTable;
+  /** The API reference: /openapi.json and /docs. */
+  readonly docs: DocsDependencies;
   readonly calls: CallRecorder;
   /** The process's Prometheus registry, served at /metrics. */
   readonly metrics: Registry;
@@ -39,7 +37,7 @@ export function createApp(dependencies: AppDependencies): Express {
     next();
   });
   app.use(healthRoutes(dependencies.readiness, dependencies.metrics));
-  app.use(docsRoutes(dependencies.openApi, dependencies.tasks));
+  app.use(docsRoutes(dependencies.docs));
   for (const router of dependencies.frontDoors) app.use(router);
   app.use(detectionRoutes(dependencies.detection));
   app.use(() => {

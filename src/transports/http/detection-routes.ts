@@ -18,7 +18,7 @@ export interface DetectionRouteDependencies {
   readonly maxBodyBytes: number;
 }
 
-/** A JSON body from which on parsing and base64 decoding are given separate turns of the event loop. */
+/** From this size on, a JSON body's parsing and its base64 decode get separate turns of the event loop. */
 const LARGE_BODY_BYTES = 256 * 1024;
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 const IMAGE_CONTENT_TYPE = /^image\/[\w.+-]+\s*(?:;|$)/i;

@@ -1,15 +1,54 @@
-import { Router } from 'express';
-import type { TaskTable } from '../../tasks/task-table.js';
-import { renderDocsPage } from './docs-page.js';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express, { type RequestHandler, Router } from 'express';
+import { packageRoot } from '../../package-root.js';
+import { baseUrlOf } from '../base-url.js';
 
-export function docsRoutes(openApi: Record<string, unknown>, tasks: TaskTable): Router {
+export interface DocsDependencies {
+  /** The OpenAPI document for callers who reach this server at `serverUrl`. */
+  readonly openApi: (serverUrl: string) => Record<string, unknown>;
+  /** DETECTD_PUBLIC_URL: the base URL callers reach the server at, when it is not the request's own. */
+  readonly publicUrl: string | undefined;
+}
+
+/** Swagger UI's files, from the installed package: detectd works offline, so never from a CDN. */
+const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+/** The two files the reference page loads; the package's other files (its demo page among them) are not served. */
+const SWAGGER_UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'];
+const DOCS_ASSETS_DIR = path.join(packageRoot(), 'assets', 'docs');
+
+/**
+ * The page runs Swagger UI and its own script, both from this server; "try it" calls this server.
+ * Swagger UI's stylesheet draws its icons as data: URLs, and shows an image answer as a blob: URL.
+ */
+const securityHeaders: RequestHandler = (_request, response, next) => {
+  response.setHeader(
+    'Content-Security-Policy',
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  );
+  response.setHeader('X-Content-Type-Options', 'nosniff');
+  response.setHeader('Referrer-Policy', 'same-origin');
+  next();
+};
+
+/**
+ * The API reference: `/openapi.json` (its `servers` and examples aimed at the base URL the caller
+ * reached) and `/docs`, an interactive reference (Swagger UI) generated from it, where a key and an
+ * image can be tried.
+ */
+export function docsRoutes(dependencies: DocsDependencies): Router {
   const router = Router();
-  const page = renderDocsPage(openApi, tasks);
-  router.get('/openapi.json', (_request, response) => {
-    response.json(openApi);
+  router.get('/openapi.json', (request, response) => {
+    response.json(dependencies.openApi(baseUrlOf(request, dependencies.publicUrl)));
   });
-  router.get('/docs', (_request, response) => {
-    response.type('html').send(page);
+  router.get('/docs', securityHeaders, (_request, response) => {
+    response.sendFile('docs.html', { root: DOCS_ASSETS_DIR });
   });
+  router.use('/docs/assets', express.static(DOCS_ASSETS_DIR, { maxAge: '1h', index: false }));
+  for (const file of SWAGGER_UI_FILES) {
+    router.get(`/docs/swagger-ui/${file}`, (_request, response) => {
+      response.sendFile(file, { root: SWAGGER_UI_DIR, maxAge: '1h' });
+    });
+  }
   return router;
 }

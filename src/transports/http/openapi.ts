@@ -55,24 +55,35 @@ function componentName(schemas: SchemaCatalogue, name: string): string {
   return title;
 }
 
-function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue): Record<string, unknown> {
+/** Where a version of a task is served. */
+const taskPath = (task: Task, version: ApiVersion) => (version === 'v1' ? `/api/v1/${task.type}` : `/api/${task.type}`);
+
+function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue, serverUrl: string): Record<string, unknown> {
   const names = parameterNames(task.parameters, version);
-  const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', description: task.parameters[name].description }]));
+  // With its default, a field that "try it" fills in is valid as it stands.
+  const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', default: task.parameters[name].defaultValue, description: task.parameters[name].description }]));
+  // The README's example, from the same generator, aimed at this server.
+  const example = task.exampleCommand(serverUrl + taskPath(task, 'v1'), 'dog.jpg');
   const parameters = names
     .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
   return {
     summary: version === 'v1' ? task.summary : `${task.summary} (legacy path)`,
     operationId: `${task.type}-${version}`,
+    tags: [task.type],
     security: [{ ApiKey: [] }],
-    description: `The image comes as base64 in JSON, as the body itself (\`image/*\`, parameters in the query string) or as the \`image\` file of a multipart form (parameters as fields); the response is the same.\n\nConfiguration parameters:\n${parameters}`,
+    description:
+      `The image comes as the \`image\` file of a multipart form (parameters as fields), as the body itself (\`image/*\`, parameters in the query string) or as base64 in JSON; the response is the same.\n\n` +
+      `Example, with the key in \`DETECTD_API_KEY\` and an image \`dog.jpg\` in the current folder (Linux and macOS):\n\n\`\`\`sh\n${example}\n\`\`\`\n\n` +
+      `Configuration parameters:\n${parameters}`,
     parameters: names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `With an \`image/*\` body only. ${task.parameters[name].description}` })),
     requestBody: {
       required: true,
+      // The form first: the reference's "try it" offers the first, and an upload is what most callers send.
       content: {
-        'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } },
-        'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
         'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'image/*' }, ...textFields } } },
+        'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
+        'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } },
       },
     },
     responses: {
@@ -85,48 +96,14 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
   };
 }
 
-/** DeepStack's and CodeProject.AI's detection routes (README "Moving from DeepStack / CodeProject.AI"). */
-function deepStackPaths(): Record<string, unknown> {
-  const operation = (operationId: string, summary: string, parameters: unknown[]) => ({
-    summary,
-    operationId,
-    description: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address. Errors: `{"success": false, "error", "duration": 0, "code"}`.',
-    parameters,
-    requestBody: {
-      required: true,
-      content: {
-        'multipart/form-data': {
-          schema: {
-            type: 'object',
-            properties: {
-              image: { type: 'string', contentMediaType: 'image/*' },
-              min_confidence: { type: 'string', description: 'A number from 0 to 1; default 0.4.' },
-              api_key: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
-    responses: {
-      '200': { description: '`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "duration", "count", "message", "inferenceMs", "processMs", "analysisRoundTripMs", …}`' },
-      '400': { description: 'No image, a bad image or form, a bad `min_confidence`.' },
-      '401': { description: 'Missing or wrong key.' },
-      '404': { description: 'No such custom model.' },
-      '503': { description: 'Overloaded or past the deadline.' },
-    },
-  });
-  return {
-    '/v1/vision/detection': { post: operation('deepstack-detection', 'DeepStack / CodeProject.AI object detection (the service\'s model)', []) },
-    '/v1/vision/custom/{model}': {
-      post: operation('deepstack-custom', 'DeepStack / CodeProject.AI object detection with a loaded model by name', [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }]),
-    },
-  };
-}
+/** The groups of operations besides one per task, in the order the reference shows them after the tasks. */
+const TAGS = { streams: 'video streams', deepStack: 'DeepStack / CodeProject.AI', health: 'health' } as const;
 
 /** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (README "Nvision protocol"). */
 const NVISION_STREAM_OPERATION = {
   summary: 'Real-time video analysis over WebSocket in the Nvision protocol (upgrade request; the official SDK\'s stream)',
   operationId: 'openNvisionStream',
+  tags: [TAGS.streams],
   description:
     'Send the API key (or a stream token) as the WebSocket subprotocol (`Sec-WebSocket-Protocol`); it is echoed in the 101. `Authorization: ApiKey <key>` and `?token=` work too. ' +
     'Every message both ways is one binary protobuf `NvisionRequest` (schemas/nvision.proto); a text message closes the stream with 4400.',
@@ -151,6 +128,7 @@ function streamOperations(task: Task): Record<string, Record<string, unknown>> {
       post: {
         summary: 'Trade the API key for a single-use video stream token (for browsers, whose WebSocket cannot send headers)',
         operationId: id('createStreamToken'),
+        tags: [TAGS.streams],
         security: [{ ApiKey: [] }],
         responses: {
           '201': { description: 'A token for one stream.', content: { 'application/json': { schema: { $ref: '#/components/schemas/StreamTokenResponse' } } } },
@@ -162,6 +140,7 @@ function streamOperations(task: Task): Record<string, Record<string, unknown>> {
       get: {
         summary: 'Real-time video analysis over WebSocket (upgrade request)',
         operationId: id('openVideoStream'),
+        tags: [TAGS.streams],
         security: [{ ApiKey: [] }],
         description: 'Authenticate with `Authorization: ApiKey <key>`, or with `?token=` from a stream token. Messages: schemas/stream-client-message.json, schemas/stream-server-message.json.',
         parameters: [{ name: 'token', in: 'query', required: false, schema: { type: 'string' } }],
@@ -174,7 +153,7 @@ function streamOperations(task: Task): Record<string, Record<string, unknown>> {
   };
 }
 
-type PathItems = Record<string, Record<string, unknown>>;
+export type PathItems = Record<string, Record<string, unknown>>;
 
 /** Path items of `extra` added to `paths`, operation by operation (the Nvision stream's GET shares the image API's path). */
 function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
@@ -183,8 +162,12 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
   return merged;
 }
 
-/** The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters) and the error table. */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, tasks: TaskTable): Record<string, unknown> {
+/**
+ * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters, examples), the
+ * error table, and the path items of the front doors that describe their own routes (DeepStack's table),
+ * for callers who reach this server at `serverUrl` (its `servers`, the examples).
+ */
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string, frontDoorPaths: PathItems, tasks: TaskTable): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
   errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
@@ -196,20 +179,29 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
       description:
         'Self-hosted object detection. Send an image (a form upload, the raw bytes, or base64 in JSON), get the objects in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) `predict()` and the Python SDK\'s requests are tested against this server.',
     },
+    servers: [{ url: serverUrl, description: 'this server' }],
+    tags: [
+      ...tasks.all.map((task) => ({ name: task.type, description: task.summary })),
+      { name: TAGS.streams, description: 'WebSocket upgrades: described here, opened by a WebSocket client (README "Video stream"); /stream-demo tries one.' },
+      { name: TAGS.deepStack, description: 'The routes DeepStack and CodeProject.AI clients (Blue Iris, Frigate, Agent DVR, Home Assistant) call.' },
+      { name: TAGS.health, description: 'For load balancers and orchestrators.' },
+    ],
     paths: mergePathItems({
       ...Object.fromEntries(
-        tasks.all.flatMap((task) => [
-          [`/api/v1/${task.type}`, { post: taskOperation(task, 'v1', schemas) }],
-          [`/api/${task.type}`, { post: taskOperation(task, 'legacy', schemas) }],
-        ]),
+        tasks.all.flatMap((task) => (['v1', 'legacy'] as const).map((version) => [taskPath(task, version), { post: taskOperation(task, version, schemas, serverUrl) }])),
       ),
-      '/healthz': { get: { summary: 'Process is up', responses: { '200': { description: 'OK' } } } },
-      '/readyz': { get: { summary: 'Model loaded and database reachable', responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
-      ...deepStackPaths(),
+      '/healthz': { get: { summary: 'Process is up', tags: [TAGS.health], responses: { '200': { description: 'OK' } } } },
+      '/readyz': { get: { summary: 'Model loaded and database reachable', tags: [TAGS.health], responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },
+      ...frontDoorPaths,
     }, Object.assign({}, ...tasks.all.map(streamOperations))),
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do).' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do). In /docs, paste the key alone: the page sends it as `ApiKey <key>`.',
+        },
       },
       schemas: {
         ...Object.fromEntries(tasks.all.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),

@@ -4,7 +4,7 @@ import { contextOf } from '../request-context.js';
 import { whenAnswered } from './when-answered.js';
 
 /**
- * Hands every HTTP request to `recordCall` once it is answered or abandoned: one log line
+ * Hands every HTTP request to `CallRecorder.record` once it is answered or abandoned: one log line
  * (method, path without the query, status, bytes in — never headers, keys or image data),
  * metrics, and usage when its key reached a service.
  */

@@ -42,7 +42,7 @@ function anchorCentres(inputSize: number): Float32Array {
   return Float32Array.from(centres);
 }
 
-export async function loadBlazeFace(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
+export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
   const log = options.logger ?? (() => {});
   const runtime = await tfjsBackend(log);
   const modelPath = packageFile('@vladmandic/human', 'models', 'blazeface.json');
@@ -100,7 +100,7 @@ export async function loadBlazeFace(options: { logger?: (msg: string) => void })
   }
 
   return {
-    summary: { name: EMBEDDED_FACE_MODEL_NAME, family: 'blazeface', runtime, kind: 'faces', labels: ['face'], parents: ['person'], inputSize: { width: size, height: size } },
+    summary: { name: EMBEDDED_FACE_MODEL_NAME, kind: 'faces', family: 'blazeface', runtime, device: 'CPU', aliases: [], labels: ['face'], parents: ['person'], inputSize: { width: size, height: size } },
     run,
     dispose: () => model.dispose(),
   };

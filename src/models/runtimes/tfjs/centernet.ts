@@ -17,7 +17,7 @@ import { graphModelFile, packageFile, tfjsBackend } from './tfjs-backend.js';
 const INPUT_NAME = 'tower_0/images';
 const OUTPUT_NAME = 'tower_0/detections';
 
-export async function loadCenterNet(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
+export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel> {
   const log = options.logger ?? (() => {});
   const runtime = await tfjsBackend(log);
   const modelPath = packageFile('@vladmandic/human', 'models', 'centernet.json');
@@ -46,7 +46,8 @@ export async function loadCenterNet(options: { logger?: (msg: string) => void })
   }
 
   return {
-    summary: { name: EMBEDDED_MODEL_NAME, family: 'centernet', runtime, kind: 'objects', labels: COCO_LABELS, parents: COCO_LABELS.map(parentOf), inputSize: { width, height } },
+    // Both backends (wasm, tfjs-node) run on the CPU.
+    summary: { name: EMBEDDED_MODEL_NAME, kind: 'objects', family: 'centernet', runtime, device: 'CPU', aliases: [], labels: COCO_LABELS, parents: COCO_LABELS.map(parentOf), inputSize: { width, height } },
     run,
     dispose: () => model.dispose(),
   };

@@ -1,0 +1,52 @@
+import type { TaskTable } from '../../tasks/task-table.js';
+import { type DeepStackAccess, type DeepStackRoute, deepStackRouteTable } from './deepstack-route-table.js';
+
+const ACCESS: Record<DeepStackAccess, string> = {
+  key: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address.',
+  'sent-key-checked': 'No key needed (the model names are on /readyz too); a key that is sent, in `api_key` or `Authorization`, must be valid.',
+  open: 'No key: the answer reveals nothing but detectd\'s version.',
+};
+const FAILURE_SHAPE = 'Errors: `{"success": false, "error", "duration": 0, "code"}`.';
+
+/** `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`, and its path parameters. */
+function openApiPath(expressPath: string): { path: string; parameters: string[] } {
+  const parameters = [...expressPath.matchAll(/:(\w+)/g)].map((match) => match[1]);
+  return { path: expressPath.replace(/:(\w+)/g, '{$1}'), parameters };
+}
+
+function operation(route: DeepStackRoute, parameters: readonly string[]): Record<string, unknown> {
+  const form = route.formFields && {
+    type: 'object',
+    properties: Object.fromEntries(
+      Object.entries(route.formFields).map(([name, description]) => [name, name === 'image' ? { type: 'string', contentMediaType: 'image/*', description } : { type: 'string', description }]),
+    ),
+  };
+  return {
+    summary: route.summary,
+    operationId: route.operationId,
+    tags: ['DeepStack / CodeProject.AI'],
+    description: `${ACCESS[route.access]} ${FAILURE_SHAPE}`,
+    parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...(form && {
+      requestBody: {
+        required: route.access === 'key',
+        // An image needs a multipart form; a form of text fields may be URL-encoded too.
+        content: route.formFields!.image ? { 'multipart/form-data': { schema: form } } : { 'multipart/form-data': { schema: form }, 'application/x-www-form-urlencoded': { schema: form } },
+      },
+    }),
+    responses: {
+      '200': { description: route.answer },
+      ...Object.fromEntries(Object.entries(route.failures).map(([status, description]) => [status, { description }])),
+    },
+  };
+}
+
+/** The OpenAPI path items of the DeepStack / CodeProject.AI routes (README "Moving from DeepStack / CodeProject.AI"). */
+export function deepStackOpenApiPaths(tasks: TaskTable): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of deepStackRouteTable(tasks)) {
+    const { path, parameters } = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method]: operation(route, parameters) };
+  }
+  return paths;
+}

@@ -1,0 +1,102 @@
+import type { TaskTable } from '../../tasks/task-table.js';
+import type { Task } from '../../tasks/task.js';
+
+/**
+ * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
+ * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
+ * own housekeeping routes here, and the routes each task declares (Task.deepStack) — a task's
+ * route is one entry in its folder, a housekeeping route one entry here (and its handler, when it
+ * does something new).
+ */
+
+/** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
+export type DeepStackHandlerName = 'analyse' | 'listCustomModels' | 'version' | 'updateCheck';
+
+/**
+ * Who may call, as the route's handler checks it (the reference states it from here): `key` — a key (field `api_key` or `Authorization`), or none from an address the
+ * service accepts keyless calls from; `sent-key-checked` — anyone, but a key that is sent must be
+ * valid; `open` — anyone (the answer reveals nothing but the version).
+ */
+export type DeepStackAccess = 'key' | 'sent-key-checked' | 'open';
+
+export interface DeepStackRoute {
+  readonly method: 'get' | 'post';
+  /** The Express path; a `:name` segment is a path parameter. */
+  readonly path: string;
+  readonly handler: DeepStackHandlerName;
+  readonly access: DeepStackAccess;
+  readonly operationId: string;
+  readonly summary: string;
+  /** The form fields a POST reads (multipart or URL-encoded), with what each means. */
+  readonly formFields?: Readonly<Record<string, string>>;
+  /** The success answer's fields, for the reference. */
+  readonly answer: string;
+  /** Failure statuses and when, for the reference. */
+  readonly failures: Readonly<Record<string, string>>;
+  /** The task an `analyse` route answers. */
+  readonly task?: Task;
+  /** CodeProject.AI's `command` in an `analyse` route's answer. */
+  readonly command?: string;
+}
+
+const VERSION_ANSWER = '`{"success": true, "message": "<version>", "version": {"major", "minor", "patch", "preRelease", "securityUpdate", "build", "file", "releaseNotes"}}`';
+
+/** The door's own routes: CodeProject.AI's housekeeping calls. */
+const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
+  // Ahead of every task's routes, where `custom/:model` would take `list` for a model's name.
+  {
+    method: 'post',
+    path: '/v1/vision/custom/list',
+    handler: 'listCustomModels',
+    access: 'sent-key-checked',
+    operationId: 'deepstack-custom-list',
+    summary: 'CodeProject.AI\'s list of custom models: the names /v1/vision/custom/{model} accepts (model names and aliases)',
+    formFields: { api_key: 'Optional; a key that is sent must be valid.' },
+    answer: '`{"success": true, "models": ["<name>", …], "message", "command": "list-custom", "moduleId", "requestId", "inferenceDevice", …}`',
+    failures: { '401': 'A key was sent and it is wrong.' },
+  },
+  {
+    method: 'get',
+    path: '/v1/status/ping',
+    handler: 'version',
+    access: 'open',
+    operationId: 'codeproject-ping',
+    summary: 'CodeProject.AI\'s liveness ping: answers the version',
+    answer: VERSION_ANSWER,
+    failures: {},
+  },
+  {
+    method: 'get',
+    path: '/v1/server/status/ping',
+    handler: 'version',
+    access: 'open',
+    operationId: 'codeproject-server-ping',
+    summary: 'CodeProject.AI\'s liveness ping (its newer path): answers the version',
+    answer: VERSION_ANSWER,
+    failures: {},
+  },
+  {
+    method: 'get',
+    path: '/v1/status/updateavailable',
+    handler: 'updateCheck',
+    access: 'open',
+    operationId: 'codeproject-update-available',
+    summary: 'CodeProject.AI\'s update check (Blue Iris calls it): detectd checks for no updates and says so',
+    answer: '`{"success": true, "updateAvailable": false, "message", "current": {…}, "latest": {…}, "version": {…}}`, the version fields as in the ping',
+    failures: {},
+  },
+];
+
+/** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */
+export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
+  const taskRoutes = tasks.all.flatMap((task) =>
+    (task.deepStack?.routes ?? []).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: 'analyse', access: 'key', task })),
+  );
+  return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
+}
+
+/** The Express paths of a table, once each. */
+export const pathsOf = (routes: readonly DeepStackRoute[]): string[] => [...new Set(routes.map((route) => route.path))];
+
+/** Model names that would be taken for a route's own path segment (`custom/list`): start-up refuses a model so named or aliased. */
+export const DEEPSTACK_RESERVED_MODEL_NAMES: ReadonlyMap<string, string> = new Map([['list', "the path of CodeProject.AI's custom model list (/v1/vision/custom/list)"]]);

@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/chromium.js';
+import { photoPath } from './support/paths.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const ARTIFACTS = path.resolve('test-artifacts');
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+/** How far the page reaches past the screen's right edge (0: it fits). */
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe('API reference (/docs) in Chromium: authorize with a key, upload an image, see the objects', () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  for (const [name, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
+    it(`tries POST /api/v1/object-detection with the dog photo at ${name} width (${viewport.width} px), all within the screen`, async () => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      // A CSP refusal or a failed load is a console error; so is any script failure.
+      page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+      const otherOrigins: string[] = [];
+      page.on('request', (request) => new URL(request.url()).origin !== server.url && !request.url().startsWith('data:') && !request.url().startsWith('blob:') && otherOrigins.push(request.url()));
+      try {
+        await page.goto(`${server.url}/docs`);
+        await page.waitForSelector('.opblock');
+        expect(await page.textContent('.servers')).to.contain(server.url);
+        expect(await overflow(page), 'the reference as it opens').to.equal(0);
+
+        // Authorize: the key alone, as the console shows it.
+        await page.click('.auth-wrapper button.authorize');
+        await page.fill('.auth-container input', server.apiKey);
+        await page.click('.auth-btn-wrapper button.authorize');
+        await page.click('.auth-btn-wrapper button.btn-done');
+
+        const operation = page.locator('.opblock-post', { has: page.locator('.opblock-summary-path[data-path="/api/v1/object-detection"]') });
+        await operation.locator('.opblock-summary-control').click();
+        await operation.locator('input[type=file]').setInputFiles(photoPath('dog.jpg'));
+        await operation.locator('button.execute').click();
+        const answer = operation.locator('.live-responses-table tbody tr.response').first();
+        await answer.waitFor({ timeout: 30_000 });
+        expect((await answer.locator('.response-col_status').textContent())?.trim()).to.equal('200');
+        const body = JSON.parse((await answer.locator('.response-col_description .microlight').first().textContent())!) as { detected_objects: { name: string }[] };
+        expect(body.detected_objects.map((object) => object.name)).to.include.members(['dog', 'bicycle']);
+        // The command shown beside the answer sends the key as the API documents it.
+        expect(await operation.locator('.curl-command').textContent()).to.contain(`Authorization: ApiKey ${server.apiKey}`);
+
+        expect(await overflow(page), 'the reference with the answer shown').to.equal(0);
+        await answer.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: path.join(ARTIFACTS, `docs-try-it-${name}.png`) });
+        expect(problems, problems.join('\n')).to.deep.equal([]);
+        expect(otherOrigins, 'nothing loaded from elsewhere: detectd works offline').to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
