@@ -166,6 +166,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
 // Interim until the face gallery and describer land (branch faces-engine): nobody is ever registered.
 const RECOGNITION_PENDING: TaskDependencies['faces'] = {
   describe: () => Promise.reject(new Error('face recognition is not wired yet')),
+  similarity: () => 0,
   matcher: () => Promise.resolve(undefined),
   register: () => Promise.reject(new Error('face recognition is not wired yet')),
   list: () => Promise.resolve([]),

@@ -30,6 +30,8 @@ export interface PersonMatcher {
 export interface FaceRecognition {
   /** The L2-normalised embedding of the face in `box` of `image` (full-resolution pixels). */
   describe(image: RgbImage, box: Box): Promise<Float32Array>;
+  /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
+  similarity(a: Float32Array, b: Float32Array): number;
   /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (nothing is described then). */
   matcher(serviceId: string): Promise<PersonMatcher | undefined>;
   /** Adds the samples to the person, creating them when new; true when the person is new. */

@@ -17,6 +17,7 @@ export function taskTable(dependencies: TaskDependencies): TaskTable {
 /** Recognition of a table that only describes the tasks (the CLI, the console's pages): none of its tasks is ever run. */
 const NOT_RUNNING: FaceRecognition = {
   describe: notRunning,
+  similarity: notRunning,
   matcher: notRunning,
   register: notRunning,
   list: notRunning,

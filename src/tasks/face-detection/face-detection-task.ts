@@ -1,15 +1,13 @@
-import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
-import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
-import type { Service } from '../../core/service.js';
 import { uploadCommand } from '../example-command.js';
 import type { FaceRecognition } from '../face-recognition.js';
-import { assembleFoundResponse, type FoundResponse } from '../found-response.js';
+import type { FoundResponse } from '../found-response.js';
 import type { ImageParameters } from '../image-parameters.js';
 import { decodeRawData } from '../raw-data.js';
 import type { ApiVersion, Configuration, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { FACE_PARAMETER_RULES, faceParameters, parseFaceConfigurations } from './face-parameters.js';
-import { nameFaces } from './recognize.js';
+import { deepStackFaceRoutes } from './deepstack-face.js';
+import { findFaces } from './find-faces.js';
 
 /** The service type, as the Nvision API names it. */
 const FACE_DETECTION = 'face-detection';
@@ -29,34 +27,6 @@ export interface FaceDetectionReply {
   source_id?: string;
   detected_faces: FoundResponse['found'];
   raw_data?: string;
-}
-
-export interface FaceOutcome {
-  readonly analysis: ImageAnalysis;
-  /** Index-aligned with `analysis.detections`. */
-  readonly response: FoundResponse;
-}
-
-/**
- * Image bytes and parameters → the faces and who they are: the core pipeline on the service's face
- * model, recognition against the service's gallery when it has anyone, then the crops and the
- * visualization (names drawn on the faces) asked for. Shared by every way into this task.
- */
-export async function findFaces(
-  request: Omit<AnalysisRequest, 'minScore' | 'fullResolution'>,
-  parameters: ImageParameters,
-  service: Service,
-  recognition: FaceRecognition,
-  timings: StageTimings,
-): Promise<FaceOutcome> {
-  const matcher = await recognition.matcher(service.id);
-  const fullResolution = matcher !== undefined || parameters.outputCroppedImage || parameters.outputVisualizedImage;
-  const analysis = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
-  const names = await nameFaces(analysis, matcher, recognition, timings);
-  const encodeStarted = performance.now();
-  const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
-  timings.encode = performance.now() - encodeStarted;
-  return { analysis, response };
 }
 
 /**
@@ -108,5 +78,6 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
       call.context.objects = analysis.detections.length;
       return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
     },
+    deepStack: { routes: deepStackFaceRoutes(recognition) },
   };
 }

@@ -13,23 +13,22 @@ const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 /**
  * Each detected face → who it is: the registered person it matches best at or above the service's
  * threshold (`name` = their userid, with the similarity), else `unknown`; every face is just
- * `face` when the service has nobody registered (`matcher` undefined: nothing is described then).
- * The analysis holds the full-resolution pixels when there is a matcher.
+ * `face` when the service has nobody registered or recognition is not asked for (`recognizer`
+ * undefined: nothing is described then). The analysis holds the full-resolution pixels when there is a recognizer.
  */
 export async function nameFaces(
   analysis: ImageAnalysis,
-  matcher: PersonMatcher | undefined,
-  recognition: Pick<FaceRecognition, 'describe'>,
+  recognizer: (Pick<FaceRecognition, 'describe'> & { readonly matcher: PersonMatcher }) | undefined,
   timings: StageTimings,
 ): Promise<Naming[]> {
-  if (!matcher || analysis.detections.length === 0) return analysis.detections.map(() => UNRECOGNIZED);
+  if (!recognizer || analysis.detections.length === 0) return analysis.detections.map(() => UNRECOGNIZED);
   const started = performance.now();
   const pixels = analysis.pixels;
   if (!pixels) throw new Error('recognition needs the image decoded at full resolution');
   const names: Naming[] = [];
   // One face after the other: the describer runs one face at a time anyway, and the order is the answer's.
   for (const detection of analysis.detections) {
-    const match = matcher.match(await recognition.describe(pixels, detection.box));
+    const match = recognizer.matcher.match(await recognizer.describe(pixels, detection.box));
     names.push(match ? { name: match.userid, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
   }
   timings.recognize = performance.now() - started;

@@ -2,8 +2,8 @@ import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
-import type { DetectedObject } from '../detected-object.js';
-import type { ApiVersion, Configuration, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
+import { deepStackBox, deepStackImage } from '../deepstack-form.js';
+import type { ApiVersion, Configuration, DeepStackAnswer, DeepStackRequest, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
 import { uploadCommand } from '../example-command.js';
@@ -111,16 +111,17 @@ async function analyseFrame(image: Buffer, parameters: DetectionParameters, call
   return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
 }
 
+/** DeepStack's object detection: the form's `image` at its `min_confidence` → the objects as `predictions`. */
+async function respondDeepStack(request: DeepStackRequest, call: TaskCall): Promise<DeepStackAnswer> {
+  const parameters = { confidenceThreshold: request.minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
+  const bytes = deepStackImage(request);
+  const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+  call.context.objects = analysis.detections.length;
+  return { predictions: response.found.map((object) => ({ label: object.name, confidence: object.confidence, ...deepStackBox(object) })) };
+}
+
 /** DeepStack's object detection (deepstack-routes.ts): the service's model, or a loaded model by name or alias. */
-const deepStack: DeepStackSide = {
-  routes: DEEPSTACK_DETECTION_ROUTES,
-  async analyse(image, minConfidence, call): Promise<readonly DetectedObject[]> {
-    const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-    const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
-    call.context.objects = analysis.detections.length;
-    return response.found;
-  },
-};
+const deepStack: DeepStackSide = { routes: DEEPSTACK_DETECTION_ROUTES.map((route) => ({ ...route, respond: respondDeepStack })) };
 
 export const objectDetection: Task<DetectionParameters> = {
   type: 'object-detection',
