@@ -33,7 +33,7 @@ module.exports = {
       from: { path: '^src/transports/([^/]+)/' },
       to: { path: '^src/transports/[^/]+/', pathNot: '^src/transports/$1/' },
     },
-    layer('domain-below-front-doors', 'accounts/, limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer(
       'tasks-only-through-the-table',
       'A task is reached through the Task interface (tasks/task.ts) and the task table (tasks/index.ts): outside its folder only the table imports tasks/<name>/. (test/layering.test.ts also refuses a task\'s type as a literal outside them.)',

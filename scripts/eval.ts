@@ -9,10 +9,12 @@ import cliProgress from 'cli-progress';
 import sharp from 'sharp';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection } from './coco-map.js';
+import { DEFAULT_FACE_DATASET, evaluateFaceModels, printFaceTable } from './face-eval.js';
 import { startLocalServer } from './lib/local-server.js';
 
 interface EvalOptions {
-  dataset: string;
+  dataset?: string;
+  faces?: boolean;
   model?: string;
   url?: string;
   apiKey?: string;
@@ -59,7 +61,8 @@ function fraction(value: string): number {
 function parseOptions(): EvalOptions {
   const program = new Command('eval')
     .description('Measure COCO bbox AP of detectd through its HTTP API')
-    .requiredOption('--dataset <dir>', 'folder with images/ and a COCO annotations.json')
+    .option('--dataset <dir>', `folder with images/ and a COCO annotations.json (with --faces: a WIDER FACE folder, default ${DEFAULT_FACE_DATASET})`)
+    .option('--faces', 'measure face detection instead: AP by face height of each face model (--model, else ../shared/models/faces/*) and the embedded BlazeFace')
     .addOption(new Option('--model <file>', 'ONNX model for the launched server (default: its embedded model)').conflicts('url'))
     .option('--url <url>', 'use this running server instead of launching one')
     .option('--api-key <key>', 'API key for --url')
@@ -71,6 +74,8 @@ function parseOptions(): EvalOptions {
     .parse();
   const options = program.opts<EvalOptions>();
   if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
+  if (options.dataset === undefined && !options.faces) program.error("required option '--dataset <dir>' not specified");
+  if (options.faces && options.url !== undefined) program.error('--faces measures the models themselves: no --url');
   return options;
 }
 
@@ -163,7 +168,13 @@ function printReport(images: number, detections: number, metrics: CocoMetrics, m
 
 async function main(): Promise<void> {
   const options = parseOptions();
-  const dataset = await loadDataset(options.dataset, options.limit);
+  if (options.faces) {
+    printFaceTable(await evaluateFaceModels(options.dataset ?? DEFAULT_FACE_DATASET, options.model === undefined ? undefined : [options.model], options.limit));
+    return;
+  }
+  // parseOptions insists on --dataset without --faces.
+  const datasetFolder = options.dataset!;
+  const dataset = await loadDataset(datasetFolder, options.limit);
   const categoryIdByName = new Map(dataset.categories.map((category) => [category.name, category.id]));
 
   // Without --url: the real server in this process, on a loopback port, with a scratch database.
@@ -178,7 +189,7 @@ async function main(): Promise<void> {
   try {
     progress.start(dataset.images.length, 0);
     const runs = await mapConcurrently(dataset.images, options.concurrency, async (image) => {
-      const imagePath = path.join(options.dataset, 'images', image.file_name);
+      const imagePath = path.join(datasetFolder, 'images', image.file_name);
       const run = await detectImage(server, imagePath, image.id, options, categoryIdByName);
       progress.increment();
       return run;
@@ -196,7 +207,7 @@ async function main(): Promise<void> {
 
     if (options.json !== undefined) {
       const report = {
-        dataset: path.resolve(options.dataset),
+        dataset: path.resolve(datasetFolder),
         model: options.model === undefined ? null : path.resolve(options.model),
         url: options.url ?? null,
         threshold: options.threshold,

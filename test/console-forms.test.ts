@@ -88,6 +88,22 @@ describe('console forms validate in place: values kept, every error beside its f
     expect(control(refused, 'password')).to.contain('minlength="8"').and.contain('required').and.not.contain('value="short"');
   });
 
+  it('sign-in: an empty field is said beside it (400) and is not counted as a failed attempt', async () => {
+    const visitor = new ConsoleClient(server.url);
+    await visitor.get('/console/sign-in');
+    const neither = await visitor.post('/console/sign-in', { email: ' ', password: '' });
+    expect(neither.status).to.equal(400);
+    expect(errorBeside(neither, 'email')).to.equal('enter your email');
+    expect(errorBeside(neither, 'password')).to.equal('enter your password');
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const noPassword = await visitor.post('/console/sign-in', { email: 'forms@example.com', password: '' });
+      expect(noPassword.status).to.equal(400);
+      expect(control(noPassword, 'email')).to.contain('value="forms@example.com"');
+      expect(control(noPassword, 'password')).to.contain('autofocus');
+    }
+    expect((await visitor.post('/console/sign-in', { email: 'forms@example.com', password: PASSWORD })).status, 'not throttled').to.equal(303);
+  });
+
   it('keyless ranges: a bad range comes back in place, as typed', async () => {
     const refused = await client.post(`/console/services/${serviceId}/keyless`, { keyless: 'on', ranges: '10.0.0.0/8\n300.1.1.1/33' });
     expect(refused.status).to.equal(400);

@@ -32,7 +32,8 @@ describe('console management pages in Chromium, at laptop and phone width', () =
 
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [server, browser] = await Promise.all([startTestServer({ DETECTD_SIGNUP: 'open' }), launchChromium()]);
+    // DETECTD_SIGNUP as a default server has it: unset.
+    [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
     await server.createService({ email: 'member@example.com', name: 'Gate' });
     page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
@@ -96,6 +97,26 @@ describe('console management pages in Chromium, at laptop and phone width', () =
     await page.click('#change-password');
     await page.waitForSelector('text=Password changed.');
     expect(await page.textContent('#account-role')).to.equal('Administrator');
+  });
+
+  it('on a default server, the administrator\u2019s invitation link signs someone up', async () => {
+    await page.click('header >> text=Invitations');
+    await page.waitForURL('**/console/invitations');
+    expect(await page.textContent('#sign-up-policy')).to.contain('by invitation');
+    await page.click('#create-invitation');
+    const link = (await page.textContent('#invitation-link'))!;
+    await atBothWidths(page, 'invitations');
+
+    const invited = await (await browser.newContext({ viewport: PHONE })).newPage();
+    await invited.goto(`${server.url}/console/sign-in`);
+    expect(await invited.locator('text=Create a service account').count(), 'no sign-up link without an invitation').to.equal(0);
+    await invited.goto(link);
+    await invited.fill('#field-email', 'invited@example.com');
+    await invited.fill('#field-password', 'an invited passphrase');
+    await invited.click('button:has-text("Create account")');
+    await invited.waitForURL('**/console/services');
+    expect(await invited.textContent('h1')).to.equal('Services');
+    await invited.context().close();
   });
 
   it('lists the accounts for the administrator, who disables and enables a member', async () => {

@@ -68,6 +68,7 @@ describeEachEngine('console management: password, service name and model, accoun
     expect(limited.status).to.equal(429);
     expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 15 * 60);
     expect(limited.text).to.contain('Too many wrong passwords');
+    expect(server.logText(), 'passwords never reach the log').to.not.contain('a new passphrase').and.not.contain(PASSWORD);
   });
 
   it('resets a password from the CLI (generated and printed once, or read from stdin), ending every session; the password is never logged', async () => {

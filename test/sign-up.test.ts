@@ -61,6 +61,17 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
       expect((await second.post('/console/sign-up', { email: 'second@example.com', password: PASSWORD, invitation: token })).location).to.equal('/console/services');
       expect(invitationsLinkShown(await second.get('/console/services')), 'an invited account is a member').to.equal(false);
 
+      // The CLI makes the same links, as the administrator.
+      const invite = cli(['account', 'invite'], env);
+      expect(invite.status, invite.stderr).to.equal(0);
+      expect(invite.stdout).to.match(/^invitation link \(works once, until \d{4}-\d\d-\d\dT[\d:.]+Z; shown only now\):\n\/console\/sign-up\?invitation=[\w-]{43}\n\(add the server's address in front/);
+      const cliLink = invite.stdout.split('\n')[1];
+      const third = new ConsoleClient(server.url);
+      expect((await third.get(cliLink)).status).to.equal(200);
+      expect((await third.post('/console/sign-up', { email: 'third@example.com', password: PASSWORD, invitation: new URL(cliLink, server.url).searchParams.get('invitation')! })).location).to.equal('/console/services');
+      const withUrl = JSON.parse(cli(['account', 'invite', '--json'], { ...env, DETECTD_PUBLIC_URL: 'https://detect.example.com/' }).stdout);
+      expect(withUrl.link).to.match(/^https:\/\/detect\.example\.com\/console\/sign-up\?invitation=[\w-]{43}$/);
+
       const created = cli(['account', 'create', '--email', 'ops@example.com', '--password-stdin'], env, PASSWORD);
       expect(created.status, created.stderr).to.equal(0);
       const ops = new ConsoleClient(server.url);
@@ -141,6 +152,9 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
       const refused = await visitor.post('/console/invitations');
       expect(refused.status).to.equal(409);
       expect(refused.text).to.contain('No link was made').and.not.contain('id="invitation-link"');
+      const fromCli = cli(['account', 'invite', '--json'], { ...process.env, DETECTD_DATA_DIR: server.dataDir, DETECTD_SIGNUP: 'closed' });
+      expect(fromCli.status).to.equal(1);
+      expect(JSON.parse(fromCli.stderr).error.code).to.equal('sign_up_closed');
       expect(await server.domain.signUps.pending()).to.deep.equal([]);
     });
   });

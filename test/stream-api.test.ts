@@ -347,12 +347,8 @@ describe('video stream limits: stream count, pixels, idle streams, dead peers, s
     expect(refused.body.error.code).to.equal('overloaded');
     expect(refused.headers['retry-after']).to.equal('5');
     await open[0].close();
-    let admitted: StreamClient | undefined;
-    for (let attempt = 0; attempt < 50 && !admitted; attempt++) {
-      admitted = await StreamClient.start(server.url, server.apiKey).catch(() => sleep(100).then(() => undefined));
-    }
-    expect(admitted, 'a stream is admitted after one closed').to.not.equal(undefined);
-    await Promise.all([open[1].close(), admitted!.close()]);
+    const admitted = await waitFor(() => StreamClient.start(server.url, server.apiKey).catch(() => undefined), { what: 'a stream admitted after one closed', intervalMs: 100 });
+    await Promise.all([open[1].close(), admitted.close()]);
   });
 
   it('refuses a frame over DETECTD_STREAM_MAX_FRAME_PIXELS without closing the stream', async () => {

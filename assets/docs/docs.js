@@ -9,7 +9,7 @@ function withKeyScheme(request) {
   return request;
 }
 
-window.ui = SwaggerUIBundle({
+SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,

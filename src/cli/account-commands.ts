@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
+import { AccountError } from '../accounts/account-error.js';
 import type { AccountSummary } from '../accounts/accounts.js';
 import { loadConfig } from '../config.js';
 import { type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
@@ -20,7 +21,7 @@ function generatedPassword(): string {
   return crypto.randomBytes(18).toString('base64url');
 }
 
-/** `detectd account create|list|reset-password|disable|enable`. */
+/** `detectd account create|list|reset-password|invite|disable|enable`. */
 export function addAccountCommands(program: Command): void {
   const account = program.command('account').description('service accounts (the people who sign in to the console)');
 
@@ -73,6 +74,25 @@ export function addAccountCommands(program: Command): void {
         const sessions = 'its console sessions have ended';
         if (options.passwordStdin) printResult(options, changed, `password of ${changed.email} reset; ${sessions}`);
         else printResult(options, { ...changed, password }, `password of ${changed.email} reset; ${sessions}. New password (shown only now):\n${password}`);
+      }),
+    );
+
+  account
+    .command('invite')
+    .description('make an invitation link for one new account, as the administrator does in the console (works once, for 7 days)')
+    .option('--json', 'print {"link", "expires_at"}')
+    .action((options: OutputOptions) =>
+      runCommand(options, async () => {
+        const config = loadConfig();
+        const { invitation, token } = await withDomain(config, async ({ accounts, signUps }) => {
+          const admin = (await accounts.list()).find((entry) => entry.role === 'admin');
+          if (!admin) throw new AccountError('account_not_found', 'this server has no administrator yet: the first account (detectd account create) becomes it');
+          return signUps.invite(admin);
+        });
+        // Without DETECTD_PUBLIC_URL the CLI cannot know the address people reach the server at: it gives the path.
+        const link = `${config.publicUrl ?? ''}/console/sign-up?invitation=${token}`;
+        const whole = config.publicUrl ? '' : '\n(add the server\'s address in front, or set DETECTD_PUBLIC_URL to get the whole link)';
+        printResult(options, { link, expires_at: invitation.expiresAt }, `invitation link (works once, until ${invitation.expiresAt}; shown only now):\n${link}${whole}`);
       }),
     );
 

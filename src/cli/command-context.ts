@@ -64,7 +64,7 @@ export async function withDomain<T>(config: Config, task: (domain: AccountDomain
     throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
   }
   try {
-    return await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES, modelNames }));
+    return await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES, modelNames, signUp: config.signUp }));
   } finally {
     await db.destroy();
   }

@@ -42,7 +42,7 @@ export function accountsPage(data: { account: Account; csrfToken: string; accoun
     (entry) => html`<tr id="account-${entry.id}">
   <td class="email">${entry.email}</td>
   <td>${ROLE_NAMES[entry.role]}</td>
-  <td class="nowrap">${minute(entry.createdAt)}</td>
+  <td class="nowrap"><span class="stack-label">Created </span>${minute(entry.createdAt)}</td>
   <td class="num hide-narrow">${entry.services}</td>
   <td>${entry.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</td>
   <td class="nowrap">${

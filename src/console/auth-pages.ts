@@ -9,6 +9,8 @@ export interface SignInForm {
   readonly email?: string;
   /** Error about the whole attempt (wrong credentials, too many attempts). */
   readonly error?: string;
+  /** Errors by field (`email`, `password`): a field left empty. */
+  readonly errors?: Readonly<Record<string, string>>;
   readonly notice?: string;
   /** Whether the sign-up page would accept a visitor without an invitation (else its link is not offered). */
   readonly signUpOpen: boolean;
@@ -23,8 +25,8 @@ export function signInPage(form: SignInForm): string {
   ${formError(form.error)}
   <form method="post" action="/console/sign-in" novalidate>
     ${csrfField(form.csrfToken)}
-    ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, autocomplete: 'username', required: true, autofocus: !form.email })}
-    ${field({ label: 'Password', name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: MAX_PASSWORD_LENGTH, autofocus: Boolean(form.email) })}
+    ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, error: form.errors?.email, autocomplete: 'username', required: true, autofocus: !form.email })}
+    ${field({ label: 'Password', name: 'password', type: 'password', error: form.errors?.password, autocomplete: 'current-password', required: true, maxlength: MAX_PASSWORD_LENGTH, autofocus: Boolean(form.email) })}
     <button type="submit" class="button primary wide">Sign in</button>
   </form>
   ${form.signUpOpen ? html`<p class="switch">New here? <a href="/console/sign-up">Create a service account</a></p>` : ''}

@@ -51,6 +51,12 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
 
   router.post('/sign-in', async (request, response) => {
     const email = formField(request, 'email');
+    const password = formField(request, 'password');
+    // An empty field is a slip, not a guess: said beside the field, and not counted against the account.
+    const blank: Record<string, string> = {};
+    if (email.trim() === '') blank.email = 'enter your email';
+    if (password === '') blank.password = 'enter your password';
+    if (Object.keys(blank).length > 0) return response.status(400).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, errors: blank }));
     const address = request.ip ?? 'unknown';
     const retryAfter = await throttle.retryAfterSeconds(email, address);
     if (retryAfter > 0) {
@@ -62,7 +68,7 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
     }
     let account;
     try {
-      account = await accounts.checkCredentials(email, formField(request, 'password'));
+      account = await accounts.checkCredentials(email, password);
     } catch (error) {
       if (!(error instanceof AccountError && error.code === 'account_disabled')) throw error;
       return response.status(403).send(signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: 'This account is disabled. Ask the operator of this server to enable it.' }));

@@ -44,9 +44,9 @@ export function invitationsPage(data: InvitationsData): string {
 <section class="card" aria-labelledby="pending-title">
   <h2 id="pending-title">Unused invitations</h2>
   ${data.pending.length
-    ? html`<table class="list"><thead><tr><th>Created</th><th>Expires</th><th></th></tr></thead><tbody>${data.pending.map(
+    ? html`<table class="list stack"><thead><tr><th>Created</th><th>Expires</th><th><span class="visually-hidden">Action</span></th></tr></thead><tbody>${data.pending.map(
         (invitation) =>
-          html`<tr><td>${minute(invitation.createdAt)}</td><td>${minute(invitation.expiresAt)}</td><td>${actionButton({ action: `/console/invitations/${invitation.id}/withdraw`, label: 'Withdraw', csrfToken: data.csrfToken, style: 'danger' })}</td></tr>`,
+          html`<tr><td class="nowrap"><span class="stack-label">Created </span>${minute(invitation.createdAt)}</td><td class="nowrap"><span class="stack-label">Expires </span>${minute(invitation.expiresAt)}</td><td>${actionButton({ action: `/console/invitations/${invitation.id}/withdraw`, label: 'Withdraw', csrfToken: data.csrfToken, style: 'danger' })}</td></tr>`,
       )}</tbody></table>`
     : html`<p class="muted">None.</p>`}
 </section>`,

@@ -101,6 +101,13 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     );
   };
 
+  /** After the account domain refused a change from one of the overview's forms: the page again, the form as typed, each error beside its field. */
+  const showRefused = (request: Request, response: Response, error: unknown, refused: Omit<RefusedForm, 'errors'>, formNames: Readonly<Record<string, string>> = {}, unnamed?: string) => {
+    if (!(error instanceof AccountError)) throw error;
+    response.status(refusalStatus(error));
+    return renderOverview(request, response, { ...refused, errors: messagesByField(error, formNames, unnamed) });
+  };
+
   router.get('/services/:id', ownedService, (request, response) => renderOverview(request, response));
 
   router.post('/services/:id/keyless', ownedService, async (request, response) => {
@@ -111,9 +118,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       await services.setKeylessAddressRanges(service, on ? ranges : null);
       response.redirect(303, `${overview(service, on ? 'keyless-on' : 'keyless-off')}#keyless`);
     } catch (error) {
-      if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error));
-      await renderOverview(request, response, { form: 'keyless', values: { ranges }, errors: messagesByField(error, {}, 'ranges') });
+      await showRefused(request, response, error, { form: 'keyless', values: { ranges } }, {}, 'ranges');
     }
   });
 
@@ -150,10 +155,8 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     try {
       await services.setLimits(service, { rateLimitPerMinute: limitField(request, 'rate_limit_per_minute'), monthlyQuota: limitField(request, 'monthly_quota') });
     } catch (error) {
-      if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error));
       const values = { rate_limit_per_minute: formField(request, 'rate_limit_per_minute'), monthly_quota: formField(request, 'monthly_quota') };
-      return renderOverview(request, response, { form: 'limits', values, errors: messagesByField(error, LIMIT_FIELDS) });
+      return showRefused(request, response, error, { form: 'limits', values }, LIMIT_FIELDS);
     }
     response.redirect(303, `${overview(service, 'limits')}#limits`);
   });
@@ -164,9 +167,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       const service = await services.update(serviceOf(response), { name: values.name, model: values.model || null });
       response.redirect(303, `${overview(service, 'settings')}#settings`);
     } catch (error) {
-      if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error));
-      await renderOverview(request, response, { form: 'settings', values, errors: messagesByField(error) });
+      await showRefused(request, response, error, { form: 'settings', values });
     }
   });
 

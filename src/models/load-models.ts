@@ -56,9 +56,9 @@ export interface ModelNeeds {
 }
 
 /**
- * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), or the embedded detector
- * when no object model is configured (and the embedded face detector when faces are needed and no
- * face model is configured). Like Triton's default (`--exit-on-error`), one refused model stops
+ * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), the embedded detector
+ * when no object model is configured, and the embedded face detector when faces are needed and no
+ * face model is configured. Like Triton's default (`--exit-on-error`), one refused model stops
  * start-up (a server silently missing a model would answer its services 503), and so does an alias
  * that is another model's name, or a `reserved` name (ModelRegistry).
  */

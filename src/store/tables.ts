@@ -43,6 +43,24 @@ export interface Tables {
     monthly_quota: number | null;
     /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
     rate_tat_ms: number | null;
+    /** Face services: the similarity in [0, 1] a face must reach to be named; null: the default (faces/face-similarity.ts). */
+    face_match_threshold: number | null;
+  };
+  /** A face service's registered people (src/faces/). */
+  face_people: {
+    id: string;
+    service_id: string;
+    /** The name its client registered the person under (DeepStack's `userid`). */
+    userid: string;
+    created_at: string;
+  };
+  /** One face descriptor of a registered person: biometric data, so encrypted like API keys. */
+  face_samples: {
+    id: string;
+    person_id: string;
+    /** AES-256-GCM ciphertext (accounts/key-cipher.ts, purpose `face-descriptor`) of the descriptor's float32 bytes, bound to this row's id. */
+    descriptor_ciphertext: string;
+    created_at: string;
   };
   service_monthly_calls: {
     service_id: string;

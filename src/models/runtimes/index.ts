@@ -1,5 +1,5 @@
 import type { FileRuntime } from '../model-repository.js';
-import { onnxRuntime } from './onnx-runtime.js';
+import { onnxRuntime } from './onnx-detector.js';
 
 /**
  * Every runtime that serves model files; one line per runtime module. The repository takes the

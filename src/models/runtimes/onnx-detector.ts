@@ -3,12 +3,15 @@ import type { RgbImage } from '../../vision/image.js';
 import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../../vision/letterbox.js';
 import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
+import { ultraface } from '../families/ultraface.js';
 import { sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
-import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
+import { type FileDetector, type FileRuntime, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
+import { readOnnxFile } from '../onnx/onnx-file.js';
 import { toImageDetections } from '../postprocess.js';
 import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
+import { loadOnnxFaceDetector } from './onnx-face-detector.js';
 import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
 
 
@@ -99,3 +102,16 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 }
 
 /** ONNX Runtime, as the model repository's runtime table lists it. */
+/**
+ * ONNX model files: a face detector when the file declares UltraFace's outputs (found in the same
+ * places as the object detectors, no setting needed), else an object detector.
+ */
+export const onnxRuntime: FileRuntime = {
+  name: 'onnxruntime',
+  extensions: ['.onnx'],
+  async load(modelPath, defaults) {
+    // An unreadable file is the object loader's to refuse, with ONNX Runtime's words.
+    const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
+    return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults) : loadOnnxDetector(modelPath, defaults);
+  },
+};

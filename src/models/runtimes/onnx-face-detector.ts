@@ -3,9 +3,9 @@ import { stretchInto } from '../../vision/stretch.js';
 import { ultraface } from '../families/ultraface.js';
 import { readModelDescription } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
+import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { toImageDetections } from '../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../types.js';
-import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
 
 /**

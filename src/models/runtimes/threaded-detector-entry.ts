@@ -10,7 +10,7 @@ const port = parentPort!;
 const spec = workerData as ThreadedDetectorSpec;
 const post = (message: WorkerMessage) => port.postMessage(message);
 
-const module = (await import(spec.moduleUrl)) as ThreadedRuntimeModule;
+const module = (await import(spec.moduleUrl)) as ThreadedRuntimeModule<unknown>;
 const model = await module.loadWorkerModel({ logger: (message) => post({ type: 'log', message }) });
 // The first call compiles kernels (~1 s for CenterNet): pay it at start-up, not on a request.
 const side = 64;

@@ -1,22 +1,25 @@
 import type { RgbImage } from '../../vision/image.js';
 import type { Detector, RawOutput } from '../types.js';
 
-/** What the parent tells a detector worker to load. */
+/** What the parent tells a model worker (threaded-model.ts) to load. */
 export interface ThreadedDetectorSpec {
   /** URL of a ThreadedRuntimeModule. */
   readonly moduleUrl: string;
 }
 
-/** A runtime module that runs in a detector worker (runtimes/tfjs/centernet.ts): every one exports its loader under this one name. */
-export interface ThreadedRuntimeModule {
-  loadWorkerModel(options: { logger: (message: string) => void }): Promise<WorkerModel>;
+/**
+ * A runtime module that runs in a model worker (runtimes/tfjs/centernet.ts, blazeface.ts,
+ * face-recognition-net.ts): every one exports its loader under this one name.
+ */
+export interface ThreadedRuntimeModule<Summary = DetectorSummary> {
+  loadWorkerModel(options: { logger: (message: string) => void }): Promise<WorkerModel<Summary>>;
 }
 
 export type DetectorSummary = Pick<Detector, 'name' | 'kind' | 'family' | 'runtime' | 'device' | 'aliases' | 'labels' | 'parents' | 'inputSize'>;
 
-/** A model as loaded inside the worker: the image goes in whole, the raw output comes back. */
-export interface WorkerModel {
-  readonly summary: DetectorSummary;
+/** A model as loaded inside the worker: the image goes in whole, the raw output comes back; `summary` describes it to the main thread. */
+export interface WorkerModel<Summary = DetectorSummary> {
+  readonly summary: Summary;
   run(image: RgbImage): Promise<RawOutput>;
   dispose(): void;
 }
@@ -29,7 +32,7 @@ export interface RunRequest {
 }
 
 export type WorkerMessage =
-  | { readonly type: 'ready'; readonly summary: DetectorSummary }
+  | { readonly type: 'ready'; readonly summary: unknown }
   | { readonly type: 'log'; readonly message: string }
   | { readonly type: 'output'; readonly id: number; readonly output: RawOutput }
   | { readonly type: 'failure'; readonly id: number; readonly message: string };

@@ -7,6 +7,7 @@ import { streamTokens } from './0005-stream-tokens.js';
 import { serviceLimitsAndSignUp } from './0006-service-limits-and-sign-up.js';
 import { keylessAddressRanges } from './0007-keyless-address-ranges.js';
 import { accountDisabled } from './0008-account-disabled.js';
+import { faceGalleries } from './0009-face-galleries.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-service-limits-and-sign-up': serviceLimitsAndSignUp,
   '0007-keyless-address-ranges': keylessAddressRanges,
   '0008-account-disabled': accountDisabled,
+  '0009-face-galleries': faceGalleries,
 };
 
 export const migrationProvider: MigrationProvider = {

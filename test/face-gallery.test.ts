@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { accountDomain } from '../src/accounts/account-domain.js';
+import { FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../src/faces/face-similarity.js';
+import { type Database, openDatabase } from '../src/store/database.js';
+import { TASK_TYPES } from '../src/tasks/index.js';
+import type { ScratchStore } from '../scripts/lib/local-server.js';
+import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
+
+/** A unit-length descriptor pointing mostly along axis `axis`, `tilt` towards the next axis. */
+function descriptor(axis: number, tilt = 0): Float32Array {
+  const values = new Float32Array(128);
+  values[axis] = Math.cos(tilt);
+  values[(axis + 1) % 128] = Math.sin(tilt);
+  return values;
+}
+
+describe('face similarity', () => {
+  it('is 1 for one descriptor, 0 for opposite ones, and 1 − distance / 2 between', () => {
+    expect(faceSimilarity(descriptor(0), descriptor(0))).to.equal(1);
+    expect(faceSimilarity(descriptor(0), descriptor(0).map((v) => -v))).to.equal(0);
+    // Orthogonal unit vectors are √2 apart.
+    expect(faceSimilarity(descriptor(0), descriptor(1))).to.be.closeTo(1 - Math.SQRT2 / 2, 1e-6);
+    expect(() => faceSimilarity(descriptor(0), new Float32Array(3))).to.throw(RangeError);
+  });
+});
+
+describeEachEngine('face galleries in the store', (engine) => {
+  let store: ScratchStore;
+  let db: Database;
+  let gallery: FaceGallery;
+  let serviceId: string;
+  let otherServiceId: string;
+
+  beforeEach(async () => {
+    store = await engine.scratch();
+    db = await openDatabase(databaseSettingsOf(store));
+    const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['centernet'] });
+    const account = await domain.accounts.createAccount('ann@example.com', 'a long passphrase');
+    serviceId = (await domain.services.create(account.id, { name: 'door' })).service.id;
+    otherServiceId = (await domain.services.create(account.id, { name: 'garden' })).service.id;
+    gallery = new FaceGallery(db, TEST_SECRET);
+  });
+  afterEach(async () => {
+    await db.destroy();
+    await store.remove();
+  });
+
+  it('registers people, adds photos to a known userid, lists them without descriptors, and keeps services apart', async () => {
+    expect(await gallery.register(serviceId, ' ann ', [descriptor(0)])).to.include({ userid: 'ann', samples: 1 });
+    expect(await gallery.register(serviceId, 'ann', [descriptor(0, 0.1), descriptor(0, 0.2)])).to.include({ userid: 'ann', samples: 3 });
+    await gallery.register(serviceId, 'bob', [descriptor(10)]);
+    const listed = await gallery.list(serviceId);
+    expect(listed.map(({ userid, samples }) => ({ userid, samples }))).to.deep.equal([
+      { userid: 'ann', samples: 3 },
+      { userid: 'bob', samples: 1 },
+    ]);
+    expect(listed[0].created).to.match(/^\d{4}-\d\d-\d\dT/);
+    expect(await gallery.list(otherServiceId)).to.deep.equal([]);
+    expect(await gallery.match(otherServiceId, descriptor(0))).to.equal(undefined);
+  });
+
+  it('names the most similar person at or above the threshold, and nobody below it', async () => {
+    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    await gallery.register(serviceId, 'bob', [descriptor(10)]);
+    const ann = await gallery.match(serviceId, descriptor(0, 0.3));
+    expect(ann?.userid).to.equal('ann');
+    expect(ann?.similarity).to.be.closeTo(faceSimilarity(descriptor(0), descriptor(0, 0.3)), 1e-6);
+    expect(await gallery.match(serviceId, descriptor(50))).to.equal(undefined);
+    const matcher = await gallery.matcher(serviceId);
+    expect(matcher.threshold).to.equal(DEFAULT_FACE_MATCH_THRESHOLD);
+    expect(matcher.nearest(descriptor(50))?.similarity).to.be.below(DEFAULT_FACE_MATCH_THRESHOLD);
+  });
+
+  it('uses the service\u2019s own threshold when set, and the default again when cleared', async () => {
+    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    const tilted = descriptor(0, 0.5); // similarity ≈ 0.876
+    await gallery.setThreshold(serviceId, 0.95);
+    expect(await gallery.threshold(serviceId)).to.equal(0.95);
+    expect(await gallery.match(serviceId, tilted)).to.equal(undefined);
+    expect(await gallery.threshold(otherServiceId)).to.equal(DEFAULT_FACE_MATCH_THRESHOLD);
+    await gallery.setThreshold(serviceId, null);
+    expect((await gallery.match(serviceId, tilted))?.userid).to.equal('ann');
+    for (const bad of [-0.1, 1.5, Number.NaN]) {
+      await expectRejection(gallery.setThreshold(serviceId, bad), FaceGalleryError);
+    }
+  });
+
+  it('stores descriptors encrypted, and deletes them with their person and with their service', async () => {
+    const ann = descriptor(0, 0.25);
+    await gallery.register(serviceId, 'ann', [ann]);
+    const row = await db.selectFrom('face_samples').selectAll().executeTakeFirstOrThrow();
+    expect(row.descriptor_ciphertext).to.match(/^v1\./).and.not.contain(Buffer.from(ann.buffer).toString('base64'));
+    // Under another server secret nothing decrypts.
+    await expectRejection(new FaceGallery(db, 'another-secret-0123456789-abcdefghijkl').match(serviceId, ann));
+
+    expect(await gallery.delete(serviceId, 'nobody')).to.equal(false);
+    expect(await gallery.delete(otherServiceId, 'ann')).to.equal(false);
+    expect(await gallery.delete(serviceId, 'ann')).to.equal(true);
+    expect(await gallery.list(serviceId)).to.deep.equal([]);
+    expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
+
+    await gallery.register(serviceId, 'bob', [descriptor(3)]);
+    await db.deleteFrom('services').where('id', '=', serviceId).execute();
+    expect(await db.selectFrom('face_people').selectAll().execute()).to.deep.equal([]);
+    expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
+  });
+
+  it('refuses a blank or control-character userid and a registration without a face', async () => {
+    for (const userid of ['', '   ', 'a\nb', 'x'.repeat(201)]) {
+      await expectRejection(gallery.register(serviceId, userid, [descriptor(0)]), FaceGalleryError);
+    }
+    await expectRejection(gallery.register(serviceId, 'ann', []), FaceGalleryError);
+  });
+});
+
+async function expectRejection(promise: Promise<unknown>, type: new (...args: never[]) => Error = Error): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).to.be.instanceOf(type);
+}
