@@ -22,6 +22,10 @@ import { databaseReachable, openDatabase } from './store/database.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { type TaskDependencies, taskTable } from './tasks/index.js';
+import { FaceGallery, FaceGalleryError } from './faces/face-gallery.js';
+import { faceSimilarity } from './faces/face-similarity.js';
+import { type FaceDescriber, loadFaceDescriber } from './models/face-describer.js';
+import { DetectdError } from './core/errors.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
@@ -63,7 +67,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const tasks = tasksOf({ faces: RECOGNITION_PENDING });
+  const faces = faceRecognition(new FaceGallery(db, secret), (message) => logger.info(message));
+  const tasks = tasksOf({ faces: faces.recognition });
   const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
   const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
@@ -157,18 +162,39 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await usage.stop();
       idleCollector.stop();
       await registry.dispose();
+      await faces.dispose();
       await db.destroy();
       logger.info('stopped');
     })());
   return { url, port, tasks, close };
 }
 
-// Interim until the face gallery and describer land (branch faces-engine): nobody is ever registered.
-const RECOGNITION_PENDING: TaskDependencies['faces'] = {
-  describe: () => Promise.reject(new Error('face recognition is not wired yet')),
-  similarity: () => 0,
-  matcher: () => Promise.resolve(undefined),
-  register: () => Promise.reject(new Error('face recognition is not wired yet')),
-  list: () => Promise.resolve([]),
-  remove: () => Promise.resolve(false),
-};
+/**
+ * The face task's recognition: the gallery in the database and the describer, loaded in its worker
+ * on the first face that needs describing (a server whose face services never register anyone
+ * never loads it). A gallery's refusal (a bad userid) is the caller's 400.
+ */
+function faceRecognition(gallery: FaceGallery, logger: (message: string) => void): { recognition: TaskDependencies['faces']; dispose(): Promise<void> } {
+  let describer: Promise<FaceDescriber> | undefined;
+  const refusedAsRequest = (error: unknown): never => {
+    throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
+  };
+  const recognition: TaskDependencies['faces'] = {
+    async describe(image, box) {
+      describer ??= loadFaceDescriber(logger);
+      return (await describer).describe(image, box);
+    },
+    similarity: faceSimilarity,
+    async matcher(serviceId) {
+      if ((await gallery.list(serviceId)).length === 0) return undefined;
+      return gallery.matcher(serviceId);
+    },
+    async register(serviceId, userid, embeddings) {
+      const person = await gallery.register(serviceId, userid, embeddings).catch(refusedAsRequest);
+      return person.samples === embeddings.length;
+    },
+    list: (serviceId) => gallery.list(serviceId),
+    remove: (serviceId, userid) => gallery.delete(serviceId, userid),
+  };
+  return { recognition, dispose: async () => (await describer)?.dispose() };
+}
