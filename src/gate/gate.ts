@@ -182,7 +182,7 @@ export class Gate {
     if (credentials.token) {
       const service = await tokens.redeem(credentials.token);
       if (!service) throw new DetectdError('unauthorized', 'the stream token is unknown, used or expired; get a new one');
-      if (service.type !== task.type) throw new DetectdError('forbidden', `this stream token belongs to a ${service.type} service, not ${task.type}`);
+      if (service.type !== task.type) throw new DetectdError('forbidden', `this stream token belongs to a service of type ${service.type}; this stream needs one of a ${task.type} service`);
       return service;
     }
     if (credentials.apiKey === undefined && credentials.keylessAddress !== undefined) return authenticateKeyless(credentials.keylessAddress, task.type);
