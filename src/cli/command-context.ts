@@ -52,11 +52,17 @@ export async function configuredModelNames(config: Config): Promise<string[]> {
   return files.length > 0 ? files.map((file) => file.name) : [EMBEDDED_MODEL_NAME];
 }
 
+/** The store under the account domain, for the commands that reach beyond it (a face service's people). */
+export interface Store {
+  readonly db: Database;
+  readonly secret: string;
+}
+
 /**
  * Opens the configured store (SQLite or PostgreSQL, as the server would), runs `task` on the
  * account domain over it, and closes it.
  */
-export async function withDomain<T>(config: Config, task: (domain: AccountDomain) => Promise<T>, modelNames?: readonly string[]): Promise<T> {
+export async function withDomain<T>(config: Config, task: (domain: AccountDomain, store: Store) => Promise<T>, modelNames?: readonly string[]): Promise<T> {
   let db: Database;
   try {
     db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -64,7 +70,8 @@ export async function withDomain<T>(config: Config, task: (domain: AccountDomain
     throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
   }
   try {
-    return await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES, modelNames, signUp: config.signUp }));
+    const secret = loadServerSecret(config.secret, config.dataDir);
+    return await task(accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames, signUp: config.signUp }), { db, secret });
   } finally {
     await db.destroy();
   }

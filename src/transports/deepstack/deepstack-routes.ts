@@ -61,8 +61,10 @@ const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const { gate, tasks, models, maxBodyBytes, logger } = dependencies;
-  const customModelNames = models.registry.detectors.flatMap((detector) => [detector.name, ...detector.aliases]);
   const table = deepStackRouteTable(tasks);
+  // The models a `:model` route may name: those of the kind its task finds (no face model is an object detector's custom model).
+  const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
+  const customModelNames = models.registry.detectors.filter((detector) => customKinds.has(detector.kind)).flatMap((detector) => [detector.name, ...detector.aliases]);
   const paths = pathsOf(table);
   const router = Router();
 
