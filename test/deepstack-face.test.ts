@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
+import { cli, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const run = promisify(execFile);
@@ -123,6 +124,24 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     const different = await similarity(cropPath('amy', 2), cropPath('raj', 4));
     expect(same).to.be.within(0, 1);
     expect(same).to.be.greaterThan(different);
+  });
+
+  it('the command line lists the people of the service (photos, when added) and forgets one: gone from the list and from recognition', async () => {
+    requireBuild();
+    const env = { ...process.env, DETECTD_DATA_DIR: server.dataDir };
+    const serviceId = (await server.domain.keys.authenticate(key))!.id;
+    const people = cli(['service', 'people', serviceId, '--json'], env);
+    expect(people.status, people.stderr).to.equal(0);
+    const listed = JSON.parse(people.stdout).people as { userid: string; photos: number; created_at: string }[];
+    expect(listed.map((person) => [person.userid, person.photos])).to.deep.equal([['howard', 1], ['leonard', 1], ['raj', 2]]);
+    const forgotten = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
+    expect(forgotten.status, forgotten.stderr).to.equal(0);
+    expect((await deepstackFace(server, key, 'list')).result).to.deep.equal(['leonard', 'raj']);
+    expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('unknown');
+    const again = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
+    expect(again.status).to.equal(1);
+    const objects = cli(['service', 'people', (await server.domain.keys.authenticate(server.apiKey))!.id, '--json'], env);
+    expect(JSON.parse(objects.stderr).error.code).to.equal('not_a_face_service');
   });
 
   it('errors as DeepStack answers them: no userid, no face, a key of another service type (naming the type needed), a wrong key', async () => {
