@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { ImageDecodeError } from './decode.js';
-import type { Box } from './image.js';
+import type { Box, RgbImage } from './image.js';
 
 /** Longest side a portrait is brought down to before it is framed: more than a face detector or describer uses. */
 const MAX_PORTRAIT_SIDE = 1280;
@@ -41,4 +41,25 @@ export async function framePortrait(bytes: Buffer, maxPixels: number): Promise<F
     .png({ compressionLevel: 1 })
     .toBuffer();
   return { bytes: framed, photo: { left: margin, top: margin, right: margin + width, bottom: margin + height } };
+}
+
+/** Longest side of an image framed before face detection whatever it shows: a face crop or a thumbnail, never a camera's frame. */
+export const SMALL_IMAGE_SIDE = 300;
+
+/** Whether an image is small enough to be a face crop (both sides at most SMALL_IMAGE_SIDE, as a person sees it); false for what is not an image (its decoder says so later). */
+export async function isSmallImage(bytes: Buffer): Promise<boolean> {
+  const header = await sharp(bytes).metadata().catch(() => undefined);
+  return header?.width !== undefined && header.height !== undefined && Math.max(header.width, header.height) <= SMALL_IMAGE_SIDE;
+}
+
+/** The photo's own pixels out of its framed image. */
+export function photoPixels(framed: RgbImage, photo: Box): RgbImage {
+  const width = photo.right - photo.left;
+  const height = photo.bottom - photo.top;
+  const data = Buffer.allocUnsafe(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const from = ((photo.top + y) * framed.width + photo.left) * 3;
+    framed.data.copy(data, y * width * 3, from, from + width * 3);
+  }
+  return { width, height, data };
 }

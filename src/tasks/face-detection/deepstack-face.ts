@@ -1,13 +1,10 @@
 import { DetectdError } from '../../core/errors.js';
-import { analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
+import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { Detection } from '../../models/types.js';
-import { ImageDecodeError } from '../../vision/decode.js';
-import type { Box } from '../../vision/image.js';
-import { framePortrait } from '../../vision/portrait.js';
 import { deepStackBox, deepStackField, deepStackImage } from '../deepstack-form.js';
 import type { FaceRecognition } from '../face-recognition.js';
 import type { DeepStackAnswer, DeepStackRequest, DeepStackRoute, TaskCall } from '../task.js';
-import { findFaces } from './find-faces.js';
+import { analyseFramed, findFaces } from './find-faces.js';
 import { UNKNOWN_PERSON } from './recognize.js';
 
 /** Photos one registration may carry (`image`, `image1`, `image2`, …). */
@@ -43,26 +40,18 @@ function largestFace(analysis: ImageAnalysis): Detection | undefined {
   return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
 }
 
-/** The face's box within the photo's own area of a framed portrait. */
-function insidePhoto(box: Box, photo: Box): Box {
-  return { left: Math.max(box.left, photo.left), top: Math.max(box.top, photo.top), right: Math.min(box.right, photo.right), bottom: Math.min(box.bottom, photo.bottom) };
-}
-
 /**
  * The embedding of the largest face of one photo (a registration's, a comparison's), or undefined
- * when it shows none. The photo is framed first (vision/portrait.ts): such photos are often tight
- * crops of a face, which a detector trained on scenes misses bare.
+ * when it shows none. The photo is framed first, whatever its size (find-faces.ts): such photos are
+ * often portraits or tight crops of a face, which a detector trained on scenes misses bare.
  */
 async function describeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<Float32Array | undefined> {
-  const framed = await framePortrait(bytes, call.limits.maxPixels).catch((error: unknown) => {
-    throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
-  });
-  const analysis = await analyseImage(
-    { bytes: framed.bytes, model: call.model, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
+  const analysis = await analyseFramed(
+    { bytes, model: call.model, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
     call.context.timings,
   );
   const face = largestFace(analysis);
-  return face && recognition.describe(analysis.pixels!, insidePhoto(face.box, framed.photo));
+  return face && recognition.describe(analysis.pixels!, face.box);
 }
 
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
