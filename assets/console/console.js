@@ -98,7 +98,7 @@ function readAsBase64(file) {
 
 const confidenceInput = () => document.getElementById('try-confidence');
 
-// One row per object: name, confidence, box. Built with DOM nodes, so names are never parsed as HTML.
+// One row per thing found (an object, a face: its name is the person's when recognized): name, confidence, box. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
   body.replaceChildren(
@@ -130,11 +130,13 @@ async function tryIt() {
     return;
   }
   const threshold = confidenceInput().value;
+  // The service's own task: its path and the field its answer lists what it found in (detected_objects, detected_faces).
+  const { path, answer } = document.getElementById('try-form').dataset;
   status.textContent = 'Detecting…';
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
     const started = performance.now();
-    const response = await fetch('/api/v1/object-detection', {
+    const response = await fetch(path, {
       method: 'POST',
       headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
@@ -151,11 +153,11 @@ async function tryIt() {
       status.textContent = `Error ${response.status}: ${body.error?.message ?? 'request failed'}`;
       return;
     }
-    const found = body.detected_objects.length;
-    status.textContent = `${found} object${found === 1 ? '' : 's'} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`;
+    const found = body[answer].length;
+    status.textContent = `${found} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`;
     // The visualized image comes back as raw_data, where Nvision clients read it.
     document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
-    fillObjectTable(body.detected_objects);
+    fillObjectTable(body[answer]);
     const shown = { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` };
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;

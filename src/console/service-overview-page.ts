@@ -85,18 +85,18 @@ export function serviceOverviewPage(data: OverviewData): string {
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form">
+    <form id="try-form" class="try-form" data-path="/api/v1/${service.type}" data-answer="${taskByType(service.type)?.answerField ?? ''}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
-      <button type="submit" class="button primary">Detect objects</button>
+      <button type="submit" class="button primary">Detect</button>
     </form>
     <p id="try-status" class="muted" role="status"></p>
     <div id="try-result" class="try-result" hidden>
-      <img id="try-image" alt="The image with the detected objects outlined">
+      <img id="try-image" alt="The image with what was found outlined and named">
       <div class="try-objects">
-        <table class="list compact" id="try-table"><caption class="muted small">Objects found, surest first</caption>
-          <thead><tr><th scope="col">Object</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
+        <table class="list compact" id="try-table"><caption class="muted small">Found, surest first</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
       <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>
