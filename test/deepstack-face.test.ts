@@ -89,6 +89,9 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     const leaning = await deepstackFace(server, key, 'recognize', group('bbt5.jpg'));
     expect(userids(leaning.result)).to.deep.equal(['raj', 'unknown', 'unknown', 'leonard', 'howard']);
 
+    // Another crop of a registered person (framed before detection, as every small image is).
+    expect(userids((await deepstackFace(server, key, 'recognize', cropPath('leonard', 3))).result)).to.deep.equal(['leonard']);
+
     // Nobody registered in the photo: every face unknown.
     const stranger = await deepstackFace(server, key, 'recognize', cropPath('penny', 3));
     expect(userids(stranger.result).every((userid) => userid === 'unknown')).to.equal(true);
