@@ -141,6 +141,12 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(forgotten.status, forgotten.stderr).to.equal(0);
     expect((await deepstackFace(server, key, 'list')).result).to.deep.equal(['leonard', 'raj']);
     expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('unknown');
+    // A threshold no face reaches names nobody; `default` brings the default back.
+    const strict = cli(['service', 'face-threshold', serviceId, '1', '--json'], env);
+    expect(JSON.parse(strict.stdout)).to.include({ face_match_threshold: 1, default: false });
+    expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).every((userid) => userid === 'unknown')).to.equal(true);
+    expect(JSON.parse(cli(['service', 'face-threshold', serviceId, 'default', '--json'], env).stdout).default).to.equal(true);
+    expect(cli(['service', 'face-threshold', serviceId, '1.5', '--json'], env).status).to.equal(2);
     const again = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
     expect(again.status).to.equal(1);
     const objects = cli(['service', 'people', (await server.domain.keys.authenticate(server.apiKey))!.id, '--json'], env);

@@ -96,7 +96,7 @@ function serviceCommand(parent: Command, name: string, description: string): Com
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|people|forget|delete`. */
+/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|people|forget|face-threshold|delete`. */
 export function addServiceCommands(program: Command): void {
   const service = program.command('service').description('services and their API keys');
 
@@ -286,6 +286,27 @@ export function addServiceCommands(program: Command): void {
       });
     }),
   );
+
+  service
+    .command('face-threshold <service> <similarity>')
+    .description('set the similarity (0 to 1) a face must reach to be named as a registered person, or `default`')
+    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
+    .option('--json', 'print one JSON object')
+    .action((reference: string, similarity: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        const threshold = similarity === 'default' ? null : Number(similarity);
+        if (threshold !== null && !(/^\d*\.?\d+$/.test(similarity) && threshold <= 1)) {
+          throw new CliFailure('usage', `the threshold is a similarity from 0 to 1, or "default"; got "${similarity}"`, EXIT.usage);
+        }
+        await withDomain(loadConfig(), async (domain, store) => {
+          const found = faceService(await findService(domain, reference, options.account));
+          const gallery = new FaceGallery(store.db, store.secret);
+          await gallery.setThreshold(found.id, threshold);
+          const now = await gallery.threshold(found.id);
+          printResult(options, { service: found.id, face_match_threshold: now, default: threshold === null }, `${found.name}: faces named at similarity ≥ ${now}${threshold === null ? ' (the default)' : ''}`);
+        });
+      }),
+    );
 
   service
     .command('forget <service> <userid>')
