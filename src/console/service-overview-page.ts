@@ -45,6 +45,27 @@ function refusedState(data: OverviewData, form: RefusedForm['form']): FormState 
 
 const MASK = 'dtd_' + '•'.repeat(24);
 
+/**
+ * A face service's People: its registered people (photos, when added) with a Remove button each,
+ * and a form registering a person from photo uploads that shows the face taken from each photo. The
+ * page's script calls the service's own DeepStack face routes with its key, as Try it calls the API.
+ */
+function peopleSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="people-title" id="people">
+    <h2 id="people-title">People</h2>
+    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept).</p>
+    <table class="list compact" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
+      <thead><tr><th scope="col">Person (userid)</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table>
+    <form id="people-form" class="try-form">
+      <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
+      <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
+      <button type="submit" class="button primary">Register person</button>
+    </form>
+    <p id="people-status" class="muted" role="status"></p>
+    <div id="people-taken" class="people-taken"></div>
+  </section>`;
+}
+
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
@@ -81,6 +102,8 @@ export function serviceOverviewPage(data: OverviewData): string {
   ${usageSection(data, base)}
 
   ${limitsSection(data, base)}
+
+  ${taskByType(service.type)?.detects === 'faces' ? peopleSection() : ''}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>

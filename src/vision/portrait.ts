@@ -13,6 +13,8 @@ export interface FramedPortrait {
   readonly bytes: Buffer;
   /** The photo's own area in the framed image's pixels. */
   readonly photo: Box;
+  /** The photo's size as sent over its size in the frame (above 1 when it was brought down to 1280 px). */
+  readonly scale: number;
 }
 
 /**
@@ -35,12 +37,15 @@ export async function framePortrait(bytes: Buffer, maxPixels: number): Promise<F
         : new ImageDecodeError('invalid_image', 'not a decodable image');
     });
   const { width, height, channels } = upright.info;
+  const header = await sharp(bytes).metadata();
+  // EXIF orientations 5–8 turn the photo a quarter: its upright width is the stored height.
+  const sentWidth = (header.orientation ?? 1) >= 5 ? header.height : header.width;
   const margin = Math.round(FRAME * Math.max(width, height));
   const framed = await sharp(upright.data, { raw: { width, height, channels } })
     .extend({ top: margin, bottom: margin, left: margin, right: margin, background: { r: 128, g: 128, b: 128 } })
     .png({ compressionLevel: 1 })
     .toBuffer();
-  return { bytes: framed, photo: { left: margin, top: margin, right: margin + width, bottom: margin + height } };
+  return { bytes: framed, photo: { left: margin, top: margin, right: margin + width, bottom: margin + height }, scale: sentWidth ? sentWidth / width : 1 };
 }
 
 /** Longest side of an image framed before face detection whatever it shows: a face crop or a thumbnail, never a camera's frame. */

@@ -1,6 +1,7 @@
 import { DetectdError } from '../../core/errors.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { Detection } from '../../models/types.js';
+import type { Box } from '../../vision/image.js';
 import { deepStackBox, deepStackField, deepStackImage } from '../deepstack-form.js';
 import type { FaceRecognition } from '../face-recognition.js';
 import type { DeepStackAnswer, DeepStackRequest, DeepStackRoute, TaskCall } from '../task.js';
@@ -40,18 +41,27 @@ function largestFace(analysis: ImageAnalysis): Detection | undefined {
   return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
 }
 
+/** The largest face of a photo: its embedding, and its box in the photo's pixels as sent. */
+interface TakenFace {
+  readonly embedding: Float32Array;
+  readonly box: Box;
+}
+
 /**
- * The embedding of the largest face of one photo (a registration's, a comparison's), or undefined
- * when it shows none. The photo is framed first, whatever its size (find-faces.ts): such photos are
- * often portraits or tight crops of a face, which a detector trained on scenes misses bare.
+ * The largest face of one photo (a registration's, a comparison's), or undefined when it shows
+ * none. The photo is framed first, whatever its size (find-faces.ts): such photos are often
+ * portraits or tight crops of a face, which a detector trained on scenes misses bare.
  */
-async function describeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<Float32Array | undefined> {
+async function takeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<TakenFace | undefined> {
   const analysis = await analyseFramed(
     { bytes, model: call.model, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
     call.context.timings,
   );
   const face = largestFace(analysis);
-  return face && recognition.describe(analysis.pixels!, face.box);
+  if (!face) return undefined;
+  const { box } = face;
+  const sent = (value: number) => Math.round(value * analysis.scale);
+  return { embedding: await recognition.describe(analysis.pixels!, box), box: { left: sent(box.left), top: sent(box.top), right: sent(box.right), bottom: sent(box.bottom) } };
 }
 
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
@@ -124,20 +134,22 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
         image: `A photo of the person; more in \`image1\`, \`image2\`, … (any field names, at most ${MAX_REGISTRATION_PHOTOS} photos).`,
         ...KEY_FIELD,
       },
-      answer: `\`{"success": true, "message": "face added" | "face updated", ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\``,
+      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out`,
       failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', ...KEYED_FAILURES },
       files: MAX_REGISTRATION_PHOTOS,
       async respond(request, call): Promise<DeepStackAnswer> {
         const userid = useridOf(request);
         if (request.images.length === 0) throw new DetectdError('invalid_multipart', 'No valid image file found');
-        const embeddings: Float32Array[] = [];
+        const taken: { field: string; face: TakenFace }[] = [];
         for (const image of request.images) {
-          const embedding = await describeLargestFace(image.bytes, call, recognition);
-          if (embedding) embeddings.push(embedding);
+          const face = await takeLargestFace(image.bytes, call, recognition);
+          if (face) taken.push({ field: image.field, face });
         }
-        if (embeddings.length === 0) throw new DetectdError('no_face', 'No face detected');
-        const added = await recognition.register(call.service.id, userid, embeddings);
-        return { message: added ? 'face added' : 'face updated' };
+        if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
+        const added = await recognition.register(call.service.id, userid, taken.map(({ face }) => face.embedding));
+        // detectd's addition (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page.
+        const faces = taken.map(({ field, face }) => ({ image: field, x_min: face.box.left, y_min: face.box.top, x_max: face.box.right, y_max: face.box.bottom }));
+        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: faces } };
       },
     },
     {
@@ -146,11 +158,14 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
       operationId: 'deepstack-face-list',
       summary: 'DeepStack / CodeProject.AI list of the service\'s registered people',
       formFields: KEY_FIELD,
-      answer: `\`{"success": true, "faces": ["<userid>", …], ${CODEPROJECT_FIELDS}}\``,
+      answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "added"}], ${CODEPROJECT_FIELDS}}\``,
       failures: KEYED_FAILURES,
       async respond(_request, call): Promise<DeepStackAnswer> {
-        const faces = (await recognition.list(call.service.id)).map((person) => person.userid);
-        return { fields: { faces }, message: faces.length === 1 ? '1 registered face' : `${faces.length} registered faces` };
+        const people = await recognition.list(call.service.id);
+        const faces = people.map((person) => person.userid);
+        // `people` is detectd's addition (clients read `faces`): each person's photos and when they were added, for the console's People page.
+        const listed = people.map((person) => ({ userid: person.userid, photos: person.samples, added: person.created }));
+        return { fields: { faces, people: listed }, message: faces.length === 1 ? '1 registered face' : `${faces.length} registered faces` };
       },
     },
     {
@@ -176,10 +191,10 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
       failures: { '400': 'A photo missing or bad, or no face in one of them (`no_face`).', ...KEYED_FAILURES },
       files: 2,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const first = await describeLargestFace(deepStackImage(request, 'image1'), call, recognition);
-        const second = await describeLargestFace(deepStackImage(request, 'image2'), call, recognition);
+        const first = await takeLargestFace(deepStackImage(request, 'image1'), call, recognition);
+        const second = await takeLargestFace(deepStackImage(request, 'image2'), call, recognition);
         if (!first || !second) throw new DetectdError('no_face', 'No face found in one or both images');
-        const similarity = Math.round(recognition.similarity(first, second) * 1e5) / 1e5;
+        const similarity = Math.round(recognition.similarity(first.embedding, second.embedding) * 1e5) / 1e5;
         return { fields: { similarity }, message: `similarity ${similarity}` };
       },
     },

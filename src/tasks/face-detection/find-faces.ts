@@ -24,10 +24,10 @@ function inPhoto(detection: Detection, photo: Box): Detection | undefined {
 /**
  * The core pipeline on a photo framed in a grey border (vision/portrait.ts), where a detector
  * trained on scenes finds the face that fills a portrait or a crop; what is found is given back in
- * the photo's own pixels (at most 1280 px a side: a larger photo is brought down first), with those
- * pixels.
+ * the photo's own pixels (at most 1280 px a side: a larger photo is brought down first, by
+ * `scale`), with those pixels.
  */
-export async function analyseFramed(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
+export async function analyseFramed(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis & { readonly scale: number }> {
   const framed = await framePortrait(request.bytes, request.limits.maxPixels).catch((error: unknown) => {
     throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
   });
@@ -38,6 +38,7 @@ export async function analyseFramed(request: AnalysisRequest, timings: StageTimi
     height: photo.bottom - photo.top,
     pixels: photoPixels(analysis.pixels!, photo),
     detections: analysis.detections.flatMap((detection) => inPhoto(detection, photo) ?? []),
+    scale: framed.scale,
   };
 }
 
