@@ -54,8 +54,8 @@ function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
     <h2 id="people-title">People</h2>
     <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept).</p>
-    <table class="list compact" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
-      <thead><tr><th scope="col">Person (userid)</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table>
+    <div class="table-scroll"><table class="list compact" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
+      <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table></div>
     <form id="people-form" class="try-form">
       <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
       <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
