@@ -153,7 +153,7 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(JSON.parse(objects.stderr).error.code).to.equal('not_a_face_service');
   });
 
-  it('errors as DeepStack answers them: no userid, no face, a key of another service type (naming the type needed), a wrong key', async () => {
+  it('errors as DeepStack answers them: no userid, no face, a non-image or cut image, too many photos, a key of another service type (naming the type needed), a wrong key', async () => {
     const noUserid = await doubleTake(server, key, 'register', { image: cropPath('amy', 1) });
     expect(noUserid).to.deep.include({ status: 400 });
     expect(noUserid.body).to.include({ success: false, error: 'userid not specified', code: 400 });
@@ -163,6 +163,22 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(objectKey.error).to.equal('Error from Deepstack request, status code: 403');
     const refused = await doubleTake(server, server.apiKey, 'recognize', { image: group('bbt1.jpg') });
     expect(refused.body.error).to.contain('face-detection');
+    // Hostile forms: bytes that are no image (a small one and a large one), more photos than a registration takes.
+    const notAnImage = new FormData();
+    notAnImage.append('userid', 'mallory');
+    notAnImage.append('image', new Blob([new Uint8Array(Buffer.from('GIF89a but not really'))]), 'x.gif');
+    const garbage = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: notAnImage });
+    expect(garbage.status).to.equal(400);
+    expect(((await garbage.json()) as { success: boolean }).success).to.equal(false);
+    const truncated = new FormData();
+    truncated.append('image', new Blob([new Uint8Array(fs.readFileSync(cropPath('amy', 1)).subarray(0, 400))]), 'cut.png');
+    expect((await fetch(`${server.url}/v1/vision/face/recognize`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: truncated })).status).to.equal(400);
+    const many = new FormData();
+    many.append('userid', 'crowd');
+    for (let index = 1; index <= 11; index++) many.append(`image${index}`, new Blob([new Uint8Array(fs.readFileSync(cropPath('amy', 1)))]), `${index}.png`);
+    const tooMany = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: many });
+    expect(tooMany.status).to.equal(400);
+    expect(((await tooMany.json()) as { error: string }).error).to.contain('at most 10 files');
     const wrongKey = await doubleTake(server, 'dtd_' + 'x'.repeat(43), 'recognize', { image: group('bbt1.jpg') });
     expect(wrongKey.status).to.equal(401);
     expect(wrongKey.body.success).to.equal(false);
