@@ -2,9 +2,13 @@
 # detectd: build with `docker build -t detectd .`; run with the models mounted at /models (README "Deployment").
 
 # Debian, not Alpine: onnxruntime-node, sharp, better-sqlite3 and jpeg-turbo ship prebuilt glibc binaries.
+# NODE_IMAGE runs detectd (Node.js and apt); BUILD_IMAGE compiles it (Node.js, npm and apt), the same
+# Node.js major, since the native modules are built for it. Without a registry, local stand-ins:
+# scripts/container-bases.sh.
 ARG NODE_IMAGE=node:22-bookworm-slim
+ARG BUILD_IMAGE=node:22-bookworm-slim
 
-FROM ${NODE_IMAGE} AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 # Compilers only as the fallback of a native module without a prebuilt binary for this platform.
 RUN apt-get update \
@@ -12,19 +16,27 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 # The npm of this image predates package.json "allowScripts": this skips onnxruntime-node's CUDA download.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json ./
+# The dependencies in a layer of their own, built again only when the lock file changes: installed without
+# running scripts (this package's own prepare compiles src/, not yet here), then their install scripts
+# (the native bindings).
+RUN npm ci --no-audit --no-fund --ignore-scripts \
+ && npm rebuild
+COPY tsconfig.json ./
 COPY src ./src
-# npm ci compiles src/ into dist/ (prepare: tsc -b; tests and scripts stay out of the image); then the development packages go.
-RUN npm ci --no-audit --no-fund \
+# Compiles src/ into dist/ (tests and scripts stay out of the image); then the development packages go.
+RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
-# fonts: the labels drawn on visualized images.
+# fonts: the labels drawn on visualized images. libjemalloc2: the allocator detectd runs on (as `npm start`
+# does: RSS stays flat under large images). The unprivileged user detectd (no login) owns only the data folder.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends fonts-dejavu-core libjemalloc2 \
  && rm -rf /var/lib/apt/lists/* \
+ && useradd --uid 10001 --user-group --home-dir /var/lib/detectd --no-create-home --shell /usr/sbin/nologin detectd \
  && mkdir -p /var/lib/detectd /models \
- && chown node:node /var/lib/detectd
+ && chown detectd:detectd /var/lib/detectd
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
@@ -35,13 +47,13 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     DETECTD_DATA_DIR=/var/lib/detectd
-# The image's unprivileged user (uid 1000); it owns only the data folder.
-USER node
+USER detectd
 # Models are mounted read-only at /models (DETECTD_MODEL=/models/<file>.onnx); with none set, the embedded CenterNet serves.
 VOLUME ["/var/lib/detectd"]
 EXPOSE 8080
 # Ready = model loaded and database reachable. No curl in the slim image: Node's fetch asks.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node itself as PID 1: detectd drains in-flight requests on SIGTERM (docker stop) and exits.
-CMD ["node", "dist/src/main.js"]
+# start.js, as `npm start`: runs the server (main.js) in a child on jemalloc. As PID 1 it passes SIGTERM
+# (docker stop) on: detectd drains the requests in flight and exits, and start.js with it.
+CMD ["node", "dist/src/start.js"]

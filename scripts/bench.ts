@@ -3,28 +3,32 @@
  * - http: the service's latency and throughput for one photo, next to raw ONNX Runtime inference
  *   of the same model measured in the same process, as ratios;
  * - sizes: the photo, a 1920×1080 and a 4032×3024 JPEG made from it, each plain, with crops and
- *   with the visualized image: latency and throughput against raw inference in the same run;
+ *   with the visualized image: latency and c=8 throughput against the physical floor measured in
+ *   the same run (raw inference + libjpeg-turbo's own decode/encode; tjbench from libjpeg-turbo-progs);
  * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests;
  * - uploads: the same photo as base64 JSON, as the raw image body and as a multipart form, for
  *   the photo and for a 12-megapixel JPEG made from it at run time (not stored in the repository);
  * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
  *
- *   npm run bench -- [--sections http,sizes,memory,uploads,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N]
+ *   npm run bench -- [--sections http,sizes,memory,uploads,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N] [--form json|multipart]
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import jpegTurbo from '@julusian/jpeg-turbo';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { relaunchOnJemalloc } from '../src/jemalloc.js';
 import { ultralytics } from '../src/models/families/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
 import { decodeImage } from '../src/vision/decode.js';
+import { scaleDenominator } from '../src/vision/decode-scale.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
+import { base64DecodeMs, type EncodedRegion, libjpegEncodeMs, tjbenchDecodeMs } from './lib/libjpeg-floor.js';
 import { describeStreamFigures, runStreamBenchmark } from './bench-stream.js';
 import { startLocalServer } from './lib/local-server.js';
 
@@ -39,6 +43,7 @@ interface BenchOptions {
   seconds: number;
   memoryRequests: number;
   uploadRequests: number;
+  form: 'json' | 'multipart';
 }
 
 function sectionList(value: string): Section[] {
@@ -58,6 +63,7 @@ function parseOptions(): BenchOptions {
     .option('--seconds <s>', 'duration of each throughput run', positiveNumber, 8)
     .option('--memory-requests <n>', 'requests of the memory section', positiveNumber, 2000)
     .option('--upload-requests <n>', 'sequential requests per form and photo in the uploads section', positiveNumber, 30)
+    .addOption(new Option('--form <form>', 'how the sizes section sends its images').choices(['json', 'multipart']).default('json'))
     .parse()
     .opts<BenchOptions>();
 }
@@ -69,7 +75,7 @@ const fixed = (value: number, digits = 1) => value.toFixed(digits);
  * Raw inference: the same model file and session options as the service, fed the photo's
  * letterboxed tensor, nothing else. Returns a function timing one run.
  */
-async function rawInference(modelPath: string, threads: number, imageBytes: Buffer): Promise<{ runOnce: () => Promise<number>; release: () => Promise<void> }> {
+async function rawInference(modelPath: string, threads: number, imageBytes: Buffer): Promise<{ inputSide: number; runOnce: () => Promise<number>; release: () => Promise<void> }> {
   const session = await ort.InferenceSession.create(modelPath, sessionOptions(threads));
   const metadata = session.inputMetadata[0];
   const size = metadata.isTensor ? Number(metadata.shape[2]) : 640;
@@ -83,7 +89,7 @@ async function rawInference(modelPath: string, threads: number, imageBytes: Buff
     return performance.now() - started;
   };
   for (let i = 0; i < 5; i++) await runOnce();
-  return { runOnce, release: () => session.release() };
+  return { inputSide: size, runOnce, release: () => session.release() };
 }
 
 /**
@@ -236,15 +242,49 @@ async function benchHttp(options: BenchOptions, imageBytes: Buffer, upload: Uplo
 
 /** What a request of the sizes section asks for besides the objects. */
 const OUTPUTS = [
-  { name: 'objects only', configurations: [] },
-  { name: 'OutputCroppedImage', configurations: [{ parameter: 'OutputCroppedImage', value: 'true' }] },
-  { name: 'OutputVisualizedImage', configurations: [{ parameter: 'OutputVisualizedImage', value: 'true' }] },
+  { name: 'objects only', parameter: undefined },
+  { name: 'OutputCroppedImage', parameter: 'OutputCroppedImage' },
+  { name: 'OutputVisualizedImage', parameter: 'OutputVisualizedImage' },
 ] as const;
 
+type Output = (typeof OUTPUTS)[number];
+
+/** The request of one row of the sizes section, as base64 JSON or as a multipart form. */
+async function sizesUpload(form: BenchOptions['form'], bytes: Buffer, output: Output): Promise<Upload> {
+  if (form === 'json') {
+    const configurations = output.parameter ? [{ parameter: output.parameter, value: 'true' }] : [];
+    return { form: 'base64 JSON', contentType: 'application/json', body: Buffer.from(JSON.stringify({ raw_data: bytes.toString('base64'), configurations })), query: '' };
+  }
+  const multipart = (await uploadForms(bytes))[2];
+  return { ...multipart, query: output.parameter ? `?${output.parameter}=true` : '' };
+}
+
+/** Pixel regions the service encodes for `output`: each object's crop, or the whole visualized image. */
+async function encodedRegions(url: string, apiKey: string, bytes: Buffer, output: Output): Promise<EncodedRegion[]> {
+  if (!output.parameter) return [];
+  const { data, width, height } = jpegTurbo.decompressSync(bytes, { format: jpegTurbo.FORMAT_RGB });
+  if (output.parameter === 'OutputVisualizedImage') return [{ pixels: data, width, height, rowPixels: width }];
+  const response = await fetch(new URL('/api/v1/object-detection', url), {
+    method: 'POST',
+    headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ raw_data: bytes.toString('base64') }),
+  });
+  const { detected_objects: objects } = (await response.json()) as { detected_objects: { bounding_box: { left: number; top: number; right: number; bottom: number } }[] };
+  return objects.map(({ bounding_box: box }) => ({
+    pixels: data.subarray((box.top * width + box.left) * 3),
+    width: box.right - box.left,
+    height: box.bottom - box.top,
+    rowPixels: width,
+  }));
+}
+
 /**
- * Camera-sized images (issue 11): the photo as sent, and enlarged to 1920×1080 and 4032×3024 at
- * run time, each with and without crops and the visualized image; service latency and throughput
- * against raw inference measured in the same run, as a Markdown table.
+ * Camera-sized images (issues 11 and 20): the photo as sent, and enlarged to 1920×1080 and
+ * 4032×3024 at run time, each with and without crops and the visualized image. Each row sets the
+ * service against its physical floor, measured in the same stretch of time: raw inference +
+ * libjpeg-turbo's own decode at the scale the service uses (tjbench) + base64 decoding of a JSON
+ * body + libjpeg-turbo's own encode of what is sent back; and c=8 throughput against the machine's
+ * limit, the cores over the CPU one image needs (inference threads × raw p50 + that floor).
  */
 async function benchSizes(options: BenchOptions, imageBytes: Buffer): Promise<string[]> {
   const modelPath = path.resolve(options.model);
@@ -256,25 +296,35 @@ async function benchSizes(options: BenchOptions, imageBytes: Buffer): Promise<st
     { name: '1920×1080 JPEG', bytes: await enlargedJpeg(imageBytes, 1920, 1080) },
     { name: '4032×3024 JPEG', bytes: await enlargedJpeg(imageBytes, 4032, 3024) },
   ];
-  const lines = [
-    `== sizes: ${path.basename(modelPath)}, base64 JSON from ${path.basename(options.image)}, ${threads} ORT threads, ${options.requests} sequential requests interleaved with raw inference, throughput ${options.seconds} s per concurrency; load average at start ${os.loadavg().map((load) => fixed(load, 2)).join(' ')}`,
-    '| image | output | raw p50 ms | service p50 ms | p99 ms | p50 ratio | c=1 req/s (× raw limit) | c=4 | c=8 | server medians ms: decode / preprocess / encode |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-  ];
   const raw = await rawInference(modelPath, threads, imageBytes);
+  const lines = [
+    `== sizes: ${path.basename(modelPath)}, ${options.form === 'json' ? 'base64 JSON' : 'multipart form'} from ${path.basename(options.image)}, ${threads} ORT threads, ${options.requests} sequential requests interleaved with raw inference, throughput ${options.seconds} s per concurrency; load average at start ${os.loadavg().map((load) => fixed(load, 2)).join(' ')}`,
+    'floor = raw p50 + libjpeg-turbo decode at the scale used (tjbench) + base64 decode (JSON) + libjpeg-turbo encode of the crops / visualization; c=8 limit = cores × 1000 / (ORT threads × raw p50 + floor − raw p50)',
+    '| image | output | raw p50 ms | decode (scale) + base64 + encode ms | floor ms | service p50 ms | p99 ms | p50 / floor (target) | c=1 req/s | c=4 | c=8 | c=8 limit req/s | c=8 / limit (target 0.95) | server medians ms: decode / preprocess / encode |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
   try {
     for (const image of images) {
+      const { width: imageWidth = 1, height: imageHeight = 1 } = await sharp(image.bytes).metadata();
       for (const output of OUTPUTS) {
-        const body = Buffer.from(JSON.stringify({ raw_data: image.bytes.toString('base64'), configurations: output.configurations }));
-        const post = detectionPoster(server.url, server.apiKey, { form: 'base64 JSON', contentType: 'application/json', body, query: '' });
+        const upload = await sizesUpload(options.form, image.bytes, output);
+        const post = detectionPoster(server.url, server.apiKey, upload);
+        const denominator = output.parameter ? 1 : scaleDenominator(imageWidth, imageHeight, raw.inputSide);
+        const decodeMs = tjbenchDecodeMs(image.bytes, denominator, 1);
+        const base64Ms = options.form === 'json' ? base64DecodeMs(image.bytes.toString('base64')) : 0;
+        const encodeMs = libjpegEncodeMs(await encodedRegions(server.url, server.apiKey, image.bytes, output));
         const { rawTimes, sequential, stages, runs } = await measureService(server, raw, post, options);
         const rawMs = median(rawTimes);
-        const rawLimit = 1000 / rawMs;
         const p50 = median(sequential);
-        const rate = ({ perSecond }: { perSecond: number }) => `${fixed(perSecond, 2)} (${fixed(perSecond / rawLimit, 2)}×)`;
         const stage = (name: string) => fixed(stages[name] ?? 0, 1);
+        const rate = ({ perSecond }: { perSecond: number }) => fixed(perSecond, 2);
+        const target = output.parameter ? 1.25 : 1.1;
+        const floorParts = `${decodeMs === undefined ? 'n/a (no tjbench)' : fixed(decodeMs)} (1/${denominator}) + ${fixed(base64Ms)} + ${fixed(encodeMs)}`;
+        const floor = decodeMs === undefined ? undefined : rawMs + decodeMs + base64Ms + encodeMs;
+        const limit = floor === undefined ? undefined : (threads * 1000) / (threads * rawMs + floor - rawMs);
+        const c8 = runs[2].perSecond;
         lines.push(
-          `| ${image.name} | ${output.name} | ${fixed(rawMs)} | ${fixed(p50)} | ${fixed(percentile(sequential, 99))} | ${fixed(p50 / rawMs, 2)} | ${runs.map(rate).join(' | ')} | ${stage('decode')} / ${stage('preprocess')} / ${stage('encode')} |`,
+          `| ${image.name} | ${output.name} | ${fixed(rawMs)} | ${floorParts} | ${floor === undefined ? 'n/a' : fixed(floor)} | ${fixed(p50)} | ${fixed(percentile(sequential, 99))} | ${floor === undefined ? 'n/a' : fixed(p50 / floor, 2)} (≤ ${target}) | ${runs.map(rate).join(' | ')} | ${limit === undefined ? 'n/a' : fixed(limit, 2)} | ${limit === undefined ? 'n/a' : fixed(c8 / limit, 2)} | ${stage('decode')} / ${stage('preprocess')} / ${stage('encode')} |`,
         );
       }
     }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { SignUpPolicy } from './accounts/sign-up.js';
+import type { ModelSources } from './models/model-repository.js';
 
 /**
  * Every setting of the service, read once in the composition root and passed down frozen.
@@ -13,6 +14,8 @@ export interface Config {
   readonly modelPaths: readonly string[];
   /** Model repository folder: every `*.onnx` in it is served too, each with an optional `<name>.json` configuration. */
   readonly modelsDir: string | undefined;
+  /** The model services naming none are answered by (a model name); absent: the first of `modelPaths`, else of `modelsDir` by name. */
+  readonly defaultModel: string | undefined;
   readonly dataDir: string;
   /** PostgreSQL connection string; when absent the embedded SQLite database in `dataDir` is used. */
   readonly databaseUrl: string | undefined;
@@ -114,6 +117,11 @@ function text(env: Env, name: string): string | undefined {
 
 export class ConfigError extends Error {}
 
+/** The settings that say which models to serve and which is the default, as the model repository reads them. */
+export function modelSourcesOf(config: Config): ModelSources {
+  return { modelPaths: config.modelPaths, modelsDir: config.modelsDir, defaultModel: config.defaultModel };
+}
+
 const SIGN_UP_SETTINGS: Record<string, SignUpPolicy> = { open: 'open', invite: 'invite', closed: 'closed' };
 
 function signUpSetting(raw: string | undefined): SignUpPolicy {
@@ -159,6 +167,7 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
       .filter((entry) => entry !== '')
       .map((entry) => path.resolve(entry)),
     modelsDir: modelsDir === undefined ? undefined : path.resolve(modelsDir),
+    defaultModel: text(env, 'DETECTD_DEFAULT_MODEL'),
     dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
     databaseUrl,
     secret,

@@ -11,11 +11,13 @@ import { consoleRoutes } from './console/console-routes.js';
 import { CallMetrics } from './core/call-metrics.js';
 import { CallRecorder } from './core/call-recorder.js';
 import { IdleCollector } from './core/idle-collector.js';
+import { RecentErrors } from './core/recent-errors.js';
 import { ServiceLimits } from './limits/service-limits.js';
 import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
-import type { Config } from './config.js';
+import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
+import { defaultModelReason } from './models/model-repository.js';
 import { packageVersion } from './package-root.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { databaseReachable, openDatabase } from './store/database.js';
@@ -63,6 +65,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger, tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
+  const startedAt = new Date();
   const schemas = new SchemaCatalogue();
   const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -70,14 +73,17 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const faces = faceRecognition(new FaceGallery(db, secret), (message) => logger.info(message));
   const tasks = tasksOf({ faces: faces.recognition });
   const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
-  const registry = await loadModels({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
+  const modelSources = modelSourcesOf(config);
+  const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
   for (const detector of registry.detectors) {
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
-  const models = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
+  const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
+  logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
+  const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
@@ -88,7 +94,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
   const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
-  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector);
+  const recentErrors = new RecentErrors();
+  const calls = new CallRecorder(logger, new CallMetrics(metrics), usage, idleCollector, recentErrors);
 
   const { limits } = config;
   const imageLimits: AnalysisLimits = { maxPixels: limits.maxImagePixels, maxDetections: limits.maxDetections, deadlineMs: limits.requestTimeoutMs };
@@ -107,7 +114,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     authenticateKeyless: keylessAuthenticator(domain.services),
     tokens: streamTokens,
     serviceLimits,
-    models,
+    schedulers,
     schemas,
     limits: imageLimits,
     body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
@@ -128,11 +135,19 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
           publicUrl: config.publicUrl,
           bodyTimeoutMs: limits.bodyTimeoutMs,
           uploads,
+          status: {
+            version,
+            startedAt,
+            database: config.databaseUrl ? 'postgresql' : 'sqlite',
+            inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
+            models: schedulers,
+            recentErrors,
+          },
         },
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      deepStackRoutes({ gate, tasks, models, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
@@ -149,7 +164,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'listening');
+  // Where a person goes next: the console (the first account signs up there) and the API reference.
+  const reachedAt = config.publicUrl ?? url;
+  logger.info({ url, port, database: config.databaseUrl ? 'postgresql' : 'sqlite', console: `${reachedAt}/console`, docs: `${reachedAt}/docs` }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

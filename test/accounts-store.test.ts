@@ -53,6 +53,22 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     expect(stored.password_hash).to.match(/^scrypt\$/).and.not.contain('a long passphrase');
   });
 
+  it('answers service_name_taken (and email_taken), never a database error, when calls create or rename services (or create accounts) under one name at the same instant', async () => {
+    const ann = await domain.accounts.createAccount('ann@example.com', 'a long passphrase');
+    const outcomes = async (calls: Promise<unknown>[]) =>
+      (await Promise.allSettled(calls)).map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : outcome.reason instanceof AccountError ? outcome.reason.code : String(outcome.reason)));
+    const created = await outcomes([1, 2, 3, 4].map(() => domain.services.create(ann.id, { name: 'gate' })));
+    expect(created.sort()).to.deep.equal(['ok', 'service_name_taken', 'service_name_taken', 'service_name_taken']);
+    const others = await Promise.all(['a', 'b', 'c'].map(async (name) => (await domain.services.create(ann.id, { name })).service));
+    const renamed = await outcomes(others.map((service) => domain.services.update(service, { name: 'yard', model: null })));
+    expect(renamed.sort()).to.deep.equal(['ok', 'service_name_taken', 'service_name_taken']);
+    const names = (await domain.services.list(ann.id)).map((service) => service.name);
+    expect(names.filter((name) => name === 'gate' || name === 'yard').sort()).to.deep.equal(['gate', 'yard']);
+    expect(names).to.have.length(4);
+    const emails = await outcomes([1, 2, 3].map(() => domain.accounts.createAccount('bob@example.com', 'a long passphrase')));
+    expect(emails.sort()).to.deep.equal(['email_taken', 'email_taken', 'ok']);
+  });
+
   it('keeps each account\u2019s services to itself', async () => {
     const ann = await domain.accounts.createAccount('ann@example.com', 'a long passphrase');
     const bob = await domain.accounts.createAccount('bob@example.com', 'a long passphrase');

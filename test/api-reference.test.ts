@@ -1,8 +1,11 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { exampleCalls } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -25,7 +28,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     expect(document.servers).to.deep.equal([{ url: server.url, description: 'this server' }]);
     for (const task of TASK_DESCRIPTIONS.all) {
       const operation = document.paths[`/api/v1/${task.type}`].post;
-      expect(exampleOf(operation), task.type).to.equal(task.exampleCommand(`${server.url}/api/v1/${task.type}`, 'dog.jpg'));
+      expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, 'dog.jpg').curl);
       // "Try it" offers the first body form: the upload, with fields that are valid as filled in.
       const [first, ...others] = Object.keys(operation.requestBody.content);
       expect([first, ...others]).to.deep.equal(['multipart/form-data', 'image/*', 'application/json']);
@@ -55,6 +58,20 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
       const bytes = Buffer.from(await served.arrayBuffer());
       if (asset.startsWith('/docs/swagger-ui/')) expect(bytes.equals(fs.readFileSync(path.join(SWAGGER_UI_DIR, path.basename(asset)))), asset).to.equal(true);
     }
+    // The 1.7 MB bundle travels gzip'd to a browser that takes it, whole to one that does not.
+    const bundle = fs.readFileSync(path.join(SWAGGER_UI_DIR, 'swagger-ui-bundle.js'));
+    const compressed = await new Promise<{ encoding?: string; bytes: Buffer }>((resolve, reject) =>
+      http.get(`${server.url}/docs/swagger-ui/swagger-ui-bundle.js`, { headers: { 'Accept-Encoding': 'gzip' } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve({ encoding: response.headers['content-encoding'], bytes: Buffer.concat(chunks) }));
+      }).on('error', reject),
+    );
+    expect(compressed.encoding).to.equal('gzip');
+    expect(compressed.bytes.length).to.be.below(bundle.length / 3);
+    expect(zlib.gunzipSync(compressed.bytes).equals(bundle)).to.equal(true);
+    const whole = await fetch(server.url + '/docs/swagger-ui/swagger-ui-bundle.js', { headers: { 'Accept-Encoding': 'identity' } });
+    expect(whole.headers.get('content-encoding')).to.equal(null);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(bundle)).to.equal(true);
     // Only what the page loads: not the package's demo page, which would load another API's document.
     expect((await fetch(server.url + '/docs/swagger-ui/index.html')).status).to.equal(404);
     expect((await fetch(server.url + '/docs/swagger-ui/swagger-initializer.js')).status).to.equal(404);

@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { waitFor } from './support/wait-for.js';
 
 /** Debian's Chromium (`apt-get install chromium`); never a browser download of a test tool's own. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -38,12 +39,14 @@ async function revealedKey(page: Page): Promise<string> {
 
 /** Reloads the usage panel (last hour) until the flusher has written `atLeast` requests. */
 async function waitForUsage(page: Page, atLeast: number): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    await page.goto(page.url().replace(/[?#].*$/, '') + '?window=hour');
-    const requests = Number(await page.textContent('#usage-requests'));
-    if (requests >= atLeast || attempt === 40) return requests;
-    await page.waitForTimeout(250);
-  }
+  return waitFor(
+    async () => {
+      await page.goto(page.url().replace(/[?#].*$/, '') + '?window=hour');
+      const requests = Number(await page.textContent('#usage-requests'));
+      return requests >= atLeast && requests;
+    },
+    { what: `${atLeast} request(s) in the usage panel`, intervalMs: 250 },
+  );
 }
 
 describe('web console in a real browser: a new user from sign-up to a rotated key', () => {

@@ -106,7 +106,7 @@ describeEachEngine('web console over HTTP', (engine) => {
     const page = (await client.get(`/console/services/${id}?window=hour`)).text;
     expect(page).to.match(/id="usage-images">1</).and.match(/id="usage-errors">1</).and.contain('<code>invalid_base64</code>');
     expect(Number(/id="usage-detections">(\d+)</.exec(page)?.[1])).to.be.at.least(3);
-    expect(page).to.match(/id="usage-p50">\d+(\.\d)? ms</).and.contain('<svg class="chart"');
+    expect(page).to.match(/id="usage-p50">\d+(\.\d)? ms</).and.contain('<figure class="chart"');
     expect(server.logText(), 'keys never reach the log').to.not.contain(apiKey);
   });
 

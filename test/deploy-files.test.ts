@@ -14,10 +14,11 @@ import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { MAIN, requireBuild, startProcess } from './support/processes.js';
 
 /**
- * No container engine or systemd runs on the test machines, so the packaging files are linted and
- * checked against what detectd needs, not built or started: the Dockerfile with dockerfile-utils
- * (the Dockerfile language service's validator) and its parsed instructions, compose.yaml with
- * dclint (Compose Specification schema and lint rules), the systemd unit with `systemd-analyze verify`.
+ * The packaging files, linted and checked against what detectd needs on every test run: the Dockerfile
+ * with dockerfile-utils (the Dockerfile language service's validator) and its parsed instructions,
+ * compose.yaml with dclint (Compose Specification schema and lint rules), the systemd unit with
+ * `systemd-analyze verify`. Building and running them takes a container engine and ~14 minutes:
+ * scripts/container-check.sh does that under podman (README "Checking the deployment files").
  */
 
 const read = (file: string) => fs.readFileSync(file, 'utf8');
@@ -39,19 +40,22 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       expect(validateDockerfile(content).map((problem) => `line ${problem.range.start.line + 1}: ${problem.message}`)).to.deep.equal([]);
     });
 
-    it('is multi-stage on a pinned Debian Node.js image (the native modules are glibc builds)', () => {
+    it('is multi-stage on pinned Debian Node.js images, build arguments of the same default (the native modules are glibc builds for that Node.js)', () => {
       expect(froms.length).to.be.at.least(2);
-      const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(content)?.[1];
-      expect(image).to.match(/^node:\d+-bookworm-slim$/);
-      for (const from of froms) expect(from.getImage()).to.equal('${NODE_IMAGE}');
+      const nodeImage = /^ARG NODE_IMAGE=(\S+)$/m.exec(content)?.[1];
+      expect(nodeImage).to.match(/^node:\d+-bookworm-slim$/);
+      expect(/^ARG BUILD_IMAGE=(\S+)$/m.exec(content)?.[1]).to.equal(nodeImage);
+      expect(froms.map((from) => from.getImage())).to.deep.equal(['${BUILD_IMAGE}', '${NODE_IMAGE}']);
       expect(named('COPY', finalStage).some((copy) => copy.getTextContent().startsWith('COPY --from=build '))).to.equal(true);
     });
 
-    it('runs as an unprivileged user, node itself as PID 1 (SIGTERM drains), the data folder a volume', () => {
+    it('runs as an unprivileged user, as `npm start` does (start.js: jemalloc, installed), the data folder a volume', () => {
       const users = named('USER', finalStage);
       expect(users.length).to.equal(1);
       expect(argument(users[0])).to.not.match(/^(root|0)(:|$)/);
-      expect(JSON.parse(argument(named('CMD', finalStage)[0]))).to.deep.equal(['node', 'dist/src/main.js']);
+      expect(JSON.parse(argument(named('CMD', finalStage)[0]))).to.deep.equal(['node', 'dist/src/start.js']);
+      expect(JSON.parse(read('package.json')).scripts.start).to.equal('node dist/src/start.js');
+      expect(argument(named('RUN', finalStage)[0])).to.match(/apt-get install .*\blibjemalloc2\b/);
       expect(argument(named('ENV', finalStage)[0])).to.contain('DETECTD_DATA_DIR=/var/lib/detectd');
       expect(argument(named('VOLUME', finalStage)[0])).to.contain('/var/lib/detectd');
       expect(named('ADD')).to.deep.equal([]);
@@ -126,7 +130,10 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
 
   describe('compose.yaml', () => {
     const compose = parseYaml(read('compose.yaml')) as {
-      services: Record<string, { environment?: Record<string, string>; volumes?: string[]; deploy?: { replicas?: number }; image?: string; build?: string }>;
+      services: Record<
+        string,
+        { environment?: Record<string, string>; volumes?: string[]; deploy?: { replicas?: number }; image?: string; build?: { context: string; args: Record<string, string> } }
+      >;
     };
 
     it('passes dclint: the Compose Specification schema and every lint rule', () => {
@@ -137,13 +144,28 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
 
     it('runs two detectd replicas from this Dockerfile on one PostgreSQL with a shared secret, models mounted read-only', () => {
       const { detectd, postgres } = compose.services;
-      expect(detectd.build).to.equal('.');
+      expect(detectd.build?.context).to.equal('.');
       expect(detectd.deploy?.replicas).to.equal(2);
       expect(detectd.environment?.DETECTD_DATABASE_URL).to.match(/^postgres:\/\/detectd:.*@postgres:5432\/detectd$/);
       expect(detectd.environment?.DETECTD_SECRET).to.match(/^\$\{DETECTD_SECRET:\?/);
       expect(detectd.environment?.DETECTD_MODEL).to.contain('/models/');
       expect(detectd.volumes?.some((volume) => volume.endsWith(':/models:ro'))).to.equal(true);
-      expect(postgres.image).to.match(/^postgres:\d+/);
+      expect(postgres.image).to.match(/^\$\{POSTGRES_IMAGE:-postgres:\d+/);
+    });
+
+    it('base images are variables defaulting to the registry images (for the Dockerfile: its own defaults)', () => {
+      const { detectd, postgres, proxy } = compose.services;
+      for (const name of ['NODE_IMAGE', 'BUILD_IMAGE']) {
+        const dockerfileDefault = new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(read('Dockerfile'))?.[1];
+        expect(detectd.build?.args[name]).to.equal(`\${${name}:-${dockerfileDefault}}`);
+      }
+      expect(postgres.image).to.match(/^\$\{POSTGRES_IMAGE:-postgres:[\w.-]+\}$/);
+      expect(proxy.image).to.match(/^\$\{NGINX_IMAGE:-nginx:[\w.-]+\}$/);
+    });
+
+    it('nginx gets deploy/nginx.conf (nginx itself reads it in scripts/container-check.sh)', () => {
+      expect(compose.services.proxy.volumes).to.deep.equal(['./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro']);
+      expect(read('deploy/nginx.conf')).to.match(/^\s*server detectd:8080;$/m);
     });
 
     it('sets only variables the README documents', () => {
@@ -170,7 +192,9 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
     it('starts the built service as an unprivileged user with its state folder and the env file', () => {
       const unit = read('deploy/detectd.service');
       expect(unit).to.match(/^User=detectd$/m);
-      expect(unit).to.match(/^ExecStart=\/usr\/bin\/node \/opt\/detectd\/dist\/src\/main\.js$/m);
+      // As `npm start` (start.js: on jemalloc); the signal to start.js alone, which passes it on once.
+      expect(unit).to.match(/^ExecStart=\/usr\/bin\/node \/opt\/detectd\/dist\/src\/start\.js$/m);
+      expect(unit).to.match(/^KillMode=mixed$/m);
       expect(unit).to.match(/^StateDirectory=detectd$/m);
       expect(unit).to.match(/^Environment=DETECTD_DATA_DIR=\/var\/lib\/detectd$/m);
       expect(unit).to.match(/^EnvironmentFile=\/etc\/detectd\/detectd\.env$/m);

@@ -11,8 +11,8 @@ function greyImage(): RgbImage {
   return { width: WIDTH, height: HEIGHT, data: Buffer.alloc(WIDTH * HEIGHT * 3, GREY) };
 }
 
-async function rgbOfJpeg(jpeg: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
-  const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+async function rgbOfJpeg(base64Jpeg: string): Promise<{ data: Buffer; width: number; height: number }> {
+  const { data, info } = await sharp(Buffer.from(base64Jpeg, 'base64')).raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height };
 }
 

@@ -20,8 +20,8 @@ function gradientImage(): RgbImage {
   return { width: WIDTH, height: HEIGHT, data };
 }
 
-async function expectJpegOf(jpeg: Buffer, image: RgbImage, region: ReturnType<typeof pixelRegion>): Promise<void> {
-  const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+async function expectJpegOf(base64Jpeg: string, image: RgbImage, region: ReturnType<typeof pixelRegion>): Promise<void> {
+  const { data, info } = await sharp(Buffer.from(base64Jpeg, 'base64')).raw().toBuffer({ resolveWithObject: true });
   expect([info.width, info.height]).to.deep.equal([region.width, region.height]);
   let worst = 0;
   for (let y = 0; y < region.height; y++) {
@@ -53,4 +53,15 @@ describe('JPEG encoding of whole images and crops (libjpeg-turbo)', () => {
       await expectJpegOf(await encodeCrop(image, box), image, pixelRegion(box, WIDTH, HEIGHT));
     });
   }
+
+  it('builds the base64 of a JPEG larger than a slice as one valid string, and keeps encodes at once apart', async () => {
+    // Noise compresses badly: a JPEG of several slices (768 KiB each).
+    const noise: RgbImage = { width: 1600, height: 1200, data: Buffer.from(Array.from({ length: 1600 * 1200 * 3 }, (_, at) => (at * 2654435761) >>> 24)) };
+    const [large, small] = await Promise.all([encodeJpeg(noise), encodeJpeg(image)]);
+    const bytes = Buffer.from(large, 'base64');
+    expect(bytes.length).to.be.greaterThan(768 * 1024);
+    expect(bytes.toString('base64'), 'canonical base64: no padding inside').to.equal(large);
+    expect(await sharp(bytes).metadata()).to.include({ width: 1600, height: 1200, format: 'jpeg' });
+    await expectJpegOf(small, image, { left: 0, top: 0, width: WIDTH, height: HEIGHT });
+  });
 });

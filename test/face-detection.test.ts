@@ -123,10 +123,10 @@ describe('face detection AP on WIDER FACE (../shared/eval/faces/wider-val, READM
     const [ultraface, blazeface] = scores;
     expect(ultraface.model).to.equal('ultraface-rfb-640');
     expect(blazeface.model).to.equal('blazeface');
-    // Measured on these 20 images: RFB-640 0.90 (≥ 32 px), 0.84 (≥ 16 px); BlazeFace 0.76 (≥ 64 px), 0.55 (≥ 32 px).
+    // Measured on these 20 images: RFB-640 0.90 (≥ 32 px), 0.84 (≥ 16 px); BlazeFace 0.78 (≥ 64 px), 0.68 (≥ 32 px).
     expect(ultraface.bands['≥ 32 px'].ap).to.be.at.least(0.8);
     expect(ultraface.bands['≥ 16 px'].ap).to.be.at.least(0.7);
     expect(blazeface.bands['≥ 64 px'].ap).to.be.at.least(0.6);
-    expect(blazeface.bands['≥ 32 px'].ap).to.be.at.least(0.4);
+    expect(blazeface.bands['≥ 32 px'].ap).to.be.at.least(0.5);
   });
 });

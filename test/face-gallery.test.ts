@@ -74,7 +74,7 @@ describeEachEngine('face galleries in the store', (engine) => {
 
   it('uses the service\u2019s own threshold when set, and the default again when cleared', async () => {
     await gallery.register(serviceId, 'ann', [descriptor(0)]);
-    const tilted = descriptor(0, 0.5); // similarity ≈ 0.876
+    const tilted = descriptor(0, 0.3); // similarity 1 − sin(0.15) ≈ 0.85
     await gallery.setThreshold(serviceId, 0.95);
     expect(await gallery.threshold(serviceId)).to.equal(0.95);
     expect(await gallery.match(serviceId, tilted)).to.equal(undefined);
@@ -104,6 +104,21 @@ describeEachEngine('face galleries in the store', (engine) => {
     await db.deleteFrom('services').where('id', '=', serviceId).execute();
     expect(await db.selectFrom('face_people').selectAll().execute()).to.deep.equal([]);
     expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
+  });
+
+  it('a person registered through one connection (another replica) is listed and recognised through another at once', async () => {
+    const replica = await openDatabase(databaseSettingsOf(store));
+    try {
+      const other = new FaceGallery(replica, TEST_SECRET);
+      expect(await other.match(serviceId, descriptor(7))).to.equal(undefined);
+      await gallery.register(serviceId, 'ann', [descriptor(7)]);
+      expect((await other.list(serviceId)).map((person) => person.userid)).to.deep.equal(['ann']);
+      expect((await other.match(serviceId, descriptor(7)))?.userid).to.equal('ann');
+      await other.delete(serviceId, 'ann');
+      expect(await gallery.match(serviceId, descriptor(7))).to.equal(undefined);
+    } finally {
+      await replica.destroy();
+    }
   });
 
   it('refuses a blank or control-character userid and a registration without a face', async () => {

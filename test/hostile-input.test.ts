@@ -248,4 +248,64 @@ describe('hostile input: precise 4xx answers, never a 500, and the next request 
       expectJsonError(await rawExchange(server.port, [head('GET /api/v1/object-detection/stream HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${server.apiKey}` })]), 426, 'upgrade_required');
     });
   });
+
+  describe('the DeepStack door (its forms pass the same bounded reader)', () => {
+    const BOUNDARY = 'detectd-hostile-form';
+    let form: Buffer;
+    before(async () => {
+      form = Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${server.apiKey}\r\n` +
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="image"; filename="one.png"\r\nContent-Type: image/png\r\n\r\n`,
+      );
+      form = Buffer.concat([form, await images.onePixelPng(), Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+    });
+    const deepStack = (extra: Record<string, string | number> = {}, body: Buffer = form) => [
+      head('POST /v1/vision/detection HTTP/1.1', { Host: 'localhost', 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': body.length, ...extra }),
+      body,
+    ];
+    /** DeepStack's failure shape, with the status detectd's catalogue gives the code. */
+    function expectDeepStackError(response: RawResponse, status: number): void {
+      expect(response.status, JSON.stringify(response.body)).to.equal(status);
+      expect(response.body).to.include({ success: false, code: status, duration: 0 });
+      expect(response.body.error).to.be.a('string').and.not.match(/\n\s+at /);
+    }
+
+    it('413 from the header alone: a form declaring more than the limit, no body sent, answered at once and closed', async () => {
+      const response = await rawExchange(server.port, [head('POST /v1/vision/detection HTTP/1.1', { Host: 'x', 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': 209_715_200 })], { answerWithinMs: 2_000, closeWithinMs: 5_000 });
+      expectDeepStackError(response, 413);
+      expect(response.closed).to.equal(true);
+    });
+    for (const [coding, compress] of [
+      ['gzip', zlib.gzipSync],
+      ['deflate', zlib.deflateSync],
+      ['br', zlib.brotliCompressSync],
+    ] as const) {
+      it(`200 for a ${coding} form; 400 for a corrupt one`, async () => {
+        const answered = await rawExchange(server.port, deepStack({ 'Content-Encoding': coding }, compress(form)));
+        expect(answered.status, JSON.stringify(answered.body)).to.equal(200);
+        expect(answered.body).to.include({ success: true });
+        const corrupt = Buffer.from(compress(form));
+        corrupt.fill(0x5a, 10, 40);
+        expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Encoding': coding }, corrupt)), 400);
+      });
+    }
+    it('413 for a gzip bomb form, stopped at the limit on the inflated size; 415 for an unknown encoding', async () => {
+      const bomb = zlib.gzipSync(Buffer.concat([form.subarray(0, form.indexOf('\r\n\r\n', form.indexOf('name="image"')) + 4), Buffer.alloc(50 * MAX_BODY_BYTES, 0x20)]));
+      expect(bomb.length).to.be.below(MAX_BODY_BYTES);
+      expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Encoding': 'gzip' }, bomb)), 413);
+      expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Encoding': 'zstd' })), 415);
+    });
+    it('Expect: 100-continue: 100 only once a key in the header is let in and the size is within the limit', async () => {
+      const keyed = { Authorization: `ApiKey ${server.apiKey}`, Expect: '100-continue' };
+      const good = await rawExchange(server.port, [deepStack(keyed)[0], 'await-100', form]);
+      expect(good.continued).to.equal(true);
+      expect(good.status).to.equal(200);
+      const badKey = await rawExchange(server.port, [deepStack({ ...keyed, Authorization: 'ApiKey wrong' })[0]], { closeWithinMs: 5_000 });
+      expectDeepStackError(badKey, 401);
+      expect(badKey.continued).to.equal(false);
+      const tooLarge = await rawExchange(server.port, [deepStack({ ...keyed, 'Content-Length': 30_000_000 })[0]]);
+      expectDeepStackError(tooLarge, 413);
+      expect(tooLarge.continued).to.equal(false);
+    });
+  });
 });

@@ -60,6 +60,42 @@ describe('raw-image and multipart uploads on /api/v1/object-detection (real serv
     expect(repeated.body.error.message).to.contain('more than once');
   });
 
+  for (const path of ['/api/v1/object-detection', '/api/object-detection']) {
+    it(`takes target_classes, frame_id and source_id in every body form on ${path}: JSON, the raw image with a query string, a form`, async () => {
+      const names = (answer: { body: { detected_objects: { name: string }[] } }) => [...new Set(answer.body.detected_objects.map((object) => object.name))].sort();
+      const json = await postDetection(server.url, { ...imageRequest(photoPath('dog.jpg')), target_classes: ['dog', 'truck'], frame_id: 'f1', source_id: 'gate' }, { apiKey: server.apiKey, path });
+      expect(json.status).to.equal(200);
+      expect(names(json)).to.deep.equal(['dog', 'truck']);
+      expect(json.body).to.include({ frame_id: 'f1', source_id: 'gate' });
+      const viaUploads = [
+        await post(server, new Uint8Array(dogJpeg()), { path, contentType: 'image/jpeg', query: '?target_classes=dog,truck&frame_id=f1&source_id=gate' }),
+        await post(server, new Uint8Array(dogJpeg()), { path, contentType: 'image/jpeg', query: '?target_classes=dog&target_classes=truck&frame_id=f1&source_id=gate' }),
+        await post(server, form([['target_classes', 'dog'], ['target_classes', 'truck'], ['frame_id', 'f1'], ['source_id', 'gate']]), { path }),
+        await post(server, form([['target_classes', 'dog, truck'], ['frame_id', 'f1'], ['source_id', 'gate']]), { path }),
+      ];
+      for (const upload of viaUploads) {
+        expect(upload.status, JSON.stringify(upload.body)).to.equal(200);
+        expect(upload.body).to.deep.equal(json.body);
+      }
+      const everyClass = await post(server, form([['target_classes', '']]), { path });
+      expect(names(everyClass)).to.include.members(['bicycle', 'dog', 'truck']);
+    });
+  }
+
+  it('refuses a bad target_classes, frame_id or source_id in an upload as precisely as in JSON', async () => {
+    const unknownClass = await post(server, new Uint8Array(dogJpeg()), { contentType: 'image/jpeg', query: '?target_classes=dog,dgo' });
+    expect(unknownClass.status).to.equal(400);
+    expect(unknownClass.body.error.code).to.equal('invalid_request');
+    expect(unknownClass.body.error.message).to.contain('unknown class "dgo"');
+    const twice = await post(server, form([['frame_id', 'a'], ['frame_id', 'b']]));
+    expect(twice.body.error).to.deep.include({ code: 'invalid_request', message: 'field "frame_id" is given more than once' });
+    const tooLong = await post(server, new Uint8Array(dogJpeg()), { contentType: 'image/jpeg', query: `?source_id=${'x'.repeat(257)}` });
+    expect(tooLong.body.error).to.deep.include({ code: 'invalid_request', message: 'source_id must NOT have more than 256 characters' });
+    const rawData = await post(server, form([['raw_data', 'abcd']]));
+    expect(rawData.body.error.code).to.equal('invalid_request');
+    expect(rawData.body.error.message).to.contain('"raw_data" belongs in a JSON body');
+  });
+
   it('refuses bad forms with invalid_multipart, bad images with invalid_image, and other types with 415', async () => {
     const cases: [string, BodyInit, string | undefined, string][] = [
       ['no image', form([['ConfidenceThreshold', '0.3']], null), undefined, 'invalid_multipart'],

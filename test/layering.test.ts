@@ -23,6 +23,43 @@ async function cruise(root: string): Promise<{ ok: boolean; report: string }> {
   }
 }
 
+/** The folder of src/ a module lives in (`core`, `transports`), or the module itself for a file at the top (`server.ts`). */
+const folderOf = (source: string) => source.split('/')[1];
+
+/**
+ * Cycles between the folders of `root`/src (a module of one folder importing another folder, which
+ * imports back, directly or through others), type imports included: each as "a → b → a".
+ */
+async function folderCycles(root: string): Promise<string[]> {
+  const { stdout } = await run(DEPCRUISE, ['src', '--config', CONFIG, '--output-type', 'json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+  const modules = (JSON.parse(stdout) as { modules: { source: string; dependencies: { resolved: string }[] }[] }).modules;
+  const edges = new Map<string, Set<string>>();
+  for (const module of modules.filter((each) => each.source.startsWith('src/'))) {
+    for (const { resolved } of module.dependencies.filter((dependency) => dependency.resolved.startsWith('src/'))) {
+      const [from, to] = [folderOf(module.source), folderOf(resolved)];
+      if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  // A cycle through a folder is a path from one of its neighbours back to it.
+  const cycles = new Set<string>();
+  for (const start of edges.keys()) {
+    const path = new Map<string, string>([[start, start]]);
+    const queue = [start];
+    while (queue.length > 0) {
+      const folder = queue.shift()!;
+      for (const next of edges.get(folder) ?? []) {
+        // Named by its folders, sorted, whichever of them the search started from.
+        if (next === start) cycles.add(path.get(folder)!.split(' → ').sort().join(' ⇄ '));
+        else if (!path.has(next)) {
+          path.set(next, `${path.get(folder)} → ${next}`);
+          queue.push(next);
+        }
+      }
+    }
+  }
+  return [...cycles];
+}
+
 /** A task's own files: its folder and the table; anywhere else a task is known only through the Task interface. */
 const OWNS_TASKS = /^tasks\/(?:index\.ts$|[^/]+\/)/;
 
@@ -65,6 +102,20 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
       const { ok, report } = await cruise(copy);
       expect(ok).to.equal(false);
       expect(report).to.contain('models-know-only-vision').and.to.contain('nms.ts');
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('has no cycle between folders: a folder never imports, even for a type, a folder that imports it', async () => {
+    expect(await folderCycles(process.cwd())).to.deep.equal([]);
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-folders-'));
+    try {
+      fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
+      fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
+      // core/ already imports scheduler/ (the pipeline); a type import back makes the two folders a cycle.
+      fs.writeFileSync(path.join(copy, 'src/scheduler/reach-up.ts'), "import type { CallContext } from '../core/call-context.js';\nexport type Reached = CallContext;\n");
+      expect(await folderCycles(copy)).to.deep.equal(['core ⇄ scheduler']);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }

@@ -7,7 +7,7 @@ import { startLocalServer } from '../scripts/lib/local-server.js';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { modelPath, photoPath } from './support/paths.js';
-import { cli, requireBuild } from './support/processes.js';
+import { cli, requireBuild, startProcess } from './support/processes.js';
 import { pythonNames, writeSyntheticOnnx } from './support/synthetic-onnx.js';
 
 /** yolox-nano-416 with its "dog" renamed "hound" (parent "pet") by its configuration file. */
@@ -66,6 +66,35 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     }
   });
 
+  it('takes the default model from DETECTD_DEFAULT_MODEL and logs at start-up which is the default and why (a warning when nothing named it)', async () => {
+    const chosen = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolox-nano-416' }).stdout);
+    expect(chosen.models.map((model: { name: string; default: boolean }) => [model.name, model.default])).to.deep.equal([
+      ['yolox-nano-416', true],
+      ['yolo11n-320-int8', false],
+    ]);
+    const misnamed = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolo26n' });
+    expect(misnamed.status).to.equal(3);
+    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured models: yolo11n-320-int8, yolox-nano-416\n');
+
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-default-model-'));
+    const env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODELS_DIR: repository, PORT: '0', HOST: '127.0.0.1' };
+    const logged = async (settings: Record<string, string>) => {
+      const server = await startProcess({ ...env, ...settings });
+      await server.stop();
+      return server.output.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line)] : [])).find((entry: { msg: string }) => entry.msg === 'default model');
+    };
+    try {
+      expect(await logged({ DETECTD_DEFAULT_MODEL: 'yolox-nano-416' })).to.deep.include({ level: 30, model: 'yolox-nano-416', chosen: 'named by DETECTD_DEFAULT_MODEL' });
+      expect(await logged({})).to.deep.include({
+        level: 40,
+        model: 'yolo11n-320-int8',
+        chosen: 'the first by name of DETECTD_MODELS_DIR, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it',
+      });
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('names each refused model and why: `models list` exits 1, the server does not start', async () => {
     writeSyntheticOnnx(path.join(repository, 'masks.onnx'), { inputSize: 64, outputShape: [1, 39, 84], metadata: { task: 'segment', names: pythonNames(['cell', 'nucleus', 'membrane']) } });
     const result = modelsList({ DETECTD_MODELS_DIR: repository });
@@ -93,7 +122,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     try {
       const result = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: empty });
       expect(result.status).to.equal(3);
-      expect(result.stderr).to.equal(`detectd: DETECTD_MODELS_DIR ${empty} holds no .onnx model file\n`);
+      expect(result.stderr).to.equal(`detectd: DETECTD_MODELS_DIR ${empty} holds no model file (.onnx)\n`);
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }

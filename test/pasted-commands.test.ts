@@ -4,7 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { uploadCommand } from '../src/tasks/example-command.js';
+import { exampleCalls } from '../src/tasks/example-calls.js';
+import { objectDetection } from '../src/tasks/object-detection/object-detection-task.js';
 import { ConsoleClient } from './support/console-client.js';
 import { photoPath, SHARED_DIR } from './support/paths.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
@@ -105,7 +106,7 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   });
 
   it("the README's example command is the one console and /docs give (one generator)", () => {
-    expect(README).to.contain(uploadCommand('http://localhost:8080/api/v1/object-detection', '../shared/eval/photos/dog.jpg'));
+    expect(README).to.contain(exampleCalls(objectDetection, 'http://localhost:8080/api/v1/object-detection', '../shared/eval/photos/dog.jpg').curl);
   });
 
   it('every sh block of the README runs as pasted, and its detection finds the dog', async () => {

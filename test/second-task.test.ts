@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS, taskTable } from '../src/tasks/index.js';
 import { TaskTable } from '../src/tasks/task-table.js';
 import { decodeNvisionMessage, encodeNvisionMessage, type NvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
@@ -47,6 +48,7 @@ describe('a second task in the task table: every door and the OpenAPI document p
     const [result] = (await client.waitFor((messages) => messages.some((message) => message.type === 'result'))).filter((message) => message.type === 'result');
     expect(result.detected_faces).to.deep.equal([{ ...WHOLE_DOG, track_id: 1 }]);
     expect(result).to.not.have.property('detected_objects');
+    expect(new SchemaCatalogue().check('stream-server-message', result)).to.deep.equal({ ok: true });
     await client.close();
 
     const tokenAnswer = await fetch(`${server.url}/api/v1/${WHOLE_IMAGE_TYPE}/stream-tokens`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` } });

@@ -6,6 +6,7 @@ import { describeEachEngine, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { waitFor } from './support/wait-for.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 
 const PASSWORD = 'a long passphrase';
@@ -77,13 +78,14 @@ describeEachEngine('per-service limits in the database (GCRA rate limit, monthly
     expect(saved.status).to.equal(303);
     const page = (await client.get(`/console/services/${id}`)).text;
     expect(page).to.contain('name="rate_limit_per_minute" type="number" value="2"').and.contain('name="monthly_quota" type="number" value="3"');
-    expect(page).to.match(/id="usage-limits">Limits: rate limit 2 requests\/minute; quota 0 of 3 calls used this month/);
+    // The call made before the quota was set counts: the quota is the month's, not the calls since it was set.
+    expect(page).to.match(/id="usage-limits">Limits: rate limit 2 requests\/minute; quota 1 of 3 calls used in \w+ \d{4} \(UTC, 33 %\)/);
 
     const first = await postDetection(server.url, dog(), { apiKey });
     expect(first.status).to.equal(200);
     expect(first.headers.get('ratelimit-policy')).to.match(/^"rate";q=2;w=60, "quota";q=3;w=\d+$/);
-    expect(first.headers.get('ratelimit')).to.match(/^"rate";r=1;t=\d+, "quota";r=2;t=\d+$/);
-    expect((await postDetection(server.url, dog(), { apiKey })).headers.get('ratelimit')).to.match(/^"rate";r=0;t=\d+, "quota";r=1;t=\d+$/);
+    expect(first.headers.get('ratelimit')).to.match(/^"rate";r=1;t=\d+, "quota";r=1;t=\d+$/);
+    expect((await postDetection(server.url, dog(), { apiKey })).headers.get('ratelimit')).to.match(/^"rate";r=0;t=\d+, "quota";r=0;t=\d+$/);
 
     const limited = await postDetection(server.url, dog(), { apiKey });
     expect(limited.status).to.equal(429);
@@ -94,12 +96,13 @@ describeEachEngine('per-service limits in the database (GCRA rate limit, monthly
     expect(limited.headers.get('ratelimit-policy')).to.equal('"rate";q=2;w=60');
     expect(limited.headers.get('ratelimit')).to.match(/^"rate";r=0;t=\d+$/);
 
-    // A generous rate limit leaves the quota (3, two used) to refuse the fourth call.
+    // A generous rate limit leaves the quota (3, all used: the rate-limited call did not count) to refuse the next call.
     expect((await setLimits(client, id, '1000', '3')).status).to.equal(303);
-    expect((await postDetection(server.url, dog(), { apiKey })).status).to.equal(200);
     const overQuota = await postDetection(server.url, dog(), { apiKey });
     expect(overQuota.status).to.equal(429);
     expect(overQuota.body.error.code).to.equal('quota_exceeded');
+    expect(overQuota.body.error.message).to.match(/has used all 3 calls of its quota for \d{4}-\d{2}; the quota renews at /);
+    expect((await client.get(`/console/services/${id}`)).text).to.match(/quota 3 of 3 calls used in \w+ \d{4} \(UTC, 100 %\)/);
     const untilNextMonth = Math.ceil((Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1) - Date.now()) / 1000);
     expect(Number(overQuota.headers.get('retry-after'))).to.be.within(1, untilNextMonth + 1);
     expect(overQuota.headers.get('ratelimit')).to.match(/"quota";r=0;t=\d+$/);
@@ -110,12 +113,13 @@ describeEachEngine('per-service limits in the database (GCRA rate limit, monthly
     expect(free.headers.get('ratelimit')).to.equal(null);
 
     // The usage panel lists the refusals by code.
-    for (let attempt = 0; attempt < 40; attempt++) {
-      const text = (await client.get(`/console/services/${id}?window=hour`)).text;
-      if (text.includes('<code>quota_exceeded</code>') && text.includes('<code>rate_limited</code>')) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect.fail('the usage panel never listed rate_limited and quota_exceeded');
+    await waitFor(
+      async () => {
+        const text = (await client.get(`/console/services/${id}?window=hour`)).text;
+        return text.includes('<code>quota_exceeded</code>') && text.includes('<code>rate_limited</code>');
+      },
+      { what: 'rate_limited and quota_exceeded in the usage panel', intervalMs: 100 },
+    );
   });
 });
 

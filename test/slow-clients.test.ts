@@ -17,12 +17,30 @@ interface SlowUpload {
   readonly closedAfterMs: Promise<number>;
 }
 
-/** A client that announces a body and sends it one byte every 200 ms, for ever. */
-function slowUpload(port: number, apiKey: string, announced: number): SlowUpload {
+/** A JSON upload to detectd's own API announcing `announced` bytes, with the key in the header. */
+const jsonUploadHead = (apiKey: string, announced: number) =>
+  head('POST /api/v1/object-detection HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': announced });
+
+const BOUNDARY = 'detectd-slow-form';
+/** A DeepStack form upload announcing `announced` bytes; its key in `Authorization`, or in the form's `api_key` field (then sent ahead of the image). */
+const deepStackUpload = (apiKey: string, announced: number, keyIn: 'header' | 'field') => ({
+  requestHead: head('POST /v1/vision/detection HTTP/1.1', {
+    Host: 'x',
+    ...(keyIn === 'header' ? { Authorization: `ApiKey ${apiKey}` } : {}),
+    'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+    'Content-Length': announced,
+  }),
+  firstBytes:
+    (keyIn === 'field' ? `--${BOUNDARY}\r\nContent-Disposition: form-data; name="api_key"\r\n\r\n${apiKey}\r\n` : '') +
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="image"; filename="dog.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+});
+
+/** A client that sends `requestHead` and `firstBytes`, then the rest of the announced body one byte every 200 ms, for ever. */
+function slowUpload(port: number, requestHead: string, firstBytes = ''): SlowUpload {
   const socket = net.connect(port, '127.0.0.1');
   const opened = performance.now();
   socket.on('error', () => {});
-  socket.once('connect', () => socket.write(head('POST /api/v1/object-detection HTTP/1.1', { Host: 'x', Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json', 'Content-Length': announced })));
+  socket.once('connect', () => socket.write(requestHead + firstBytes));
   const drip = setInterval(() => socket.writable && socket.write(' '), 200);
   let received = '';
   socket.on('data', (chunk) => (received += chunk.toString('latin1')));
@@ -48,7 +66,7 @@ describe('slow clients cost a bounded time and never starve others', function ()
   });
 
   it(`${SLOW_UPLOADERS} slow uploaders (> ${MAX_PENDING} admission slots): normal requests all get 200; the uploaders get 408 request_timeout and are cut within the deadline`, async () => {
-    const uploads = Array.from({ length: SLOW_UPLOADERS }, () => slowUpload(server.port, server.apiKey, 100_000));
+    const uploads = Array.from({ length: SLOW_UPLOADERS }, () => slowUpload(server.port, jsonUploadHead(server.apiKey, 100_000)));
     const body = imageRequest(await images.smallDogJpeg());
     const statuses: number[] = [];
     // Sequential normal requests while every slow uploader is mid-body.
@@ -62,7 +80,23 @@ describe('slow clients cost a bounded time and never starve others', function ()
   });
 
   it('a slow body with a bad key is answered 401 at once and its connection closed', async () => {
-    const upload = slowUpload(server.port, 'wrong-key', 100_000);
+    const upload = slowUpload(server.port, jsonUploadHead('wrong-key', 100_000));
+    expect(await upload.status).to.equal(401);
+    expect(await upload.closedAfterMs).to.be.below(BODY_TIMEOUT_MS);
+  });
+
+  it('the DeepStack door: a form dripped byte by byte gets 408 request_timeout at the body deadline, its key in the header or in a field', async () => {
+    const uploads = (['header', 'field'] as const).map((keyIn) => {
+      const { requestHead, firstBytes } = deepStackUpload(server.apiKey, 100_000, keyIn);
+      return slowUpload(server.port, requestHead, firstBytes);
+    });
+    expect(await Promise.all(uploads.map((upload) => upload.status))).to.deep.equal([408, 408]);
+    for (const closed of await Promise.all(uploads.map((upload) => upload.closedAfterMs))) expect(closed).to.be.below(BODY_TIMEOUT_MS + 4_000);
+  });
+
+  it('the DeepStack door: a dripped form whose field holds a bad key is answered 401 at once', async () => {
+    const { requestHead, firstBytes } = deepStackUpload('wrong-key', 100_000, 'field');
+    const upload = slowUpload(server.port, requestHead, firstBytes + 'JPEG');
     expect(await upload.status).to.equal(401);
     expect(await upload.closedAfterMs).to.be.below(BODY_TIMEOUT_MS);
   });
@@ -90,6 +124,27 @@ describe('slow clients cost a bounded time and never starve others', function ()
       await new Promise((resolve) => holder.once('close', resolve));
       expect(holderAnswer).to.match(/^HTTP\/1\.1 200 /);
       expect((await postDetection(budgeted.url, padding + json, { apiKey: budgeted.apiKey })).status, 'the budget came back').to.equal(200);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
+  it('the DeepStack door holds its forms in the same budget: a form past it gets 503 in DeepStack\'s shape, with Retry-After', async () => {
+    const budgeted = await startTestServer({ DETECTD_MAX_BODY_BYTES: '1000000', DETECTD_MAX_UPLOAD_BYTES: '1000000' });
+    try {
+      const holder = net.connect(budgeted.port, '127.0.0.1');
+      holder.on('error', () => {});
+      await new Promise((resolve) => holder.once('connect', resolve));
+      holder.write(jsonUploadHead(budgeted.apiKey, 700_000) + ' '.repeat(600_000));
+      const held = async () => Number(/^detectd_request_body_bytes_held (\d+)$/m.exec(await (await fetch(budgeted.url + '/metrics')).text())?.[1]);
+      await waitFor(async () => (await held()) >= 600_000, { what: 'the server to hold the first 600 KB' });
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(600_000)], { type: 'image/jpeg' }), 'big.jpg');
+      const refused = await fetch(`${budgeted.url}/v1/vision/detection`, { method: 'POST', headers: { Authorization: `ApiKey ${budgeted.apiKey}` }, body: form });
+      expect(refused.status).to.equal(503);
+      expect(refused.headers.get('retry-after')).to.equal('1');
+      expect(await refused.json()).to.include({ success: false, code: 503 });
+      holder.destroy();
     } finally {
       await budgeted.close();
     }

@@ -66,4 +66,56 @@ describe('live video demo page (headless Chromium, real server, real model)', ()
     expect(foreign, 'the page loads nothing from elsewhere').to.deep.equal([]);
     expect(server.logText()).to.not.contain(server.apiKey);
   });
+
+  it('opened from the console: looks like the console, says what it needs in plain words, streams, asks for the key after the single-use token, leads back', async () => {
+    const { server, clip, browser } = fixture;
+    for (const [width, viewport] of [['laptop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+      const page = await browser.newPage({ viewport });
+      await page.goto(`${server.url}/console/sign-in`);
+      await page.fill('#field-email', 'user1@example.com');
+      await page.fill('#field-password', 'correct horse battery');
+      await page.click('button:has-text("Sign in")');
+      await page.click('text=service 1');
+      const servicePath = new URL(page.url()).pathname;
+      await page.click('#live-video');
+      await page.waitForURL('**/stream-demo');
+
+      // The console's look: its stylesheet, header and cards; the way back to the service.
+      expect(await page.$eval('header.topbar', (header) => getComputedStyle(header).backgroundColor)).to.equal('rgb(17, 24, 39)');
+      expect(await page.getAttribute('#back', 'href')).to.equal(servicePath);
+      expect(await page.textContent('#back')).to.equal('← Back to the service');
+      // Information is not an error: muted, not red.
+      expect(await page.textContent('#status')).to.contain('Opened from the console for one stream');
+      expect(await page.$eval('#status', (status) => getComputedStyle(status).color)).to.equal('rgb(93, 104, 120)');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, 'no sideways scrolling').to.be.at.most(0);
+      await page.screenshot({ path: path.join(ARTIFACTS, `stream-demo-from-console-${width}.png`), fullPage: true });
+
+      await page.setInputFiles('#file', clip.webmPath);
+      await page.click('#start');
+      await page.waitForFunction(() => (window as any).streamDemo.results >= 2, null, { timeout: 60_000 });
+      await page.click('#stop');
+      expect(await page.textContent('#status')).to.equal('Stopped.');
+
+      // The token opened one stream: Start again says, beside the form, that the key is needed now — no browser bubble.
+      await page.click('#start');
+      expect(await page.getAttribute('#status', 'class')).to.equal('is-error');
+      expect(await page.textContent('#status')).to.contain("Paste the service's API key").and.contain('go back to the service');
+      expect(await page.getAttribute('#apiKey', 'placeholder')).to.contain('token is used up');
+      expect(await page.$eval('#status', (status) => getComputedStyle(status).color)).to.equal('rgb(194, 53, 43)');
+      expect(await page.isDisabled('#start'), 'Start stays available').to.equal(false);
+      await page.screenshot({ path: path.join(ARTIFACTS, `stream-demo-needs-key-${width}.png`), fullPage: true });
+
+      await page.fill('#apiKey', server.apiKey);
+      const before = await page.evaluate(() => (window as any).streamDemo.results);
+      await page.click('#start');
+      await page.waitForFunction((count) => (window as any).streamDemo.results >= count + 2, before, { timeout: 60_000 });
+      await page.click('#stop');
+
+      await page.click('#back');
+      await page.waitForURL(`**${servicePath}`);
+      expect(await page.textContent('h1')).to.contain('service 1');
+      await page.close();
+    }
+  });
 });

@@ -50,7 +50,7 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
         service: SERVICE,
         task: objectDetection,
         admitFrame: async () => undefined,
-        model: scheduler,
+        scheduler,
         analysisLimits: { maxPixels: 10_000_000, maxDetections: 100, deadlineMs: 60_000 },
         calls,
         metrics: new StreamMetrics(metrics),

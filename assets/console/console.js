@@ -52,15 +52,70 @@ function flash(button, text) {
   setTimeout(() => (button.textContent = label), 1500);
 }
 
+// "Try it" and the page's buttons report here: progress and results as plain text, failures as errors.
+function showStatus(text) {
+  const status = document.getElementById('try-status');
+  if (!status) return;
+  status.className = 'try-status';
+  status.textContent = text;
+}
+
+// An ISO 8601 time in a server message (when a quota renews, …), shown in the reader's own time zone.
+const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z/g;
+function withLocalTimes(message) {
+  const nodes = [];
+  let last = 0;
+  for (const match of message.matchAll(ISO_TIME)) {
+    nodes.push(message.slice(last, match.index));
+    const time = document.createElement('time');
+    time.dateTime = match[0];
+    time.title = match[0];
+    time.textContent = new Date(match[0]).toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    nodes.push(time);
+    last = match.index + match[0].length;
+  }
+  nodes.push(message.slice(last));
+  return nodes;
+}
+
+function inWords(seconds) {
+  if (seconds < 90) return `${seconds} seconds`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} minutes`;
+  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} hours`;
+  return `${Math.round(seconds / 86400)} days`;
+}
+
+function showError(title, message, retryAfterSeconds) {
+  const status = document.getElementById('try-status');
+  if (!status) return;
+  status.className = 'try-status is-error';
+  const heading = document.createElement('strong');
+  heading.textContent = title;
+  const detail = document.createElement('span');
+  detail.append(...withLocalTimes(/[.!?]$/.test(message) ? message : `${message}.`));
+  if (retryAfterSeconds > 0) detail.append(` Try again in ${inWords(retryAfterSeconds)}.`);
+  status.replaceChildren(heading, detail);
+}
+
 function reportError(button, error) {
   flash(button, 'Failed');
-  const status = document.getElementById('try-status');
-  if (status) status.textContent = `Could not read the API key: ${error.message}`;
+  showError('Could not read the API key', error.message);
+}
+
+// "Call it": one tab per language; the chosen one's panel shows.
+function showTab(chosen) {
+  for (const tab of chosen.closest('[role="tablist"]').querySelectorAll('[role="tab"]')) {
+    const selected = tab === chosen;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.classList.toggle('active', selected);
+    document.getElementById(tab.getAttribute('aria-controls')).hidden = !selected;
+  }
 }
 
 document.addEventListener('click', async (event) => {
   const target = event.target instanceof Element ? event.target.closest('button') : null;
   if (!target) return;
+  if (target.getAttribute('role') === 'tab') return showTab(target);
   try {
     if (target.id === 'reveal-key') {
       const visible = document.getElementById('api-key').dataset.masked === 'true';
@@ -120,23 +175,49 @@ function fillObjectTable(objects) {
   );
 }
 
+// One chip per class, most found first: "dog 1", "person 3".
+function fillCounts(objects) {
+  const counts = new Map();
+  for (const object of objects) counts.set(object.name, (counts.get(object.name) ?? 0) + 1);
+  const chips = [...counts].sort(([nameA, countA], [nameB, countB]) => countB - countA || nameA.localeCompare(nameB));
+  document.getElementById('try-counts').replaceChildren(
+    ...chips.map(([name, count]) => {
+      const chip = document.createElement('li');
+      const number = document.createElement('span');
+      number.className = 'count';
+      number.textContent = `× ${count}`;
+      chip.append(name, number);
+      return chip;
+    }),
+  );
+}
+
+// The annotated image as a file to save, named after the one sent.
+let downloadUrl;
+function offerDownload(base64Jpeg, sentName) {
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  downloadUrl = URL.createObjectURL(new Blob([Uint8Array.from(atob(base64Jpeg), (character) => character.charCodeAt(0))], { type: 'image/jpeg' }));
+  const link = document.getElementById('try-download');
+  link.href = downloadUrl;
+  link.download = `${sentName.replace(/\.[^.]*$/, '') || 'image'}-detected.jpg`;
+}
+
 // "Try it": the same public API call a client makes, with this service's key and the chosen confidence threshold.
 async function tryIt() {
-  const status = document.getElementById('try-status');
   const result = document.getElementById('try-result');
   const file = document.getElementById('try-file').files[0];
   if (!file) {
-    status.textContent = 'Choose an image first.';
+    showError('No image chosen', 'Choose an image file first.');
     return;
   }
   const threshold = confidenceInput().value;
-  // The service's own task: its path and the field its answer lists what it found in (detected_objects, detected_faces).
-  const { path, answer } = document.getElementById('try-form').dataset;
-  status.textContent = 'Detecting…';
+  // The field the service's task lists what it found in (detected_objects, detected_faces).
+  const { answer } = document.getElementById('try-form').dataset;
+  showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
     const started = performance.now();
-    const response = await fetch(path, {
+    const response = await fetch(overview().dataset.apiPath, {
       method: 'POST',
       headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
@@ -147,22 +228,26 @@ async function tryIt() {
         ],
       }),
     });
-    const body = await response.json();
+    const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       result.hidden = true;
-      status.textContent = `Error ${response.status}: ${body.error?.message ?? 'request failed'}`;
+      const code = body.error?.code ? ` ${body.error.code}` : '';
+      showError(`Refused: ${response.status}${code}`, body.error?.message ?? 'the request failed', Number(response.headers.get('retry-after')) || 0);
       return;
     }
     const found = body[answer].length;
-    status.textContent = `${found} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`;
+    showStatus(`${found} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
     // The visualized image comes back as raw_data, where Nvision clients read it.
     document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
+    offerDownload(body.raw_data, file.name);
+    fillCounts(body[answer]);
     fillObjectTable(body[answer]);
     const shown = { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` };
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
   } catch (error) {
-    status.textContent = `Request failed: ${error.message}`;
+    result.hidden = true;
+    showError('The request failed', error.message);
   }
 }
 
@@ -185,14 +270,14 @@ document.getElementById('live-video')?.addEventListener('click', async (event) =
   const link = event.currentTarget;
   try {
     const apiKey = await fetchKey();
-    const response = await fetch('/api/v1/object-detection/stream-tokens', { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` } });
+    const response = await fetch(overview().dataset.streamTokensPath, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` } });
     const body = await response.json();
     if (!response.ok) throw new Error(body.error?.message ?? `the server answered ${response.status}`);
-    window.location.assign(`${link.getAttribute('href')}#${new URLSearchParams({ token: body.token, stream_path: body.stream_path })}`);
+    // `tokens_path` lets the demo trade a pasted key for this service's next stream; `back` leads back to this service.
+    window.location.assign(`${link.getAttribute('href')}#${new URLSearchParams({ token: body.token, stream_path: body.stream_path, tokens_path: overview().dataset.streamTokensPath, back: location.pathname })}`);
   } catch (error) {
     flash(link, 'Failed');
-    const status = document.getElementById('try-status');
-    if (status) status.textContent = `Could not open the live-video demo: ${error.message}`;
+    showError('Could not open the live-video demo', error.message);
   }
 });
 
@@ -309,3 +394,14 @@ if (document.getElementById('people')) {
     registerPerson();
   });
 }
+// The usage panel refreshes itself while the page is open and shown: the same page, fetched again, gives the new panel.
+const USAGE_REFRESH_MS = 5000;
+async function refreshUsage() {
+  const panel = document.getElementById('usage');
+  if (!panel || document.hidden) return;
+  const response = await fetch(`${location.pathname}?window=${encodeURIComponent(panel.dataset.window)}`, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
+  if (!response.ok) return;
+  const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('usage');
+  if (fresh) panel.replaceWith(fresh);
+}
+if (document.getElementById('usage')) setInterval(() => refreshUsage().catch(() => {}), USAGE_REFRESH_MS);

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
+import { isUniqueViolation } from '../store/unique-violation.js';
 import type { AccountRole } from '../store/tables.js';
 import { AccountError, throwProblems } from './account-error.js';
 import { isoNow } from './iso-time.js';
@@ -53,14 +54,19 @@ export class Accounts {
       normalised.length > 254 || !EMAIL.test(normalised) ? new AccountError('invalid_email', `"${email}" is not an email address`, 'email') : undefined,
       passwordProblem(password, 'password'),
     ]);
-    if (await this.findAccount(normalised)) throw new AccountError('email_taken', `an account for ${normalised} already exists`, 'email');
+    const emailTaken = () => new AccountError('email_taken', `an account for ${normalised} already exists`, 'email');
+    if (await this.findAccount(normalised)) throw emailTaken();
     // The first account administers the server; a database without one (e.g. from before roles) gets one with its next account.
     const hasAdmin = await this.db.selectFrom('accounts').select('id').where('role', '=', 'admin').executeTakeFirst();
     const account: Account = { id: crypto.randomUUID(), email: normalised, role: hasAdmin ? 'member' : 'admin' };
     await this.db
       .insertInto('accounts')
       .values({ ...account, password_hash: await hashPassword(password), created_at: isoNow(), disabled_at: null })
-      .execute();
+      .execute()
+      .catch((error: unknown) => {
+        // Another call created the account between the check above and this insert.
+        throw isUniqueViolation(error, 'accounts', ['email']) ? emailTaken() : error;
+      });
     return account;
   }
 

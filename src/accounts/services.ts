@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
+import { isUniqueViolation } from '../store/unique-violation.js';
 import { AccountError, throwProblems } from './account-error.js';
 import { inAddressRanges, LOOPBACK_RANGES, parseAddressRanges } from './address-ranges.js';
 import { isoNow } from './iso-time.js';
@@ -21,6 +22,18 @@ export const MAX_MONTHLY_QUOTA = 1_000_000_000;
 const SERVICE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,62}$/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+const nameTakenError = (name: string) => new AccountError('service_name_taken', `this account already has a service named "${name}"`, 'name');
+
+/**
+ * A failed write → the same service_name_taken as the check before it, when another call took the
+ * name between the check and the write (the table's unique constraint refused it); else the error as it is.
+ */
+const nameTakenMeanwhile =
+  (name: string) =>
+  (error: unknown): never => {
+    throw isUniqueViolation(error, 'services', ['account_id', 'name']) ? nameTakenError(name) : error;
+  };
+
 /** The services of each account. Every read and change is scoped to the owning account. */
 export class Services {
   constructor(
@@ -40,13 +53,16 @@ export class Services {
     throwProblems([this.#nameProblem(name), this.#typeProblem(type), this.#modelProblem(model)]);
     throwProblems([await this.#nameTaken(accountId, name)]);
     const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null };
-    const apiKey = await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('services')
-        .values({ id: service.id, account_id: accountId, name, type, model, created_at: service.createdAt, disabled_at: null, keyless_address_ranges: null })
-        .execute();
-      return this.keys.issue(trx, service.id);
-    });
+    const apiKey = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('services')
+          .values({ id: service.id, account_id: accountId, name, type, model, created_at: service.createdAt, disabled_at: null, keyless_address_ranges: null })
+          .execute();
+        return this.keys.issue(trx, service.id);
+      })
+      .catch(nameTakenMeanwhile(name));
     return { service, apiKey };
   }
 
@@ -67,7 +83,7 @@ export class Services {
   async #nameTaken(accountId: string, name: string, exceptId?: string): Promise<AccountError | undefined> {
     let query = this.db.selectFrom('services').select('id').where('account_id', '=', accountId).where('name', '=', name);
     if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
-    return (await query.executeTakeFirst()) ? new AccountError('service_name_taken', `this account already has a service named "${name}"`, 'name') : undefined;
+    return (await query.executeTakeFirst()) ? nameTakenError(name) : undefined;
   }
 
   async list(accountId: string): Promise<Service[]> {
@@ -111,7 +127,13 @@ export class Services {
     const model = fields.model || null;
     throwProblems([this.#nameProblem(name), this.#modelProblem(model)]);
     throwProblems([await this.#nameTaken(service.accountId, name, service.id)]);
-    await this.db.updateTable('services').set({ name, model }).where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
+    await this.db
+      .updateTable('services')
+      .set({ name, model })
+      .where('id', '=', service.id)
+      .where('account_id', '=', service.accountId)
+      .execute()
+      .catch(nameTakenMeanwhile(name));
     return { ...service, name, model };
   }
 

@@ -1,7 +1,7 @@
 import { type AccountDomain, accountDomain } from '../accounts/account-domain.js';
 import { AccountError } from '../accounts/account-error.js';
 import { loadServerSecret } from '../accounts/server-secret.js';
-import { type Config, ConfigError } from '../config.js';
+import { type Config, ConfigError, modelSourcesOf } from '../config.js';
 import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
 import { modelFiles } from '../models/load-models.js';
 import { type Database, openDatabase } from '../store/database.js';
@@ -48,7 +48,7 @@ export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
 
 /** Names of the models this server's settings configure (DETECTD_MODEL, DETECTD_MODELS_DIR), or the embedded one's. */
 export async function configuredModelNames(config: Config): Promise<string[]> {
-  const files = await asConfiguration(() => modelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }));
+  const files = await asConfiguration(() => modelFiles(modelSourcesOf(config)));
   return files.length > 0 ? files.map((file) => file.name) : [EMBEDDED_MODEL_NAME];
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, modelSourcesOf } from '../config.js';
 import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
 import { type ModelLoad, tryModelFiles } from '../models/load-models.js';
 import { modelNameOf } from '../models/model-repository.js';
@@ -50,7 +50,7 @@ export function addModelCommands(program: Command): void {
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
         const config = loadConfig();
-        const loads = await asConfiguration(() => tryModelFiles({ modelPaths: config.modelPaths, modelsDir: config.modelsDir }, config.inference, false));
+        const loads = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
         if (loads.length === 0) {
           printResult(
             options,

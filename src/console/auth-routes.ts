@@ -14,8 +14,10 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
   const signUpOpen = async () => (await signUps.access(undefined)).allowed;
   const router = Router();
 
-  router.get('/', (_request, response) => {
-    response.redirect(303, signedInAccount(response) ? HOME : '/console/sign-in');
+  // A server with no account yet opens on the sign-up of its first account (the administrator); others on sign-in.
+  router.get('/', async (_request, response) => {
+    if (signedInAccount(response)) return response.redirect(303, HOME);
+    response.redirect(303, (await accounts.any()) || !(await signUpOpen()) ? '/console/sign-in' : '/console/sign-up');
   });
 
   router.get('/sign-up', async (request, response) => {

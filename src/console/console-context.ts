@@ -7,6 +7,7 @@ import type { UploadBudget } from '../gate/upload-budget.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
+import type { StatusSources } from './server-status.js';
 
 /** What the console's routes work with; built once in the composition root. */
 export interface ConsoleDependencies extends AccountDomain {
@@ -23,6 +24,8 @@ export interface ConsoleDependencies extends AccountDomain {
   readonly bodyTimeoutMs: number;
   /** The server's budget of request-body bytes, shared with the API. */
   readonly uploads: UploadBudget;
+  /** What the administrator's status page reads. */
+  readonly status: StatusSources;
 }
 
 export const SESSION_COOKIE = 'detectd_session';

@@ -10,9 +10,10 @@ import { type ConsoleDependencies, loadSession, signedInAccount } from './consol
 import { consoleServiceRoutes } from './service-routes.js';
 import { consoleInvitationRoutes } from './invitation-routes.js';
 import { consoleAccountRoutes } from './account-routes.js';
+import { consoleStatusRoutes } from './status-routes.js';
 import { csrfProtection } from './csrf.js';
 import { clientFailureOf } from '../transports/http-errors.js';
-import { closeAfterEarlyAnswer } from '../transports/http/http-server.js';
+import { closeAfterEarlyAnswer } from '../transports/early-answer.js';
 import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
 
@@ -77,9 +78,13 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   pages.use(consoleServiceRoutes(dependencies));
   pages.use(consoleInvitationRoutes(dependencies));
   pages.use(consoleAccountRoutes(dependencies));
+  pages.use(consoleStatusRoutes(dependencies));
   pages.use(() => {
     throw new DetectdError('not_found', 'There is no such page in the console.');
   });
   pages.use(consoleErrors(logger));
-  return Router().use('/console', pages);
+  // The server's own address is the console's front door (the API lives under /api, /v1 and /docs).
+  return Router()
+    .get('/', (_request, response) => response.redirect(303, '/console'))
+    .use('/console', pages);
 }

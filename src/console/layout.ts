@@ -30,7 +30,7 @@ export function layout(frame: PageFrame, content: SafeHtml): string {
   ${frame.account
     ? html`<nav class="topnav">
     <a href="/console/services">Services</a>
-    ${frame.account.role === 'admin' ? html`<a href="/console/invitations">Invitations</a><a href="/console/accounts">Accounts</a>` : ''}
+    ${frame.account.role === 'admin' ? html`<a href="/console/invitations">Invitations</a><a href="/console/accounts">Accounts</a><a href="/console/status">Status</a>` : ''}
     <a href="/docs">API docs</a>
     <a href="/console/account" title="Signed in as ${frame.account.email}">Your account</a>
     <span class="who" title="Signed in">${frame.account.email}</span>

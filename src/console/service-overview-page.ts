@@ -3,6 +3,8 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
 import { taskByType } from '../tasks/index.js';
+import { exampleCalls } from '../tasks/example-calls.js';
+import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { SERVICE_NAME_HINT } from './service-list-page.js';
@@ -23,14 +25,24 @@ export interface OverviewData {
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
-  /** Calls counted against the monthly quota so far (null: the service has no quota). */
-  readonly callsThisMonth: number | null;
+  /** Calls admitted this UTC month: what the monthly quota counts, whether or not one is set. */
+  readonly callsThisMonth: number;
   readonly graceSeconds: number;
   /** How long a stream token for the live-video demo stays valid. */
   readonly streamTokenSeconds: number;
   readonly notice?: string;
+  /** The card the notice belongs to (the form just saved there), shown in that card rather than at the top of the page. */
+  readonly noticeSection?: NoticeSection;
   /** The form whose change was just refused, shown again with what was typed and its errors in place. */
   readonly refused?: RefusedForm;
+}
+
+/** The overview's cards that have a form of their own, by their element id. */
+export type NoticeSection = 'keyless' | 'limits' | 'settings';
+
+/** The notice, if it belongs in the card `section`. */
+function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
+  return data.notice && data.noticeSection === section ? html`<p class="notice" role="status">${data.notice}</p>` : '';
 }
 
 /** A refused form of the overview page: which one, what was typed, and the errors by field. */
@@ -72,12 +84,12 @@ export function serviceOverviewPage(data: OverviewData): string {
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
   return layout(
-    { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.notice },
+    { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
     html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
 <div class="page-head">
   <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
 </div>
-<div class="overview" data-service="${service.id}">
+<div class="overview" data-service="${service.id}" data-api-path="${new URL(endpoint).pathname}" data-stream-tokens-path="${streamPaths(service.type).tokens}">
   <section class="card" aria-labelledby="details-title">
     <h2 id="details-title">Service</h2>
     <dl class="entries">
@@ -90,34 +102,25 @@ export function serviceOverviewPage(data: OverviewData): string {
     ${service.disabled ? html`<p class="warning">This service is disabled: its key is answered with 403 until you enable it again.</p>` : ''}
   </section>
 
-  <section class="card" aria-labelledby="curl-title">
-    <h2 id="curl-title">Call it</h2>
-    <p class="muted">Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.</p>
-    <pre class="code wrap" id="curl-example">${curlExample(service.type, endpoint)}</pre>
-    <button type="button" class="button small secondary" data-copy-from="curl-example" data-needs-key>Copy command</button>
-  </section>
-
-  ${keylessSection(data, base)}
-
-  ${usageSection(data, base)}
-
-  ${limitsSection(data, base)}
+  ${callItSection(data, endpoint)}
 
   ${taskByType(service.type)?.detects === 'faces' ? peopleSection() : ''}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-path="/api/v1/${service.type}" data-answer="${taskByType(service.type)?.answerField ?? ''}">
+    <form id="try-form" class="try-form" data-answer="${taskByType(service.type)?.answerField ?? ''}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
       <button type="submit" class="button primary">Detect</button>
     </form>
-    <p id="try-status" class="muted" role="status"></p>
+    <div id="try-status" class="try-status" role="status" aria-live="polite"></div>
     <div id="try-result" class="try-result" hidden>
-      <img id="try-image" alt="The image with what was found outlined and named">
+      <figure class="try-figure"><img id="try-image" alt="The image with what was found outlined and named">
+        <figcaption><a id="try-download" class="button small secondary" download="detected.jpg">Download annotated image</a></figcaption></figure>
       <div class="try-objects">
+        <ul id="try-counts" class="try-counts" aria-label="Found, by name"></ul>
         <table class="list compact" id="try-table"><caption class="muted small">Found, surest first</caption>
           <thead><tr><th scope="col">Name</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
@@ -130,6 +133,12 @@ export function serviceOverviewPage(data: OverviewData): string {
     <p class="muted">Stream a webcam or a video file to this service in the live-video demo. The page gets a single-use stream token for this service (valid ${data.streamTokenSeconds} s); the key never goes into a URL.</p>
     <a class="button secondary" id="live-video" href="/stream-demo">Open the live-video demo</a>
   </section>
+
+  ${usageSection(data, base)}
+
+  ${limitsSection(data, base)}
+
+  ${keylessSection(data, base)}
 
   ${settingsSection(data, base)}
 
@@ -164,26 +173,62 @@ function apiKeyEntry(data: OverviewData, base: string): SafeHtml {
       (key) => html`<div class="older-key"><span>Previous key ${key.hint ?? ''} works until ${key.expiresAt!.slice(0, 16).replace('T', ' ')} UTC</span>
       ${actionButton({ action: `${base}/keys/${key.id}/revoke`, label: 'Revoke now', csrfToken: data.csrfToken, style: 'danger' })}</div>`,
     )}
-    <div class="key-actions">
-      <form method="post" action="${base}/rotate" class="rotate-form">
-        ${csrfField(data.csrfToken)}
-        ${current
-          ? html`<fieldset><legend>Rotate key</legend>
-          <label class="choice"><input type="radio" name="old_key" value="grace" checked> Keep the old key working for ${graceHours} h</label>
-          <label class="choice"><input type="radio" name="old_key" value="revoke"> Revoke the old key at once</label></fieldset>
-          <button type="submit" class="button secondary" id="rotate-key">Rotate key</button>`
-          : html`<input type="hidden" name="old_key" value="revoke"><button type="submit" class="button primary" id="rotate-key">Create a new key</button>`}
-      </form>
-      ${current ? actionButton({ action: `${base}/keys/${current.id}/revoke`, label: 'Revoke key', csrfToken: data.csrfToken, style: 'danger', confirm: 'Revoke this key now? Calls with it will be refused at once.' }) : ''}
-    </div>
+    <form method="post" action="${base}/rotate" class="rotate-form">
+      ${csrfField(data.csrfToken)}
+      ${current
+        ? html`<fieldset><legend>Rotate key: a new key, and the old one…</legend>
+        <label class="choice"><input type="radio" name="old_key" value="grace" checked> keeps working for ${graceHours} h</label>
+        <label class="choice"><input type="radio" name="old_key" value="revoke"> stops working at once</label>
+        <button type="submit" class="button secondary" id="rotate-key">Rotate key</button></fieldset>`
+        : html`<input type="hidden" name="old_key" value="revoke"><button type="submit" class="button primary" id="rotate-key">Create a new key</button>`}
+    </form>
+    ${current
+      ? html`<div class="revoke-row"><span class="muted small">Revoking leaves the service without a working key until you create a new one.</span>
+      ${actionButton({ action: `${base}/keys/${current.id}/revoke`, label: 'Revoke key', csrfToken: data.csrfToken, style: 'danger', confirm: 'Revoke this key now? Calls with it will be refused at once.' })}</div>`
+      : ''}
   </dd></div>`;
 }
 
-/** The task's example command; "Copy command" puts the key into the slot (console.js). */
-function curlExample(type: string, endpoint: string): SafeHtml {
-  const command = taskByType(type)?.exampleCommand(endpoint, 'dog.jpg') ?? '';
-  return html`export DETECTD_API_KEY='<span data-key-slot>${MASK}</span>'
-${command}`;
+const keySlot = html`<span data-key-slot>${MASK}</span>`;
+
+/** How to call the service: the task's example call (tasks/example-calls.ts) in curl, Python and JavaScript, one tab each; copying fills the key in (console.js). */
+function callItSection(data: OverviewData, endpoint: string): SafeHtml {
+  const hasKey = data.keys.some((key) => key.expiresAt === null);
+  const task = taskByType(data.service.type);
+  if (!hasKey || !task) {
+    return html`<section class="card" aria-labelledby="curl-title"><h2 id="curl-title">Call it</h2>
+    <p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p></section>`;
+  }
+  const calls = exampleCalls(task, endpoint, 'dog.jpg');
+  const panels = [
+    {
+      id: 'curl',
+      label: 'curl',
+      intro: html`Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.`,
+      code: html`export DETECTD_API_KEY='${keySlot}'
+${calls.curl}`,
+      copy: 'Copy command',
+      run: undefined,
+    },
+    { id: 'python', label: 'Python', intro: html`Python 3 with <code>requests</code> (<code>pip install requests</code>). Save it as <code>detect.py</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.python}`, copy: 'Copy Python', run: html`DETECTD_API_KEY='${keySlot}' python3 detect.py` },
+    { id: 'javascript', label: 'JavaScript', intro: html`Node.js 20 or later, no packages. Save it as <code>detect.mjs</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.javascript}`, copy: 'Copy JavaScript', run: html`DETECTD_API_KEY='${keySlot}' node detect.mjs` },
+  ];
+  // A shell command wraps on a phone; a script's lines keep their indentation (its block scrolls sideways).
+  return html`<section class="card" aria-labelledby="curl-title" id="call-it">
+    <div class="card-head"><h2 id="curl-title">Call it</h2>
+      <div class="tabs" role="tablist" aria-label="Language">${panels.map(
+        (panel, index) => html`<button type="button" role="tab" class="tab${index === 0 ? ' active' : ''}" id="tab-${panel.id}" aria-controls="panel-${panel.id}" aria-selected="${index === 0 ? 'true' : 'false'}">${panel.label}</button>`,
+      )}</div></div>
+    ${panels.map(
+      (panel, index) => html`<div role="tabpanel" id="panel-${panel.id}" aria-labelledby="tab-${panel.id}"${index === 0 ? '' : html` hidden`}>
+      <p class="muted">${panel.intro}</p>
+      <pre class="code${panel.run ? '' : ' wrap'}" id="${panel.id}-example" tabindex="0">${panel.code}</pre>
+      ${panel.run ? html`<pre class="code wrap" id="${panel.id}-run">${panel.run}</pre>` : ''}
+      <div class="actions"><button type="button" class="button small secondary" data-copy-from="${panel.id}-example" data-needs-key>${panel.copy}</button>
+      ${panel.run ? html`<button type="button" class="button small secondary" data-copy-from="${panel.id}-run" data-needs-key>Copy run command</button>` : ''}</div>
+    </div>`,
+    )}
+  </section>`;
 }
 
 /** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
@@ -194,6 +239,7 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
   const typed = refused?.values.ranges ?? (ranges ?? LOOPBACK_RANGES).join('\n');
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
+    ${noticeIn(data, 'keyless')}
     <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code class="break">${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
@@ -207,7 +253,7 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
       </div>
       <div class="actions">
         <button type="submit" name="keyless" value="on" class="button secondary" id="keyless-on">${ranges === null ? 'Accept calls without a key' : 'Save ranges'}</button>
-        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button danger" id="keyless-off">Require a key again</button>`}
+        ${ranges === null ? '' : html`<button type="submit" name="keyless" value="off" class="button primary" id="keyless-off">Require a key again</button>`}
       </div>
     </form>
   </section>`;
@@ -218,13 +264,13 @@ const milliseconds = (value: number | null) => (value === null ? '–' : value <
 function usageSection(data: OverviewData, base: string): SafeHtml {
   const { usage } = data;
   const tabs = Object.entries(USAGE_WINDOWS).map(
-    ([window, { label }]) => html`<a class="tab${window === data.window ? ' active' : ''}" href="${base}?window=${window}#usage-title"${window === data.window ? html` aria-current="page"` : ''}>${label}</a>`,
+    ([window, { label }]) => html`<a class="tab${window === data.window ? ' active' : ''}" href="${base}?window=${window}#usage"${window === data.window ? html` aria-current="page"` : ''}>${label}</a>`,
   );
   const errorRows = Object.entries(usage.errorsByCode)
     .sort(([, a], [, b]) => b - a)
     .map(([code, count]) => html`<tr><td><code>${code}</code></td><td class="num">${count}</td></tr>`);
   const stat = (label: string, value: string | number, id: string) => html`<div class="stat"><span class="stat-value" id="${id}">${value}</span><span class="stat-label">${label}</span></div>`;
-  return html`<section class="card" aria-labelledby="usage-title">
+  return html`<section class="card" aria-labelledby="usage-title" id="usage" data-window="${data.window}">
     <div class="card-head"><h2 id="usage-title">Usage</h2><nav class="tabs">${tabs}</nav></div>
     <div class="stats">
       ${stat('Requests', usage.requests, 'usage-requests')}
@@ -238,22 +284,28 @@ function usageSection(data: OverviewData, base: string): SafeHtml {
     ${usageChart(usage.series)}
     ${usage.requests === 0 ? html`<p class="chart-empty small">No calls in this period yet.</p>` : ''}
     <p class="muted small legend"><span class="swatch ok"></span>Answered <span class="swatch error"></span>Errors</p>
-    <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this page within a few seconds.</p>
+    <p class="muted small">Latency is measured inside the server, to about 19 %. Counts reach this panel within a few seconds; it refreshes itself while the page is open.</p>
     ${errorRows.length ? html`<table class="list compact"><thead><tr><th>Error code</th><th class="num">Count</th></tr></thead><tbody>${errorRows}</tbody></table>` : ''}
   </section>`;
 }
 
 const count = (value: number) => value.toLocaleString('en-US');
 
-/** One line in the usage panel: the limits in force, and how much of the quota this month has used. */
+/** The calendar month (UTC) the quota counts, by name: "November 2026". */
+const thisMonth = () => new Date().toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+/** One line in the usage panel: the limits in force, and this month's calls as the quota counts them (counted with or without a quota). */
 function limitsSummary(data: OverviewData): SafeHtml {
   const { service, callsThisMonth } = data;
-  if (service.rateLimitPerMinute === null && service.monthlyQuota === null) return html`<p class="muted small" id="usage-limits">No rate limit or quota.</p>`;
+  const calls = `${count(callsThisMonth)} call${callsThisMonth === 1 ? '' : 's'}`;
+  if (service.rateLimitPerMinute === null && service.monthlyQuota === null) {
+    return html`<p class="muted small" id="usage-limits">No rate limit or quota. ${calls} in ${thisMonth()} (UTC) so far; a quota set now counts them.</p>`;
+  }
   const rate = service.rateLimitPerMinute === null ? 'no rate limit' : `rate limit ${count(service.rateLimitPerMinute)} requests/minute`;
   const quota =
     service.monthlyQuota === null
-      ? 'no monthly quota'
-      : `quota ${count(callsThisMonth ?? 0)} of ${count(service.monthlyQuota)} calls used this month (${Math.min(100, Math.round(((callsThisMonth ?? 0) / service.monthlyQuota) * 100))} %)`;
+      ? `no monthly quota (${calls} in ${thisMonth()}, UTC)`
+      : `quota ${count(callsThisMonth)} of ${count(service.monthlyQuota)} calls used in ${thisMonth()} (UTC, ${Math.min(100, Math.round((callsThisMonth / service.monthlyQuota) * 100))} %)`;
   return html`<p class="small" id="usage-limits">Limits: ${rate}; ${quota}. Calls over a limit are answered 429 and listed under errors.</p>`;
 }
 
@@ -265,6 +317,7 @@ function settingsSection(data: OverviewData, base: string): SafeHtml {
   const choices = [{ value: '', label: `Server default (${data.defaultModel})` }, ...data.models.map((model) => ({ value: model, label: model }))];
   return html`<section class="card" aria-labelledby="settings-title" id="settings">
     <h2 id="settings-title">Name and model</h2>
+    ${noticeIn(data, 'settings')}
     <p class="muted">The key, limits and usage stay with the service; calls use a new model from the next one on.</p>
     ${formError(errors[''])}
     <form method="post" action="${base}/settings" class="settings-form" novalidate>
@@ -284,12 +337,13 @@ function limitsSection(data: OverviewData, base: string): SafeHtml {
   const focus = firstInvalid(errors, ['rate_limit_per_minute', 'monthly_quota']);
   return html`<section class="card" aria-labelledby="limits-title" id="limits">
     <h2 id="limits-title">Limits</h2>
+    ${noticeIn(data, 'limits')}
     <p class="muted">Calls over a limit are answered <code>429</code> (<code>rate_limited</code> or <code>quota_exceeded</code>) with <code>Retry-After</code> and the <code>RateLimit</code> headers, on every server sharing this database. Leave a field empty for no limit.</p>
     ${formError(errors[''])}
     <form method="post" action="${base}/limits" class="limits-form" novalidate>
       ${csrfField(data.csrfToken)}
       ${field({ label: 'Requests per minute', name: 'rate_limit_per_minute', type: 'number', min: 1, max: MAX_RATE_PER_MINUTE, value: values.rate_limit_per_minute, error: errors.rate_limit_per_minute, hint: 'Bursts of up to this many, then evenly spread.', autofocus: focus === 'rate_limit_per_minute' })}
-      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', min: 1, max: MAX_MONTHLY_QUOTA, value: values.monthly_quota, error: errors.monthly_quota, hint: 'Counted per calendar month, UTC.', autofocus: focus === 'monthly_quota' })}
+      ${field({ label: 'Calls per month', name: 'monthly_quota', type: 'number', min: 1, max: MAX_MONTHLY_QUOTA, value: values.monthly_quota, error: errors.monthly_quota, hint: 'Every call of the calendar month (UTC) counts, also those made before the quota was set.', autofocus: focus === 'monthly_quota' })}
       <button type="submit" class="button secondary" id="save-limits">Save limits</button>
     </form>
   </section>`;

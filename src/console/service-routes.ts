@@ -3,7 +3,7 @@ import { AccountError } from '../accounts/account-error.js';
 import { messagesByField, refusalStatus } from './form-fields.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
-import { type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
+import { type NoticeSection, type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
 import { baseUrlOf } from '../transports/base-url.js';
@@ -32,9 +32,17 @@ function limitField(request: Request, name: string): number | null {
   return text === '' ? null : /^\d+$/.test(text) ? Number(text) : Number.NaN;
 }
 
-function noticeOf(request: Request): string | undefined {
+/** Notices of a form saved in a card of its own: shown in that card, where the page lands (its #anchor). */
+const NOTICE_SECTIONS: Partial<Record<keyof typeof NOTICES, NoticeSection>> = { 'keyless-on': 'keyless', 'keyless-off': 'keyless', limits: 'limits', settings: 'settings' };
+
+function doneOf(request: Request): keyof typeof NOTICES | undefined {
   const done = request.query.done;
-  return typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined;
+  return typeof done === 'string' && Object.hasOwn(NOTICES, done) ? (done as keyof typeof NOTICES) : undefined;
+}
+
+function noticeOf(request: Request): string | undefined {
+  const done = doneOf(request);
+  return done && NOTICES[done];
 }
 
 const serviceOf = (response: Response) => response.locals.service as Service;
@@ -91,11 +99,12 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         models: models.names,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
-        callsThisMonth: service.monthlyQuota === null ? null : await dependencies.serviceLimits.callsThisMonth(service.id),
+        callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
         streamTokenSeconds: dependencies.streamTokenSeconds,
         notice: noticeOf(request),
+        noticeSection: NOTICE_SECTIONS[doneOf(request) ?? 'created'],
         refused,
       }),
     );

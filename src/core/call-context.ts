@@ -1,8 +1,12 @@
 import type { Service } from './service.js';
 import type { ErrorCode } from './errors.js';
 
-/** Milliseconds per stage the call went through: receive, base64, decode, wait, preprocess, inference, postprocess, encode, tracking. */
-export type StageTimings = Record<string, number>;
+/** Every stage a call can be timed in (the log, the stage metrics, a stream frame's timings). */
+export const STAGES = ['receive', 'gate', 'base64', 'decode', 'wait', 'preprocess', 'inference', 'postprocess', 'recognize', 'tracking', 'encode'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** Milliseconds per stage the call went through (a stage it skipped is absent). */
+export type StageTimings = Partial<Record<Stage, number>>;
 
 /**
  * What one call — an HTTP request, or one analysed frame of a stream — accumulates on its way

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { CallContext } from './call-context.js';
+import { type CallContext, STAGES } from './call-context.js';
 
 /** Seconds; from a fast model's inference (~10 ms) to a slow request (~10 s). */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -19,7 +19,7 @@ export class CallMetrics {
     });
     this.#stages = new Histogram({
       name: 'detectd_detection_stage_seconds',
-      help: 'Time per stage of a call (receive, base64, decode, wait, preprocess, inference, postprocess, encode, tracking: those the call went through), by model',
+      help: `Time per stage of a call (${STAGES.join(', ')}: those the call went through), by model`,
       labelNames: ['stage', 'model'] as const,
       buckets: LATENCY_BUCKETS,
       registers: [registry],

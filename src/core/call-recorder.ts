@@ -3,6 +3,7 @@ import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { CallContext } from './call-context.js';
 import type { CallMetrics } from './call-metrics.js';
 import type { IdleCollector } from './idle-collector.js';
+import type { RecentErrors } from './recent-errors.js';
 
 /** How a call ended on its wire, as the transport saw it. */
 export interface CallOutcome {
@@ -21,8 +22,8 @@ export interface CallOutcome {
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
- * The one place where an answered call becomes its log line, its metrics and its service's usage
- * (`record`), for every front door alike.
+ * The one place where an answered call becomes its log line, its metrics, its service's usage and
+ * (when it failed) an entry of the status page's recent errors (`record`), for every front door alike.
  */
 export class CallRecorder {
   constructor(
@@ -30,6 +31,7 @@ export class CallRecorder {
     private readonly metrics: CallMetrics,
     private readonly usage: UsageRecorder,
     private readonly idle: Pick<IdleCollector, 'callEnded'>,
+    private readonly recentErrors: Pick<RecentErrors, 'add'>,
   ) {}
 
   record(call: CallContext, outcome: CallOutcome): void {
@@ -51,6 +53,9 @@ export class CallRecorder {
     if (entry.status >= 500 && entry.status !== 503) this.logger.error(entry, 'call failed');
     else this.logger[outcome.logLevel](entry, 'call');
     this.metrics.observe(call, outcome.transport, errorCode);
+    if (entry.status >= 400) {
+      this.recentErrors.add({ at: new Date().toISOString(), requestId: call.requestId, transport: outcome.transport, status: entry.status, code: errorCode ?? 'unknown', serviceId: call.service?.id, model: call.model });
+    }
     if (call.service) {
       this.usage.record({
         serviceId: call.service.id,

@@ -32,7 +32,7 @@ export const ERROR_CATALOGUE = {
   rate_limited: { status: 429, summary: 'The service\'s request-rate limit is reached; retry after `Retry-After` seconds (see the `RateLimit` headers).' },
   quota_exceeded: { status: 429, summary: 'The service\'s monthly call quota is used up; it renews at the start of the next month (UTC), after `Retry-After` seconds.' },
   headers_too_large: { status: 431, summary: 'Too many request headers, or too many bytes of them; the request is not parsed and the connection is closed.' },
-  model_unavailable: { status: 503, summary: 'The service\'s model is not loaded on this server (the server was started without it).' },
+  model_unavailable: { status: 503, summary: 'The service\'s model is not loaded on this server (the server was started without it), or its inference worker stopped during the call (it is restarted at once; retry after `Retry-After` seconds).' },
   overloaded: { status: 503, summary: 'Too many requests in flight (or video streams open); retry after `Retry-After` seconds.' },
   deadline_exceeded: { status: 503, summary: 'The request waited longer than the request deadline for the model.' },
   internal_error: { status: 500, summary: 'A bug on our side; the request id finds it in the log.' },

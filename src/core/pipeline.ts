@@ -1,7 +1,7 @@
+import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
 import type { Detection } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
-import { decodeImage, ImageDecodeError } from '../vision/decode.js';
-import type { RgbImage } from '../vision/image.js';
+import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
 import type { StageTimings } from './call-context.js';
 import { DetectdError } from './errors.js';
 
@@ -15,7 +15,7 @@ export interface AnalysisLimits {
 
 export interface AnalysisRequest {
   readonly bytes: Buffer;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly minScore: number;
   readonly limits: AnalysisLimits;
   /** Ends every wait for the model: the deadline, a caller that hung up, a stream that closed. */
@@ -34,8 +34,8 @@ export interface ImageAnalysis {
   /** Size of the image as a person sees it (EXIF orientation applied): the detections' pixel space. */
   readonly width: number;
   readonly height: number;
-  /** The image at full resolution, when the request asked for `fullResolution`. */
-  readonly pixels?: RgbImage;
+  /** The image at full resolution, when the request asked for `fullResolution`: `release` it once done. */
+  readonly pixels?: DecodedImage;
   /** Highest score first, boxes in the full image's pixels. */
   readonly detections: readonly Detection[];
 }
@@ -48,8 +48,10 @@ function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: n
   }));
 }
 
-/** Scheduler refusals → the caller's error codes. */
+/** Scheduler refusals and a lost inference worker → the caller's error codes. */
 function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
+  // Not retried here: the run may be what stopped the worker, and the caller decides whether to try again.
+  if (error instanceof InferenceWorkerLost) return new DetectdError('model_unavailable', `${error.message}; retry`, 1);
   if (error instanceof QueueFullError) return new DetectdError('overloaded', `the server is busy (${error.maxAdmitted} requests in flight for this model); retry shortly`, 1);
   if (error instanceof WaitAbortedError) return new DetectdError('deadline_exceeded', `no model capacity within the ${limits.deadlineMs} ms deadline`, 1);
   return error;
@@ -61,9 +63,9 @@ function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
  * DetectdErrors; what a result looks like on the wire is the task's and the transport's business.
  */
 export async function analyseImage(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
-  const { model, limits, signal } = request;
+  const { scheduler, limits, signal } = request;
   const decodeStarted = performance.now();
-  const { width, height } = model.detector.inputSize;
+  const { width, height } = scheduler.detector.inputSize;
   const scale = request.fullResolution ? {} : { fitInto: Math.max(width, height) };
   const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }, scale).catch((error: unknown) => {
     throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
@@ -71,9 +73,11 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
   timings.decode = performance.now() - decodeStarted;
 
   const options = { minScore: request.minScore, maxDetections: limits.maxDetections };
+  // Full-resolution pixels go to the caller, who releases them; otherwise they are done with here.
+  let handedOver = false;
   try {
     const waitStarted = performance.now();
-    const turn = request.turn ?? (await model.acquire('request', signal));
+    const turn = request.turn ?? (await scheduler.acquire('request', signal));
     timings.wait = performance.now() - waitStarted;
     try {
       const result = await turn.detect(image, options, signal);
@@ -82,19 +86,22 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
       const scaleX = image.fullWidth / image.width;
       const scaleY = image.fullHeight / image.height;
       const detections = scaleX === 1 && scaleY === 1 ? result.detections : toFullImage(result.detections, scaleX, scaleY);
+      handedOver = request.fullResolution;
       return { width: image.fullWidth, height: image.fullHeight, pixels: request.fullResolution ? image : undefined, detections };
     } finally {
       if (!request.turn) turn.release();
     }
   } catch (error) {
     throw schedulingFailure(error, limits);
+  } finally {
+    if (!handedOver) image.release();
   }
 }
 
 /** Admits a request to its model's request lane (or 503 `overloaded`); call the result when it is done. */
-export function admitRequest(model: ModelScheduler, limits: AnalysisLimits): () => void {
+export function admitRequest(scheduler: ModelScheduler, limits: AnalysisLimits): () => void {
   try {
-    return model.admit();
+    return scheduler.admit();
   } catch (error) {
     throw schedulingFailure(error, limits);
   }

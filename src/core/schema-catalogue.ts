@@ -32,6 +32,20 @@ export class SchemaCatalogue {
     if (validate(value)) return { ok: true };
     return { ok: false, problem: describeProblem(validate.errors?.[0]) };
   }
+
+  /**
+   * Validates `value` against one top-level property of the named schema (a field that came
+   * without the rest of its body, e.g. an upload's form field); a problem names the field.
+   */
+  checkProperty(name: string, property: string, value: unknown): { ok: true } | { ok: false; problem: string } {
+    const id = this.schemas.get(name)?.$id;
+    if (typeof id !== 'string') throw new Error(`no schema named ${name}`);
+    const validate = this.#ajv.getSchema(`${id}#/properties/${property}`);
+    if (!validate) throw new Error(`schema ${name} has no property ${property}`);
+    if (validate(value)) return { ok: true };
+    const error = validate.errors?.[0];
+    return { ok: false, problem: describeProblem(error && { ...error, instancePath: `/${property}${error.instancePath}` }) };
+  }
 }
 
 function describeProblem(error: ErrorObject | undefined): string {

@@ -6,7 +6,7 @@ import type { CallContext, StageTimings } from '../core/call-context.js';
 import { DetectdError } from '../core/errors.js';
 import { admitRequest, type AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
-import { modelOfService } from '../core/service-model.js';
+import { schedulerOfService } from '../core/service-scheduler.js';
 import type { LimitStanding, ServiceLimits } from '../limits/service-limits.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
@@ -27,7 +27,7 @@ export interface Credentials {
 /** A caller let in: its service and the model that answers it. */
 export interface Caller {
   readonly service: Service;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
 }
 
 /** An HTTP call through the gate. */
@@ -63,7 +63,7 @@ export interface GateDependencies {
   readonly authenticateKeyless: AuthenticateKeyless;
   readonly tokens: Pick<StreamTokens, 'redeem'>;
   readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
-  readonly models: ModelSchedulers;
+  readonly schedulers: ModelSchedulers;
   readonly schemas: SchemaCatalogue;
   /** Limits of an image call (pixels, detections, the model deadline). */
   readonly limits: AnalysisLimits;
@@ -84,16 +84,16 @@ export class Gate {
   /** Authenticate → service state: the caller's service and its model (or a loaded one by name), or a 401/403/404/503 DetectdError. */
   async identify(credentials: Credentials, task: Task, modelName?: string): Promise<Caller> {
     const service = await this.#authenticate(credentials, task);
-    return { service, model: this.#modelOf(service, task, modelName) };
+    return { service, scheduler: this.#schedulerOf(service, task, modelName) };
   }
 
   /** Counts one call (an HTTP request, a stream frame) against its service's rate limit and quota; throws LimitExceededError (429). */
-  count(service: Service): Promise<LimitStanding[]> {
+  #count(service: Service): Promise<LimitStanding[]> {
     return this.dependencies.serviceLimits.admit(service);
   }
 
   /**
-   * An HTTP call: who (from the head, else from the body) → service state → limits → the bounded
+   * An HTTP call: who (from the request head) → service state → limits → the bounded
    * body (size from Content-Length before a byte is read and before `100 Continue`, deadline,
    * memory budget, Content-Encoding). Admission waits for `taskCall`, so a slow upload holds no
    * place. The call's context learns the service and model as soon as they are known, so that a
@@ -157,7 +157,7 @@ export class Gate {
   async admitFrame(service: Service, timings: StageTimings): Promise<void> {
     const started = performance.now();
     try {
-      await this.count(service);
+      await this.#count(service);
     } finally {
       addGateTime(timings, started);
     }
@@ -168,10 +168,10 @@ export class Gate {
     try {
       const service = await this.#authenticate(credentials, entry.task);
       context.service = service;
-      const model = this.#modelOf(service, entry.task, entry.modelName);
-      context.model = model.detector.name;
-      entry.counted?.(await this.count(service));
-      return { service, model };
+      const scheduler = this.#schedulerOf(service, entry.task, entry.modelName);
+      context.model = scheduler.detector.name;
+      entry.counted?.(await this.#count(service));
+      return { service, scheduler };
     } finally {
       addGateTime(context.timings, started);
     }
@@ -189,19 +189,19 @@ export class Gate {
     return authenticate(credentials.apiKey, task.type);
   }
 
-  #modelOf(service: Service, task: Task, modelName: string | undefined): ModelScheduler {
-    const { models } = this.dependencies;
-    if (modelName === undefined) return modelOfService(models, service, task.detects);
-    const model = models.findOfKind(modelName, task.detects);
-    if (!model) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${models.all.map((each) => each.detector.name).join(', ')}`);
-    return model;
+  #schedulerOf(service: Service, task: Task, modelName: string | undefined): ModelScheduler {
+    const { schedulers } = this.dependencies;
+    if (modelName === undefined) return schedulerOfService(schedulers, service, task.detects);
+    const scheduler = schedulers.findOfKind(modelName, task.detects);
+    if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.all.map((each) => each.detector.name).join(', ')}`);
+    return scheduler;
   }
 
   /** Admission to the model's request lane; the place is given back when the response closes. */
   #taskCall(caller: Caller, response: ServerResponse, version: ApiVersion, context: CallContext): TaskCall {
     const { limits, schemas } = this.dependencies;
     const started = performance.now();
-    const leave = admitRequest(caller.model, limits);
+    const leave = admitRequest(caller.scheduler, limits);
     const disconnected = new AbortController();
     response.once('close', () => {
       disconnected.abort();
@@ -209,7 +209,7 @@ export class Gate {
     });
     const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
     addGateTime(context.timings, started);
-    return { version, service: caller.service, model: caller.model, schemas, limits, signal, context };
+    return { version, service: caller.service, scheduler: caller.scheduler, schemas, limits, signal, context };
   }
 }
 

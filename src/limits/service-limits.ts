@@ -63,10 +63,14 @@ export class ServiceLimits {
     const standings: LimitStanding[] = [];
     if (service.rateLimitPerMinute !== null) standings.push(await this.#takeRate(service, now));
     if (service.monthlyQuota !== null) standings.push(await this.#takeQuota(service, service.monthlyQuota, now, standings));
+    else await this.#countMonthlyCall(service, now).executeTakeFirst();
     return standings;
   }
 
-  /** Calls counted against the quota this UTC month. */
+  /**
+   * Calls admitted this UTC month, with or without a quota: a quota set mid-month counts the calls
+   * made before it (README "Limits"), so the console's quota line and its usage agree.
+   */
   async callsThisMonth(serviceId: string): Promise<number> {
     const row = await this.db.selectFrom('service_monthly_calls').select('calls').where('service_id', '=', serviceId).where('month', '=', monthOf(this.clock())).executeTakeFirst();
     return row?.calls ?? 0;
@@ -98,19 +102,20 @@ export class ServiceLimits {
     );
   }
 
-  async #takeQuota(service: Service, quota: number, now: number, earlier: readonly LimitStanding[]): Promise<LimitStanding> {
-    const month = monthOf(now);
-    const counted = await this.db
+  /** One more call this month; with `quota`, only while fewer than `quota` were counted (no row back when refused). */
+  #countMonthlyCall(service: Service, now: number, quota?: number) {
+    return this.db
       .insertInto('service_monthly_calls')
-      .values({ service_id: service.id, month, calls: 1 })
-      .onConflict((conflict) =>
-        conflict
-          .columns(['service_id', 'month'])
-          .doUpdateSet({ calls: sql<number>`service_monthly_calls.calls + 1` })
-          .where('service_monthly_calls.calls', '<', quota),
-      )
-      .returning('calls')
-      .executeTakeFirst();
+      .values({ service_id: service.id, month: monthOf(now), calls: 1 })
+      .onConflict((conflict) => {
+        const counting = conflict.columns(['service_id', 'month']).doUpdateSet({ calls: sql<number>`service_monthly_calls.calls + 1` });
+        return quota === undefined ? counting : counting.where('service_monthly_calls.calls', '<', quota);
+      })
+      .returning('calls');
+  }
+
+  async #takeQuota(service: Service, quota: number, now: number, earlier: readonly LimitStanding[]): Promise<LimitStanding> {
+    const counted = await this.#countMonthlyCall(service, now, quota).executeTakeFirst();
     const { start, end } = monthBounds(now);
     const standing = (calls: number): LimitStanding => ({
       policy: 'quota',
@@ -123,7 +128,7 @@ export class ServiceLimits {
     const refused = standing(quota);
     throw new LimitExceededError(
       'quota_exceeded',
-      `service "${service.name}" has used its ${quota} calls for ${month}; the quota renews at ${new Date(end).toISOString()}`,
+      `service "${service.name}" has used all ${quota === 1 ? '1 call' : `${quota} calls`} of its quota for ${monthOf(now)}; the quota renews at ${new Date(end).toISOString()}`,
       refused.resetSeconds,
       [...earlier, refused],
     );

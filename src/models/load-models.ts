@@ -32,13 +32,14 @@ export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
 
 /**
  * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
- * operator sees every problem at once (`detectd models list`). `keep` false disposes each after loading.
+ * operator sees every problem at once (`detectd models list`). `keep` false disposes each after
+ * loading; a kept detector tells `logger` when it restarts an inference worker.
  */
-export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean): Promise<ModelLoad[]> {
+export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean, logger: (message: string) => void = () => {}): Promise<ModelLoad[]> {
   const loads: ModelLoad[] = [];
   for (const file of await modelFiles(sources)) {
     try {
-      const detector = await file.runtime.load(file.path, defaults);
+      const detector = await file.runtime.load(file.path, defaults, logger);
       if (!keep) await detector.dispose();
       loads.push({ path: file.path, detector });
     } catch (error) {
@@ -69,7 +70,7 @@ export async function loadModels(
   reserved: ReservedModelNames,
   needs: ModelNeeds = { faces: false },
 ): Promise<ModelRegistry> {
-  const loads = await tryModelFiles(sources, defaults, true);
+  const loads = await tryModelFiles(sources, defaults, true, logger);
   const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
   try {

@@ -8,6 +8,8 @@ export interface ModelSources {
   readonly modelPaths: readonly string[];
   /** DETECTD_MODELS_DIR: a folder whose every model file (`*.onnx`: an extension a runtime loads) is a model, with an optional `<name>.json` beside it. */
   readonly modelsDir: string | undefined;
+  /** DETECTD_DEFAULT_MODEL: the name of the model that serves services naming none; else DETECTD_MODEL's first, else the folder's first by name. */
+  readonly defaultModel?: string;
 }
 
 /** What a detector loaded from a file reports beyond `Detector`, for the start-up log and `detectd models list`. */
@@ -35,7 +37,8 @@ export interface FileRuntime {
   readonly name: string;
   /** Lower-case, with the dot: `.onnx`. */
   readonly extensions: readonly string[];
-  load(modelPath: string, defaults: InferenceSettings): Promise<FileDetector>;
+  /** `logger` hears of what the loaded detector does by itself later, such as restarting a worker. */
+  load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector>;
 }
 
 export interface ModelFile {
@@ -82,5 +85,23 @@ export async function findModelFiles(sources: ModelSources, runtimes: readonly F
     if (other !== undefined) throw new Error(`two models are named "${file.name}": ${other} and ${file.path}; rename one`);
     byName.set(file.name, file.path);
   }
-  return files;
+  if (sources.defaultModel === undefined) return files;
+  const chosen = files.find((file) => file.name === sources.defaultModel);
+  if (!chosen) {
+    throw new Error(
+      files.length === 0
+        ? `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", but no model file is configured (DETECTD_MODEL, DETECTD_MODELS_DIR)`
+        : `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", which is none of the configured models: ${files.map((file) => file.name).join(', ')}`,
+    );
+  }
+  return [chosen, ...files.filter((file) => file !== chosen)];
+}
+
+/** Why the default model (the first of findModelFiles) is the default, for the start-up log; `warning` when nobody chose it. */
+export function defaultModelReason(sources: ModelSources, modelCount: number): { readonly reason: string; readonly warning: boolean } {
+  if (sources.defaultModel !== undefined) return { reason: 'named by DETECTD_DEFAULT_MODEL', warning: false };
+  if (sources.modelPaths.length > 0) return { reason: 'the first of DETECTD_MODEL', warning: false };
+  if (sources.modelsDir === undefined) return { reason: 'the embedded model, as no model file is configured', warning: false };
+  if (modelCount === 1) return { reason: 'the only model of DETECTD_MODELS_DIR', warning: false };
+  return { reason: 'the first by name of DETECTD_MODELS_DIR, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it', warning: true };
 }

@@ -35,6 +35,8 @@ export interface PostprocessOptions {
 export interface RawOutput {
   readonly data: Float32Array;
   readonly dims: readonly number[];
+  /** Milliseconds of `inference` spent preprocessing, where the runtime does the pixel work in its own thread. */
+  readonly preprocessMs?: number;
 }
 
 /** Where the image landed inside the network input: maps network-input boxes back to image pixels. */
@@ -80,12 +82,15 @@ export interface Detector {
   /** Network input size in pixels. */
   readonly inputSize: { readonly width: number; readonly height: number };
   /**
-   * `inputs`: input buffers `preprocess` can fill (numbered 0 … inputs − 1); `runs`: `inference`
-   * calls the runtime takes at once. One more input than runs lets the next image be preprocessed
-   * while the current one runs.
+   * `inputs`: images the detector holds prepared at once (input slots numbered 0 … inputs − 1);
+   * `runs`: `inference` calls the runtime takes at once. One more input than runs lets the next
+   * image be decoded and preprocessed while the current one runs.
    */
   readonly capacity: { readonly inputs: number; readonly runs: number };
-  /** Writes the image into input buffer `buffer` (synchronous CPU work). */
+  /**
+   * Prepares the image for input slot `buffer` (synchronous). A runtime may leave the pixel work to
+   * its own thread, done in `inference` and counted in its output's `preprocessMs`.
+   */
   preprocess(image: RgbImage, buffer: number): PreprocessedInput;
   /**
    * Runs the model on a preprocessed input. `alone`: the scheduler starts no other run of this model

@@ -184,10 +184,15 @@ export class ModelScheduler {
       const output = await detector.inference(preprocessed, alone);
       const inferenceDone = performance.now();
       const detections = detector.postprocess(output, preprocessed, options);
+      const preprocessInRun = output.preprocessMs ?? 0;
       return {
         detections,
         runWaitMs: runStarted - preprocessDone,
-        timings: { preprocess: preprocessDone - started, inference: inferenceDone - runStarted, postprocess: performance.now() - inferenceDone },
+        timings: {
+          preprocess: preprocessDone - started + preprocessInRun,
+          inference: inferenceDone - runStarted - preprocessInRun,
+          postprocess: performance.now() - inferenceDone,
+        },
       };
     } finally {
       this.#endRun(alone);

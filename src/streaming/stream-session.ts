@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Service } from '../core/service.js';
-import { type CallContext, newCallContext, type StageTimings } from '../core/call-context.js';
+import { type CallContext, newCallContext, type Stage, type StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
@@ -85,7 +85,7 @@ export interface StreamSessionOptions {
    * The model's scheduler, shared with every stream and request on it. A stream takes its newest
    * frame only once it has a turn, so a frame never goes stale in the model's queue.
    */
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly analysisLimits: AnalysisLimits;
   /** Each analysed frame is one call: logged (debug), measured, and counted in its service's usage. */
   readonly calls: CallRecorder;
@@ -125,7 +125,7 @@ export class StreamSession {
   constructor(options: StreamSessionOptions, deliver: (outcome: FrameOutcome) => Promise<void>) {
     this.#options = options;
     this.#deliver = deliver;
-    options.logger.info({ stream_id: options.streamId, transport: options.transport, service_id: options.service.id, model: options.model.detector.name }, 'stream opened');
+    options.logger.info({ stream_id: options.streamId, transport: options.transport, service_id: options.service.id, model: options.scheduler.detector.name }, 'stream opened');
   }
 
   /** A frame of this stream is being analysed or delivered. */
@@ -176,7 +176,7 @@ export class StreamSession {
       .then(async (outcome) => {
         if (!outcome) return;
         await this.#deliver(outcome);
-        if (outcome.kind === 'result') this.#options.metrics.answered(this.#options.transport, this.#options.model.detector.name, outcome.timings.total);
+        if (outcome.kind === 'result') this.#options.metrics.answered(this.#options.transport, this.#options.scheduler.detector.name, outcome.timings.total);
       })
       .catch((error: unknown) => this.#options.logger.error({ stream_id: this.#options.streamId, err: error }, 'stream delivery failed'))
       .finally(() => {
@@ -198,7 +198,7 @@ export class StreamSession {
     if (refusal !== undefined) return this.#refuseNewest(refusal, gateTimings);
     let turn: ModelTurn;
     try {
-      turn = await this.#options.model.acquire('stream', this.#ended.signal);
+      turn = await this.#options.scheduler.acquire('stream', this.#ended.signal);
     } catch (error) {
       if (error instanceof WaitAbortedError) return undefined; // end() counted the waiting frame
       throw error;
@@ -233,31 +233,33 @@ export class StreamSession {
   }
 
   async #analyse(pending: PendingFrame, turn: ModelTurn, gateTimings: StageTimings): Promise<FrameOutcome | undefined> {
-    const { model, analysisLimits, streamId, task, service } = this.#options;
+    const { scheduler, analysisLimits, streamId, task, service } = this.#options;
     const { frame, sequence } = pending;
     const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
     const started = performance.now();
     const call = newCallContext(`${streamId}#${sequence}`, pending.receivedAt);
     Object.assign(call.timings, gateTimings);
     call.service = service;
-    call.model = model.detector.name;
+    call.model = scheduler.detector.name;
     // A frame that waits longer than the deadline for the model is stale; ending the stream stops the wait too.
     const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
     try {
       const bytes = typeof frame.payload === 'string' ? decodeRawData(frame.payload) : frame.payload;
-      const analysis = await task.analyseFrame(bytes, frame.parameters, { service, model, turn, limits: analysisLimits, signal, context: call });
+      const analysis = await task.analyseFrame(bytes, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call });
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
       call.timings.tracking = performance.now() - trackingStarted;
+      // A stage the task has none of (no visualization to encode, a task without a model) took no time.
+      const stage = (name: Stage) => round(call.timings[name] ?? 0);
       const timings: FrameTimings = {
         wait: round(started - pending.receivedAt),
-        decode: round(call.timings.decode),
-        preprocess: round(call.timings.preprocess),
-        inference: round(call.timings.inference),
-        postprocess: round(call.timings.postprocess),
-        tracking: round(call.timings.tracking),
-        encode: round(call.timings.encode),
+        decode: stage('decode'),
+        preprocess: stage('preprocess'),
+        inference: stage('inference'),
+        postprocess: stage('postprocess'),
+        tracking: stage('tracking'),
+        encode: stage('encode'),
         total: round(performance.now() - pending.receivedAt),
       };
       const dropped = this.#droppedSinceResult;
@@ -302,13 +304,13 @@ export class StreamSession {
   }
 
   #logEnd(how: number | string): void {
-    const { logger, streamId, service, model, transport } = this.#options;
+    const { logger, streamId, service, scheduler, transport } = this.#options;
     logger.info(
       {
         stream_id: streamId,
         transport,
         service_id: service.id,
-        model: model.detector.name,
+        model: scheduler.detector.name,
         close_code: how,
         frames_received: this.#sequence,
         frames_processed: this.#counts.analysed,

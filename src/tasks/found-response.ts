@@ -49,14 +49,14 @@ export async function assembleFoundResponse(
   if (parameters.outputCroppedImage) {
     await Promise.all(
       found.map(async (object, index) => {
-        object.cropped_image = (await encodeCrop(fullPixels(image), detections[index].box)).toString('base64');
+        object.cropped_image = await encodeCrop(fullPixels(image), detections[index].box);
       }),
     );
   }
   // Last: the visualization draws on the image's own pixels.
   if (parameters.outputVisualizedImage) {
     const boxes = detections.map((detection, index) => ({ box: detection.box, label: found[index].name, confidence: found[index].confidence }));
-    response.visualized_image = (await encodeVisualization(fullPixels(image), boxes)).toString('base64');
+    response.visualized_image = await encodeVisualization(fullPixels(image), boxes);
   }
   return response;
 }

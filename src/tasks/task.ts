@@ -22,7 +22,7 @@ export interface ParameterRule {
 export interface TaskCall {
   readonly version: ApiVersion;
   readonly service: Service;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly schemas: SchemaCatalogue;
   readonly limits: AnalysisLimits;
   readonly signal: AbortSignal;
@@ -40,7 +40,7 @@ export interface SentParameters {
 export interface FrameCall {
   /** The stream's service (a face service recognizes the people of its own gallery). */
   readonly service: Service;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly turn: ModelTurn;
   readonly limits: AnalysisLimits;
   /** The frame's deadline, or the stream ending. */
@@ -151,21 +151,31 @@ export interface Task<Parameters = unknown> {
    */
   readonly answerField: 'detected_objects' | 'detected_faces';
   /**
-   * A shell command calling this task at `endpoint` with the image file at `imagePath` and the key
-   * in `$DETECTD_API_KEY`, pasteable on Linux and macOS: the example of the README, /docs and the console.
+   * The form fields (besides the image) of this task's example call, to show how parameters travel:
+   * tasks/example-calls.ts turns them into the curl, Python and JavaScript of the README, /docs and the console.
    */
-  exampleCommand(endpoint: string, imagePath: string): string;
+  readonly exampleFields: Readonly<Record<string, string>>;
   /** A JSON request body (already parsed, not yet validated) → the JSON response body. */
   runJson(body: unknown, call: TaskCall): Promise<unknown>;
-  /** An uploaded image (raw body or form file) and its parameters as sent (query string or form fields) → the same JSON response body. */
-  runUpload(bytes: Buffer, parameters: readonly Configuration[], call: TaskCall): Promise<unknown>;
+  /**
+   * An uploaded image (raw body or form file) and its request (the JSON body's other fields, from
+   * the query string or the form: upload-request.ts, already checked against the request schema) → the same JSON response body.
+   */
+  runUpload(bytes: Buffer, request: UploadRequest, call: TaskCall): Promise<unknown>;
   /** A stream's parameters (the JSON stream's `start`, each Nvision message) → the task's parameters; 400 `invalid_configuration` on any problem. */
-  parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): Parameters;
+  parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): Parameters;
   /** One stream frame's image → what was found in it. */
   analyseFrame(image: Buffer, parameters: Parameters, call: FrameCall): Promise<FrameAnalysis>;
   /** The DeepStack routes this task answers; none when absent. */
   readonly deepStack?: DeepStackSide;
 }
+
+/**
+ * An upload's request: the task's JSON request body without `raw_data` (the image came as bytes),
+ * each field checked against the task's request schema (upload-request.ts). A task reads it as it
+ * reads its JSON body.
+ */
+export type UploadRequest = Readonly<Record<string, unknown>>;
 
 /** One configuration parameter as the caller sent it, before validation. */
 export interface Configuration {

@@ -92,7 +92,7 @@ export interface AdmittedStream {
   readonly transport: string;
   readonly task: Task;
   readonly service: Service;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
 }
 
 /**

@@ -142,12 +142,12 @@ async function drawTags(image: RgbImage, tags: readonly Tag[], fontSize: number)
 }
 
 /**
- * The whole image with every detection drawn on it, as a JPEG of the same size. Outlines are
+ * The whole image with every detection drawn on it, as a base64 JPEG of the same size. Outlines are
  * painted straight into `image`'s pixels (its caller must need them no more), then the tags
  * over them, so no line crosses a tag's text. A 12 MP photo is never overlaid with a 12 MP
  * vector canvas: only the tags are rendered.
  */
-export async function encodeVisualization(image: RgbImage, boxes: readonly LabelledBox[]): Promise<Buffer> {
+export async function encodeVisualization(image: RgbImage, boxes: readonly LabelledBox[]): Promise<string> {
   const drawing = detectionDrawing(image.width, image.height, boxes);
   for (const outline of drawing.outlines) strokeOutline(image, outline);
   await drawTags(image, drawing.tags, drawing.fontSize);

@@ -1,5 +1,6 @@
 import jpegTurbo from '@julusian/jpeg-turbo';
 import type { Box, RgbImage } from './image.js';
+import { takePixelBuffer } from './pixel-buffers.js';
 
 const JPEG_QUALITY = 90;
 
@@ -14,19 +15,38 @@ export function pixelRegion(box: Box, width: number, height: number): { left: nu
 
 type Region = ReturnType<typeof pixelRegion>;
 
-/**
- * RGB pixels as a JPEG (quality 90, 4:2:0), by libjpeg-turbo directly, off the event loop: 35 ms
- * for 12 MP where libvips' encoder took 190 ms on the 2-core VM. `pixels` starts at the region's
- * first pixel; its rows are `rowPixels` apart. The output goes into an uninitialised buffer of the
- * worst-case size: only the pages the JPEG fills are ever touched.
- */
-function compress(pixels: Buffer, width: number, height: number, rowPixels: number): Promise<Buffer> {
-  const options = { format: jpegTurbo.FORMAT_RGB, width, height, stride: rowPixels, quality: JPEG_QUALITY, subsampling: jpegTurbo.SAMP_420 };
-  return jpegTurbo.compress(pixels, Buffer.allocUnsafe(jpegTurbo.bufferSize(options)), options);
+/** Bytes of JPEG turned into base64 per event-loop turn: about half a millisecond each. */
+const BASE64_SLICE_BYTES = 768 * 1024; // a multiple of 3: every slice but the last ends on whole base64 groups
+
+/** `bytes` as base64, a slice per event-loop turn: a 5 MB JPEG in one go would hold the loop for milliseconds. */
+async function base64InSlices(bytes: Buffer): Promise<string> {
+  const parts: string[] = [];
+  for (let at = 0; at < bytes.length; at += BASE64_SLICE_BYTES) {
+    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    parts.push(bytes.toString('base64', at, Math.min(bytes.length, at + BASE64_SLICE_BYTES)));
+  }
+  return parts.join('');
 }
 
-/** An RGB image as a JPEG. */
-export function encodeJpeg(image: RgbImage): Promise<Buffer> {
+/**
+ * RGB pixels as a base64 JPEG (quality 90, 4:2:0), by libjpeg-turbo directly, off the event loop:
+ * 35 ms for 12 MP where libvips' encoder took 190 ms on the 2-core VM. `pixels` starts at the
+ * region's first pixel; its rows are `rowPixels` apart. The JPEG is written into a reused buffer of
+ * the worst-case size (pixel-buffers.ts), so no request leaves tens of MB of fresh memory behind
+ * it for the garbage collector to chase.
+ */
+async function compress(pixels: Buffer, width: number, height: number, rowPixels: number): Promise<string> {
+  const options = { format: jpegTurbo.FORMAT_RGB, width, height, stride: rowPixels, quality: JPEG_QUALITY, subsampling: jpegTurbo.SAMP_420 };
+  const output = takePixelBuffer(jpegTurbo.bufferSize(options));
+  try {
+    return await base64InSlices(await jpegTurbo.compress(pixels, output.data, options));
+  } finally {
+    output.release();
+  }
+}
+
+/** An RGB image as a base64 JPEG. */
+export function encodeJpeg(image: RgbImage): Promise<string> {
   return compress(image.data, image.width, image.height, image.width);
 }
 
@@ -41,8 +61,8 @@ function copyRegion(image: RgbImage, { left, top, width, height }: Region): Buff
   return data;
 }
 
-/** The box's pixels as a JPEG, encoded in place from the image's rows (no copy of a large crop). */
-export function encodeCrop(image: RgbImage, box: Box): Promise<Buffer> {
+/** The box's pixels as a base64 JPEG, encoded in place from the image's rows (no copy of a large crop). */
+export function encodeCrop(image: RgbImage, box: Box): Promise<string> {
   const region = pixelRegion(box, image.width, image.height);
   const start = image.data.subarray((region.top * image.width + region.left) * 3);
   // The binding wants whole rows of the image for the crop's last row too: a crop along the bottom

@@ -12,8 +12,8 @@ type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 /**
  * Checks `condition` until it gives a truthy value, and returns that value; fails with what was
- * awaited once `deadlineMs` has passed. The one wait loop of the test suite: no loop waits for
- * mocha's timeout instead of failing clearly.
+ * awaited once `deadlineMs` has passed. Tests poll with this rather than a loop of their own, so
+ * that none waits for mocha's timeout instead of failing clearly.
  */
 export async function waitFor<T>(condition: () => T | Promise<T>, { what, deadlineMs = 10_000, intervalMs = 10 }: WaitForOptions): Promise<Truthy<T>> {
   const deadline = performance.now() + deadlineMs;

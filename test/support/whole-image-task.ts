@@ -37,14 +37,14 @@ export const wholeImageTask: Task<string> = {
   responseSchema: 'object-detection-response',
   parameters: { Label: { versions: ['v1', 'legacy'], defaultValue: 'image', allowed: 'any text', description: 'The name the image is found under.' } },
   answerField: 'detected_faces',
-  exampleCommand: (endpoint, imagePath) => `curl -sS -H "Authorization: ApiKey $DETECTD_API_KEY" -H 'Content-Type: image/jpeg' --data-binary @${imagePath} ${endpoint}`,
+  exampleFields: { Label: 'image' },
   async runJson(body, call) {
     const request = body as { raw_data: string; configurations?: { parameter: string; value: string }[] };
     const { found } = await wholeImage(decodeRawData(request.raw_data), labelOf(request.configurations));
     return { service_id: call.service.id, detected_faces: found };
   },
-  async runUpload(bytes, configurations, call) {
-    const { found } = await wholeImage(bytes, labelOf(configurations));
+  async runUpload(bytes, request, call) {
+    const { found } = await wholeImage(bytes, labelOf((request as { configurations?: { parameter: string; value: string }[] }).configurations));
     return { service_id: call.service.id, detected_faces: found };
   },
   parseParameters: (sent) => labelOf(sent.configurations),

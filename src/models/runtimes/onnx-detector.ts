@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { RgbImage } from '../../vision/image.js';
-import { letterboxInto, type LetterboxSpec, type LetterboxTransform } from '../../vision/letterbox.js';
+import { type LetterboxSpec, letterboxTransform } from '../../vision/letterbox.js';
 import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
 import { ultraface } from '../families/ultraface.js';
+import { ultralytics } from '../families/ultralytics.js';
 import { sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import { type FileDetector, type FileRuntime, type InferenceSettings, modelNameOf } from '../model-repository.js';
@@ -12,14 +13,8 @@ import { readOnnxFile } from '../onnx/onnx-file.js';
 import { toImageDetections } from '../postprocess.js';
 import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
 import { loadOnnxFaceDetector } from './onnx-face-detector.js';
-import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
+import { OnnxSessionPool } from './onnx-session-pool.js';
 
-
-/** A reusable input tensor's values (shared with the inference workers) and the geometry it was last filled with. */
-interface InputBuffer {
-  readonly data: Float32Array;
-  lastTransform?: LetterboxTransform;
-}
 
 function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): OnnxFamily {
   const found = named ? familyByName(named) : familyForOutput(outputDims);
@@ -33,13 +28,13 @@ function chooseFamily(modelPath: string, named: string | undefined, outputDims: 
 }
 
 /**
- * Loads an ONNX detector: its sessions in worker threads (onnx-session-pool.ts), and
- * `concurrency + 1` preallocated input tensors so that the next image is letterboxed while the
- * current ones run. Who uses which tensor and when is the scheduler's decision. The model's
+ * Loads an ONNX detector: its sessions in worker threads (onnx-session-pool.ts), which letterbox
+ * each image into their own input tensor and run it. It holds `concurrency + 1` images at once, so
+ * that the next one is decoded while the current ones run; who goes when is the scheduler's decision. The model's
  * configuration file overrides `defaults` and what the model file's metadata says; every reason
- * not to serve the model throws ModelRefused.
+ * not to serve the model throws ModelRefused. An inference worker that stops is restarted (told to `logger`).
  */
-export async function loadOnnxDetector(modelPath: string, defaults: InferenceSettings): Promise<FileDetector> {
+export async function loadOnnxDetector(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void = () => {}): Promise<FileDetector> {
   let pool: OnnxSessionPool | undefined;
   try {
     const facts = await readModelFacts(modelPath);
@@ -49,25 +44,23 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
       concurrency: description.concurrency ?? defaults.concurrency,
       nmsIou: description.nmsIou ?? defaults.nmsIou,
     };
-    const opened = await OnnxSessionPool.open(modelPath, settings);
+    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
     const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);
     const dims = [1, 3, inputSize, inputSize];
-    const values = 3 * inputSize * inputSize;
-    const buffers: InputBuffer[] = Array.from({ length: settings.concurrency + 1 }, () => ({ data: sharedTensor(values) }));
-    // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output shape.
-    const outputDims = (await opened.warmUp(buffers[0].data, dims)).dims;
+    // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output
+    // shape, hence the family; any letterbox fills a tensor of the right shape for it.
+    const outputDims = (await opened.warmUp(ultralytics.letterbox(inputSize), dims)).dims;
     const family = chooseFamily(modelPath, description.family, outputDims);
     const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
     const letterbox: LetterboxSpec = family.letterbox(inputSize);
 
+    // Only the geometry here: the pixels are letterboxed in the inference worker (onnx-session-entry.ts).
     const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => {
-      const tensor = buffers[buffer];
-      const transform = letterboxInto(image, letterbox, tensor.data, tensor.lastTransform);
-      tensor.lastTransform = transform;
+      const transform = letterboxTransform(image.width, image.height, letterbox);
       return { buffer, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
     };
-    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[input.buffer].data, dims, alone);
+    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, letterbox, dims, alone);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output, inputSize, options.minScore);
       const maxDetections = Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
@@ -85,7 +78,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
       labels: categories.labels,
       parents: categories.parents,
       inputSize: { width: inputSize, height: inputSize },
-      capacity: { inputs: buffers.length, runs: settings.concurrency },
+      capacity: { inputs: settings.concurrency + 1, runs: settings.concurrency },
       preprocess,
       inference,
       postprocess,
@@ -101,17 +94,17 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
   }
 }
 
-/** ONNX Runtime, as the model repository's runtime table lists it. */
 /**
- * ONNX model files: a face detector when the file declares UltraFace's outputs (found in the same
- * places as the object detectors, no setting needed), else an object detector.
+ * ONNX Runtime, as the model repository's runtime table lists it. A file that declares UltraFace's
+ * outputs is a face detector (found in the same places as the object detectors, no setting
+ * needed); any other, an object detector.
  */
 export const onnxRuntime: FileRuntime = {
   name: 'onnxruntime',
   extensions: ['.onnx'],
-  async load(modelPath, defaults) {
+  async load(modelPath, defaults, logger) {
     // An unreadable file is the object loader's to refuse, with ONNX Runtime's words.
     const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
-    return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults) : loadOnnxDetector(modelPath, defaults);
+    return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger);
   },
 };

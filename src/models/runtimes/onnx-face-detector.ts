@@ -1,12 +1,11 @@
 import type { RgbImage } from '../../vision/image.js';
-import { stretchInto } from '../../vision/stretch.js';
 import { ultraface } from '../families/ultraface.js';
 import { readModelDescription } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { toImageDetections } from '../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../types.js';
-import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
+import { OnnxSessionPool } from './onnx-session-pool.js';
 
 /**
  * Loads an UltraFace ONNX face detector (families/ultraface.ts): the same session pool and
@@ -14,7 +13,7 @@ import { OnnxSessionPool, sharedTensor } from './onnx-session-pool.js';
  * family's 0.3, not the server's object setting), but its input is the model's fixed, not square,
  * size with the whole image stretched over it. Every reason not to serve it throws ModelRefused.
  */
-export async function loadOnnxFaceDetector(modelPath: string, defaults: InferenceSettings): Promise<FileDetector> {
+export async function loadOnnxFaceDetector(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
   let pool: OnnxSessionPool | undefined;
   try {
     const description = await readModelDescription(modelPath);
@@ -23,7 +22,7 @@ export async function loadOnnxFaceDetector(modelPath: string, defaults: Inferenc
       concurrency: description.concurrency ?? defaults.concurrency,
       nmsIou: description.nmsIou ?? ultraface.nmsIou,
     };
-    const opened = await OnnxSessionPool.open(modelPath, settings);
+    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
     const [, channels, height, width] = opened.signature.inputShape;
     if (channels !== 3 || typeof width !== 'number' || typeof height !== 'number') {
@@ -31,16 +30,19 @@ export async function loadOnnxFaceDetector(modelPath: string, defaults: Inferenc
     }
     const spec = ultraface.input(width, height);
     const dims = [1, 3, height, width];
-    const buffers = Array.from({ length: settings.concurrency + 1 }, () => sharedTensor(3 * width * height));
-    await opened.warmUp(buffers[0], dims);
+    await opened.warmUp(spec, dims);
 
-    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => {
-      const { scaleX, scaleY } = stretchInto(image, spec, buffers[buffer]);
-      return { buffer, image, transform: { scaleX, scaleY, padLeft: 0, padTop: 0 } };
+    // Only the geometry here: the pixels are stretched in the inference worker (onnx-session-entry.ts).
+    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => ({
+      buffer,
+      image,
+      transform: { scaleX: width / image.width, scaleY: height / image.height, padLeft: 0, padTop: 0 },
+    });
+    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, spec, dims, alone);
+    const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
+      const maxDetections = Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
+      return toImageDetections(ultraface.readCandidates(output, width, height, options.minScore), input.transform, input.image, { ...options, maxDetections, nmsIou: settings.nmsIou });
     };
-    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(buffers[input.buffer], dims, alone);
-    const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] =>
-      toImageDetections(ultraface.readCandidates(output, width, height, options.minScore), input.transform, input.image, { ...options, nmsIou: settings.nmsIou });
 
     return {
       name: modelNameOf(modelPath),
@@ -53,7 +55,7 @@ export async function loadOnnxFaceDetector(modelPath: string, defaults: Inferenc
       labels: ['face'],
       parents: ['person'],
       inputSize: { width, height },
-      capacity: { inputs: buffers.length, runs: settings.concurrency },
+      capacity: { inputs: settings.concurrency + 1, runs: settings.concurrency },
       preprocess,
       inference,
       postprocess,

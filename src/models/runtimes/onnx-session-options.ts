@@ -5,7 +5,10 @@ import type * as ort from 'onnxruntime-node';
  * `spinning` false makes idle intra-op threads sleep rather than spin: right for a session that
  * runs beside others on the same cores. The planned memory pattern speeds up multi-threaded runs
  * (yolo26n, 2 threads: 30 ms with it, 46 without) but not single-threaded ones (45 and 44 ms),
- * where it would only hold ~35 MB more per session.
+ * where it would only hold ~35 MB more per session. ORT's own log says errors only: its warnings
+ * are about how a file was exported (UltraFace's weights listed as graph inputs: one line per
+ * weight, hundreds at start-up), nothing an operator can act on; a model it cannot run still
+ * fails with ORT's words.
  */
 export function sessionOptions(threads: number, spinning = true): ort.InferenceSession.SessionOptions {
   return {
@@ -13,6 +16,7 @@ export function sessionOptions(threads: number, spinning = true): ort.InferenceS
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
     enableMemPattern: threads > 1,
     extra: { session: { intra_op: { allow_spinning: spinning ? '1' : '0' } } },
   };

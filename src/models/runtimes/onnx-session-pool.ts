@@ -1,7 +1,11 @@
 import type { Worker } from 'node:worker_threads';
+import type { RgbImage } from '../../vision/image.js';
 import type { RawOutput } from '../types.js';
-import type { CloseRequest, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
+import type { CloseRequest, InputLayout, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
+import { InferenceWorkerLost } from '../inference-worker-lost.js';
 import { moduleUrl, startWorker } from './worker-thread.js';
+
+const ENTRY = moduleUrl('./onnx-session-entry', import.meta.url);
 
 export interface PoolPlan {
   /** Intra-op threads of a run that has the model to itself. */
@@ -18,38 +22,45 @@ interface PendingRun {
 /** One worker thread, its sessions, and the runs it has been sent. */
 class SessionWorker {
   readonly pending = new Map<number, PendingRun>();
-  failure: Error | undefined;
+  /** Resolves with the model's signature once the sessions are open; rejects if the worker stops first. */
+  readonly ready: Promise<SessionSignature>;
   readonly exited: Promise<void>;
+  /** `close` was asked for: the exit that follows is expected. */
+  closing = false;
 
-  constructor(readonly thread: Worker) {
+  constructor(
+    readonly thread: Worker,
+    /** Called once if the thread stops by itself, after every pending run was rejected. */
+    onLost: (error: Error) => void,
+  ) {
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
-    thread.on('message', (message: SessionWorkerMessage) => {
-      if (message.type === 'ready') return;
-      const run = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      if (message.type === 'output') run?.resolve(message.output);
-      else run?.reject(new Error(message.message));
+    this.ready = new Promise((resolve, reject) => {
+      thread.on('message', (message: SessionWorkerMessage) => {
+        if (message.type === 'ready') return resolve(message.signature);
+        const run = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        if (message.type === 'output') run?.resolve(message.output);
+        else run?.reject(new Error(message.message));
+      });
+      let lost: Error | undefined;
+      const stop = (error: Error) => {
+        if (lost || this.closing) return;
+        lost = error;
+        reject(error);
+        for (const run of this.pending.values()) run.reject(new InferenceWorkerLost(error));
+        this.pending.clear();
+        onLost(error);
+      };
+      thread.on('error', stop);
+      thread.on('exit', (code) => stop(new Error(`inference worker exited with code ${code}`)));
     });
-    const fail = (error: Error) => {
-      this.failure ??= error;
-      for (const run of this.pending.values()) run.reject(error);
-      this.pending.clear();
-    };
-    thread.on('error', fail);
-    thread.on('exit', (code) => fail(new Error(`inference worker exited with code ${code}`)));
+    // A worker lost after start-up is reported through its runs and onLost, not as an unhandled rejection.
+    this.ready.catch(() => {});
   }
 
   get inFlight(): number {
     return this.pending.size;
   }
-}
-
-/**
- * An input tensor's values in memory the workers share: a run sends a reference, never the values
- * (no copy on the event loop, nothing detached while it runs, nothing lost if a worker fails).
- */
-export function sharedTensor(values: number): Float32Array {
-  return new Float32Array(new SharedArrayBuffer(values * Float32Array.BYTES_PER_ELEMENT));
 }
 
 /**
@@ -68,8 +79,8 @@ function sessionLayout({ threads, concurrency }: PoolPlan): SessionPlan[][] {
 }
 
 /**
- * ONNX Runtime sessions of one model in worker threads, so that inference never blocks the event
- * loop and several inputs can run at once. Which input runs when is the scheduler's decision:
+ * ONNX Runtime sessions of one model in worker threads, so that neither the letterbox nor
+ * inference blocks the event loop and several images can run at once. Which input runs when is the scheduler's decision:
  * the pool is sent at most `concurrency` runs at once, and a run `alone` only when no other is.
  */
 export class OnnxSessionPool {
@@ -91,54 +102,59 @@ export class OnnxSessionPool {
   }
 
   /** Starts the workers and opens their sessions; throws ONNX Runtime's words when the model cannot be opened. */
-  static async open(modelPath: string, plan: PoolPlan): Promise<OnnxSessionPool> {
+  static async open(modelPath: string, plan: PoolPlan, logger: (message: string) => void): Promise<OnnxSessionPool> {
     const layout = sessionLayout(plan);
-    const entry = moduleUrl('./onnx-session-entry', import.meta.url);
-    const threads = layout.map((sessions) => startWorker(entry, { modelPath, sessions } satisfies SessionWorkerData));
-    const workers = threads.map((thread) => new SessionWorker(thread));
+    const workers: SessionWorker[] = [];
+    // A worker that stops later is replaced in its place, with the same sessions; runs sent to
+    // the replacement wait in its message queue until its sessions are open.
+    const start = (index: number): SessionWorker =>
+      new SessionWorker(startWorker(ENTRY, { modelPath, sessions: layout[index] } satisfies SessionWorkerData), (error) => {
+        logger(`inference worker ${index} of ${modelPath} stopped (${error.message}); restarting it`);
+        workers[index] = start(index);
+      });
+    workers.push(...layout.map((_, index) => start(index)));
     try {
-      const signatures = await Promise.all(
-        threads.map(
-          (thread) =>
-            new Promise<SessionSignature>((resolve, reject) => {
-              thread.on('message', (message: SessionWorkerMessage) => message.type === 'ready' && resolve(message.signature));
-              thread.once('error', reject);
-              thread.once('exit', (code) => reject(new Error(`inference worker exited with code ${code} while opening the model`)));
-            }),
-        ),
-      );
+      const signatures = await Promise.all(workers.map((worker) => worker.ready));
       return new OnnxSessionPool(workers, layout, signatures[0]);
     } catch (error) {
-      await Promise.all(threads.map((thread) => thread.terminate()));
+      for (const worker of workers) worker.closing = true;
+      await Promise.all(workers.map((worker) => worker.thread.terminate()));
       throw error;
     }
   }
 
-  /** Runs `input` once on every session (ORT's first run of a session is slow) and returns the last output. */
-  async warmUp(input: Float32Array, dims: readonly number[]): Promise<RawOutput> {
+  /**
+   * Runs a small grey image once on every session (ORT's first run of a session is slow) and
+   * returns the last output: its shape tells the model's family, whose letterbox the runs then use.
+   */
+  async warmUp(layout: InputLayout, dims: readonly number[]): Promise<RawOutput> {
+    const side = 64;
+    const image = { width: side, height: side, data: Buffer.alloc(side * side * 3, 114) };
     let output: RawOutput = { data: new Float32Array(0), dims: [] };
     for (const [index, sessions] of this.#sessionsPerWorker.entries()) {
-      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, input, dims);
+      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, image, layout, dims);
     }
     return output;
   }
 
   /**
-   * Runs `input`, a view of shared memory (`sharedTensor`) that the caller leaves alone until the
-   * output arrives. `alone`: no other run is in flight or will start before this one ends.
+   * Letterboxes (or stretches) `image` into the model's input and runs it, in a worker thread; the caller leaves
+   * the pixels alone until the output arrives. `alone`: no other run is in flight or will start
+   * before this one ends.
    */
-  run(input: Float32Array, dims: readonly number[], alone: boolean): Promise<RawOutput> {
-    if (alone) return this.#send(this.#workers[0], this.#aloneSession, input, dims);
+  run(image: RgbImage, layout: InputLayout, dims: readonly number[], alone: boolean): Promise<RawOutput> {
+    if (alone) return this.#send(this.#workers[0], this.#aloneSession, image, layout, dims);
     const idlest = this.#workers.reduce((best, worker) => (worker.inFlight < best.inFlight ? worker : best));
-    return this.#send(idlest, 0, input, dims);
+    return this.#send(idlest, 0, image, layout, dims);
   }
 
-  #send(worker: SessionWorker, session: number, input: Float32Array, dims: readonly number[]): Promise<RawOutput> {
-    if (worker.failure) return Promise.reject(new Error(`inference worker failed: ${worker.failure.message}`));
+  #send(worker: SessionWorker, session: number, image: RgbImage, layout: InputLayout, dims: readonly number[]): Promise<RawOutput> {
     const id = this.#nextId++;
     return new Promise<RawOutput>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
-      worker.thread.postMessage({ type: 'run', id, session, input, dims } satisfies RunRequest);
+      // Pixels in shared memory are passed by reference; others are copied by postMessage.
+      const request: RunRequest = { type: 'run', id, session, width: image.width, height: image.height, pixels: image.data, layout, dims };
+      worker.thread.postMessage(request);
     });
   }
 
@@ -146,7 +162,8 @@ export class OnnxSessionPool {
   async close(): Promise<void> {
     await Promise.all(
       this.#workers.map(async (worker) => {
-        if (!worker.failure) worker.thread.postMessage({ type: 'close' } satisfies CloseRequest);
+        worker.closing = true;
+        worker.thread.postMessage({ type: 'close' } satisfies CloseRequest);
         await worker.exited;
       }),
     );

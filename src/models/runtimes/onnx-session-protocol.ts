@@ -1,4 +1,12 @@
+import type { LetterboxSpec } from '../../vision/letterbox.js';
+import type { StretchSpec } from '../../vision/stretch.js';
 import type { RawOutput } from '../types.js';
+
+/**
+ * How the worker fills the model's input from an image: letterboxed into a square (the COCO
+ * families), or stretched whole over a fixed, maybe not square, input (UltraFace).
+ */
+export type InputLayout = LetterboxSpec | StretchSpec;
 
 /** One ONNX Runtime session a worker opens. */
 export interface SessionPlan {
@@ -30,8 +38,14 @@ export interface RunRequest {
   readonly id: number;
   /** Index into the worker's `sessions`. */
   readonly session: number;
-  /** The input tensor's values, in memory shared with the main thread (copied before the run). */
-  readonly input: Float32Array;
+  /**
+   * The image's RGB pixels: in shared memory when they were decoded into it (no copy), copied
+   * otherwise. The worker letterboxes (or stretches) them straight into its own input tensor.
+   */
+  readonly width: number;
+  readonly height: number;
+  readonly pixels: Uint8Array;
+  readonly layout: InputLayout;
   readonly dims: readonly number[];
 }
 

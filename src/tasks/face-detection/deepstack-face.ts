@@ -54,14 +54,18 @@ interface TakenFace {
  */
 async function takeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<TakenFace | undefined> {
   const analysis = await analyseFramed(
-    { bytes, model: call.model, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
+    { bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
     call.context.timings,
   );
-  const face = largestFace(analysis);
-  if (!face) return undefined;
-  const { box } = face;
-  const sent = (value: number) => Math.round(value * analysis.scale);
-  return { embedding: await recognition.describe(analysis.pixels!, box), box: { left: sent(box.left), top: sent(box.top), right: sent(box.right), bottom: sent(box.bottom) } };
+  try {
+    const face = largestFace(analysis);
+    if (!face) return undefined;
+    const { box } = face;
+    const sent = (value: number) => Math.round(value * analysis.scale);
+    return { embedding: await recognition.describe(analysis.pixels!, box), box: { left: sent(box.left), top: sent(box.top), right: sent(box.right), bottom: sent(box.bottom) } };
+  } finally {
+    analysis.pixels?.release();
+  }
 }
 
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
@@ -81,7 +85,7 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
   const detect = async (request: DeepStackRequest, call: TaskCall, recognize: boolean) => {
     const parameters = { confidenceThreshold: request.minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
     const { analysis, response } = await findFaces(
-      { bytes: deepStackImage(request), model: call.model, limits: call.limits, signal: call.signal },
+      { bytes: deepStackImage(request), scheduler: call.scheduler, limits: call.limits, signal: call.signal },
       parameters,
       call.service,
       recognize ? recognition : undefined,

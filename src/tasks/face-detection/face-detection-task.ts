@@ -1,10 +1,9 @@
 import { DetectdError } from '../../core/errors.js';
-import { uploadCommand } from '../example-command.js';
 import type { FaceRecognition } from '../face-recognition.js';
 import type { FoundResponse } from '../found-response.js';
 import type { ImageParameters } from '../image-parameters.js';
 import { decodeRawData } from '../raw-data.js';
-import type { ApiVersion, Configuration, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
+import type { ApiVersion, Configuration, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
 import { FACE_PARAMETER_RULES, faceParameters, parseFaceConfigurations } from './face-parameters.js';
 import { deepStackFaceRoutes } from './deepstack-face.js';
 import { findFaces } from './find-faces.js';
@@ -37,7 +36,7 @@ export interface FaceDetectionReply {
  */
 export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParameters> {
   const answer = async (bytes: Buffer, parameters: ImageParameters, call: TaskCall, labels: Pick<FaceDetectionReply, 'frame_id' | 'source_id'>): Promise<FaceDetectionReply> => {
-    const { analysis, response } = await findFaces({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.service, recognition, call.context.timings);
+    const { analysis, response } = await findFaces({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.service, recognition, call.context.timings);
     call.context.objects = analysis.detections.length;
     return { service_id: call.service.id, ...labels, detected_faces: response.found, raw_data: response.visualized_image };
   };
@@ -50,7 +49,7 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
     responseSchema: 'face-detection-response',
     parameters: FACE_PARAMETER_RULES,
     answerField: 'detected_faces',
-    exampleCommand: uploadCommand,
+    exampleFields: { ConfidenceThreshold: '0.5' },
     async runJson(body: unknown, call: TaskCall): Promise<FaceDetectionReply> {
       const validity = call.schemas.check(REQUEST_SCHEMA, body);
       if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
@@ -61,15 +60,16 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
       call.context.timings.base64 = performance.now() - base64Started;
       return answer(bytes, parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
     },
-    runUpload(bytes: Buffer, configurations: readonly Configuration[], call: TaskCall): Promise<FaceDetectionReply> {
-      return answer(bytes, parseFaceConfigurations(configurations, call.version), call, {});
+    runUpload(bytes: Buffer, upload: UploadRequest, call: TaskCall): Promise<FaceDetectionReply> {
+      const request = upload as Omit<FaceDetectionRequestBody, 'raw_data'>;
+      return answer(bytes, parseFaceConfigurations(request.configurations, call.version), call, { frame_id: request.frame_id, source_id: request.source_id });
     },
     parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
       return faceParameters(sent.configurations, sent.targetClasses, version);
     },
     async analyseFrame(image: Buffer, parameters: ImageParameters, call: FrameCall): Promise<FrameAnalysis> {
       const { analysis, response } = await findFaces(
-        { bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn },
+        { bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal, turn: call.turn },
         parameters,
         call.service,
         recognition,

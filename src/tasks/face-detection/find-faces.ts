@@ -33,10 +33,14 @@ export async function analyseFramed(request: AnalysisRequest, timings: StageTimi
   });
   const analysis = await analyseImage({ ...request, bytes: framed.bytes, fullResolution: true }, timings);
   const { photo } = framed;
+  const framedPixels = analysis.pixels!;
+  const own = photoPixels(framedPixels, photo);
+  framedPixels.release();
   return {
-    width: photo.right - photo.left,
-    height: photo.bottom - photo.top,
-    pixels: photoPixels(analysis.pixels!, photo),
+    width: own.width,
+    height: own.height,
+    // The photo's pixels in memory of their own: nothing to give back.
+    pixels: { ...own, format: framedPixels.format, fullWidth: own.width, fullHeight: own.height, release: () => {} },
     detections: analysis.detections.flatMap((detection) => inPhoto(detection, photo) ?? []),
     scale: framed.scale,
   };
@@ -70,9 +74,13 @@ export async function findFaces(
   const recognizer = recognition && matcher && { matcher, describe: recognition.describe.bind(recognition) };
   const fullResolution = recognizer !== undefined || parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const analysis = await analyseSmallFramed({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
-  const names = await nameFaces(analysis, recognizer, timings);
-  const encodeStarted = performance.now();
-  const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
-  timings.encode = performance.now() - encodeStarted;
-  return { analysis, response };
+  try {
+    const names = await nameFaces(analysis, recognizer, timings);
+    const encodeStarted = performance.now();
+    const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
+    timings.encode = performance.now() - encodeStarted;
+    return { analysis: { ...analysis, pixels: undefined }, response };
+  } finally {
+    analysis.pixels?.release();
+  }
 }

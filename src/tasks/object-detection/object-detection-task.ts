@@ -3,10 +3,9 @@ import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import { deepStackBox, deepStackImage } from '../deepstack-form.js';
-import type { ApiVersion, Configuration, DeepStackAnswer, DeepStackRequest, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall } from '../task.js';
-import { type DetectionParameters, detectionParameters, PARAMETER_RULES, parseConfigurations } from './parameters.js';
+import type { ApiVersion, DeepStackAnswer, DeepStackRequest, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
+import { type DetectionParameters, detectionParameters, PARAMETER_RULES } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
-import { uploadCommand } from '../example-command.js';
 import { decodeRawData } from '../raw-data.js';
 import { GENERIC_PARENT } from '../../models/coco-categories.js';
 import type { Detector } from '../../models/types.js';
@@ -22,6 +21,9 @@ interface ObjectDetectionRequestBody {
   readonly target_classes?: string[];
   readonly configurations?: { parameter: string; value: string }[];
 }
+
+/** The request without its image: what an upload's fields carry (upload-request.ts). */
+type UploadedRequest = Omit<ObjectDetectionRequestBody, 'raw_data'>;
 
 /**
  * The JSON API's answer (schemas/object-detection-response.json), in the names the Nvision
@@ -56,57 +58,65 @@ async function detectObjects(
   parameters: DetectionParameters,
   timings: StageTimings,
 ): Promise<ObjectDetectionOutcome> {
-  const labels = request.model.detector.labels;
+  const labels = request.scheduler.detector.labels;
   const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const found = await analyseImage({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
-  const response = await assembleFoundResponse(analysis, analysis.detections, analysis.detections.map((detection) => classOf(detection.classIndex, request.model.detector)), parameters);
-  timings.encode = performance.now() - encodeStarted;
-  return { analysis, response };
+  try {
+    const names = analysis.detections.map((detection) => classOf(detection.classIndex, request.scheduler.detector));
+    const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
+    timings.encode = performance.now() - encodeStarted;
+    return { analysis: { ...analysis, pixels: undefined }, response };
+  } finally {
+    found.pixels?.release();
+  }
 }
 
-/** validate → parameters → base64 → detect → the reply. */
+/** validate → base64 → the reply. */
 async function runJson(body: unknown, call: TaskCall): Promise<ObjectDetectionReply> {
   const validity = call.schemas.check(REQUEST_SCHEMA, body);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
   const request = body as ObjectDetectionRequestBody;
-  const parameters = detectionParameters(request.configurations, request.target_classes, call.version, call.model.detector.labels);
+  // The parameters first: a bad one is refused before megabytes of base64 are decoded.
+  const parameters = requestParameters(request, call);
   const base64Started = performance.now();
   const bytes = decodeRawData(request.raw_data);
   call.context.timings.base64 = performance.now() - base64Started;
-  return detectForCall(bytes, parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
+  return detectForCall(bytes, parameters, request, call);
 }
 
-/** parameters → detect → the reply: the image came as bytes (a raw body or a form's file). */
-async function runUpload(bytes: Buffer, configurations: readonly Configuration[], call: TaskCall): Promise<ObjectDetectionReply> {
-  return detectForCall(bytes, parseConfigurations(configurations, call.version), call, {});
+/** The same reply for an image that came as bytes (a raw body or a form's file), its request from the query string or the form. */
+async function runUpload(bytes: Buffer, upload: UploadRequest, call: TaskCall): Promise<ObjectDetectionReply> {
+  const request = upload as UploadedRequest;
+  return detectForCall(bytes, requestParameters(request, call), request, call);
 }
 
-async function detectForCall(
-  bytes: Buffer,
-  parameters: DetectionParameters,
-  call: TaskCall,
-  labels: Pick<ObjectDetectionReply, 'frame_id' | 'source_id'>,
-): Promise<ObjectDetectionReply> {
-  const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+function requestParameters(request: UploadedRequest, call: TaskCall): DetectionParameters {
+  return detectionParameters(request.configurations, request.target_classes, call.version, call.scheduler.detector.labels);
+}
+
+/** parameters → detect → the reply, with the caller's labels echoed. */
+async function detectForCall(bytes: Buffer, parameters: DetectionParameters, request: UploadedRequest, call: TaskCall): Promise<ObjectDetectionReply> {
+  const { analysis, response } = await detectObjects({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return {
     service_id: call.service.id,
-    ...labels,
+    frame_id: request.frame_id,
+    source_id: request.source_id,
     detected_objects: response.found,
     raw_data: response.visualized_image,
   };
 }
 
 /** A stream's configurations and target classes → parameters, for the model's class names. */
-function parseParameters(sent: SentParameters, version: ApiVersion, model: ModelScheduler): DetectionParameters {
-  return detectionParameters(sent.configurations, sent.targetClasses, version, model.detector.labels);
+function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): DetectionParameters {
+  return detectionParameters(sent.configurations, sent.targetClasses, version, scheduler.detector.labels);
 }
 
 /** One stream frame, on the stream's turn: the objects and the detections the tracker follows. */
 async function analyseFrame(image: Buffer, parameters: DetectionParameters, call: FrameCall): Promise<FrameAnalysis> {
-  const { analysis, response } = await detectObjects({ bytes: image, model: call.model, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
+  const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
 }
@@ -115,7 +125,7 @@ async function analyseFrame(image: Buffer, parameters: DetectionParameters, call
 async function respondDeepStack(request: DeepStackRequest, call: TaskCall): Promise<DeepStackAnswer> {
   const parameters = { confidenceThreshold: request.minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
   const bytes = deepStackImage(request);
-  const { analysis, response } = await detectObjects({ bytes, model: call.model, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+  const { analysis, response } = await detectObjects({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
   return { predictions: response.found.map((object) => ({ label: object.name, confidence: object.confidence, ...deepStackBox(object) })) };
 }
@@ -130,7 +140,7 @@ export const objectDetection: Task<DetectionParameters> = {
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',
   parameters: PARAMETER_RULES,
-  exampleCommand: uploadCommand,
+  exampleFields: { ConfidenceThreshold: '0.5' },
   answerField: 'detected_objects',
   runJson,
   runUpload,

@@ -6,6 +6,8 @@ const ACCESS: Record<DeepStackAccess, string> = {
   'sent-key-checked': 'No key needed (the model names are on /readyz too); a key that is sent, in `api_key` or `Authorization`, must be valid.',
   open: 'No key: the answer reveals nothing but detectd\'s version.',
 };
+/** The key in `Authorization` (the reference's Authorize sends it), or none: in the `api_key` field, or a keyless call. */
+const SECURITY = [{ ApiKey: [] }, {}];
 const FAILURE_SHAPE = 'Errors: `{"success": false, "error", "duration": 0, "code"}`.';
 
 /** `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`, and its path parameters. */
@@ -18,13 +20,16 @@ function operation(route: DeepStackRoute, parameters: readonly string[]): Record
   const form = route.formFields && {
     type: 'object',
     properties: Object.fromEntries(
-      Object.entries(route.formFields).map(([name, description]) => [name, name === 'image' ? { type: 'string', contentMediaType: 'image/*', description } : { type: 'string', description }]),
+      // A text field's example is empty (the door reads an empty field as absent), so that the
+      // reference's "try it" does not send its placeholder, "string", as a key or a confidence.
+      Object.entries(route.formFields).map(([name, description]) => [name, name === 'image' ? { type: 'string', contentMediaType: 'image/*', description } : { type: 'string', examples: [''], description }]),
     ),
   };
   return {
     summary: route.summary,
     operationId: route.operationId,
     tags: ['DeepStack / CodeProject.AI'],
+    ...(route.access !== 'open' && { security: SECURITY }),
     description: `${ACCESS[route.access]} ${FAILURE_SHAPE}`,
     parameters: parameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
     ...(form && {

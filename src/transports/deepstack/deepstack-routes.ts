@@ -7,6 +7,7 @@ import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
+import { closeAfterEarlyAnswer } from '../early-answer.js';
 import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
@@ -21,7 +22,7 @@ export interface DeepStackDependencies {
   /** Each task with a DeepStack side answers its routes (Task.deepStack). */
   readonly tasks: TaskTable;
   /** The loaded models, for the custom model list only. */
-  readonly models: ModelSchedulers;
+  readonly schedulers: ModelSchedulers;
   /** The body limit, for the multipart parser's own count. */
   readonly maxBodyBytes: number;
   /** detectd's version, which the status routes answer. */
@@ -60,11 +61,11 @@ const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
  * (No model is named `list`: start-up refuses it, DEEPSTACK_RESERVED_MODEL_NAMES.)
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
-  const { gate, tasks, models, maxBodyBytes, logger } = dependencies;
+  const { gate, tasks, schedulers, maxBodyBytes, logger } = dependencies;
   const table = deepStackRouteTable(tasks);
   // The models a `:model` route may name: those of the kind its task finds (no face model is an object detector's custom model).
   const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
-  const customModelNames = models.registry.detectors.filter((detector) => customKinds.has(detector.kind)).flatMap((detector) => [detector.name, ...detector.aliases]);
+  const customModelNames = schedulers.registry.detectors.filter((detector) => customKinds.has(detector.kind)).flatMap((detector) => [detector.name, ...detector.aliases]);
   const paths = pathsOf(table);
   const router = Router();
 
@@ -96,7 +97,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     );
     const { files, fields } = pass.body;
     const answer = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, pass.taskCall('v1'));
-    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.model.detector.device, timings: context.timings, startedAt: context.startedAt }));
+    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
   // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).
@@ -106,7 +107,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     const form = isForm(request.get('content-type')) ? await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes }) : NO_FORM;
     const key = apiKeyFromAuthorization(request.get('authorization')) ?? fieldKey(form.fields);
     if (key) await gate.checkKey(key, table.flatMap((route) => route.task ?? []));
-    const call: CallFacts = { command: 'list-custom', requestId: context.requestId, inferenceDevice: models.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt };
+    const call: CallFacts = { command: 'list-custom', requestId: context.requestId, inferenceDevice: schedulers.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt };
     response.json(customModelList(customModelNames, call));
   };
 
@@ -143,6 +144,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     }
     const { status, body } = deepStackFailure(known);
     contextOf(response).errorCode = known.code;
+    closeAfterEarlyAnswer(request, response);
     response.set(httpHeadersOf(known)).status(status).json(body);
   };
   router.use(deepStackErrors);

@@ -1,5 +1,5 @@
 import { type DetectdError, ERROR_CATALOGUE } from '../../core/errors.js';
-import type { StageTimings } from '../../core/call-context.js';
+import type { Stage, StageTimings } from '../../core/call-context.js';
 import type { DeepStackAnswer, DeepStackPrediction } from '../../tasks/task.js';
 
 /**
@@ -69,7 +69,7 @@ export interface CallFacts {
 
 const MODULE = 'detectd';
 /** Stages that CodeProject.AI counts as processing (its `processMs`): everything but the queue and the reply. */
-const PROCESS_STAGES = ['decode', 'preprocess', 'inference', 'postprocess'];
+const PROCESS_STAGES: readonly Stage[] = ['decode', 'preprocess', 'inference', 'postprocess'];
 
 function foundMessage(labels: readonly string[]): string {
   if (labels.length === 0) return 'No objects found';

@@ -5,7 +5,8 @@ import { type Request, Router } from 'express';
 import { DetectdError } from '../../core/errors.js';
 import type { Gate } from '../../gate/gate.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { ApiVersion, Configuration, Task, TaskCall } from '../../tasks/task.js';
+import type { ApiVersion, Task, TaskCall } from '../../tasks/task.js';
+import { type UploadField, uploadRequest } from '../../tasks/upload-request.js';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
@@ -27,11 +28,17 @@ const ROUTES: readonly { path: string; version: ApiVersion }[] = [
   { path: '/api/:serviceType', version: 'legacy' },
 ];
 
-/** The query string's parameters in the order sent, repeats kept (the task refuses a repeat). */
-function queryParameters(request: Request): Configuration[] {
+/** The query string's fields in the order sent, repeats kept (a repeated parameter is refused). */
+function queryFields(request: Request): UploadField[] {
   const query = request.originalUrl.includes('?') ? request.originalUrl.slice(request.originalUrl.indexOf('?') + 1) : '';
-  return [...new URLSearchParams(query)].map(([parameter, value]) => ({ parameter, value }));
+  return [...new URLSearchParams(query)];
 }
+
+/** An upload's image and text fields → the task's run: the fields read as the task's JSON request would carry them. */
+const uploadRun =
+  (image: Buffer, fields: readonly UploadField[]): TaskRun =>
+  (task, call) =>
+    task.runUpload(image, uploadRequest(fields, task.requestSchema, call.schemas), call);
 
 /** How a request body reaches its task: JSON with base64 inside, the image itself, or a form with the image file. */
 type TaskRun = (task: Task, call: TaskCall) => Promise<unknown>;
@@ -55,7 +62,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
 
   /** The body, read by the gate, in the form its Content-Type names: the answer is the same whichever form the image came in. */
   const taskRunOf = async (request: Request, form: BodyForm, body: Buffer): Promise<TaskRun> => {
-    if (form === 'image') return (task, call) => task.runUpload(body, queryParameters(request), call);
+    if (form === 'image') return uploadRun(body, queryFields(request));
     if (form === 'json') {
       let parsed: unknown;
       try {
@@ -72,7 +79,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
     }
     const { image, fields } = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
     if (!image) throw new DetectdError('invalid_multipart', `the form has no file in the "${IMAGE_FIELD}" field`);
-    return (task, call) => task.runUpload(image, fields.map(([parameter, value]) => ({ parameter, value })), call);
+    return uploadRun(image, fields);
   };
 
   for (const { path, version } of ROUTES) {

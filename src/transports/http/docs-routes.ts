@@ -1,6 +1,9 @@
+import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { type RequestHandler, Router } from 'express';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { packageRoot } from '../../package-root.js';
 import { baseUrlOf } from '../base-url.js';
 
@@ -16,6 +19,30 @@ const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swag
 /** The two files the reference page loads; the package's other files (its demo page among them) are not served. */
 const SWAGGER_UI_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'];
 const DOCS_ASSETS_DIR = path.join(packageRoot(), 'assets', 'docs');
+const ASSET_MAX_AGE_SECONDS = 3600;
+
+/**
+ * Serves a Swagger UI file gzip'd to a browser that takes it: the bundle is 1.7 MB as shipped, 0.45 MB
+ * compressed, which a phone feels. Compressed once, off the event loop, on its first request.
+ */
+function swaggerUiFile(file: string): RequestHandler {
+  let compressed: Promise<Buffer> | undefined;
+  return async (request: Request, response: Response) => {
+    response.vary('Accept-Encoding');
+    if (!request.acceptsEncodings('gzip')) return response.sendFile(file, { root: SWAGGER_UI_DIR, maxAge: ASSET_MAX_AGE_SECONDS * 1000 });
+    compressed ??= fs
+      .readFile(path.join(SWAGGER_UI_DIR, file))
+      .then((bytes) => promisify(zlib.gzip)(bytes))
+      .catch((error: unknown) => {
+        compressed = undefined; // the next request tries again
+        throw error;
+      });
+    response
+      .type(path.extname(file))
+      .set({ 'Content-Encoding': 'gzip', 'Cache-Control': `public, max-age=${ASSET_MAX_AGE_SECONDS}` })
+      .send(await compressed);
+  };
+}
 
 /**
  * The page runs Swagger UI and its own script, both from this server; "try it" calls this server.
@@ -44,11 +71,7 @@ export function docsRoutes(dependencies: DocsDependencies): Router {
   router.get('/docs', securityHeaders, (_request, response) => {
     response.sendFile('docs.html', { root: DOCS_ASSETS_DIR });
   });
-  router.use('/docs/assets', express.static(DOCS_ASSETS_DIR, { maxAge: '1h', index: false }));
-  for (const file of SWAGGER_UI_FILES) {
-    router.get(`/docs/swagger-ui/${file}`, (_request, response) => {
-      response.sendFile(file, { root: SWAGGER_UI_DIR, maxAge: '1h' });
-    });
-  }
+  router.use('/docs/assets', express.static(DOCS_ASSETS_DIR, { maxAge: ASSET_MAX_AGE_SECONDS * 1000, index: false }));
+  for (const file of SWAGGER_UI_FILES) router.get(`/docs/swagger-ui/${file}`, swaggerUiFile(file));
   return router;
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { DetectdError, errorBody } from '../../core/errors.js';
 import { clientFailureOf, httpHeadersOf, httpStatusOf } from '../http-errors.js';
 import { contextOf } from '../request-context.js';
-import { closeAfterEarlyAnswer } from './http-server.js';
+import { closeAfterEarlyAnswer } from '../early-answer.js';
 
 function sendError(response: Response, error: DetectdError): void {
   const context = contextOf(response);

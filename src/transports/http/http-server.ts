@@ -3,17 +3,16 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { DetectdError, ERROR_CATALOGUE, type ErrorCode, errorBody } from '../../core/errors.js';
+import { LINGER_MS } from '../early-answer.js';
 
 /** Most request headers accepted; a request with more is refused 431 whole rather than parsed with some of them dropped. */
 export const MAX_REQUEST_HEADERS = 100;
 
-/** After an early error answer, how long the server keeps reading (and dropping) an unwanted body so the client can read the answer before the connection closes. */
-const LINGER_MS = 2_000;
 
 export interface HttpServerLimits {
   /** The request line and headers must arrive within this long. */
   readonly headersTimeoutMs: number;
-  /** The body must arrive within this long (enforced by `readBody`; the server's own request deadline is a backstop behind it). */
+  /** The body must arrive within this long (enforced by the gate's bounded reader, gate/bounded-body.ts; the server's own request deadline is a backstop behind it). */
   readonly bodyTimeoutMs: number;
 }
 
@@ -33,7 +32,7 @@ const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
 /**
  * The HTTP/1.1 server in front of the app, with deadlines for slow clients: headers within
  * `headersTimeoutMs`, and a request-wide backstop. `Expect: 100-continue` is left to the route
- * (`readBody` answers 100 only after authentication and the size check); a request that the
+ * (the gate's bounded reader answers 100 only after the key and the size check); a request that the
  * parser could not read is answered with the JSON error shape, then the connection is closed.
  */
 export function createHttpServer(app: RequestListener, limits: HttpServerLimits, logger: Logger): http.Server {
@@ -67,24 +66,6 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits,
     setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
   return server;
-}
-
-/**
- * For an answer given before the request body was read (refused key, oversized or malformed
- * body, deadline): the connection is closed rather than kept alive to drain a body nobody wants.
- * The server keeps reading and dropping for a short while after its answer (as nginx's
- * lingering close) so that the client is not reset before it has read the answer.
- */
-export function closeAfterEarlyAnswer(request: IncomingMessage, response: ServerResponse): void {
-  if (request.complete) return;
-  response.setHeader('Connection', 'close');
-  const socket = request.socket;
-  // Node ends a `Connection: close` response with `destroySoon`, which resets a socket that still has unread bytes.
-  socket.destroySoon = () => {
-    socket.end();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    socket.once('close', () => clearTimeout(timer));
-  };
 }
 
 /** Refuses a request whose headers Node cut at `maxHeadersCount`, or that expects something other than `100-continue`. */

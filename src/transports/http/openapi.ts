@@ -1,6 +1,8 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
+import { exampleCalls } from '../../tasks/example-calls.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
+import { type UploadBodyField, uploadBodyFields } from '../../tasks/upload-request.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
 import { streamPaths } from '../stream-paths.js';
 
@@ -63,25 +65,33 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
   // With its default, a field that "try it" fills in is valid as it stands.
   const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', default: task.parameters[name].defaultValue, description: task.parameters[name].description }]));
   // The README's example, from the same generator, aimed at this server.
-  const example = task.exampleCommand(serverUrl + taskPath(task, 'v1'), 'dog.jpg');
+  const example = exampleCalls(task, serverUrl + taskPath(task, 'v1'), 'dog.jpg').curl;
   const parameters = names
     .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
+  // The JSON request's other fields (e.g. `target_classes`) go by the same names in a form or query string.
+  const bodyFields = uploadBodyFields(schemas.schemas.get(task.requestSchema) ?? {});
+  const fieldSchema = (field: UploadBodyField) =>
+    field.list ? { type: 'array', items: { type: 'string' }, description: `${field.description} In a form or query string: repeated, or comma-separated.` } : { type: 'string', description: field.description };
   return {
     summary: version === 'v1' ? task.summary : `${task.summary} (legacy path)`,
     operationId: `${task.type}-${version}`,
     tags: [task.type],
     security: [{ ApiKey: [] }],
     description:
-      `The image comes as the \`image\` file of a multipart form (parameters as fields), as the body itself (\`image/*\`, parameters in the query string) or as base64 in JSON; the response is the same.\n\n` +
+      `The image comes as the \`image\` file of a multipart form (parameters as fields), as the body itself (\`image/*\`, parameters in the query string) or as base64 in JSON; the response is the same. ` +
+      `Every parameter works in every form: in a form or query string the JSON body's fields${bodyFields.length > 0 ? ` (${bodyFields.map((field) => `\`${field.name}\``).join(', ')})` : ''} go by the same names, a list as repeated fields or comma-separated.\n\n` +
       `Example, with the key in \`DETECTD_API_KEY\` and an image \`dog.jpg\` in the current folder (Linux and macOS):\n\n\`\`\`sh\n${example}\n\`\`\`\n\n` +
       `Configuration parameters:\n${parameters}`,
-    parameters: names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `With an \`image/*\` body only. ${task.parameters[name].description}` })),
+    parameters: [
+      ...names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `With an \`image/*\` body only. ${task.parameters[name].description}` })),
+      ...bodyFields.map((field) => ({ name: field.name, in: 'query', required: false, schema: fieldSchema(field), description: `With an \`image/*\` body only. ${field.description}` })),
+    ],
     requestBody: {
       required: true,
       // The form first: the reference's "try it" offers the first, and an upload is what most callers send.
       content: {
-        'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'image/*' }, ...textFields } } },
+        'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'image/*' }, ...textFields, ...Object.fromEntries(bodyFields.map((field) => [field.name, fieldSchema(field)])) } } },
         'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
         'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } },
       },

@@ -22,7 +22,7 @@ interface ReadyFacts {
   readonly streamId: string;
   readonly task: Task;
   readonly service: Service;
-  readonly model: ModelScheduler;
+  readonly scheduler: ModelScheduler;
   readonly settings: StreamSettings;
 }
 
@@ -90,14 +90,14 @@ class JsonStreamCodec implements StreamCodec {
 
   #start(configurations: { parameter: string; value: string }[] | undefined, targetClasses: string[] | undefined): undefined {
     if (this.#started) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
-    const { streamId, task, service, model, settings } = this.facts;
-    this.#parameters = task.parseParameters({ configurations, targetClasses }, 'v1', model);
+    const { streamId, task, service, scheduler, settings } = this.facts;
+    this.#parameters = task.parseParameters({ configurations, targetClasses }, 'v1', scheduler);
     this.#started = true;
     const ready: ServerMessage = {
       type: 'ready',
       stream_id: streamId,
       service_id: service.id,
-      model: model.detector.name,
+      model: scheduler.detector.name,
       limits: {
         max_frame_bytes: settings.maxFrameBytes,
         max_frame_pixels: settings.maxFramePixels,
@@ -131,11 +131,11 @@ export function jsonStreamRoute(dependencies: JsonStreamDependencies): WebSocket
     matches: (path) => taskAt(path) !== undefined,
     async accept({ request, path, query, requestId }) {
       const task = taskAt(path)!;
-      const { service, model } = await admitStream(door, { apiKey: apiKeyFromAuthorization(request.headers.authorization), token: query.get('token') }, task);
+      const { service, scheduler } = await admitStream(door, { apiKey: apiKeyFromAuthorization(request.headers.authorization), token: query.get('token') }, task);
       return {
         open(socket) {
-          const facts: ReadyFacts = { streamId: requestId, task, service, model, settings };
-          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, task, service, model }, (send) => new JsonStreamCodec(dependencies.schemas, facts, send));
+          const facts: ReadyFacts = { streamId: requestId, task, service, scheduler, settings };
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, task, service, scheduler }, (send) => new JsonStreamCodec(dependencies.schemas, facts, send));
         },
       };
     },

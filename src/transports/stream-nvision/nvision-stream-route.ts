@@ -24,7 +24,7 @@ class NvisionCodec implements StreamCodec {
     private readonly serviceId: string,
     private readonly streamId: string,
     /** The stream's model, whose class names `target_classes` must come from. */
-    private readonly model: ModelScheduler,
+    private readonly scheduler: ModelScheduler,
   ) {}
 
   receive(data: Buffer, isBinary: boolean): StreamFrame {
@@ -40,7 +40,7 @@ class NvisionCodec implements StreamCodec {
       frameId: message.frame_id || undefined,
       sourceId: message.source_id || undefined,
       payload: message.encoding === ENCODING_BASE64 ? bytes.toString('latin1') : bytes,
-      parameters: this.task.parseParameters({ configurations: message.configurations, targetClasses: message.target_classes }, 'v1', this.model),
+      parameters: this.task.parseParameters({ configurations: message.configurations, targetClasses: message.target_classes }, 'v1', this.scheduler),
     };
   }
 
@@ -89,11 +89,11 @@ export function nvisionStreamRoute(dependencies: StreamTransportDependencies): W
       const offeredToken = offered?.startsWith(STREAM_TOKEN_PREFIX) === true;
       const token = offeredToken ? offered : query.get('token');
       const apiKey = offered !== undefined && !offeredToken ? offered : apiKeyFromAuthorization(request.headers.authorization);
-      const { service, model } = await admitStream(door, { apiKey, token }, task);
+      const { service, scheduler } = await admitStream(door, { apiKey, token }, task);
       return {
         protocol: offered,
         open(socket) {
-          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, task, service, model }, () => new NvisionCodec(task, service.id, requestId, model));
+          serveWebSocketStream(socket, dependencies, { streamId: requestId, transport: TRANSPORT, task, service, scheduler }, () => new NvisionCodec(task, service.id, requestId, scheduler));
         },
       };
     },

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Builds the detectd image and runs the three ways of README "Deployment" under podman on this machine:
+#   1. the image (Dockerfile): healthy by its own HEALTHCHECK, an account and a service from its CLI, a
+#      detection of ../shared/eval/photos/dog.jpg, its log saying the jemalloc allocator, and on SIGTERM
+#      (podman stop) a drained exit with status 0;
+#   2. compose.yaml: two detectd replicas on PostgreSQL behind nginx; detections sent to nginx answered
+#      by both replicas (each one's log has calls), both on jemalloc and PostgreSQL;
+#   3. deploy/detectd.service: the README's systemd steps on a Debian machine booted with systemd (a
+#      container), the image's /app standing in for the checkout after `npm ci`: the service starts with
+#      its model, detects, logs jemalloc, and stops drained (result "success").
+# Needs root, podman with runc, podman-compose, debootstrap, curl (Debian: apt-get install podman
+# podman-compose debootstrap runc curl) and ../shared. No registry is needed: the base images are the
+# local stand-ins of scripts/container-bases.sh, unless NODE_IMAGE, BUILD_IMAGE, POSTGRES_IMAGE,
+# NGINX_IMAGE and SYSTEMD_IMAGE are all set. The images stay for the next run (its builds then come from
+# podman's layer cache: ~1 minute); containers, networks and volumes are removed. The first run takes
+# ~14 minutes on a 2-core machine (base images ~4, the image's build ~8, the checks ~2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/deploy/podman/containers.conf}
+# Docker's image format: OCI images have no HEALTHCHECK.
+export BUILDAH_FORMAT=docker
+models=$(realpath ../shared/models)
+photo=$(realpath ../shared/eval/photos/dog.jpg)
+image=localhost/detectd:check
+container=detectd-check
+project=detectd-check
+host=detectd-check-systemd
+
+logs=$(mktemp -d /tmp/detectd-container-check.XXXXXX)
+step() { printf '\n== %s\n' "$*"; }
+# What failed, and the state and last log lines of every container this check started.
+fail() {
+  local name
+  for name in $(podman ps -a --filter "name=^$container" --format '{{.Names}}'); do
+    printf -- '-- %s: %s\n' "$name" "$(podman ps -a --filter "name=^$name\$" --format '{{.Status}}')" >&2
+    podman logs --tail 8 "$name" 2>&1 | sed 's/^/   /' >&2
+  done
+  if podman container exists "$host"; then podman exec "$host" journalctl -u detectd --no-pager -n 8 2>&1 | sed 's/^/   /' >&2; fi
+  printf 'container-check: FAILED: %s\n' "$*" >&2
+  exit 1
+}
+# Runs a command with its output in $logs/$1.log, shown when it fails.
+logged() {
+  local name=$1
+  shift
+  "$@" >"$logs/$name.log" 2>&1 || { tail -n 40 "$logs/$name.log" >&2; fail "$name: $*"; }
+}
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# Polls a command once a second until it succeeds; fails after $1 seconds (a bound for start-up, not a timing).
+wait_until() {
+  local limit=$1 what=$2
+  shift 2
+  for ((second = 0; second < limit; second++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  fail "$what (not within ${limit}s)"
+}
+compose() { podman-compose -p "$project" -f compose.yaml "$@"; }
+replicas() { podman ps --filter "label=com.docker.compose.project=$project" --filter label=com.docker.compose.service=detectd --format '{{.Names}}' | sort; }
+# detect_dog URL KEY PHOTO [COMMAND…]: detects PHOTO at URL with curl (run by COMMAND, e.g. podman exec); fails unless a dog is found.
+detect_dog() {
+  local url=$1 key=$2 file=$3 answer
+  shift 3
+  answer=$("$@" curl -sS --fail-with-body "$url/api/v1/object-detection" -H "Authorization: ApiKey $key" -F "image=@$file" -F ConfidenceThreshold=0.5) \
+    || fail "detection at $url: $answer"
+  node -e 'const a = JSON.parse(process.argv[1]); if (!a.detected_objects.some((o) => o.name === "dog")) { console.error(process.argv[1]); process.exit(1); }' "$answer" \
+    || fail "no dog detected at $url"
+}
+# create_key CLI…: creates an account and a service with detectd's CLI (the command that runs it); prints the service's API key.
+create_key() {
+  "$@" account create --email check@example.com --password 'a long passphrase' >/dev/null
+  "$@" service create --account check@example.com --name check --json \
+    | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).api_key))'
+}
+# expect_log CONTAINER PATTERN WHAT (not grep -q: it would stop reading early, and podman logs fail on the closed pipe)
+expect_log() { [ "$(podman logs "$1" 2>&1 | grep -c -- "$2")" -gt 0 ] || fail "$1: $3"; }
+cleanup() {
+  podman rm -f -t 0 "$container" "$host" >/dev/null 2>&1 || true
+  compose down -v -t 0 >/dev/null 2>&1 || true
+}
+# Left over from an interrupted run.
+cleanup
+trap 'cleanup; rm -rf "$logs"' EXIT
+
+step "base images"
+if [ -z "${NODE_IMAGE:-}" ] || [ -z "${BUILD_IMAGE:-}" ] || [ -z "${POSTGRES_IMAGE:-}" ] || [ -z "${NGINX_IMAGE:-}" ] || [ -z "${SYSTEMD_IMAGE:-}" ]; then
+  logged bases bash scripts/container-bases.sh
+  while IFS='=' read -r name value; do export "$name=$value"; done < <(grep -E '^[A-Z_]+=' "$logs/bases.log")
+fi
+echo "NODE_IMAGE=$NODE_IMAGE BUILD_IMAGE=$BUILD_IMAGE POSTGRES_IMAGE=$POSTGRES_IMAGE NGINX_IMAGE=$NGINX_IMAGE SYSTEMD_IMAGE=$SYSTEMD_IMAGE"
+
+step "build the image"
+logged build podman build --build-arg "NODE_IMAGE=$NODE_IMAGE" --build-arg "BUILD_IMAGE=$BUILD_IMAGE" -t "$image" .
+
+step "run the image"
+port=$(free_port)
+# (podman schedules health checks with systemd timers; without systemd it says so, and they are run here by hand.)
+logged run podman run -d --name "$container" -p "127.0.0.1:$port:8080" -v "$models:/models:ro" \
+  -e DETECTD_MODEL=/models/yolo26n-640-int8.onnx "$image"
+wait_until 120 "the container's HEALTHCHECK passes" podman healthcheck run "$container"
+expect_log "$container" '"allocator":"jemalloc"' 'not on jemalloc'
+key=$(create_key podman exec "$container" node dist/src/cli.js) || fail "the CLI in the container"
+detect_dog "http://127.0.0.1:$port" "$key" "$photo"
+logged stop podman stop -t 40 "$container"
+[ "$(podman inspect -f '{{.State.ExitCode}}' "$container")" = 0 ] || fail "exit status after SIGTERM: $(podman inspect -f '{{.State.ExitCode}}' "$container")"
+expect_log "$container" '"msg":"stopped"' 'did not drain and stop on SIGTERM'
+echo "healthy, dog detected, jemalloc, stopped cleanly"
+
+step "compose.yaml: two replicas, PostgreSQL, nginx"
+DETECTD_SECRET=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')
+POSTGRES_PASSWORD=$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))')
+export DETECTD_SECRET POSTGRES_PASSWORD DETECTD_MODELS_HOST_DIR=$models DETECTD_INFERENCE_THREADS=1 DETECTD_PROXY_PORT=$(free_port)
+proxy=http://127.0.0.1:$DETECTD_PROXY_PORT
+logged compose-up compose up -d
+wait_until 180 "nginx answers /readyz from a replica" curl -sf "$proxy/readyz"
+mapfile -t names < <(replicas)
+[ "${#names[@]}" = 2 ] || fail "replicas running: ${names[*]}"
+for name in "${names[@]}"; do
+  wait_until 120 "$name's HEALTHCHECK passes" podman healthcheck run "$name"
+  expect_log "$name" '"allocator":"jemalloc"' 'not on jemalloc'
+  expect_log "$name" '"database":"postgresql"' 'not on PostgreSQL'
+done
+key=$(create_key podman exec "${names[0]}" node dist/src/cli.js) || fail "the CLI in ${names[0]}"
+for ((request = 0; request < 8; request++)); do detect_dog "$proxy" "$key" "$photo"; done
+for name in "${names[@]}"; do
+  calls=$(podman logs "$name" 2>&1 | grep -c '"path":"/api/v1/object-detection"' || true)
+  [ "$calls" -gt 0 ] || fail "$name answered none of the detections sent to nginx"
+  echo "$name answered $calls of 8"
+done
+logged compose-down compose down -v
+
+step "deploy/detectd.service: the README's systemd steps"
+# CAP_SYS_ADMIN: systemd sets up the unit's sandbox (ProtectSystem, PrivateTmp, …) with mount namespaces.
+logged systemd-boot podman run -d --name "$host" --systemd=always --cap-add SYS_ADMIN \
+  --mount "type=image,source=$image,destination=/mnt/image" -v "$PWD:/checkout:ro" -v "$models:/shared/models:ro" \
+  -v "$photo:/dog.jpg:ro" "$SYSTEMD_IMAGE"
+wait_until 60 "systemd has booted" podman exec "$host" systemctl is-system-running
+# As README "Deployment" (root here, so without sudo); `cp -r . /opt/detectd && npm ci` becomes the image's
+# /app: the same files after npm ci, built for this Node.js.
+logged systemd-install podman exec -w /checkout "$host" bash -euxo pipefail -c '
+  useradd --system --home-dir /var/lib/detectd --shell /usr/sbin/nologin detectd
+  cp -a /mnt/image/app /opt/detectd
+  install -D -m 0644 ../shared/models/yolo26n-640-int8.onnx /opt/detectd-models/yolo26n-640-int8.onnx
+  install -D -m 0640 -g detectd deploy/detectd.env /etc/detectd/detectd.env
+  install -m 0644 deploy/detectd.service /etc/systemd/system/detectd.service
+  systemctl daemon-reload && systemctl enable --now detectd'
+wait_until 120 "the service answers /readyz" podman exec "$host" curl -sf http://127.0.0.1:8080/readyz
+key=$(create_key podman exec "$host" systemd-run --quiet --pipe --wait -p User=detectd -p EnvironmentFile=/etc/detectd/detectd.env \
+  -p Environment=DETECTD_DATA_DIR=/var/lib/detectd /usr/bin/node /opt/detectd/dist/src/cli.js) || fail "the CLI through systemd-run"
+detect_dog http://127.0.0.1:8080 "$key" /dog.jpg podman exec "$host"
+journal() { podman exec "$host" journalctl -u detectd --no-pager -o cat; }
+[ "$(journal | grep -c '"allocator":"jemalloc"')" -gt 0 ] || fail "the service is not on jemalloc"
+[ "$(journal | grep -c '"model":"yolo26n-640-int8"')" -gt 0 ] || fail "the service did not load the model the README installs"
+logged systemd-stop podman exec "$host" systemctl stop detectd
+[ "$(podman exec "$host" systemctl show -P Result detectd)" = success ] || fail "stop: $(podman exec "$host" systemctl show -P Result detectd)"
+[ "$(journal | grep -c '"msg":"stopped"')" -gt 0 ] || fail "the service did not drain and stop on SIGTERM"
+echo "started with its model, dog detected, jemalloc, stopped cleanly"
+echo "container-check: passed"

@@ -1,0 +1,67 @@
+import type { RecentError, RecentErrors } from '../core/recent-errors.js';
+import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
+
+/** One loaded model as the status page shows it. */
+export interface ModelStatus {
+  readonly name: string;
+  readonly family: string;
+  readonly runtime: string;
+  readonly device: string;
+  readonly inputSize: { readonly width: number; readonly height: number };
+  readonly isDefault: boolean;
+  /** Calls admitted to it now, waiting for a run (HTTP requests and stream frames), and runs in flight. */
+  readonly load: { readonly admitted: number; readonly waiting: number; readonly runsInFlight: number };
+  /** Its server errors (500s) among the recent errors: a model that fails its calls is not healthy. */
+  readonly recentFailures: number;
+}
+
+/** What the status page shows: this process, its models, its last failed calls; nothing secret. */
+export interface ServerStatus {
+  readonly version: string;
+  readonly nodeVersion: string;
+  /** When this process started, ISO 8601. */
+  readonly startedAt: string;
+  readonly uptimeSeconds: number;
+  readonly database: 'sqlite' | 'postgresql';
+  readonly inference: { readonly threads: number; readonly concurrency: number };
+  readonly models: readonly ModelStatus[];
+  readonly recentErrors: readonly RecentError[];
+}
+
+/** Where the status page reads this process's state from; built once in the composition root. */
+export interface StatusSources {
+  readonly version: string;
+  readonly startedAt: Date;
+  readonly database: ServerStatus['database'];
+  readonly inference: ServerStatus['inference'];
+  readonly models: ModelSchedulers;
+  readonly recentErrors: Pick<RecentErrors, 'list'>;
+}
+
+/** A model is unhealthy while its own failures (500, not the 503 of a full queue) are among the recent errors. */
+const isModelFailure = (status: number) => status >= 500 && status !== 503;
+
+/** This process's state, now. */
+export function serverStatus(sources: StatusSources, now = Date.now()): ServerStatus {
+  const recentErrors = sources.recentErrors.list();
+  const defaultModel = sources.models.registry.defaultModel.name;
+  return {
+    version: sources.version,
+    nodeVersion: process.version,
+    startedAt: sources.startedAt.toISOString(),
+    uptimeSeconds: Math.floor((now - sources.startedAt.getTime()) / 1000),
+    database: sources.database,
+    inference: sources.inference,
+    models: sources.models.all.map(({ detector, load }) => ({
+      name: detector.name,
+      family: detector.family,
+      runtime: detector.runtime,
+      device: detector.device,
+      inputSize: detector.inputSize,
+      isDefault: detector.name === defaultModel,
+      load: { admitted: load.admitted, waiting: load.waiting.request + load.waiting.stream, runsInFlight: load.runsInFlight },
+      recentFailures: recentErrors.filter((error) => error.model === detector.name && isModelFailure(error.status)).length,
+    })),
+    recentErrors,
+  };
+}

@@ -1,0 +1,69 @@
+import type { Account } from '../accounts/accounts.js';
+import { RECENT_ERRORS_KEPT } from '../core/recent-errors.js';
+import type { ServerStatus } from './server-status.js';
+import { html } from './html.js';
+import { layout } from './layout.js';
+
+/** `93784` → `1 d 2 h 3 min`. */
+export function durationInWords(seconds: number): string {
+  const parts: string[] = [];
+  for (const [unit, size] of [['d', 86400], ['h', 3600], ['min', 60]] as const) {
+    if (seconds >= size) parts.push(`${Math.floor(seconds / size)} ${unit}`);
+    seconds %= size;
+  }
+  return parts.length ? parts.join(' ') : `${Math.floor(seconds)} s`;
+}
+
+const minute = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+
+/** The administrator's status page: version, uptime, inference threads, models and their health, recent errors of this process. */
+export function statusPage(data: { account: Account; csrfToken: string; status: ServerStatus }): string {
+  const { status } = data;
+  const models = status.models.map((model) => {
+    const healthy = model.recentFailures === 0;
+    return html`<tr>
+      <td><code>${model.name}</code>${model.isDefault ? html` <span class="badge off">default</span>` : ''}</td>
+      <td>${healthy ? html`<span class="badge on">Healthy</span>` : html`<span class="badge failing">${model.recentFailures} recent failure${model.recentFailures === 1 ? '' : 's'}</span>`}</td>
+      <td class="hide-narrow">${model.family} · ${model.runtime} (${model.device})</td>
+      <td class="num hide-narrow">${model.inputSize.width}×${model.inputSize.height}</td>
+      <td class="num"><span class="stack-label">Busy: </span>${model.load.runsInFlight} running, ${model.load.waiting} waiting</td>
+    </tr>`;
+  });
+  const errors = status.recentErrors.map(
+    (error) => html`<tr>
+      <td class="nowrap"><time datetime="${error.at}">${minute(error.at)}</time></td>
+      <td><code>${error.status} ${error.code}</code></td>
+      <td>${error.transport}${error.model ? html` · <code>${error.model}</code>` : ''}</td>
+      <td class="hide-narrow">${error.serviceId ? html`<code class="break">${error.serviceId}</code>` : '–'}</td>
+      <td class="hide-narrow"><code class="break">${error.requestId}</code></td>
+    </tr>`,
+  );
+  return layout(
+    { title: 'Server status', account: data.account, csrfToken: data.csrfToken },
+    html`<div class="page-head"><h1>Server status</h1></div>
+<section class="card" aria-labelledby="server-title">
+  <h2 id="server-title">This server</h2>
+  <div class="stats status-stats">
+    <div class="stat"><span class="stat-value" id="status-version">${status.version}</span><span class="stat-label">detectd version</span></div>
+    <div class="stat"><span class="stat-value" id="status-uptime">${durationInWords(status.uptimeSeconds)}</span><span class="stat-label">Up since ${minute(status.startedAt)}</span></div>
+    <div class="stat"><span class="stat-value" id="status-threads">${status.inference.threads}</span><span class="stat-label">Inference threads</span></div>
+    <div class="stat"><span class="stat-value" id="status-concurrency">${status.inference.concurrency}</span><span class="stat-label">Runs of a model at once</span></div>
+    <div class="stat"><span class="stat-value">${status.database === 'postgresql' ? 'PostgreSQL' : 'SQLite'}</span><span class="stat-label">Database</span></div>
+    <div class="stat"><span class="stat-value">${status.nodeVersion}</span><span class="stat-label">Node.js</span></div>
+  </div>
+  <p class="muted small">This page shows the process that answered it: behind a load balancer, each replica has its own.</p>
+</section>
+<section class="card flush" aria-labelledby="models-title">
+  <h2 id="models-title" class="flush-title">Loaded models</h2>
+  <table class="list stack" id="status-models"><thead><tr><th scope="col">Model</th><th scope="col">Health</th><th scope="col" class="hide-narrow">Family · runtime</th><th scope="col" class="num hide-narrow">Input</th><th scope="col" class="num">Now</th></tr></thead>
+  <tbody>${models}</tbody></table>
+</section>
+<section class="card flush" aria-labelledby="errors-title">
+  <h2 id="errors-title" class="flush-title">Recent errors</h2>
+  ${errors.length
+    ? html`<table class="list stack" id="status-errors"><thead><tr><th scope="col">When</th><th scope="col">Answer</th><th scope="col">Where</th><th scope="col" class="hide-narrow">Service</th><th scope="col" class="hide-narrow">Request id</th></tr></thead><tbody>${errors}</tbody></table>`
+    : html`<p class="muted flush-title" id="status-errors">No failed call since this process started.</p>`}
+  <p class="muted small flush-title">The last ${RECENT_ERRORS_KEPT} failed calls of this process (4xx and 5xx), newest first. The request id finds a call's log line.</p>
+</section>`,
+  );
+}

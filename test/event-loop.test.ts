@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import { expect } from 'chai';
+import sharp from 'sharp';
+import { dogJpeg } from './support/images.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+/** The longest the event loop may be held by one request's work, of any size or option (issue 20). */
+const MAX_HELD_MS = 5;
+const TICK_MS = 1;
+
+/**
+ * Milliseconds the main thread has waited for a CPU (Linux's schedstat), or 0 where it cannot be
+ * read: a tick that comes late because other processes had the cores was not held up by the loop.
+ */
+function runQueueWaitMs(): number {
+  try {
+    return Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/** Milliseconds of the span [from, to] that `pauses` cover. */
+function overlapMs(pauses: readonly PerformanceEntry[], from: number, to: number): number {
+  return pauses.reduce((total, pause) => total + Math.max(0, Math.min(to, pause.startTime + pause.duration) - Math.max(from, pause.startTime)), 0);
+}
+
+interface TickCount {
+  /** For each tick of a 1 ms timer, how long the loop held it past its due time by running our code. */
+  readonly heldMs: number[];
+  /** Garbage collections meanwhile (V8's pauses, counted apart: they are not one request's code). */
+  readonly collections: PerformanceEntry[];
+}
+
+/**
+ * Counts the ticks of a 1 ms timer while `work` runs. A tick's lateness, less the time the main
+ * thread waited for a CPU and less garbage-collection pauses, is time the loop was held by code.
+ */
+async function countTicks(work: () => Promise<void>): Promise<TickCount> {
+  const collections: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => collections.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  const spans: { from: number; to: number; waitedMs: number }[] = [];
+  let last = performance.now();
+  let lastWait = runQueueWaitMs();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const wait = runQueueWaitMs();
+    spans.push({ from: last, to: now, waitedMs: wait - lastWait });
+    last = now;
+    lastWait = wait;
+  }, TICK_MS);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  // The observer delivers entries a turn later.
+  await new Promise((resolve) => setImmediate(resolve));
+  observer.disconnect();
+  const heldMs = spans.map(({ from, to, waitedMs }) => to - from - TICK_MS - waitedMs - overlapMs(collections, from, to));
+  return { heldMs, collections };
+}
+
+describe('one request never holds the event loop more than 5 ms (real server, real model; ticks counted)', () => {
+  let server: TestServer;
+  let twelveMegapixel: Buffer;
+  const agent = new http.Agent({ keepAlive: true });
+
+  before(async () => {
+    server = await startTestServer({ DETECTD_MAX_BODY_BYTES: String(64 * 2 ** 20) });
+    twelveMegapixel = await sharp(dogJpeg()).resize(4032, 3024, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+  });
+  after(async () => {
+    agent.destroy();
+    await server?.close();
+  });
+
+  function post(contentType: string, body: Buffer, query: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const headers = { Authorization: `ApiKey ${server.apiKey}`, 'Content-Type': contentType };
+      const request = http.request(`${server.url}/api/v1/object-detection${query}`, { method: 'POST', agent, headers }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  /** A request, its body built beforehand: the client's own work is not on the loop while ticks are counted. */
+  async function caller(form: 'base64 JSON' | 'multipart form', parameter: string | undefined): Promise<() => Promise<number>> {
+    if (form === 'base64 JSON') {
+      const body = Buffer.from(JSON.stringify({ raw_data: twelveMegapixel.toString('base64'), configurations: parameter ? [{ parameter, value: 'true' }] : [] }));
+      return () => post('application/json', body, '');
+    }
+    const multipart = new FormData();
+    multipart.append('image', new Blob([new Uint8Array(twelveMegapixel)], { type: 'image/jpeg' }), 'photo.jpg');
+    const encoded = new Request('http://localhost/', { method: 'POST', body: multipart });
+    const body = Buffer.from(await encoded.arrayBuffer());
+    return () => post(encoded.headers.get('content-type')!, body, parameter ? `?${parameter}=true` : '');
+  }
+
+  // Code that holds the loop holds it in every request; another process taking the cores, or a
+  // collection, lands on some ticks of some requests. So each request is counted on its own, and
+  // the best of them must have held no tick past the bound.
+  const REQUESTS = 5;
+  for (const parameter of [undefined, 'OutputCroppedImage', 'OutputVisualizedImage']) {
+    for (const form of ['base64 JSON', 'multipart form'] as const) {
+      it(`a 12 MP JPEG as ${form}${parameter ? `, ${parameter}` : ''}`, async () => {
+        const call = await caller(form, parameter);
+        // Warm: the first calls run before the JIT has optimised the loops.
+        for (let i = 0; i < 2; i++) expect(await call()).to.equal(200);
+        const counts: TickCount[] = [];
+        for (let i = 0; i < REQUESTS; i++) {
+          counts.push(await countTicks(async () => void expect(await call()).to.equal(200)));
+        }
+        const longest = counts.map(({ heldMs }) => Math.max(...heldMs));
+        const described = counts.map(({ heldMs, collections }, i) => `${heldMs.length} ticks, longest ${longest[i].toFixed(1)} ms, collections ${collections.map((pause) => pause.duration.toFixed(0)).join('/') || 'none'}`);
+        for (const { heldMs } of counts) expect(heldMs.length, 'ticks counted during a request').to.be.at.least(10);
+        expect(Math.min(...longest), `longest hold in each request: ${described.join('; ')}`).to.be.at.most(MAX_HELD_MS);
+      });
+    }
+  }
+});
