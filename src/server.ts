@@ -84,7 +84,11 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
+  const modelsOfType = (type: string) => {
+    const task = tasks.find(type);
+    return task ? registry.ofKind(task.detects).map((detector) => detector.name) : registry.names;
+  };
+  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);

@@ -6,6 +6,7 @@ import { type NvisionHostRedirect, nvision, redirectNvisionHost, redirectSdkStre
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { waitFor } from './support/wait-for.js';
+import { ConsoleClient } from './support/console-client.js';
 
 interface Face {
   name: string;
@@ -137,6 +138,17 @@ describe('face-detection over the Nvision API: the unmodified @nipacloud/nvision
     expect(faces.map((face) => face.name)).to.deep.equal(['raj', 'leonard', 'howard', 'unknown']);
     for (const face of faces.slice(0, 3)) expect(face.similarity).to.be.within(0, 1);
     expect(faces[3]).to.not.have.property('similarity');
+  });
+
+  it('a service names only a model that finds what its task finds: the console refuses an object model for a face service', async () => {
+    const owner = new ConsoleClient(server.url);
+    await owner.signIn('user1@example.com', 'correct horse battery');
+    await owner.get('/console/services/new');
+    const refused = await owner.post('/console/services', { name: 'wrong model', type: 'face-detection', model: 'yolo26n-640-int8' });
+    expect(refused.status).to.equal(400);
+    expect(refused.text).to.contain('does not serve face-detection services').and.contain('ultraface-rfb-640');
+    const accepted = await owner.post('/console/services', { name: 'right model', type: 'face-detection', model: 'ultraface-rfb-640' });
+    expect(accepted.status).to.equal(303);
   });
 
   it('a key of an object-detection service is refused, the message naming the type the route needs', async () => {
