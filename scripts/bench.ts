@@ -256,8 +256,11 @@ async function sizesUpload(form: BenchOptions['form'], bytes: Buffer, output: Ou
     const configurations = output.parameter ? [{ parameter: output.parameter, value: 'true' }] : [];
     return { form: 'base64 JSON', contentType: 'application/json', body: Buffer.from(JSON.stringify({ raw_data: bytes.toString('base64'), configurations })), query: '' };
   }
-  const multipart = (await uploadForms(bytes))[2];
-  return { ...multipart, query: output.parameter ? `?${output.parameter}=true` : '' };
+  const fields = new FormData();
+  if (output.parameter) fields.append(output.parameter, 'true');
+  fields.append('image', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), 'photo.jpg');
+  const encoded = new Request('http://localhost/', { method: 'POST', body: fields });
+  return { form: 'multipart form', contentType: encoded.headers.get('content-type')!, body: Buffer.from(await encoded.arrayBuffer()), query: '' };
 }
 
 /** Pixel regions the service encodes for `output`: each object's crop, or the whole visualized image. */

@@ -1,14 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { type LocalServer, startLocalServer, type ScratchStore } from '../scripts/lib/local-server.js';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest } from './support/detection-client.js';
-import { describeEachEngine } from './support/engines.js';
+import { databaseLocation } from '../src/store/database.js';
+import { databaseSettingsOf, describeEachEngine } from './support/engines.js';
 import { smallDogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL, modelPath } from './support/paths.js';
-import { cli, requireBuild } from './support/processes.js';
+import { CLI, cli, cliAsync, requireBuild } from './support/processes.js';
 
 const PASSWORD = 'a long passphrase';
+
+/** A loopback port nothing listens on (just released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const listener = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = listener.address() as net.AddressInfo;
+      listener.close(() => resolve(port));
+    });
+  });
+}
 const OWNER = 'ops@example.com';
 
 describeEachEngine('CLI operations on accounts, services and keys (real process, real database, real server)', (engine) => {
@@ -195,10 +211,80 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     const twoModels = { ...env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}` };
     const refused = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'no-such-model'], twoModels);
     expect(refused.status).to.equal(1);
-    expect(refused.stderr).to.equal('detectd: this server has no model named "no-such-model"; choose one of: yolo26n-640-int8, yolox-nano-416\n');
+    expect(refused.stderr).to.equal(`detectd: database: ${databaseLocation(databaseSettingsOf(store))}\ndetectd: this server has no model named "no-such-model"; choose one of: yolo26n-640-int8, yolox-nano-416\n`);
     const created = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'yolox-nano-416', '--json'], twoModels);
     expect(created.status, created.stderr).to.equal(0);
     expect(JSON.parse(created.stdout)).to.include({ model: 'yolox-nano-416' });
+  });
+
+  it('checks --model against the server on this machine when the shell configures no model, and says when nothing can check it', async () => {
+    const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = env;
+    const besideServer = { ...shell, PORT: new URL(server.url).port, HOST: '127.0.0.1' };
+    const created = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'pasted', '--model', 'yolo26n-640-int8', '--json'], besideServer);
+    expect(created.status, created.stderr).to.equal(0);
+    expect(JSON.parse(created.stdout)).to.include({ model: 'yolo26n-640-int8' });
+    expect(await detect(JSON.parse(created.stdout).api_key)).to.equal(200);
+    const refused = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'unserved', '--model', 'yolox-nano-416', '--json'], besideServer);
+    expect(refused.status).to.equal(1);
+    expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8' });
+
+    const noServer = { ...shell, PORT: String(await closedPort()), HOST: '127.0.0.1' };
+    const unchecked = cli(['service', 'create', '--account', OWNER, '--name', 'unchecked', '--model', 'yolox-nano-416'], noServer);
+    expect(unchecked.status, unchecked.stderr).to.equal(0);
+    expect(unchecked.stderr).to.contain(`detectd: model "yolox-nano-416" not checked: this shell sets neither DETECTD_MODEL nor DETECTD_MODELS_DIR, and no server answers at http://127.0.0.1:${noServer.PORT}/readyz`);
+    expect(unchecked.stdout).to.contain('service created: unchecked (object-detection, model yolox-nano-416)');
+  });
+
+  it('renames a service and changes its model as the console does, checked by the same rules; the running server follows', async () => {
+    const created = json(['service', 'create', '--account', OWNER, '--name', 'porch']);
+    json(['service', 'create', '--account', OWNER, '--name', 'garage']);
+    expect(json(['service', 'rename', created.id, 'front porch'])).to.include({ id: created.id, name: 'front porch' });
+    expect(json(['service', 'rename', 'front porch', 'garage', '--account', OWNER], 1).error).to.deep.equal({ code: 'service_name_taken', message: 'this account already has a service named "garage"' });
+    expect(json(['service', 'rename', created.id, '!'], 1).error.code).to.equal('invalid_service_name');
+
+    expect(json(['service', 'model', created.id, 'yolo26n-640-int8'])).to.include({ name: 'front porch', model: 'yolo26n-640-int8' });
+    expect(await detect(created.api_key)).to.equal(200);
+    expect(json(['service', 'model', created.id, 'no-such-model'], 1).error.code).to.equal('unknown_model');
+    expect(json(['service', 'model', created.id, '--default'])).to.include({ model: null });
+    expect(json(['service', 'show', created.id])).to.include({ name: 'front porch', model: null });
+    for (const args of [['service', 'model', created.id], ['service', 'model', created.id, 'yolo26n-640-int8', '--default']]) {
+      const result = cli(args, env);
+      expect(result.status, args.join(' ')).to.equal(2);
+      expect(result.stderr).to.contain('give either a model name or --default');
+    }
+    const human = cli(['service', 'rename', created.id, 'porch'], env);
+    expect(human.stdout).to.equal('service front porch renamed to porch\n');
+  });
+
+  it('says which database it uses; every command but `account create` refuses a database that is not there instead of creating one', () => {
+    const location = databaseLocation(databaseSettingsOf(store));
+    const listed = cli(['account', 'list'], env);
+    expect(listed.stderr).to.equal(`detectd: database: ${location}\n`);
+    expect(listed.stdout).to.match(/^EMAIL\s+ROLE\s+/).and.match(/ops@example\.com\s+member\s+active/);
+    if (engine.name === 'postgresql') {
+      const url = new URL(store.env.DETECTD_DATABASE_URL);
+      expect(location).to.equal(`PostgreSQL ${url.protocol}//${url.username}@${url.host}${url.pathname}`);
+    }
+    expect(cli(['account', 'create', '--email', 'member@example.com', '--password', PASSWORD], env).stdout).to.equal('account created: member@example.com (member)\n');
+
+    // Another folder, no DETECTD_DATA_DIR nor DETECTD_DATABASE_URL: ./data of that folder, which nothing made.
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-elsewhere-'));
+    try {
+      const { DETECTD_DATA_DIR: _dataDir, DETECTD_DATABASE_URL: _url, ...unset } = env;
+      for (const args of [['account', 'list'], ['account', 'invite'], ['service', 'list'], ['service', 'show', '00000000-0000-4000-8000-000000000000'], ['service', 'rename', 'porch', 'yard', '--account', OWNER]]) {
+        const result = spawnSync(process.execPath, [CLI, ...args], { env: unset, cwd: elsewhere, encoding: 'utf8' });
+        expect(result.status, args.join(' ')).to.equal(3);
+        const file = path.join(fs.realpathSync(elsewhere), 'data', 'detectd.sqlite');
+        expect(result.stderr).to.equal(
+          `detectd: database: SQLite ${file}\n` +
+            `detectd: no database at SQLite ${file}: the server makes it on its first start in DETECTD_DATA_DIR (here ${path.dirname(file)}), and so does \`detectd account create\`; ` +
+            'run the command with the server\'s settings (DETECTD_DATA_DIR, or DETECTD_DATABASE_URL) or in its folder\n',
+        );
+      }
+      expect(fs.readdirSync(elsewhere), 'nothing created').to.deep.equal([]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on usage errors and 3 when the settings are wrong, without a stack trace', () => {

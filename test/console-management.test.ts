@@ -94,7 +94,7 @@ describeEachEngine('console management: password, service name and model, accoun
     expect(JSON.parse(weak.stderr).error.code).to.equal('weak_password');
     const nobody = cli(['account', 'reset-password', 'nobody@example.com'], env);
     expect(nobody.status).to.equal(1);
-    expect(nobody.stderr).to.equal('detectd: no account for nobody@example.com\n');
+    expect(nobody.stderr).to.match(/^detectd: database: .*\ndetectd: no account for nobody@example.com\n$/);
     expect(server.logText()).to.not.contain(password);
     const listed = cli(['account', 'list'], env);
     expect(listed.stdout).to.match(/^EMAIL\s+ROLE\s+STATUS\s+SERVICES\s+CREATED\s+ID\n/).and.match(/user1@example.com\s+admin\s+active/);

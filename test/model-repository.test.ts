@@ -122,7 +122,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     try {
       const result = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: empty });
       expect(result.status).to.equal(3);
-      expect(result.stderr).to.equal(`detectd: DETECTD_MODELS_DIR ${empty} holds no model file (.onnx)\n`);
+      expect(result.stderr).to.equal(`detectd: DETECTD_MODELS_DIR ${empty} holds no .onnx model file\n`);
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }

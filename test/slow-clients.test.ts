@@ -129,6 +129,23 @@ describe('slow clients cost a bounded time and never starve others', function ()
     }
   });
 
+  it('the DeepStack door: a form answered early (a bad key in a field) holds none of the upload budget once answered, however much more arrives', async () => {
+    const { requestHead, firstBytes } = deepStackUpload('wrong-key', 2_000_000, 'field');
+    const socket = net.connect(server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(requestHead + firstBytes + 'JPEG');
+    await waitFor(() => /^HTTP\/1\.1 401 /.test(received), { what: 'the 401' });
+    // The client goes on sending its image after the answer, as clients do until they read it.
+    for (let sent = 0; sent < 1_000_000 && socket.writable; sent += 100_000) socket.write(Buffer.alloc(100_000, 0x41));
+    // The server closes the connection after its short linger; by then nothing of the body is held.
+    await new Promise((resolve) => (socket.destroyed ? resolve(undefined) : socket.once('close', resolve)));
+    const held = Number(/^detectd_request_body_bytes_held (\d+)$/m.exec(await (await fetch(server.url + '/metrics')).text())?.[1]);
+    expect(held).to.equal(0);
+  });
+
   it('the DeepStack door holds its forms in the same budget: a form past it gets 503 in DeepStack\'s shape, with Retry-After', async () => {
     const budgeted = await startTestServer({ DETECTD_MAX_BODY_BYTES: '1000000', DETECTD_MAX_UPLOAD_BYTES: '1000000' });
     try {

@@ -36,7 +36,7 @@ export function addAccountCommands(program: Command): void {
       runCommand(options, async () => {
         const password = options.passwordStdin ? await passwordFromStdin() : options.password;
         if (password === undefined) throw new CliFailure('usage', 'give --password or --password-stdin', EXIT.usage);
-        const created = await withDomain(loadConfig(), ({ accounts }) => accounts.createAccount(options.email, password));
+        const created = await withDomain(loadConfig(), options, ({ accounts }) => accounts.createAccount(options.email, password), { mayCreate: true });
         printResult(options, created, `account created: ${created.email} (${created.role})`);
       }),
     );
@@ -47,7 +47,7 @@ export function addAccountCommands(program: Command): void {
     .option('--json', 'print {"accounts": [...]}')
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
-        const accounts = await withDomain(loadConfig(), (domain) => domain.accounts.list());
+        const accounts = await withDomain(loadConfig(), options, (domain) => domain.accounts.list());
         printResult(
           options,
           { accounts: accounts.map(accountJson) },
@@ -70,7 +70,7 @@ export function addAccountCommands(program: Command): void {
     .action((email: string, options: OutputOptions & { passwordStdin?: boolean }) =>
       runCommand(options, async () => {
         const password = options.passwordStdin ? await passwordFromStdin() : generatedPassword();
-        const changed = await withDomain(loadConfig(), ({ accounts }) => accounts.resetPassword(email, password));
+        const changed = await withDomain(loadConfig(), options, ({ accounts }) => accounts.resetPassword(email, password));
         const sessions = 'its console sessions have ended';
         if (options.passwordStdin) printResult(options, changed, `password of ${changed.email} reset; ${sessions}`);
         else printResult(options, { ...changed, password }, `password of ${changed.email} reset; ${sessions}. New password (shown only now):\n${password}`);
@@ -84,7 +84,7 @@ export function addAccountCommands(program: Command): void {
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
         const config = loadConfig();
-        const { invitation, token } = await withDomain(config, async ({ accounts, signUps }) => {
+        const { invitation, token } = await withDomain(config, options, async ({ accounts, signUps }) => {
           const admin = (await accounts.list()).find((entry) => entry.role === 'admin');
           if (!admin) throw new AccountError('account_not_found', 'this server has no administrator yet: the first account (detectd account create) becomes it');
           return signUps.invite(admin);
@@ -110,7 +110,7 @@ export function addAccountCommands(program: Command): void {
       .option('--json', 'print one JSON object')
       .action((email: string, options: OutputOptions) =>
         runCommand(options, async () => {
-          const changed = await withDomain(loadConfig(), (domain) => domain.accounts.setDisabled(email, disabled));
+          const changed = await withDomain(loadConfig(), options, (domain) => domain.accounts.setDisabled(email, disabled));
           printResult(options, { ...changed, disabled }, `account ${changed.email} ${disabled ? 'disabled' : 'enabled'}`);
         }),
       );

@@ -2,9 +2,8 @@ import { type AccountDomain, accountDomain } from '../accounts/account-domain.js
 import { AccountError } from '../accounts/account-error.js';
 import { loadServerSecret } from '../accounts/server-secret.js';
 import { type Config, ConfigError, modelSourcesOf } from '../config.js';
-import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
 import { modelFiles } from '../models/load-models.js';
-import { type Database, openDatabase } from '../store/database.js';
+import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
 import { TASK_TYPES } from '../tasks/index.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
@@ -46,10 +45,51 @@ export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Names of the models this server's settings configure (DETECTD_MODEL, DETECTD_MODELS_DIR), or the embedded one's. */
-export async function configuredModelNames(config: Config): Promise<string[]> {
+/** Where the server these settings describe answers on this machine (a wildcard address is reached on loopback). */
+function localServerUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** How long the CLI waits for the local server's model list. */
+const SERVER_ANSWER_MS = 2000;
+
+/**
+ * The models a service may name, as the CLI can know them: those this shell's settings configure
+ * (DETECTD_MODEL, DETECTD_MODELS_DIR); with none configured here (a shell beside the server's,
+ * as in the README's First detection), those the server on this machine lists at /readyz; with
+ * neither, undefined — not checked here, which standard error says (a service whose model the
+ * server does not serve is answered 503 model_unavailable).
+ */
+export async function modelNamesToCheck(config: Config, output: OutputOptions, model: string): Promise<string[] | undefined> {
   const files = await asConfiguration(() => modelFiles(modelSourcesOf(config)));
-  return files.length > 0 ? files.map((file) => file.name) : [EMBEDDED_MODEL_NAME];
+  if (files.length > 0) return files.map((file) => file.name);
+  const readiness = `${localServerUrl(config)}/readyz`;
+  try {
+    const answer = (await (await fetch(readiness, { signal: AbortSignal.timeout(SERVER_ANSWER_MS) })).json()) as { models?: unknown };
+    if (Array.isArray(answer.models) && answer.models.length > 0) return answer.models.map(String);
+  } catch {
+    // No server here, or not detectd: the name cannot be checked.
+  }
+  if (!output.json) {
+    process.stderr.write(
+      `detectd: model "${model}" not checked: this shell sets neither DETECTD_MODEL nor DETECTD_MODELS_DIR, and no server answers at ${readiness}; ` +
+        'if the server does not serve it, the service\'s calls are answered 503 model_unavailable\n',
+    );
+  }
+  return undefined;
+}
+
+/** How a command uses the store. */
+export interface DomainUse {
+  /**
+   * The command may make the database (`account create`, the first thing done on a new server).
+   * Every other command works on accounts that must exist already: a missing SQLite file is
+   * refused instead of created empty (the CLI was run away from the server's data, most likely).
+   */
+  readonly mayCreate?: boolean;
+  /** The models a service may name (modelNamesToCheck); absent: not checked. */
+  readonly modelNames?: readonly string[];
 }
 
 /** The store under the account domain, for the commands that reach beyond it (a face service's people). */
@@ -60,18 +100,30 @@ export interface Store {
 
 /**
  * Opens the configured store (SQLite or PostgreSQL, as the server would), runs `task` on the
- * account domain over it, and closes it.
+ * account domain over it, and closes it. Which database it is goes to standard error first (not
+ * with --json, whose standard error is one JSON object), since the CLI finds it from its own
+ * settings and folder, which may not be the server's.
  */
-export async function withDomain<T>(config: Config, task: (domain: AccountDomain, store: Store) => Promise<T>, modelNames?: readonly string[]): Promise<T> {
+export async function withDomain<T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use: DomainUse = {}): Promise<T> {
+  const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
+  if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
+  if (!use.mayCreate && !databaseExists(settings)) {
+    throw new CliFailure(
+      'database',
+      `no database at ${databaseLocation(settings)}: the server makes it on its first start in DETECTD_DATA_DIR (here ${config.dataDir}), and so does \`detectd account create\`; ` +
+        'run the command with the server\'s settings (DETECTD_DATA_DIR, or DETECTD_DATABASE_URL) or in its folder',
+      EXIT.environment,
+    );
+  }
   let db: Database;
   try {
-    db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    db = await openDatabase(settings);
   } catch (error) {
     throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
   }
   try {
     const secret = loadServerSecret(config.secret, config.dataDir);
-    return await task(accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames, signUp: config.signUp }), { db, secret });
+    return await task(accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: use.modelNames, signUp: config.signUp }), { db, secret });
   } finally {
     await db.destroy();
   }

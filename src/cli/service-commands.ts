@@ -6,7 +6,7 @@ import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
 import { FaceGallery } from '../faces/face-gallery.js';
 import { TASK_TYPES, taskByType } from '../tasks/index.js';
-import { configuredModelNames, type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
+import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 interface ServiceOptions extends OutputOptions {
@@ -96,7 +96,7 @@ function serviceCommand(parent: Command, name: string, description: string): Com
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|people|forget|face-threshold|delete`. */
+/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|forget|face-threshold|delete`. */
 export function addServiceCommands(program: Command): void {
   const service = program.command('service').description('services and their API keys');
 
@@ -111,19 +111,20 @@ export function addServiceCommands(program: Command): void {
     .action((options: OutputOptions & { account: string; name: string; type: string; model?: string }) =>
       runCommand(options, async () => {
         const config = loadConfig();
-        const modelNames = await configuredModelNames(config);
+        const modelNames = options.model === undefined ? undefined : await modelNamesToCheck(config, options, options.model);
         await withDomain(
           config,
+          options,
           async (domain) => {
             const owner = await ownerAccount(domain, options.account);
             const { service: created, apiKey } = await domain.services.create(owner.id, { name: options.name, type: options.type, model: options.model });
             printResult(
               options,
               { ...serviceJson(created, new Map([[owner.id, owner.email]])), api_key: apiKey },
-              `service created: ${created.name} (${created.type}), id ${created.id}\nAPI key: ${apiKey}\nKeep it safe; its owner can also read it on the service overview page of the console.`,
+              `service created: ${created.name} (${created.type}, model ${created.model ?? 'the server default'}), id ${created.id}\nAPI key: ${apiKey}\nKeep it safe; its owner can also read it on the service overview page of the console.`,
             );
           },
-          modelNames,
+          { modelNames },
         );
       }),
     );
@@ -135,7 +136,7 @@ export function addServiceCommands(program: Command): void {
     .option('--json', 'print {"services": [...]}')
     .action((options: ServiceOptions) =>
       runCommand(options, async () => {
-        await withDomain(loadConfig(), async (domain) => {
+        await withDomain(loadConfig(), options, async (domain) => {
           const accountId = options.account === undefined ? undefined : (await ownerAccount(domain, options.account)).id;
           const emails = await ownerEmails(domain);
           const services = (await domain.services.listAll(accountId)).map((entry) => serviceJson(entry, emails));
@@ -155,7 +156,7 @@ export function addServiceCommands(program: Command): void {
 
   serviceCommand(service, 'show', 'show a service and its working API keys (never the keys themselves)').action((reference: string, options: ServiceOptions) =>
     runCommand(options, async () => {
-      await withDomain(loadConfig(), async (domain) => {
+      await withDomain(loadConfig(), options, async (domain) => {
         const found = await findService(domain, reference, options.account);
         const shown = { ...serviceJson(found, await ownerEmails(domain)), keys: (await domain.keys.active(found)).map(keyJson) };
         const keyLines = shown.keys.map((key) => `  ${key.hint ?? '(made before encryption: rotate to show)'}  ${key.id}  ${key.expires_at ? `rotated out, works until ${key.expires_at}` : 'current'}`);
@@ -189,7 +190,7 @@ export function addServiceCommands(program: Command): void {
         if (!Number.isInteger(grace) || grace < 0 || grace > 90 * 24 * 3600) {
           throw new CliFailure('usage', `--grace must be a whole number of seconds from 0 to ${90 * 24 * 3600}, got "${options.grace}"`, EXIT.usage);
         }
-        await withDomain(loadConfig(), async (domain) => {
+        await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
           const apiKey = await domain.keys.rotate(found, grace);
           printResult(
@@ -205,7 +206,7 @@ export function addServiceCommands(program: Command): void {
     .option('--key <id>', 'the key to revoke (default: the current key)')
     .action((reference: string, options: ServiceOptions & { key?: string }) =>
       runCommand(options, async () => {
-        await withDomain(loadConfig(), async (domain) => {
+        await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
           const working = await domain.keys.active(found);
           const target = options.key === undefined ? working.find((key) => key.expiresAt === null) : working.find((key) => key.id === options.key);
@@ -224,7 +225,7 @@ export function addServiceCommands(program: Command): void {
     serviceCommand(service, name, disabled ? 'disable a service: its calls get 403 until enabled again' : 'enable a disabled service').action(
       (reference: string, options: ServiceOptions) =>
         runCommand(options, async () => {
-          await withDomain(loadConfig(), async (domain) => {
+          await withDomain(loadConfig(), options, async (domain) => {
             const found = await findService(domain, reference, options.account);
             await domain.services.setDisabled(found, disabled);
             printResult(options, { id: found.id, name: found.name, disabled }, `service ${found.name} ${disabled ? 'disabled' : 'enabled'}`);
@@ -243,7 +244,7 @@ export function addServiceCommands(program: Command): void {
         }
         const rate = options.ratePerMinute === undefined ? undefined : limitOption('--rate-per-minute', options.ratePerMinute);
         const quota = options.monthlyQuota === undefined ? undefined : limitOption('--monthly-quota', options.monthlyQuota);
-        await withDomain(loadConfig(), async (domain) => {
+        await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
           const limits = { rateLimitPerMinute: rate === undefined ? found.rateLimitPerMinute : rate, monthlyQuota: quota === undefined ? found.monthlyQuota : quota };
           await domain.services.setLimits(found, limits);
@@ -265,7 +266,7 @@ export function addServiceCommands(program: Command): void {
         if ((options.allow === undefined) === (options.none === undefined)) {
           throw new CliFailure('usage', 'give either --allow <ranges...> or --none', EXIT.usage);
         }
-        await withDomain(loadConfig(), async (domain) => {
+        await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
           const ranges = await domain.services.setKeylessAddressRanges(found, options.allow === undefined ? null : options.allow.join(' '));
           printResult(options, { id: found.id, name: found.name, keyless_address_ranges: ranges }, `keyless calls to ${found.name}: ${keylessText(ranges)}`);
@@ -275,7 +276,7 @@ export function addServiceCommands(program: Command): void {
 
   serviceCommand(service, 'people', 'list the people registered in a face service\'s gallery (never their face descriptors)').action((reference: string, options: ServiceOptions) =>
     runCommand(options, async () => {
-      await withDomain(loadConfig(), async (domain, store) => {
+      await withDomain(loadConfig(), options, async (domain, store) => {
         const found = faceService(await findService(domain, reference, options.account));
         const people = await new FaceGallery(store.db, store.secret).list(found.id);
         printResult(
@@ -298,7 +299,7 @@ export function addServiceCommands(program: Command): void {
         if (threshold !== null && !(/^\d*\.?\d+$/.test(similarity) && threshold <= 1)) {
           throw new CliFailure('usage', `the threshold is a similarity from 0 to 1, or "default"; got "${similarity}"`, EXIT.usage);
         }
-        await withDomain(loadConfig(), async (domain, store) => {
+        await withDomain(loadConfig(), options, async (domain, store) => {
           const found = faceService(await findService(domain, reference, options.account));
           const gallery = new FaceGallery(store.db, store.secret);
           await gallery.setThreshold(found.id, threshold);
@@ -315,7 +316,7 @@ export function addServiceCommands(program: Command): void {
     .option('--json', 'print one JSON object')
     .action((reference: string, userid: string, options: ServiceOptions) =>
       runCommand(options, async () => {
-        await withDomain(loadConfig(), async (domain, store) => {
+        await withDomain(loadConfig(), options, async (domain, store) => {
           const found = faceService(await findService(domain, reference, options.account));
           if (!(await new FaceGallery(store.db, store.secret).delete(found.id, userid))) {
             throw new CliFailure('not_found', `${found.name} has nobody registered as "${userid}"`, EXIT.refused);
@@ -325,12 +326,51 @@ export function addServiceCommands(program: Command): void {
       }),
     );
 
+  service
+    .command('rename <service> <name>')
+    .description('rename a service, as the console does (its keys, limits and usage stay)')
+    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
+    .option('--json', 'print one JSON object')
+    .action((reference: string, name: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        await withDomain(loadConfig(), options, async (domain) => {
+          const found = await findService(domain, reference, options.account);
+          const renamed = await domain.services.update(found, { name, model: found.model });
+          printResult(options, serviceJson(renamed, await ownerEmails(domain)), `service ${found.name} renamed to ${renamed.name}`);
+        });
+      }),
+    );
+
+  service
+    .command('model <service> [model]')
+    .description('choose the model that answers a service, as the console does: a model name (`detectd models list`), or --default for the server default; calls use it from the next one on')
+    .option('--default', 'the server default model (DETECTD_DEFAULT_MODEL), whichever it is at the time')
+    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
+    .option('--json', 'print one JSON object')
+    .action((reference: string, model: string | undefined, options: ServiceOptions & { default?: boolean }) =>
+      runCommand(options, async () => {
+        if ((model === undefined) === (options.default === undefined)) throw new CliFailure('usage', 'give either a model name or --default', EXIT.usage);
+        const config = loadConfig();
+        const modelNames = model === undefined ? undefined : await modelNamesToCheck(config, options, model);
+        await withDomain(
+          config,
+          options,
+          async (domain) => {
+            const found = await findService(domain, reference, options.account);
+            const changed = await domain.services.update(found, { name: found.name, model: model ?? null });
+            printResult(options, serviceJson(changed, await ownerEmails(domain)), `model of ${changed.name}: ${changed.model ?? 'the server default'}`);
+          },
+          { modelNames },
+        );
+      }),
+    );
+
   serviceCommand(service, 'delete', 'delete a service with its keys and usage (asks for --yes)')
     .option('--yes', 'confirm: this cannot be undone')
     .action((reference: string, options: ServiceOptions & { yes?: boolean }) =>
       runCommand(options, async () => {
         if (!options.yes) throw new CliFailure('usage', 'deleting a service removes its keys and usage for good; add --yes to confirm', EXIT.usage);
-        await withDomain(loadConfig(), async (domain) => {
+        await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
           await domain.services.delete(found);
           printResult(options, { id: found.id, name: found.name, deleted: true }, `service ${found.name} deleted`);

@@ -1,5 +1,6 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { dropPixelBuffers } from '../vision/pixel-buffers.js';
 import type { Logger } from 'pino';
 
 /** V8's full collection, exposed at run time (as `--expose-gc` would at start). */
@@ -12,8 +13,9 @@ function fullCollection(): () => void {
  * Collects garbage once the server has been idle for a while after a call. Image buffers and
  * base64 strings are large and live in V8's heap or behind it: under load V8 collects them often,
  * but at rest it may not for hours, so an idle server would hold whatever its last images left.
- * One full collection when calls stop returns that memory (tens of ms, never under load), and
- * says so in the log: how much of the heap it freed.
+ * One full collection when calls stop returns that memory (tens of ms, never under load), the
+ * decode and encode buffers kept for the next image included, and says so in the log: how much of
+ * the heap it freed.
  */
 export class IdleCollector {
   #timer: NodeJS.Timeout | undefined;
@@ -41,6 +43,7 @@ export class IdleCollector {
   #collectAndLog(): void {
     const heapBefore = v8.getHeapStatistics().used_heap_size;
     const started = performance.now();
+    dropPixelBuffers();
     this.#collect();
     const durationMs = Math.round(performance.now() - started);
     const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;

@@ -63,10 +63,11 @@ function receiveBody(request: IncomingMessage, response: ServerResponse, limits:
   if (/^100-continue$/i.test(request.headers.expect ?? '')) response.writeContinue();
 
   let size = 0;
-  // Whatever was taken is given back once the answer is out (or the connection gone): the body lives that long.
-  response.once('close', () => limits.budget.give(size));
+  let stopped = false;
   const source = decoder ?? request;
   const stop = (error?: DetectdError) => {
+    if (stopped) return;
+    stopped = true;
     clearTimeout(timer);
     source.removeListener('data', onData);
     source.removeListener('end', onEnd);
@@ -106,6 +107,12 @@ function receiveBody(request: IncomingMessage, response: ServerResponse, limits:
   source.on('data', onData);
   source.once('end', onEnd);
   request.once('aborted', onAborted);
+  // Whatever was taken is given back once the answer is out (or the connection gone): the body lives that long.
+  // A body still arriving then (an early answer: a form's bad key, a broken form; or the caller gone) is dropped uncounted.
+  response.once('close', () => {
+    stop(new DetectdError('invalid_request', 'request body was cut short'));
+    limits.budget.give(size);
+  });
   if (decoder) {
     decoder.once('error', () => stop(new DetectdError('invalid_encoding', `request body is not valid ${request.headers['content-encoding']} data`)));
     request.pipe(decoder);

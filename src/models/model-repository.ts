@@ -59,10 +59,10 @@ export const modelNameOf = (modelPath: string) => path.basename(modelPath, path.
  */
 export async function findModelFiles(sources: ModelSources, runtimes: readonly FileRuntime[]): Promise<ModelFile[]> {
   const runtimeOf = (file: string) => runtimes.find((runtime) => runtime.extensions.includes(path.extname(file).toLowerCase()));
-  const extensions = runtimes.flatMap((runtime) => runtime.extensions).join(', ');
+  const extensions = runtimes.flatMap((runtime) => runtime.extensions).join(' or ');
   const paths = [...sources.modelPaths];
   for (const modelPath of paths) {
-    if (!runtimeOf(modelPath)) throw new Error(`${modelPath}: expected a model file (${extensions})`);
+    if (!runtimeOf(modelPath)) throw new Error(`${modelPath}: expected an ${extensions} model file`);
   }
   if (sources.modelsDir !== undefined) {
     let entries;
@@ -75,7 +75,7 @@ export async function findModelFiles(sources: ModelSources, runtimes: readonly F
       .filter((entry) => !entry.isDirectory() && runtimeOf(entry.name) !== undefined)
       .map((entry) => path.join(sources.modelsDir!, entry.name))
       .sort();
-    if (found.length === 0 && paths.length === 0) throw new Error(`DETECTD_MODELS_DIR ${sources.modelsDir} holds no model file (${extensions})`);
+    if (found.length === 0 && paths.length === 0) throw new Error(`DETECTD_MODELS_DIR ${sources.modelsDir} holds no ${extensions} model file`);
     paths.push(...found.filter((file) => !paths.includes(file)));
   }
   const files = paths.map((file) => ({ name: modelNameOf(file), path: file, runtime: runtimeOf(file)! }));

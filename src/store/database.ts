@@ -1,6 +1,7 @@
 import { type Dialect, Kysely, Migrator, sql } from 'kysely';
 import { postgresDialect } from './dialects/postgres.js';
-import { sqliteDialect } from './dialects/sqlite.js';
+import fs from 'node:fs';
+import { sqliteDialect, sqliteFile } from './dialects/sqlite.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Tables } from './tables.js';
 
@@ -16,6 +17,20 @@ export interface DatabaseSettings {
 /** PostgreSQL when a URL is given, else the embedded SQLite file. */
 export function dialectFor(settings: DatabaseSettings): Dialect {
   return settings.databaseUrl ? postgresDialect(settings.databaseUrl) : sqliteDialect(settings.dataDir);
+}
+
+/** Which database the settings name, for a person: the SQLite file, or the PostgreSQL URL without its password. */
+export function databaseLocation(settings: DatabaseSettings): string {
+  if (!settings.databaseUrl) return `SQLite ${sqliteFile(settings.dataDir)}`;
+  const url = new URL(settings.databaseUrl);
+  url.password = '';
+  url.search = ''; // options, maybe a password among them
+  return `PostgreSQL ${url.href}`;
+}
+
+/** False when the settings name an embedded SQLite file that is not there yet (opening would create it); a PostgreSQL database is made by its administrator, never by detectd. */
+export function databaseExists(settings: DatabaseSettings): boolean {
+  return Boolean(settings.databaseUrl) || fs.existsSync(sqliteFile(settings.dataDir));
 }
 
 /** Opens the configured database and brings its schema up to date. */

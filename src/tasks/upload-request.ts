@@ -30,9 +30,9 @@ export function uploadBodyFields(schema: JsonSchema): UploadBodyField[] {
 /**
  * An upload's fields → its request, so that every parameter works in every body form: a field the
  * task's request schema names at top level (`target_classes`, `frame_id`, …) is that field (a list
- * from repeated fields and comma-separated values, e.g. `target_classes=dog,truck`), and any other
- * is a configuration parameter, which the task checks as it checks a JSON body's. 400
- * `invalid_request` for a field the schema refuses, or a single-valued one sent twice.
+ * from repeated fields and comma-separated values, e.g. `target_classes=dog,truck`; an empty one is
+ * absent), and any other is a configuration parameter, which the task checks as it checks a JSON
+ * body's. 400 `invalid_request` for a field the schema refuses, or a single-valued one sent twice.
  */
 export function uploadRequest(fields: readonly UploadField[], schemaName: string, schemas: SchemaCatalogue): UploadRequest {
   const schema = schemas.schemas.get(schemaName);
@@ -48,7 +48,8 @@ export function uploadRequest(fields: readonly UploadField[], schemaName: string
     if (!field) configurations.push({ parameter: name, value });
     else if (field.list) request[name] = [...((request[name] as string[] | undefined) ?? []), ...value.split(',').map((item) => item.trim()).filter((item) => item !== '')];
     else if (Object.hasOwn(request, name)) throw new DetectdError('invalid_request', `field "${name}" is given more than once`);
-    else request[name] = value;
+    // A form sends a field left blank as empty: absent, as in the JSON body it stands for.
+    else if (value !== '') request[name] = value;
   }
   if (configurations.length > 0) request.configurations = configurations;
   for (const [name, value] of Object.entries(request)) {

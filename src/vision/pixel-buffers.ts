@@ -48,3 +48,8 @@ function keep(whole: Buffer): void {
   let bytes = free.reduce((total, buffer) => total + buffer.length, 0);
   while (free.length > MAX_FREE_BUFFERS || (bytes > MAX_FREE_BYTES && free.length > 0)) bytes -= free.pop()!.length;
 }
+
+/** Lets go of every kept buffer, for the garbage collector: the server is idle (core/idle-collector.ts). */
+export function dropPixelBuffers(): void {
+  free.length = 0;
+}

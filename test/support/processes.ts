@@ -16,6 +16,22 @@ export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
   return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
 }
 
+/**
+ * Runs `node dist/src/cli.js ARGS` without blocking this process: for a CLI that calls a server
+ * running in this same process (spawnSync would hold its event loop).
+ */
+export function cliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export interface ServerProcess {
   readonly child: ChildProcess;
   readonly url: string;

@@ -3,10 +3,13 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { type Dialect, SqliteDialect } from 'kysely';
 
+/** The embedded database's file in the data folder. */
+export const sqliteFile = (dataDir: string) => path.join(dataDir, 'detectd.sqlite');
+
 /** The embedded database: one SQLite file in the data folder (WAL mode, foreign keys on). */
 export function sqliteDialect(dataDir: string): Dialect {
   fs.mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SqliteDatabase(path.join(dataDir, 'detectd.sqlite'));
+  const sqlite = new SqliteDatabase(sqliteFile(dataDir));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');

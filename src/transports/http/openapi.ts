@@ -69,10 +69,13 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
   const parameters = names
     .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
-  // The JSON request's other fields (e.g. `target_classes`) go by the same names in a form or query string.
+  // The JSON request's other fields (e.g. `target_classes`) go by the same names in a form or query
+  // string. Their examples are empty, so that "try it" leaves them out instead of sending "string".
   const bodyFields = uploadBodyFields(schemas.schemas.get(task.requestSchema) ?? {});
   const fieldSchema = (field: UploadBodyField) =>
-    field.list ? { type: 'array', items: { type: 'string' }, description: `${field.description} In a form or query string: repeated, or comma-separated.` } : { type: 'string', description: field.description };
+    field.list
+      ? { type: 'array', items: { type: 'string' }, examples: [[]], description: `${field.description} In a form or query string: repeated, or comma-separated.` }
+      : { type: 'string', examples: [''], description: field.description };
   return {
     summary: version === 'v1' ? task.summary : `${task.summary} (legacy path)`,
     operationId: `${task.type}-${version}`,
@@ -85,7 +88,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
       `Configuration parameters:\n${parameters}`,
     parameters: [
       ...names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `With an \`image/*\` body only. ${task.parameters[name].description}` })),
-      ...bodyFields.map((field) => ({ name: field.name, in: 'query', required: false, schema: fieldSchema(field), description: `With an \`image/*\` body only. ${field.description}` })),
+      ...bodyFields.map((field) => ({ name: field.name, in: 'query', required: false, schema: fieldSchema(field), description: `With an \`image/*\` body only.` })),
     ],
     requestBody: {
       required: true,
