@@ -63,13 +63,6 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   };
   const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
 
-  router.get('/services', async (request, response) => {
-    const account = signedInAccount(response)!;
-    response.send(
-      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModel: models.defaultModel.name, notice: noticeOf(request) }),
-    );
-  });
-
   /** The models a service of `type` may name (those that find what its task finds), its default first. */
   const modelsOfType = (type: string): string[] => {
     const task = taskByType(type);
@@ -79,6 +72,13 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     const task = taskByType(type);
     return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
   };
+
+  router.get('/services', async (request, response) => {
+    const account = signedInAccount(response)!;
+    response.send(
+      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModelOf: defaultOfType, notice: noticeOf(request) }),
+    );
+  });
 
   router.get('/services/new', (_request, response) => {
     response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: modelsOfType(TASK_TYPES[0]) }));
