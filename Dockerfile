@@ -24,9 +24,11 @@ RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npm rebuild
 COPY tsconfig.json ./
 COPY src ./src
-# Compiles src/ into dist/ (tests and scripts stay out of the image); then the development packages go.
+# Compiles src/ into dist/ (tests and scripts stay out of the image); then the development packages go, and
+# the ONNX Runtime libraries of other platforms (onnxruntime-node ships all six: ~290 MB, this one's ~45).
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev --no-audit --no-fund \
+ && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +
 
 FROM ${NODE_IMAGE}
 # fonts: the labels drawn on visualized images. libjemalloc2: the allocator detectd runs on (as `npm start`

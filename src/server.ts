@@ -144,7 +144,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
             startedAt,
             database: config.databaseUrl ? 'postgresql' : 'sqlite',
             inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
-            models: schedulers,
+            schedulers,
             recentErrors,
           },
         },

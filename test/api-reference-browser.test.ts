@@ -63,6 +63,7 @@ describe('API reference (/docs) in Chromium: authorize with a key, upload an ima
         const answer = await tryUpload(page, '/api/v1/object-detection');
         const body = JSON.parse((await answer.locator('.response-col_description .microlight').first().textContent())!) as { detected_objects: { name: string }[] };
         expect(body.detected_objects.map((object) => object.name)).to.include.members(['dog', 'bicycle']);
+        expect(body, 'the label fields left empty were not sent').to.not.have.property('frame_id');
         // The command shown beside the answer sends the key as the API documents it.
         expect(await page.locator('.opblock.is-open .curl-command').first().textContent()).to.contain(`Authorization: ApiKey ${server.apiKey}`);
 

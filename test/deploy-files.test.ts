@@ -17,7 +17,7 @@ import { MAIN, requireBuild, startProcess } from './support/processes.js';
  * The packaging files, linted and checked against what detectd needs on every test run: the Dockerfile
  * with dockerfile-utils (the Dockerfile language service's validator) and its parsed instructions,
  * compose.yaml with dclint (Compose Specification schema and lint rules), the systemd unit with
- * `systemd-analyze verify`. Building and running them takes a container engine and ~14 minutes:
+ * `systemd-analyze verify`. Building and running them takes a container engine and ~11 minutes the first time:
  * scripts/container-check.sh does that under podman (README "Checking the deployment files").
  */
 
@@ -195,6 +195,9 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       // As `npm start` (start.js: on jemalloc); the signal to start.js alone, which passes it on once.
       expect(unit).to.match(/^ExecStart=\/usr\/bin\/node \/opt\/detectd\/dist\/src\/start\.js$/m);
       expect(unit).to.match(/^KillMode=mixed$/m);
+      // A start-up that fails for good (a missing model, exit 1; a refused setting, exit 2) does not loop forever.
+      expect(unit).to.match(/^StartLimitBurst=\d+$/m);
+      expect(unit).to.match(/^RestartPreventExitStatus=2$/m);
       expect(unit).to.match(/^StateDirectory=detectd$/m);
       expect(unit).to.match(/^Environment=DETECTD_DATA_DIR=\/var\/lib\/detectd$/m);
       expect(unit).to.match(/^EnvironmentFile=\/etc\/detectd\/detectd\.env$/m);

@@ -295,6 +295,13 @@ describe('hostile input: precise 4xx answers, never a 500, and the next request 
       expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Encoding': 'gzip' }, bomb)), 413);
       expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Encoding': 'zstd' })), 415);
     });
+    it('400 for a form without a boundary, refused before its body has arrived, and the server lives on', async () => {
+      // The answer goes out (and closes the connection) while the body still streams in: the bounded
+      // reader then fails a body stream nobody reads any more.
+      const unframed = Buffer.alloc(MAX_BODY_BYTES - 1, 0x61);
+      expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Type': 'multipart/form-data' }, unframed)), 400);
+      expectDeepStackError(await rawExchange(server.port, deepStack({ 'Content-Type': 'multipart/form-data', Authorization: `ApiKey ${server.apiKey}` }, unframed)), 400);
+    });
     it('Expect: 100-continue: 100 only once a key in the header is let in and the size is within the limit', async () => {
       const keyed = { Authorization: `ApiKey ${server.apiKey}`, Expect: '100-continue' };
       const good = await rawExchange(server.port, [deepStack(keyed)[0], 'await-100', form]);

@@ -148,7 +148,7 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     const serviceId = /\/console\/services\/([0-9a-f-]{36})/.exec(list.text)?.[1];
     expect(serviceId, 'the README created a service').to.be.a('string');
     const overview = await browser.get(`/console/services/${serviceId}`);
-    const pre = /<pre class="code wrap" id="curl-example"[^>]*>([\s\S]*?)<\/pre>/.exec(overview.text)?.[1];
+    const pre = /<pre [^>]*\bid="curl-example"[^>]*>([\s\S]*?)<\/pre>/.exec(overview.text)?.[1];
     expect(pre, 'the overview page shows the command').to.be.a('string');
     const { body } = await browser.revealKey(serviceId!);
     // What "Copy command" copies: the pre's text, with the key in its slot.

@@ -34,7 +34,7 @@ export interface StatusSources {
   readonly startedAt: Date;
   readonly database: ServerStatus['database'];
   readonly inference: ServerStatus['inference'];
-  readonly models: ModelSchedulers;
+  readonly schedulers: ModelSchedulers;
   readonly recentErrors: Pick<RecentErrors, 'list'>;
 }
 
@@ -44,7 +44,7 @@ const isModelFailure = (status: number) => status >= 500 && status !== 503;
 /** This process's state, now. */
 export function serverStatus(sources: StatusSources, now = Date.now()): ServerStatus {
   const recentErrors = sources.recentErrors.list();
-  const defaultModel = sources.models.registry.defaultModel.name;
+  const defaultModel = sources.schedulers.registry.defaultModel.name;
   return {
     version: sources.version,
     nodeVersion: process.version,
@@ -52,7 +52,7 @@ export function serverStatus(sources: StatusSources, now = Date.now()): ServerSt
     uptimeSeconds: Math.floor((now - sources.startedAt.getTime()) / 1000),
     database: sources.database,
     inference: sources.inference,
-    models: sources.models.all.map(({ detector, load }) => ({
+    models: sources.schedulers.all.map(({ detector, load }) => ({
       name: detector.name,
       family: detector.family,
       runtime: detector.runtime,

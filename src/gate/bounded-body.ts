@@ -138,6 +138,10 @@ export function readBody(request: IncomingMessage, response: ServerResponse, lim
 /** The body as a stream, read by the bounded reader: for a parser that acts on its first parts before the rest arrives (a form's fields ahead of its file). A failure destroys the stream with its DetectdError. */
 export function openBody(request: IncomingMessage, response: ServerResponse, limits: BodyLimits): Readable {
   const body = new PassThrough();
+  // A parser that gave up early (a form without a boundary) stops listening while the body still
+  // arrives; the failure that follows (the answer closing the connection) must not be an uncaught
+  // error that ends the process. A reader still listening gets it all the same.
+  body.on('error', () => undefined);
   receiveBody(request, response, limits, {
     chunk: (bytes) => body.write(bytes),
     end: () => body.end(),
