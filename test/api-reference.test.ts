@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { TASKS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { exampleCalls } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -26,7 +26,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     const validation = await new Validator().validate(document);
     expect(validation.errors, JSON.stringify(validation.errors)).to.equal(undefined);
     expect(document.servers).to.deep.equal([{ url: server.url, description: 'this server' }]);
-    for (const task of TASKS) {
+    for (const task of TASK_DESCRIPTIONS.all) {
       const operation = document.paths[`/api/v1/${task.type}`].post;
       expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, 'dog.jpg').curl);
       // "Try it" offers the first body form: the upload, with fields that are valid as filled in.

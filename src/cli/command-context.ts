@@ -92,13 +92,19 @@ export interface DomainUse {
   readonly modelNames?: readonly string[];
 }
 
+/** The store under the account domain, for the commands that reach beyond it (a face service's people). */
+export interface Store {
+  readonly db: Database;
+  readonly secret: string;
+}
+
 /**
  * Opens the configured store (SQLite or PostgreSQL, as the server would), runs `task` on the
  * account domain over it, and closes it. Which database it is goes to standard error first (not
  * with --json, whose standard error is one JSON object), since the CLI finds it from its own
  * settings and folder, which may not be the server's.
  */
-export async function withDomain<T>(config: Config, output: OutputOptions, task: (domain: AccountDomain) => Promise<T>, use: DomainUse = {}): Promise<T> {
+export async function withDomain<T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use: DomainUse = {}): Promise<T> {
   const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
   if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
   if (!use.mayCreate && !databaseExists(settings)) {
@@ -116,7 +122,8 @@ export async function withDomain<T>(config: Config, output: OutputOptions, task:
     throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
   }
   try {
-    return await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: TASK_TYPES, modelNames: use.modelNames, signUp: config.signUp }));
+    const secret = loadServerSecret(config.secret, config.dataDir);
+    return await task(accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: use.modelNames, signUp: config.signUp }), { db, secret });
   } finally {
     await db.destroy();
   }

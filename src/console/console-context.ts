@@ -13,7 +13,7 @@ import type { StatusSources } from './server-status.js';
 export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
-  readonly models: Pick<ModelRegistry, 'names' | 'defaultModel'>;
+  readonly models: Pick<ModelRegistry, 'names' | 'defaultModel' | 'ofKind' | 'defaultOf'>;
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;

@@ -1,3 +1,4 @@
+import { TASK_TYPES, taskByType } from '../tasks/index.js';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import { messagesByField, refusalStatus } from './form-fields.js';
@@ -62,15 +63,25 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   };
   const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
 
+  /** The models a service of `type` may name (those that find what its task finds), its default first. */
+  const modelsOfType = (type: string): string[] => {
+    const task = taskByType(type);
+    return task ? models.ofKind(task.detects).map((detector) => detector.name) : models.names;
+  };
+  const defaultOfType = (type: string): string => {
+    const task = taskByType(type);
+    return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
+  };
+
   router.get('/services', async (request, response) => {
     const account = signedInAccount(response)!;
     response.send(
-      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModel: models.defaultModel.name, notice: noticeOf(request) }),
+      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModelOf: defaultOfType, notice: noticeOf(request) }),
     );
   });
 
   router.get('/services/new', (_request, response) => {
-    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: models.names }));
+    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: modelsOfType(TASK_TYPES[0]) }));
   });
 
   router.post('/services', async (request, response) => {
@@ -81,7 +92,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, 'created'));
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, form: { values, errors: messagesByField(error) } }));
+      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: modelsOfType(values.type || TASK_TYPES[0]), form: { values, errors: messagesByField(error) } }));
     }
   });
 
@@ -95,8 +106,8 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         csrfToken: csrfTokenOf(response),
         service,
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
-        defaultModel: models.defaultModel.name,
-        models: models.names,
+        defaultModel: defaultOfType(service.type),
+        models: modelsOfType(service.type),
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
