@@ -8,13 +8,11 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { waitFor } from './support/wait-for.js';
+import { ARTIFACTS, LAPTOP, PHONE } from './support/chromium.js';
 
 /** Debian's Chromium (`apt-get install chromium`); never a browser download of a test tool's own. */
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const ARTIFACTS = path.resolve('test-artifacts');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 /** WCAG 2 relative luminance of a computed `rgb(r, g, b)` colour. */
 function luminance(colour: string): number {

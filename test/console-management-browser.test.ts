@@ -2,12 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, PHONE, launchChromium } from './support/chromium.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 /** The account startTestServer makes first: the administrator. */
 const ADMIN = { email: 'user1@example.com', password: 'correct horse battery' };
 

@@ -1,15 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './support/chromium.js';
+import type { Page } from 'playwright-core';
+import type { TestServer } from './support/test-server.js';
+import { ARTIFACTS, LAPTOP, PHONE, useServerAndBrowser } from './support/chromium.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 async function signIn(page: Page, server: TestServer): Promise<void> {
   await page.goto(`${server.url}/console/sign-in`);
@@ -23,21 +18,12 @@ async function signIn(page: Page, server: TestServer): Promise<void> {
 const topOf = (page: Page, selector: string) => page.$eval(selector, (element) => element.getBoundingClientRect().top + window.scrollY);
 
 describe('service overview page in Chromium: order, notices where the form is, a usage panel that refreshes, key actions that say what they do', () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const fixture = useServerAndBrowser();
 
   for (const [width, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
     it(`puts Try it right after the endpoint and the command, keeps the chart readable (${width})`, async () => {
-      const page = await browser.newPage({ viewport });
-      await signIn(page, server);
+      const page = await fixture.browser.newPage({ viewport });
+      await signIn(page, fixture.server);
       await page.click('text=service 1');
       const order = await page.$$eval('.overview > section h2', (headings) => headings.map((heading) => heading.textContent));
       expect(order.slice(0, 4)).to.deep.equal(['Service', 'Call it', 'Try it', 'Live video']);
@@ -54,8 +40,8 @@ describe('service overview page in Chromium: order, notices where the form is, a
   }
 
   it('says "Limits saved" in the Limits card the page lands on; the usage panel refreshes itself', async () => {
-    const page = await browser.newPage({ viewport: LAPTOP });
-    await signIn(page, server);
+    const page = await fixture.browser.newPage({ viewport: LAPTOP });
+    await signIn(page, fixture.server);
     await page.click('text=service 1');
     const overview = page.url();
     await page.fill('#field-monthly_quota', '1000');
@@ -71,23 +57,23 @@ describe('service overview page in Chromium: order, notices where the form is, a
 
     await page.goto(overview);
     const before = Number(await page.textContent('#usage-requests'));
-    expect((await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey: server.apiKey })).status).to.equal(200);
+    expect((await postDetection(fixture.server.url, imageRequest(photoPath('dog.jpg')), { apiKey: fixture.server.apiKey })).status).to.equal(200);
     await page.waitForFunction((count) => Number(document.getElementById('usage-requests')?.textContent) > count, before, { timeout: 30_000 });
     expect(await page.textContent('#usage-limits')).to.match(/quota \d+ of 1,000 calls used in \w+ \d{4}/);
     await page.close();
   });
 
   it('after a revoke offers no command with a dead key; keeps rotate and revoke apart; "Require a key again" is not styled as destructive', async () => {
-    const apiKey = await server.createService({ email: 'user1@example.com', name: 'revoked one' });
-    const page = await browser.newPage({ viewport: LAPTOP });
+    const apiKey = await fixture.server.createService({ email: 'user1@example.com', name: 'revoked one' });
+    const page = await fixture.browser.newPage({ viewport: LAPTOP });
     page.on('dialog', (dialog) => dialog.accept());
-    await signIn(page, server);
+    await signIn(page, fixture.server);
     await page.click('text=revoked one');
     expect(await page.locator('.rotate-form fieldset #rotate-key').count(), 'the Rotate button sits with its choices').to.equal(1);
     expect(await page.locator('.rotate-form').getByText('Revoke key').count(), 'Revoke is not among the rotate choices').to.equal(0);
     await page.locator('.revoke-row').getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForSelector('text=API key revoked.');
-    expect((await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey })).status).to.equal(401);
+    expect((await postDetection(fixture.server.url, imageRequest(photoPath('dog.jpg')), { apiKey })).status).to.equal(401);
     expect(await page.textContent('#curl-example')).to.contain('no working API key').and.not.contain('export DETECTD_API_KEY');
     expect(await page.locator('button[data-copy-from="curl-example"]').count()).to.equal(0);
 

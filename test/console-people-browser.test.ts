@@ -2,14 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, PHONE, launchChromium } from './support/chromium.js';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 /** The account startTestServer makes first. */
 const OWNER = { email: 'user1@example.com', password: 'correct horse battery' };
 

@@ -5,11 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './support/chromium.js';
+import { ARTIFACTS, launchChromium } from './support/chromium.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
 
 /** Chooses the language's tab and copies what its buttons copy: the code, and the run command when there is one. */
 async function copied(page: Page, tab: string, buttons: readonly string[]): Promise<string[]> {

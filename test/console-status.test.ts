@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { launchChromium } from './support/chromium.js';
+import { ARTIFACTS, launchChromium } from './support/chromium.js';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
-const ARTIFACTS = path.resolve('test-artifacts');
 const packageVersion = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
 
 describe('status page: version, uptime, inference threads, loaded models and their health, recent errors (real server, Chromium)', () => {

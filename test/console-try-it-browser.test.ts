@@ -1,16 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { launchChromium } from './support/chromium.js';
+import type { TestServer } from './support/test-server.js';
+import { ARTIFACTS, LAPTOP, PHONE, useServerAndBrowser } from './support/chromium.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 async function openService(page: Page, server: TestServer, name: string): Promise<void> {
   await page.goto(`${server.url}/console/sign-in`);
@@ -21,21 +17,12 @@ async function openService(page: Page, server: TestServer, name: string): Promis
 }
 
 describe('"Try it" in Chromium: counts per class, the annotated image to download, errors that look like errors with times as times', () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const fixture = useServerAndBrowser();
 
   for (const [width, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
     it(`counts what it found per class and downloads the annotated image (${width})`, async () => {
-      const page = await browser.newPage({ viewport, acceptDownloads: true });
-      await openService(page, server, 'service 1');
+      const page = await fixture.browser.newPage({ viewport, acceptDownloads: true });
+      await openService(page, fixture.server, 'service 1');
       await page.setInputFiles('#try-file', photoPath('dog.jpg'));
       await page.click('button:has-text("Detect objects")');
       await page.waitForSelector('#try-result:not([hidden])');
@@ -65,13 +52,13 @@ describe('"Try it" in Chromium: counts per class, the annotated image to downloa
   }
 
   it('shows a refusal as an error, the quota\'s renewal as a local time, and when to try again', async () => {
-    const apiKey = await server.createService({ email: 'user1@example.com', name: 'one call a month' });
-    const service = (await server.domain.keys.authenticate(apiKey))!;
-    await server.domain.services.setLimits(service, { rateLimitPerMinute: null, monthlyQuota: 1 });
-    expect((await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey })).status).to.equal(200);
+    const apiKey = await fixture.server.createService({ email: 'user1@example.com', name: 'one call a month' });
+    const service = (await fixture.server.domain.keys.authenticate(apiKey))!;
+    await fixture.server.domain.services.setLimits(service, { rateLimitPerMinute: null, monthlyQuota: 1 });
+    expect((await postDetection(fixture.server.url, imageRequest(photoPath('dog.jpg')), { apiKey })).status).to.equal(200);
 
-    const page = await browser.newPage({ viewport: LAPTOP, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
-    await openService(page, server, 'one call a month');
+    const page = await fixture.browser.newPage({ viewport: LAPTOP, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
+    await openService(page, fixture.server, 'one call a month');
     await page.setInputFiles('#try-file', photoPath('dog.jpg'));
     await page.click('button:has-text("Detect objects")');
     await page.waitForSelector('#try-status.is-error');

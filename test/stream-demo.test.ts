@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { useBrowserStreamFixture } from './support/chromium.js';
-
-const ARTIFACTS = path.resolve('test-artifacts');
+import { ARTIFACTS, useBrowserStreamFixture } from './support/chromium.js';
 
 interface DrawnCheck {
   name: string;

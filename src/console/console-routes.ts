@@ -1,5 +1,5 @@
 import path from 'node:path';
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, Router } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError } from '../core/errors.js';
 import { httpStatusOf } from '../transports/http-errors.js';
@@ -16,18 +16,8 @@ import { clientFailureOf } from '../transports/http-errors.js';
 import { closeAfterEarlyAnswer } from '../transports/early-answer.js';
 import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
+import { pageSecurityHeaders } from '../transports/page-security-headers.js';
 
-/** Pages and scripts come only from this server; the "Try it" image arrives as a data: URL. */
-const securityHeaders: RequestHandler = (_request, response, next) => {
-  response.setHeader(
-    'Content-Security-Policy',
-    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-  );
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('Referrer-Policy', 'same-origin');
-  response.setHeader('X-Frame-Options', 'DENY');
-  next();
-};
 
 const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted' };
 
@@ -70,7 +60,7 @@ function consolePageBefore(request: Request): string | undefined {
 export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger): Router {
   const pages = Router();
   pages.use('/assets', express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
-  pages.use(securityHeaders);
+  pages.use(pageSecurityHeaders);
   pages.use(formBody(dependencies.bodyTimeoutMs, dependencies.uploads));
   pages.use(csrfProtection(dependencies.secret));
   pages.use(loadSession(dependencies.sessions));

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { makePanClip, type PanClip } from '../../scripts/lib/pan-clip.js';
 import { photoPath } from './paths.js';
@@ -27,6 +29,26 @@ export function useBrowserStreamFixture(): BrowserStreamFixture {
     await fixture.browser?.close();
     await fixture.server?.close();
     fixture.clip?.remove();
+  });
+  return fixture;
+}
+
+/** Where browser tests leave their screenshots (looked at by people, not asserted). */
+export const ARTIFACTS = path.resolve('test-artifacts');
+/** The widths the console and the docs are tested at: a laptop and a phone. */
+export const LAPTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/** A real server and Chromium for a suite: registers its before/after hooks; the fields are set once `before` has run. */
+export function useServerAndBrowser(): { server: TestServer; browser: Browser } {
+  const fixture = {} as { server: TestServer; browser: Browser };
+  before(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    [fixture.server, fixture.browser] = await Promise.all([startTestServer(), launchChromium()]);
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    await fixture.server?.close();
   });
   return fixture;
 }

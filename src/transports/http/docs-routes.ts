@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { packageRoot } from '../../package-root.js';
 import { baseUrlOf } from '../base-url.js';
+import { pageSecurityHeaders } from '../page-security-headers.js';
 
 export interface DocsDependencies {
   /** The OpenAPI document for callers who reach this server at `serverUrl`. */
@@ -44,19 +45,6 @@ function swaggerUiFile(file: string): RequestHandler {
   };
 }
 
-/**
- * The page runs Swagger UI and its own script, both from this server; "try it" calls this server.
- * Swagger UI's stylesheet draws its icons as data: URLs, and shows an image answer as a blob: URL.
- */
-const securityHeaders: RequestHandler = (_request, response, next) => {
-  response.setHeader(
-    'Content-Security-Policy',
-    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-  );
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('Referrer-Policy', 'same-origin');
-  next();
-};
 
 /**
  * The API reference: `/openapi.json` (its `servers` and examples aimed at the base URL the caller
@@ -68,7 +56,7 @@ export function docsRoutes(dependencies: DocsDependencies): Router {
   router.get('/openapi.json', (request, response) => {
     response.json(dependencies.openApi(baseUrlOf(request, dependencies.publicUrl)));
   });
-  router.get('/docs', securityHeaders, (_request, response) => {
+  router.get('/docs', pageSecurityHeaders, (_request, response) => {
     response.sendFile('docs.html', { root: DOCS_ASSETS_DIR });
   });
   router.use('/docs/assets', express.static(DOCS_ASSETS_DIR, { maxAge: ASSET_MAX_AGE_SECONDS * 1000, index: false }));
