@@ -24,7 +24,7 @@ describe('"Try it" in Chromium: counts per class, the annotated image to downloa
       const page = await fixture.browser.newPage({ viewport, acceptDownloads: true });
       await openService(page, fixture.server, 'service 1');
       await page.setInputFiles('#try-file', photoPath('dog.jpg'));
-      await page.click('button:has-text("Detect objects")');
+      await page.click('button:has-text("Detect")');
       await page.waitForSelector('#try-result:not([hidden])');
       expect(await page.getAttribute('#try-status', 'class')).to.not.contain('is-error');
 
@@ -60,7 +60,7 @@ describe('"Try it" in Chromium: counts per class, the annotated image to downloa
     const page = await fixture.browser.newPage({ viewport: LAPTOP, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
     await openService(page, fixture.server, 'one call a month');
     await page.setInputFiles('#try-file', photoPath('dog.jpg'));
-    await page.click('button:has-text("Detect objects")');
+    await page.click('button:has-text("Detect")');
     await page.waitForSelector('#try-status.is-error');
     expect(await page.isHidden('#try-result')).to.equal(true);
     expect(await page.textContent('#try-status strong')).to.equal('Refused: 429 quota_exceeded');
