@@ -113,7 +113,8 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
       expect(log).to.contain('"allocator":"jemalloc"');
       expect(log).to.match(/"runtime":"tfjs-(wasm|node)"/);
       const ready = (await (await fetch(server.url + '/readyz')).json()) as { models: string[] };
-      expect(ready.models).to.deep.equal(['centernet']);
+      // Zero configuration: the embedded object detector and the embedded face detector.
+      expect(ready.models).to.deep.equal(['centernet', 'blazeface']);
       const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
       expect(status).to.equal(200);
       const objects = body.detected_objects as { name: string; parent: string; bounding_box: { left: number; bottom: number } }[];
