@@ -119,6 +119,7 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
           usage: usageStore,
           serviceLimits,
           models: registry,
+          tasks,
           secret,
           keyRotationGraceSeconds: config.keyRotationGraceSeconds,
           streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),

@@ -4,8 +4,8 @@ import { AccountError } from '../accounts/account-error.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
-import { TASK_TYPES } from '../tasks/index.js';
-import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
+import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
+import type { TaskTable } from '../tasks/task-table.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 interface ServiceOptions extends OutputOptions {
@@ -90,7 +90,8 @@ function serviceCommand(parent: Command, name: string, description: string): Com
 }
 
 /** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|delete`. */
-export function addServiceCommands(program: Command): void {
+export function addServiceCommands(program: Command, tasks: TaskTable): void {
+  const withDomain = withDomainServing(tasks);
   const service = program.command('service').description('services and their API keys');
 
   service
@@ -98,7 +99,7 @@ export function addServiceCommands(program: Command): void {
     .description('create a service in an account and print its API key')
     .requiredOption('--account <email>', 'owning account')
     .requiredOption('--name <name>', 'service name')
-    .option('--type <type>', `service type (${TASK_TYPES.join(', ')})`, TASK_TYPES[0])
+    .option('--type <type>', `service type (${tasks.types.join(', ')})`, tasks.types[0])
     .option('--model <name>', 'model that answers it (see `detectd models list`; default: the server default)')
     .option('--json', 'print one JSON object, including "api_key"')
     .action((options: OutputOptions & { account: string; name: string; type: string; model?: string }) =>

@@ -2,7 +2,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
-import { taskByType } from '../tasks/index.js';
+import type { Task } from '../tasks/task.js';
 import { exampleCalls } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
@@ -17,6 +17,8 @@ export interface OverviewData {
   readonly account: Account;
   readonly csrfToken: string;
   readonly service: Service;
+  /** The task of the service's type, from the task table; undefined for a type the server no longer serves. */
+  readonly task: Task | undefined;
   /** Base URL callers reach this server at, without a trailing slash. */
   readonly baseUrl: string;
   readonly defaultModel: string;
@@ -171,7 +173,7 @@ const keySlot = html`<span data-key-slot>${MASK}</span>`;
 /** How to call the service: the task's example call (tasks/example-calls.ts) in curl, Python and JavaScript, one tab each; copying fills the key in (console.js). */
 function callItSection(data: OverviewData, endpoint: string): SafeHtml {
   const hasKey = data.keys.some((key) => key.expiresAt === null);
-  const task = taskByType(data.service.type);
+  const { task } = data;
   if (!hasKey || !task) {
     return html`<section class="card" aria-labelledby="curl-title"><h2 id="curl-title">Call it</h2>
     <p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p></section>`;

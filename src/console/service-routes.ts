@@ -49,7 +49,7 @@ const serviceOf = (response: Response) => response.locals.service as Service;
 
 /** Services of the signed-in account: list, create, overview, key actions, usage. */
 export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router {
-  const { services, keys, usage, models } = dependencies;
+  const { services, keys, usage, models, tasks } = dependencies;
   const router = Router();
   router.use('/services', requireSignIn);
 
@@ -65,12 +65,12 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   router.get('/services', async (request, response) => {
     const account = signedInAccount(response)!;
     response.send(
-      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModel: models.defaultModel.name, notice: noticeOf(request) }),
+      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), taskTypes: tasks.types, defaultModel: models.defaultModel.name, notice: noticeOf(request) }),
     );
   });
 
   router.get('/services/new', (_request, response) => {
-    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: models.names }));
+    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: models.names, taskTypes: tasks.types }));
   });
 
   router.post('/services', async (request, response) => {
@@ -81,7 +81,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, 'created'));
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, form: { values, errors: messagesByField(error) } }));
+      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, taskTypes: tasks.types, form: { values, errors: messagesByField(error) } }));
     }
   });
 
@@ -94,6 +94,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         account: signedInAccount(response)!,
         csrfToken: csrfTokenOf(response),
         service,
+        task: tasks.find(service.type),
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: models.defaultModel.name,
         models: models.names,

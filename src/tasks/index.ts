@@ -5,11 +5,7 @@ import { TaskTable } from './task-table.js';
 /** Every service type the server offers; one line per task folder. */
 export const TASKS = [objectDetection] as const satisfies readonly Task[];
 
-/** The table the composition root hands to every front door. */
+/** The table the composition roots (server.ts, cli.ts) hand to every front door, page and command. */
 export const TASK_TABLE = new TaskTable(TASKS);
 
 export const TASK_TYPES: readonly string[] = TASK_TABLE.types;
-
-export function taskByType(type: string): Task | undefined {
-  return TASK_TABLE.find(type);
-}
