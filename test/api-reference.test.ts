@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { TASKS } from '../src/tasks/index.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { exampleCalls } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -41,6 +42,20 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     for (const [route, operations] of Object.entries(document.paths) as [string, Record<string, { tags?: string[] }>][]) {
       for (const [method, operation] of Object.entries(operations)) expect(operation.tags?.every((tag) => tags.has(tag)) && operation.tags.length, `${method} ${route}`).to.equal(1);
     }
+  });
+
+  it('"try it" with the JSON body sends its example as it stands: it is a valid request, answered 200', async () => {
+    const document = (await (await fetch(server.url + '/openapi.json')).json()) as any;
+    for (const task of TASKS) {
+      const { example } = document.paths[`/api/v1/${task.type}`].post.requestBody.content['application/json'];
+      expect(new SchemaCatalogue().check(task.requestSchema, example), task.type).to.deep.equal({ ok: true });
+      expect(example.configurations, 'the example calls\' fields').to.deep.equal(Object.entries(task.exampleFields).map(([parameter, value]) => ({ parameter, value })));
+    }
+    const [detection] = TASKS;
+    const { example } = document.paths[`/api/v1/${detection.type}`].post.requestBody.content['application/json'];
+    const answer = await fetch(`${server.url}/api/v1/${detection.type}`, { method: 'POST', headers: { Authorization: `ApiKey ${server.apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(example) });
+    expect(answer.status, await answer.clone().text()).to.equal(200);
+    expect((await answer.json()) as object).to.have.property(detection.answerField).that.is.an('array');
   });
 
   it('/docs is Swagger UI from this server\'s node_modules: no other origin, its assets the package\'s files', async () => {

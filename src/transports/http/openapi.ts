@@ -60,6 +60,20 @@ function componentName(schemas: SchemaCatalogue, name: string): string {
 /** Where a version of a task is served. */
 const taskPath = (task: Task, version: ApiVersion) => (version === 'v1' ? `/api/v1/${task.type}` : `/api/${task.type}`);
 
+/**
+ * An 8×8 blue-grey JPEG, as base64: the image of the JSON body's example, so that "try it" on the
+ * JSON form sends a request that is answered 200 as it stands (the schema alone would have it send
+ * `"raw_data": "string"`, a 400). Made with sharp:
+ * `sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 120, g: 160, b: 200 } } }).jpeg({ quality: 50 })`.
+ */
+const EXAMPLE_JPEG_BASE64 =
+  '/9j/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAIAAgDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAT/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFAEBAAAAAAAAAAAAAAAAAAAABP/EABQRAQAAAAAAAAAAAAAAAAAAAAD/2gAMAwEAAhEDEQA/ALQDRH//2Q==';
+
+/** The JSON body's example: the small image above and the task's example fields (those of its example calls) as configurations. */
+function jsonRequestExample(task: Task): Record<string, unknown> {
+  return { raw_data: EXAMPLE_JPEG_BASE64, configurations: Object.entries(task.exampleFields).map(([parameter, value]) => ({ parameter, value })) };
+}
+
 function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue, serverUrl: string): Record<string, unknown> {
   const names = parameterNames(task.parameters, version);
   // With its default, a field that "try it" fills in is valid as it stands.
@@ -96,7 +110,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
       content: {
         'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'image/*' }, ...textFields, ...Object.fromEntries(bodyFields.map((field) => [field.name, fieldSchema(field)])) } } },
         'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
-        'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` } },
+        'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` }, example: jsonRequestExample(task) },
       },
     },
     responses: {
