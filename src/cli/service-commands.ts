@@ -57,7 +57,12 @@ function serviceJson(service: Service, emails: ReadonlyMap<string, string>) {
 
 /** The service's limits and keyless ranges; null: none (no limit; keyless calls off). */
 function limitsJson(service: Service) {
-  return { rate_limit_per_minute: service.rateLimitPerMinute, monthly_quota: service.monthlyQuota, keyless_address_ranges: service.keylessAddressRanges };
+  return {
+    rate_limit_per_minute: service.rateLimitPerMinute,
+    monthly_quota: service.monthlyQuota,
+    deepstack_max_predictions: service.deepStackMaxPredictions,
+    keyless_address_ranges: service.keylessAddressRanges,
+  };
 }
 
 const NO_LIMIT = 'none';
@@ -167,6 +172,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
             `created   ${shown.created_at}`,
             `rate      ${limitText(shown.rate_limit_per_minute, 'requests per minute')}`,
             `quota     ${limitText(shown.monthly_quota, 'calls per month')}`,
+            `deepstack ${limitText(shown.deepstack_max_predictions, 'predictions per answer at most')}`,
             `keyless   ${keylessText(shown.keyless_address_ranges)}`,
             `keys      ${shown.keys.length === 0 ? 'none working' : `${shown.keys.length} working:`}`,
             ...keyLines,
@@ -228,25 +234,32 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
     );
   }
 
-  serviceCommand(service, 'limits', `set the service's request-rate limit and monthly quota ("${NO_LIMIT}" removes one; an option left out keeps its value)`)
+  serviceCommand(service, 'limits', `set the service's request-rate limit, monthly quota and DeepStack prediction cap ("${NO_LIMIT}" removes one; an option left out keeps its value)`)
     .option('--rate-per-minute <n>', `requests per minute its keys may make, or "${NO_LIMIT}"`)
     .option('--monthly-quota <n>', `calls per calendar month (UTC), or "${NO_LIMIT}"`)
-    .action((reference: string, options: ServiceOptions & { ratePerMinute?: string; monthlyQuota?: string }) =>
+    .option('--deepstack-max-predictions <n>', `at most this many predictions, the most confident, in a DeepStack / CodeProject.AI answer (20 for Frigate), or "${NO_LIMIT}"`)
+    .action((reference: string, options: ServiceOptions & { ratePerMinute?: string; monthlyQuota?: string; deepstackMaxPredictions?: string }) =>
       runCommand(options, async () => {
-        if (options.ratePerMinute === undefined && options.monthlyQuota === undefined) {
-          throw new CliFailure('usage', 'give --rate-per-minute, --monthly-quota or both (a number, or "none" to remove the limit)', EXIT.usage);
+        if (options.ratePerMinute === undefined && options.monthlyQuota === undefined && options.deepstackMaxPredictions === undefined) {
+          throw new CliFailure('usage', 'give --rate-per-minute, --monthly-quota, --deepstack-max-predictions or several (a number, or "none" to remove the limit)', EXIT.usage);
         }
         const rate = options.ratePerMinute === undefined ? undefined : limitOption('--rate-per-minute', options.ratePerMinute);
         const quota = options.monthlyQuota === undefined ? undefined : limitOption('--monthly-quota', options.monthlyQuota);
+        const cap = options.deepstackMaxPredictions === undefined ? undefined : limitOption('--deepstack-max-predictions', options.deepstackMaxPredictions);
         await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
-          const limits = { rateLimitPerMinute: rate === undefined ? found.rateLimitPerMinute : rate, monthlyQuota: quota === undefined ? found.monthlyQuota : quota };
+          const limits = {
+            rateLimitPerMinute: rate === undefined ? found.rateLimitPerMinute : rate,
+            monthlyQuota: quota === undefined ? found.monthlyQuota : quota,
+            deepStackMaxPredictions: cap === undefined ? found.deepStackMaxPredictions : cap,
+          };
           await domain.services.setLimits(found, limits);
           const updated = { ...found, ...limits };
           printResult(
             options,
             { id: found.id, name: found.name, ...limitsJson(updated) },
-            `limits of ${found.name}: rate ${limitText(limits.rateLimitPerMinute, 'requests per minute')}, quota ${limitText(limits.monthlyQuota, 'calls per month')}`,
+            `limits of ${found.name}: rate ${limitText(limits.rateLimitPerMinute, 'requests per minute')}, quota ${limitText(limits.monthlyQuota, 'calls per month')}, ` +
+              `DeepStack answers ${limitText(limits.deepStackMaxPredictions, 'predictions at most')}`,
           );
         });
       }),

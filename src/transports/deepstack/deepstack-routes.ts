@@ -95,7 +95,9 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     const form = pass.body;
     if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
     const found = await task.deepStack!.analyse(form.image, minConfidence(form.fields), pass.taskCall('v1'));
-    response.json(deepStackSuccess(found, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
+    // Highest confidence first, so the cap keeps the most confident.
+    const cap = pass.service.deepStackMaxPredictions;
+    response.json(deepStackSuccess(cap === null ? found : found.slice(0, cap), { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
   // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).
