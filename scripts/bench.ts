@@ -10,7 +10,7 @@
  *   the photo and for a 12-megapixel JPEG made from it at run time (not stored in the repository);
  * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
  *
- *   npm run bench -- [--sections http,sizes,memory,uploads,stream] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N] [--form json|multipart]
+ *   npm run bench -- [--sections http,sizes,memory,uploads,stream,faces] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N] [--form json|multipart]
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -29,10 +29,11 @@ import { scaleDenominator } from '../src/vision/decode-scale.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { base64DecodeMs, type EncodedRegion, libjpegEncodeMs, tjbenchDecodeMs } from './lib/libjpeg-floor.js';
+import { runFaceBenchmark } from './bench-faces.js';
 import { describeStreamFigures, runStreamBenchmark } from './bench-stream.js';
 import { startLocalServer } from './lib/local-server.js';
 
-const SECTIONS = ['http', 'sizes', 'memory', 'uploads', 'stream'] as const;
+const SECTIONS = ['http', 'sizes', 'memory', 'uploads', 'stream', 'faces'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -417,6 +418,10 @@ async function main(): Promise<void> {
     const models = ['../shared/models/yolox-nano-416.onnx', options.model].map((file) => path.resolve(file));
     const figures = await runStreamBenchmark({ models, image: options.image, seconds: options.seconds, streams: 8 });
     report.push('', '== stream: WebSocket, 640×480 pan at 30 fps (goal: ≥ 15 processed fps, p50 < 100 ms with the fast model)', ...describeStreamFigures(figures));
+  }
+  if (options.sections.includes('faces')) {
+    const faceModel = '../shared/models/faces/ultraface-rfb-640.onnx';
+    report.push('', ...(await runFaceBenchmark({ objectModel: options.model, faceModel, requests: options.requests, threads: os.availableParallelism() })));
   }
   process.stdout.write(report.join('\n') + '\n');
 }

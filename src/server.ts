@@ -23,7 +23,11 @@ import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
-import { TASK_TABLE } from './tasks/index.js';
+import { type TaskDependencies, taskTable } from './tasks/index.js';
+import { FaceGallery, FaceGalleryError } from './faces/face-gallery.js';
+import { faceSimilarity } from './faces/face-similarity.js';
+import { type FaceDescriber, loadFaceDescriber } from './models/face-describer.js';
+import { DetectdError } from './core/errors.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
@@ -47,15 +51,18 @@ const IDLE_COLLECTION_MS = 2_000;
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** The task table every door serves. */
+  readonly tasks: TaskTable;
   /** Stops accepting, lets in-flight requests and stream frames finish, writes pending usage, then releases models and database. */
   close(): Promise<void>;
 }
 
 /**
  * The composition root: config → stores → models and their schedulers → the gate → front doors →
- * listening server. `tasks` is the task table every door serves (a test may add a task of its own).
+ * listening server. `tasksOf` builds the task table every door serves from what the tasks need of
+ * the server (a test may add a task of its own).
  */
-export async function startServer(config: Config, logger: Logger, tasks: TaskTable = TASK_TABLE): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const startedAt = new Date();
@@ -63,8 +70,11 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
+  const faces = faceRecognition(new FaceGallery(db, secret), (message) => logger.info(message));
+  const tasks = tasksOf({ faces: faces.recognition });
+  const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
   const modelSources = modelSourcesOf(config);
-  const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES).catch(async (error: unknown) => {
+  const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });
@@ -74,7 +84,11 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
   const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, signUp: config.signUp });
+  const modelsOfType = (type: string) => {
+    const task = tasks.find(type);
+    return task ? registry.ofKind(task.detects).map((detector) => detector.name) : registry.names;
+  };
+  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);
@@ -170,8 +184,39 @@ export async function startServer(config: Config, logger: Logger, tasks: TaskTab
       await usage.stop();
       idleCollector.stop();
       await registry.dispose();
+      await faces.dispose();
       await db.destroy();
       logger.info('stopped');
     })());
-  return { url, port, close };
+  return { url, port, tasks, close };
+}
+
+/**
+ * The face task's recognition: the gallery in the database and the describer, loaded in its worker
+ * on the first face that needs describing (a server whose face services never register anyone
+ * never loads it). A gallery's refusal (a bad userid) is the caller's 400.
+ */
+function faceRecognition(gallery: FaceGallery, logger: (message: string) => void): { recognition: TaskDependencies['faces']; dispose(): Promise<void> } {
+  let describer: Promise<FaceDescriber> | undefined;
+  const refusedAsRequest = (error: unknown): never => {
+    throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
+  };
+  const recognition: TaskDependencies['faces'] = {
+    async describe(image, box) {
+      describer ??= loadFaceDescriber(logger);
+      return (await describer).describe(image, box);
+    },
+    similarity: faceSimilarity,
+    async matcher(serviceId) {
+      if ((await gallery.list(serviceId)).length === 0) return undefined;
+      return gallery.matcher(serviceId);
+    },
+    async register(serviceId, userid, embeddings) {
+      const person = await gallery.register(serviceId, userid, embeddings).catch(refusedAsRequest);
+      return person.samples === embeddings.length;
+    },
+    list: (serviceId) => gallery.list(serviceId),
+    remove: (serviceId, userid) => gallery.delete(serviceId, userid),
+  };
+  return { recognition, dispose: async () => (await describer)?.dispose() };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { TASKS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { exampleCalls } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';
@@ -27,7 +27,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     const validation = await new Validator().validate(document);
     expect(validation.errors, JSON.stringify(validation.errors)).to.equal(undefined);
     expect(document.servers).to.deep.equal([{ url: server.url, description: 'this server' }]);
-    for (const task of TASKS) {
+    for (const task of TASK_DESCRIPTIONS.all) {
       const operation = document.paths[`/api/v1/${task.type}`].post;
       expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, 'dog.jpg').curl);
       // "Try it" offers the first body form: the upload, with fields that are valid as filled in.
@@ -46,12 +46,12 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
 
   it('"try it" with the JSON body sends its example as it stands: it is a valid request, answered 200', async () => {
     const document = (await (await fetch(server.url + '/openapi.json')).json()) as any;
-    for (const task of TASKS) {
+    for (const task of TASK_DESCRIPTIONS.all) {
       const { example } = document.paths[`/api/v1/${task.type}`].post.requestBody.content['application/json'];
       expect(new SchemaCatalogue().check(task.requestSchema, example), task.type).to.deep.equal({ ok: true });
       expect(example.configurations, 'the example calls\' fields').to.deep.equal(Object.entries(task.exampleFields).map(([parameter, value]) => ({ parameter, value })));
     }
-    const [detection] = TASKS;
+    const [detection] = TASK_DESCRIPTIONS.all;
     const { example } = document.paths[`/api/v1/${detection.type}`].post.requestBody.content['application/json'];
     const answer = await fetch(`${server.url}/api/v1/${detection.type}`, { method: 'POST', headers: { Authorization: `ApiKey ${server.apiKey}`, 'Content-Type': 'application/json' }, body: JSON.stringify(example) });
     expect(answer.status, await answer.clone().text()).to.equal(200);

@@ -232,7 +232,8 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(await detect(JSON.parse(created.stdout).api_key)).to.equal(200);
     const refused = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'unserved', '--model', 'yolox-nano-416', '--json'], besideServer);
     expect(refused.status).to.equal(1);
-    expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8' });
+    // The server's /readyz lists every model it loaded: the face task's embedded BlazeFace too.
+    expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8, blazeface' });
 
     const noServer = { ...shell, PORT: String(await closedPort()), HOST: '127.0.0.1' };
     const unchecked = cli(['service', 'create', '--account', OWNER, '--name', 'unchecked', '--model', 'yolox-nano-416'], noServer);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startLocalServer } from '../scripts/lib/local-server.js';
-import { TASK_TABLE } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { modelPath, photoPath } from './support/paths.js';
@@ -120,14 +120,17 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
   });
 
   it('every DeepStack route answers with Content-Length, never chunked: successes and failures alike', async () => {
-    const form = await multipart({ api_key: server.apiKey }, dogJpeg());
-    for (const route of deepStackRouteTable(TASK_TABLE)) {
+    const faceKey = await server.createService({ name: 'faces', type: 'face-detection' });
+    // The dog photo has no face and these forms no userid: the face routes that need one answer their 400.
+    const faceRefusals: Record<string, number> = { '/v1/vision/face/register': 400, '/v1/vision/face/delete': 400, '/v1/vision/face/match': 400 };
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {
+      const form = await multipart({ api_key: route.task?.detects === 'faces' ? faceKey : server.apiKey }, dogJpeg());
       const url = `${server.url}${route.path.replace(':model', DEFAULT_MODEL)}`;
       const success = route.method === 'post' ? await call(url, { method: 'POST', headers: form.headers, body: form.body }) : await call(url);
       const failure = await call(url, { method: route.method === 'post' ? 'PUT' : 'POST' });
       for (const [what, answer] of [['success', success], ['failure', failure]] as const) {
         const label = `${route.method.toUpperCase()} ${route.path} (${what})`;
-        expect(answer.status, label).to.equal(what === 'success' ? 200 : 405);
+        expect(answer.status, label).to.equal(what === 'success' ? (faceRefusals[route.path] ?? 200) : 405);
         expect(answer.headers['transfer-encoding'], label).to.equal(undefined);
         expect(Number(answer.headers['content-length']), label).to.equal(Buffer.byteLength(JSON.stringify(answer.body)));
       }
@@ -136,7 +139,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
 
   it('the OpenAPI document lists every DeepStack / CodeProject.AI route of the table', async () => {
     const document = (await call(`${server.url}/openapi.json`)).body;
-    for (const route of deepStackRouteTable(TASK_TABLE)) {
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {
       const operation = document.paths[route.path.replace(':model', '{model}')]?.[route.method];
       expect(operation, `${route.method} ${route.path}`).to.include({ operationId: route.operationId, summary: route.summary });
     }

@@ -108,9 +108,9 @@ describe('web console in a real browser: a new user from sign-up to a rotated ke
 
     // "Try it" goes through the public API with this service's key.
     await page.setInputFiles('#try-file', photoPath('dog.jpg'));
-    await page.click('button:has-text("Detect objects")');
+    await page.click('button:has-text("Detect")');
     await page.waitForSelector('#try-result:not([hidden])');
-    expect(await page.textContent('#try-status')).to.match(/\d+ objects? found/);
+    expect(await page.textContent('#try-status')).to.match(/\d+ found/);
     expect(await page.textContent('#try-json')).to.contain('"name": "dog"').and.contain('"service_id"').and.contain('"raw_data": "<base64 JPEG');
     expect(await page.getAttribute('#try-image', 'src')).to.match(/^data:image\/jpeg;base64,\/9j\//);
     expect(await page.evaluate(() => (document.getElementById('try-image') as HTMLImageElement).naturalWidth)).to.equal(768);

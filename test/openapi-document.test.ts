@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_TABLE } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { deepStackOpenApiPaths } from '../src/transports/deepstack/deepstack-openapi.js';
 import { buildOpenApiDocument } from '../src/transports/http/openapi.js';
 
@@ -26,7 +26,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.error = { $ref: 'error-response.json#/properties/error' };
     });
     try {
-      const document = buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_TABLE), TASK_TABLE);
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS);
       const response = (document.components as any).schemas.ObjectDetectionResponse;
       expect(response.properties.request_id).to.deep.equal({ $ref: '#/components/schemas/ObjectDetectionResponse/$defs/requestId' });
       expect(response.properties.error).to.deep.equal({ $ref: '#/components/schemas/ErrorResponse/properties/error' });
@@ -49,7 +49,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.frame = { $ref: 'stream-client-message.json#/$defs/frame' };
     });
     try {
-      const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_TABLE), TASK_TABLE));
+      const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS));
       expect(result.valid).to.equal(false);
       expect(String(result.errors)).to.contain('StreamClientMessage');
     } finally {

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASKS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { parameterNames } from '../src/tasks/task.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
@@ -22,7 +22,7 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(await (await fetch(server.url + '/healthz')).json()).to.deep.equal({ status: 'ok' });
     const ready = await fetch(server.url + '/readyz');
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.deep.equal({ status: 'ready', models: ['yolo26n-640-int8'], database: 'reachable' });
+    expect(await ready.json()).to.deep.equal({ status: 'ready', models: ['yolo26n-640-int8', 'blazeface'], database: 'reachable' });
   });
 
   it('GET /openapi.json is a valid OpenAPI 3.1 document of the task table\'s routes and the error catalogue', async () => {
@@ -32,12 +32,13 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(validation.valid).to.equal(true);
     expect(document.openapi).to.equal('3.1.0');
 
-    // The paths: both versions of every task, the DeepStack routes, health and readiness (the video stream documents its own).
+    // The paths: both versions of every task, the DeepStack routes (the face task's too), health and readiness (the video stream documents its own).
+    const FACE_ROUTES = ['face', 'face/recognize', 'face/register', 'face/list', 'face/delete', 'face/match'].map((route) => `/v1/vision/${route}`);
     const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
-    const taskPaths = TASKS.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
-    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz']);
+    const taskPaths = TASK_DESCRIPTIONS.all.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
+    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz']);
     const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
-    for (const task of TASKS) {
+    for (const task of TASK_DESCRIPTIONS.all) {
       for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {
         const operation = document.paths[route].post;
         // v1's path is also the Nvision stream's WebSocket upgrade (GET), as the official SDK opens it.

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASKS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS, taskTable } from '../src/tasks/index.js';
 import { TaskTable } from '../src/tasks/task-table.js';
 import { decodeNvisionMessage, encodeNvisionMessage, type NvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
 import { ConsoleClient } from './support/console-client.js';
@@ -24,7 +24,7 @@ describe('a second task in the task table: every door and the OpenAPI document p
   let server: TestServer;
   let apiKey: string;
   before(async () => {
-    server = await startTestServer({ DETECTD_SIGNUP: 'open' }, undefined, new TaskTable([...TASKS, wholeImageTask]));
+    server = await startTestServer({ DETECTD_SIGNUP: 'open' }, undefined, (dependencies) => new TaskTable([...taskTable(dependencies).all, wholeImageTask]));
     apiKey = await server.createService({ name: 'whole images', type: WHOLE_IMAGE_TYPE });
   });
   after(async () => server?.close());
@@ -40,7 +40,7 @@ describe('a second task in the task table: every door and the OpenAPI document p
     }
     const other = await post(`/api/v1/${WHOLE_IMAGE_TYPE}`, server.apiKey);
     expect(other.status).to.equal(403);
-    expect(((await post(`/api/v1/${TASKS[0].type}`, apiKey)) as Response).status, 'its key on the first task').to.equal(403);
+    expect(((await post(`/api/v1/${TASK_DESCRIPTIONS.all[0].type}`, apiKey)) as Response).status, 'its key on the first task').to.equal(403);
   });
 
   it('JSON stream: /api/v1/<task>/stream with its parameters, results under its answer field with track ids; a stream token of its own', async () => {
@@ -58,7 +58,7 @@ describe('a second task in the task table: every door and the OpenAPI document p
     const { token, stream_path: streamPath } = (await tokenAnswer.json()) as { token: string; stream_path: string };
     expect(streamPath).to.equal(`/api/v1/${WHOLE_IMAGE_TYPE}/stream`);
     // A token opens its own task's stream only.
-    const elsewhere = await refusedUpgrade(`${server.url.replace(/^http/, 'ws')}/api/v1/${TASKS[0].type}/stream?token=${encodeURIComponent(token)}`);
+    const elsewhere = await refusedUpgrade(`${server.url.replace(/^http/, 'ws')}/api/v1/${TASK_DESCRIPTIONS.all[0].type}/stream?token=${encodeURIComponent(token)}`);
     expect(elsewhere.status).to.equal(403);
   });
 

@@ -153,7 +153,7 @@ function readAsBase64(file) {
 
 const confidenceInput = () => document.getElementById('try-confidence');
 
-// One row per object: name, confidence, box. Built with DOM nodes, so names are never parsed as HTML.
+// One row per thing found (an object, a face: its name is the person's when recognized): name, confidence, box. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
   body.replaceChildren(
@@ -211,6 +211,8 @@ async function tryIt() {
     return;
   }
   const threshold = confidenceInput().value;
+  // The field the service's task lists what it found in (detected_objects, detected_faces).
+  const { answer } = document.getElementById('try-form').dataset;
   showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
@@ -233,13 +235,13 @@ async function tryIt() {
       showError(`Refused: ${response.status}${code}`, body.error?.message ?? 'the request failed', Number(response.headers.get('retry-after')) || 0);
       return;
     }
-    const found = body.detected_objects.length;
-    showStatus(`${found} object${found === 1 ? '' : 's'} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
+    const found = body[answer].length;
+    showStatus(`${found} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
     // The visualized image comes back as raw_data, where Nvision clients read it.
     document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
     offerDownload(body.raw_data, file.name);
-    fillCounts(body.detected_objects);
-    fillObjectTable(body.detected_objects);
+    fillCounts(body[answer]);
+    fillObjectTable(body[answer]);
     const shown = { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` };
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
@@ -279,6 +281,119 @@ document.getElementById('live-video')?.addEventListener('click', async (event) =
   }
 });
 
+// "People" (face services): the service's DeepStack face routes, called with its key as Try it calls the API.
+async function faceCall(route, form) {
+  const apiKey = await fetchKey();
+  const response = await fetch(`/v1/vision/face/${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form });
+  const body = await response.json().catch(() => ({}));
+  if (!body.success) throw new Error(body.error ?? `the server answered ${response.status}`);
+  return body;
+}
+
+async function listPeople() {
+  const status = document.getElementById('people-count');
+  try {
+    const { people } = await faceCall('list', new FormData());
+    status.textContent = people.length === 0 ? 'Nobody registered yet.' : `${people.length} ${people.length === 1 ? 'person' : 'people'} registered`;
+    document.querySelector('#people-table tbody').replaceChildren(
+      ...people.map((person) => {
+        const row = document.createElement('tr');
+        for (const [text, numeric] of [[person.userid, false], [String(person.photos), true], [new Date(person.added).toLocaleString(), false]]) {
+          const cell = document.createElement('td');
+          cell.textContent = text;
+          if (numeric) cell.className = 'num';
+          row.append(cell);
+        }
+        const remove = document.createElement('button');
+        remove.type = 'button';
+        remove.className = 'button small secondary';
+        remove.textContent = 'Remove';
+        remove.setAttribute('aria-label', `Remove ${person.userid}`);
+        remove.addEventListener('click', () => removePerson(person.userid));
+        const cell = document.createElement('td');
+        cell.append(remove);
+        row.append(cell);
+        return row;
+      }),
+    );
+  } catch (error) {
+    status.textContent = `Could not list the people: ${error.message}`;
+  }
+}
+
+async function removePerson(userid) {
+  if (!window.confirm(`Remove ${userid} and every photo's face descriptor? Their faces will be unknown from now on.`)) return;
+  const form = new FormData();
+  form.append('userid', userid);
+  const status = document.getElementById('people-status');
+  try {
+    await faceCall('delete', form);
+    status.textContent = `${userid} removed.`;
+  } catch (error) {
+    status.textContent = `Could not remove ${userid}: ${error.message}`;
+  }
+  listPeople();
+}
+
+// The face taken from one photo, cut out of the local file (nothing is fetched back): a canvas of the box.
+function takenFace(file, box) {
+  return new Promise((resolve) => {
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement('canvas');
+      const [width, height] = [box.x_max - box.x_min, box.y_max - box.y_min];
+      const scale = Math.min(1, 120 / Math.max(width, height));
+      canvas.width = Math.round(width * scale);
+      canvas.height = Math.round(height * scale);
+      canvas.getContext('2d').drawImage(image, box.x_min, box.y_min, width, height, 0, 0, canvas.width, canvas.height);
+      URL.revokeObjectURL(image.src);
+      resolve(canvas);
+    };
+    image.src = URL.createObjectURL(file);
+  });
+}
+
+async function registerPerson() {
+  const status = document.getElementById('people-status');
+  const userid = document.getElementById('people-userid').value.trim();
+  const files = [...document.getElementById('people-photos').files];
+  if (!userid || files.length === 0) {
+    status.textContent = 'Give a name and choose at least one photo.';
+    return;
+  }
+  const form = new FormData();
+  form.append('userid', userid);
+  files.forEach((file, index) => form.append(`image${index + 1}`, file, file.name));
+  status.textContent = 'Registering…';
+  const taken = document.getElementById('people-taken');
+  taken.replaceChildren();
+  try {
+    const body = await faceCall('register', form);
+    const used = new Map(body.faces_taken.map((face) => [face.image, face]));
+    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face).`;
+    for (const [index, file] of files.entries()) {
+      const figure = document.createElement('figure');
+      const caption = document.createElement('figcaption');
+      caption.className = 'small muted';
+      const face = used.get(`image${index + 1}`);
+      caption.textContent = face ? file.name : `${file.name}: no face found`;
+      if (face) figure.append(await takenFace(file, face));
+      figure.append(caption);
+      taken.append(figure);
+    }
+  } catch (error) {
+    status.textContent = `Could not register ${userid}: ${error.message}`;
+  }
+  listPeople();
+}
+
+if (document.getElementById('people')) {
+  listPeople();
+  document.getElementById('people-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    registerPerson();
+  });
+}
 // The usage panel refreshes itself while the page is open and shown: the same page, fetched again, gives the new panel.
 const USAGE_REFRESH_MS = 5000;
 async function refreshUsage() {

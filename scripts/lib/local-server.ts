@@ -8,7 +8,7 @@ import { loadServerSecret } from '../../src/accounts/server-secret.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { TASK_TABLE } from '../../src/tasks/index.js';
+import { type TaskDependencies, taskTable } from '../../src/tasks/index.js';
 import type { TaskTable } from '../../src/tasks/task-table.js';
 
 export interface LocalServer extends RunningServer {
@@ -41,10 +41,14 @@ export function scratchSqliteStore(): ScratchStore {
 /**
  * The real server, in this process, on a real loopback port, with a real, new database (SQLite
  * in a temporary folder unless `store` says otherwise) and a real model (`env.DETECTD_MODEL`).
- * Log lines are captured so tests and benchmarks can read them. `tasks` is the task table it
+ * Log lines are captured so tests and benchmarks can read them. `tasksOf` builds the task table it
  * serves (a test may add a task). Used by the test suite and `npm run bench`.
  */
-export async function startLocalServer(env: Record<string, string>, store: ScratchStore = scratchSqliteStore(), tasks: TaskTable = TASK_TABLE): Promise<LocalServer> {
+export async function startLocalServer(
+  env: Record<string, string>,
+  store: ScratchStore = scratchSqliteStore(),
+  tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable,
+): Promise<LocalServer> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...store.env, ...env });
   const lines: string[] = [];
   const sink = new Writable({
@@ -53,9 +57,9 @@ export async function startLocalServer(env: Record<string, string>, store: Scrat
       done();
     },
   });
-  const server = await startServer(config, pino({ level: 'debug' }, sink), tasks);
+  const server = await startServer(config, pino({ level: 'debug' }, sink), tasksOf);
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: tasks.types });
+  const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: server.tasks.types });
   let counter = 0;
   const createService: LocalServer['createService'] = async (fields = {}) => {
     counter++;

@@ -30,7 +30,7 @@ export async function makePanClip(photo: string, seconds = 3): Promise<PanClip> 
   const webmPath = path.join(directory, 'pan.webm');
   await Promise.all([
     run('ffmpeg', [...input, '-q:v', '4', path.join(directory, 'frame-%04d.jpg')]),
-    run('ffmpeg', [...input, '-c:v', 'libvpx', '-b:v', '1M', '-deadline', 'realtime', '-cpu-used', '8', webmPath]),
+    run('ffmpeg', [...input, '-c:v', 'libvpx', '-b:v', '4M', '-qmin', '2', '-qmax', '12', '-deadline', 'realtime', '-cpu-used', '8', webmPath]),
   ]);
   const frames = fs
     .readdirSync(directory)

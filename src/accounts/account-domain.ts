@@ -22,6 +22,8 @@ export interface AccountDomainOptions {
   readonly serviceTypes: readonly string[];
   /** The models a new service may name (absent: not checked). */
   readonly modelNames?: readonly string[];
+  /** The models a service of a type may name (those that find what its task finds); absent: `modelNames` for every type. */
+  readonly modelsOfType?: (type: string) => readonly string[];
   /** The time that API-key grace periods and console sessions expire by (default: the system clock). */
   readonly now?: Clock;
   /** Who may sign up in the console (absent: `invite`, the first account then invitation links). */
@@ -33,7 +35,7 @@ export function accountDomain(db: Database, secret: string, options: AccountDoma
   const keys = new ServiceKeys(db, secret, now);
   return {
     accounts: new Accounts(db),
-    services: new Services(db, keys, options.serviceTypes, options.modelNames ?? []),
+    services: new Services(db, keys, options.serviceTypes, options.modelNames ?? [], options.modelsOfType),
     keys,
     sessions: new ConsoleSessions(db, now),
     throttle: new SignInThrottle(db),

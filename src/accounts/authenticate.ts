@@ -31,7 +31,7 @@ export function keyAuthenticator(keys: ServiceKeys): Authenticate {
     if (!service) throw new DetectdError('unauthorized', 'the API key is unknown, expired or revoked');
     if (service.accountDisabled) throw new DetectdError('forbidden', `the account that owns service "${service.name}" is disabled`);
     if (service.disabled) throw new DetectdError('forbidden', `service "${service.name}" is disabled`);
-    if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a ${service.type} service, not ${serviceType}`);
+    if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a service of type ${service.type}; this route needs a key of a ${serviceType} service`);
     return service;
   };
 }

@@ -46,6 +46,8 @@ export class Services {
     private readonly serviceTypes: readonly string[],
     /** Models a service may name; empty: any name is accepted. */
     private readonly modelNames: readonly string[] = [],
+    /** Models a service of a type may name; absent: `modelNames` whatever the type. */
+    private readonly modelsOfType?: (type: string) => readonly string[],
   ) {}
 
   /** Creates a service with its first API key; the key is returned here and can be revealed again later. Every broken rule is reported at once. */
@@ -53,7 +55,7 @@ export class Services {
     const name = fields.name.trim();
     const type = fields.type ?? this.serviceTypes[0];
     const model = fields.model || null;
-    throwProblems([this.#nameProblem(name), this.#typeProblem(type), this.#modelProblem(model)]);
+    throwProblems([this.#nameProblem(name), this.#typeProblem(type), this.#modelProblem(type, model)]);
     throwProblems([await this.#nameTaken(accountId, name)]);
     const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null };
     const apiKey = await this.db
@@ -77,9 +79,12 @@ export class Services {
     return this.serviceTypes.includes(type) ? undefined : new AccountError('unknown_service_type', `unknown service type "${type}"; known: ${this.serviceTypes.join(', ')}`, 'type');
   }
 
-  #modelProblem(model: string | null): AccountError | undefined {
-    if (model === null || this.modelNames.length === 0 || this.modelNames.includes(model)) return undefined;
-    return new AccountError('unknown_model', `this server has no model named "${model}"; choose one of: ${this.modelNames.join(', ')}`, 'model');
+  #modelProblem(type: string, model: string | null): AccountError | undefined {
+    if (model === null || this.modelNames.length === 0) return undefined;
+    const ofType = this.modelsOfType?.(type) ?? this.modelNames;
+    if (ofType.includes(model)) return undefined;
+    const what = this.modelNames.includes(model) ? `"${model}" does not serve ${type} services` : `this server has no model named "${model}"`;
+    return new AccountError('unknown_model', `${what}; choose one of: ${ofType.join(', ')}`, 'model');
   }
 
   /** A problem if another service of the account (not `exceptId`) has this name. */
@@ -128,7 +133,7 @@ export class Services {
   async update(service: Service, fields: { readonly name: string; readonly model: string | null }): Promise<Service> {
     const name = fields.name.trim();
     const model = fields.model || null;
-    throwProblems([this.#nameProblem(name), this.#modelProblem(model)]);
+    throwProblems([this.#nameProblem(name), this.#modelProblem(service.type, model)]);
     throwProblems([await this.#nameTaken(service.accountId, name, service.id)]);
     await this.db
       .updateTable('services')

@@ -92,8 +92,14 @@ export interface DomainUse {
   readonly modelNames?: readonly string[];
 }
 
-/** Runs a command's `task` on the account domain: see withDomainServing. */
-export type WithDomain = <T>(config: Config, output: OutputOptions, task: (domain: AccountDomain) => Promise<T>, use?: DomainUse) => Promise<T>;
+/** The store under the account domain, for the commands that reach beyond it (a face service's people). */
+export interface Store {
+  readonly db: Database;
+  readonly secret: string;
+}
+
+/** Runs a command's `task` on the account domain and its store: see withDomainServing. */
+export type WithDomain = <T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use?: DomainUse) => Promise<T>;
 
 /**
  * A CLI serving the task table `tasks` (built once in cli.ts, the CLI's composition root, as the
@@ -122,7 +128,8 @@ export function withDomainServing(tasks: TaskTable): WithDomain {
       throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
     }
     try {
-      return await task(accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: tasks.types, modelNames: use.modelNames, signUp: config.signUp }));
+      const secret = loadServerSecret(config.secret, config.dataDir);
+      return await task(accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: use.modelNames, signUp: config.signUp }), { db, secret });
     } finally {
       await db.destroy();
     }

@@ -4,8 +4,9 @@ import { AccountError } from '../accounts/account-error.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
-import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
+import { FaceGallery } from '../faces/face-gallery.js';
 import type { TaskTable } from '../tasks/task-table.js';
+import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 interface ServiceOptions extends OutputOptions {
@@ -85,6 +86,12 @@ function keyJson(key: ActiveKey) {
   return { id: key.id, created_at: key.createdAt, expires_at: key.expiresAt, hint: key.hint };
 }
 
+/** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
+function faceService(tasks: TaskTable, found: Service): Service {
+  if (tasks.find(found.type)?.detects !== 'faces') throw new CliFailure('not_a_face_service', `${found.name} is a ${found.type} service: only a face service has people`, EXIT.refused);
+  return found;
+}
+
 /** Declares `detectd service <name> <service> [--account <email>] [--json]` with the shared reference options. */
 function serviceCommand(parent: Command, name: string, description: string): Command {
   return parent
@@ -94,7 +101,7 @@ function serviceCommand(parent: Command, name: string, description: string): Com
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|delete`. */
+/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|forget|face-threshold|delete`. */
 export function addServiceCommands(program: Command, tasks: TaskTable): void {
   const withDomain = withDomainServing(tasks);
   const service = program.command('service').description('services and their API keys');
@@ -277,6 +284,58 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
           const found = await findService(domain, reference, options.account);
           const ranges = await domain.services.setKeylessAddressRanges(found, options.allow === undefined ? null : options.allow.join(' '));
           printResult(options, { id: found.id, name: found.name, keyless_address_ranges: ranges }, `keyless calls to ${found.name}: ${keylessText(ranges)}`);
+        });
+      }),
+    );
+
+  serviceCommand(service, 'people', 'list the people registered in a face service\'s gallery (never their face descriptors)').action((reference: string, options: ServiceOptions) =>
+    runCommand(options, async () => {
+      await withDomain(loadConfig(), options, async (domain, store) => {
+        const found = faceService(tasks, await findService(domain, reference, options.account));
+        const people = await new FaceGallery(store.db, store.secret).list(found.id);
+        printResult(
+          options,
+          { service: found.id, people: people.map((person) => ({ userid: person.userid, photos: person.samples, created_at: person.created })) },
+          people.length === 0 ? `nobody is registered in ${found.name}` : table(['USERID', 'PHOTOS', 'ADDED'], people.map((person) => [person.userid, String(person.samples), person.created])),
+        );
+      });
+    }),
+  );
+
+  service
+    .command('face-threshold <service> <similarity>')
+    .description('set the similarity (0 to 1) a face must reach to be named as a registered person, or `default`')
+    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
+    .option('--json', 'print one JSON object')
+    .action((reference: string, similarity: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        const threshold = similarity === 'default' ? null : Number(similarity);
+        if (threshold !== null && !(/^\d*\.?\d+$/.test(similarity) && threshold <= 1)) {
+          throw new CliFailure('usage', `the threshold is a similarity from 0 to 1, or "default"; got "${similarity}"`, EXIT.usage);
+        }
+        await withDomain(loadConfig(), options, async (domain, store) => {
+          const found = faceService(tasks, await findService(domain, reference, options.account));
+          const gallery = new FaceGallery(store.db, store.secret);
+          await gallery.setThreshold(found.id, threshold);
+          const now = await gallery.threshold(found.id);
+          printResult(options, { service: found.id, face_match_threshold: now, default: threshold === null }, `${found.name}: faces named at similarity ≥ ${now}${threshold === null ? ' (the default)' : ''}`);
+        });
+      }),
+    );
+
+  service
+    .command('forget <service> <userid>')
+    .description('remove a person and every face descriptor of theirs from a face service\'s gallery')
+    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
+    .option('--json', 'print one JSON object')
+    .action((reference: string, userid: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        await withDomain(loadConfig(), options, async (domain, store) => {
+          const found = faceService(tasks, await findService(domain, reference, options.account));
+          if (!(await new FaceGallery(store.db, store.secret).delete(found.id, userid))) {
+            throw new CliFailure('not_found', `${found.name} has nobody registered as "${userid}"`, EXIT.refused);
+          }
+          printResult(options, { service: found.id, userid, removed: true }, `${userid} removed from ${found.name}`);
         });
       }),
     );

@@ -8,12 +8,12 @@ const date = (iso: string) => iso.slice(0, 10);
 
 export const SERVICE_NAME_HINT = 'Letters, digits, spaces, ".", "_" or "-"; up to 63 characters.';
 
-export function serviceListPage(options: { account: Account; csrfToken: string; services: readonly Service[]; taskTypes: readonly string[]; defaultModel: string; notice?: string }): string {
+export function serviceListPage(options: { account: Account; csrfToken: string; services: readonly Service[]; taskTypes: readonly string[]; defaultModelOf: (type: string) => string; notice?: string }): string {
   const rows = options.services.map(
     (service) => html`<tr>
   <td><a href="/console/services/${service.id}">${service.name}</a></td>
   <td class="hide-narrow">${service.type}</td>
-  <td>${service.model ?? html`<span class="muted">default (${options.defaultModel})</span>`}</td>
+  <td>${service.model ?? html`<span class="muted">default (${options.defaultModelOf(service.type)})</span>`}</td>
   <td>${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</td>
   <td class="nowrap hide-narrow">${date(service.createdAt)}</td>
 </tr>`,

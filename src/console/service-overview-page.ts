@@ -59,6 +59,27 @@ function refusedState(data: OverviewData, form: RefusedForm['form']): FormState 
 
 const MASK = 'dtd_' + '•'.repeat(24);
 
+/**
+ * A face service's People: its registered people (photos, when added) with a Remove button each,
+ * and a form registering a person from photo uploads that shows the face taken from each photo. The
+ * page's script calls the service's own DeepStack face routes with its key, as Try it calls the API.
+ */
+function peopleSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="people-title" id="people">
+    <h2 id="people-title">People</h2>
+    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept).</p>
+    <div class="table-scroll"><table class="list compact" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
+      <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table></div>
+    <form id="people-form" class="try-form">
+      <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
+      <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
+      <button type="submit" class="button primary">Register person</button>
+    </form>
+    <p id="people-status" class="muted" role="status"></p>
+    <div id="people-taken" class="people-taken"></div>
+  </section>`;
+}
+
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
@@ -85,23 +106,25 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${callItSection(data, endpoint)}
 
+  ${data.task?.detects === 'faces' ? peopleSection() : ''}
+
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form">
+    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
-      <button type="submit" class="button primary">Detect objects</button>
+      <button type="submit" class="button primary">Detect</button>
     </form>
     <div id="try-status" class="try-status" role="status" aria-live="polite"></div>
     <div id="try-result" class="try-result" hidden>
-      <figure class="try-figure"><img id="try-image" alt="The image with the detected objects outlined">
+      <figure class="try-figure"><img id="try-image" alt="The image with what was found outlined and named">
         <figcaption><a id="try-download" class="button small secondary" download="detected.jpg">Download annotated image</a></figcaption></figure>
       <div class="try-objects">
-        <ul id="try-counts" class="try-counts" aria-label="Objects found, by class"></ul>
-        <table class="list compact" id="try-table"><caption class="muted small">Objects found, surest first</caption>
-          <thead><tr><th scope="col">Object</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
+        <ul id="try-counts" class="try-counts" aria-label="Found, by name"></ul>
+        <table class="list compact" id="try-table"><caption class="muted small">Found, surest first</caption>
+          <thead><tr><th scope="col">Name</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
       <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>

@@ -62,15 +62,25 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   };
   const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
 
+  /** The models a service of `type` may name (those that find what its task finds), its default first. */
+  const modelsOfType = (type: string): string[] => {
+    const task = tasks.find(type);
+    return task ? models.ofKind(task.detects).map((detector) => detector.name) : models.names;
+  };
+  const defaultOfType = (type: string): string => {
+    const task = tasks.find(type);
+    return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
+  };
+
   router.get('/services', async (request, response) => {
     const account = signedInAccount(response)!;
     response.send(
-      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), taskTypes: tasks.types, defaultModel: models.defaultModel.name, notice: noticeOf(request) }),
+      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), taskTypes: tasks.types, defaultModelOf: defaultOfType, notice: noticeOf(request) }),
     );
   });
 
   router.get('/services/new', (_request, response) => {
-    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: models.names, taskTypes: tasks.types }));
+    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: modelsOfType(tasks.types[0]), taskTypes: tasks.types }));
   });
 
   router.post('/services', async (request, response) => {
@@ -81,7 +91,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, 'created'));
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: models.names, taskTypes: tasks.types, form: { values, errors: messagesByField(error) } }));
+      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: modelsOfType(values.type || tasks.types[0]), taskTypes: tasks.types, form: { values, errors: messagesByField(error) } }));
     }
   });
 
@@ -96,8 +106,8 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         service,
         task: tasks.find(service.type),
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
-        defaultModel: models.defaultModel.name,
-        models: models.names,
+        defaultModel: defaultOfType(service.type),
+        models: modelsOfType(service.type),
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),

@@ -2,7 +2,7 @@ import type { Service } from './service.js';
 import type { ErrorCode } from './errors.js';
 
 /** Every stage a call can be timed in (the log, the stage metrics, a stream frame's timings). */
-export const STAGES = ['receive', 'gate', 'base64', 'decode', 'wait', 'preprocess', 'inference', 'postprocess', 'tracking', 'encode'] as const;
+export const STAGES = ['receive', 'gate', 'base64', 'decode', 'wait', 'preprocess', 'inference', 'postprocess', 'recognize', 'tracking', 'encode'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /** Milliseconds per stage the call went through (a stage it skipped is absent). */

@@ -84,7 +84,7 @@ export class Gate {
   /** Authenticate → service state: the caller's service and its model (or a loaded one by name), or a 401/403/404/503 DetectdError. */
   async identify(credentials: Credentials, task: Task, modelName?: string): Promise<Caller> {
     const service = await this.#authenticate(credentials, task);
-    return { service, scheduler: this.#schedulerOf(service, modelName) };
+    return { service, scheduler: this.#schedulerOf(service, task, modelName) };
   }
 
   /** Counts one call (an HTTP request, a stream frame) against its service's rate limit and quota; throws LimitExceededError (429). */
@@ -168,7 +168,7 @@ export class Gate {
     try {
       const service = await this.#authenticate(credentials, entry.task);
       context.service = service;
-      const scheduler = this.#schedulerOf(service, entry.modelName);
+      const scheduler = this.#schedulerOf(service, entry.task, entry.modelName);
       context.model = scheduler.detector.name;
       entry.counted?.(await this.#count(service));
       return { service, scheduler };
@@ -182,17 +182,17 @@ export class Gate {
     if (credentials.token) {
       const service = await tokens.redeem(credentials.token);
       if (!service) throw new DetectdError('unauthorized', 'the stream token is unknown, used or expired; get a new one');
-      if (service.type !== task.type) throw new DetectdError('forbidden', `this stream token belongs to a ${service.type} service, not ${task.type}`);
+      if (service.type !== task.type) throw new DetectdError('forbidden', `this stream token belongs to a service of type ${service.type}; this stream needs one of a ${task.type} service`);
       return service;
     }
     if (credentials.apiKey === undefined && credentials.keylessAddress !== undefined) return authenticateKeyless(credentials.keylessAddress, task.type);
     return authenticate(credentials.apiKey, task.type);
   }
 
-  #schedulerOf(service: Service, modelName: string | undefined): ModelScheduler {
+  #schedulerOf(service: Service, task: Task, modelName: string | undefined): ModelScheduler {
     const { schedulers } = this.dependencies;
-    if (modelName === undefined) return schedulerOfService(schedulers, service);
-    const scheduler = schedulers.find(modelName);
+    if (modelName === undefined) return schedulerOfService(schedulers, service, task.detects);
+    const scheduler = schedulers.findOfKind(modelName, task.detects);
     if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.all.map((each) => each.detector.name).join(', ')}`);
     return scheduler;
   }

@@ -1,4 +1,5 @@
 import type { ModelRegistry } from '../models/registry.js';
+import type { DetectorKind } from '../models/types.js';
 import { ModelScheduler, type SchedulerSettings } from './model-scheduler.js';
 
 /** One scheduler per loaded model, by model name. */
@@ -12,10 +13,13 @@ export class ModelSchedulers {
     this.#byName = new Map(registry.detectors.map((detector) => [detector.name, new ModelScheduler(detector, settings)]));
   }
 
-  /** The scheduler of the model that `name` names or aliases (null: the default model's); undefined when no such model is loaded. */
-  find(name: string | null): ModelScheduler | undefined {
-    const detector = name === null ? this.registry.defaultModel : this.registry.find(name);
-    return detector && this.#byName.get(detector.name);
+  /**
+   * The scheduler of the model that `name` names or aliases when it finds `kind` (null: that kind's
+   * default); undefined when no such model of that kind is loaded.
+   */
+  findOfKind(name: string | null, kind: DetectorKind): ModelScheduler | undefined {
+    const detector = name === null ? this.registry.defaultOf(kind) : this.registry.find(name);
+    return detector?.kind === kind ? this.#byName.get(detector.name) : undefined;
   }
 
   get all(): ModelScheduler[] {

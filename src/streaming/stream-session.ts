@@ -233,20 +233,20 @@ export class StreamSession {
   }
 
   async #analyse(pending: PendingFrame, turn: ModelTurn, gateTimings: StageTimings): Promise<FrameOutcome | undefined> {
-    const { scheduler, analysisLimits, streamId, task } = this.#options;
+    const { scheduler, analysisLimits, streamId, task, service } = this.#options;
     const { frame, sequence } = pending;
     const identity: OutcomeBase = { frameId: frame.frameId ?? sequence, sourceId: frame.sourceId, sequence };
     const started = performance.now();
     const call = newCallContext(`${streamId}#${sequence}`, pending.receivedAt);
     Object.assign(call.timings, gateTimings);
-    call.service = this.#options.service;
+    call.service = service;
     call.model = scheduler.detector.name;
     // A frame that waits longer than the deadline for the model is stale; ending the stream stops the wait too.
     const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
     try {
       const bytes = typeof frame.payload === 'string' ? decodeRawData(frame.payload) : frame.payload;
-      const analysis = await task.analyseFrame(bytes, frame.parameters, { scheduler, turn, limits: analysisLimits, signal, context: call });
+      const analysis = await task.analyseFrame(bytes, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call });
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
       call.timings.tracking = performance.now() - trackingStarted;

@@ -18,4 +18,6 @@ export interface DetectedObject {
   bounding_box: BoundingBox;
   /** Base64 JPEG of the box, when asked for. */
   cropped_image?: string;
+  /** A face recognized as a registered person (`name` is the person's userid): how alike, 0–1. */
+  similarity?: number;
 }

@@ -1,11 +1,34 @@
+import { faceDetectionTask } from './face-detection/face-detection-task.js';
+import type { FaceRecognition } from './face-recognition.js';
 import { objectDetection } from './object-detection/object-detection-task.js';
-import type { Task } from './task.js';
 import { TaskTable } from './task-table.js';
 
+/** What the tasks need of the running server, handed over by the composition root. */
+export interface TaskDependencies {
+  /** The face task's describer and galleries. */
+  readonly faces: FaceRecognition;
+}
+
 /** Every service type the server offers; one line per task folder. */
-export const TASKS = [objectDetection] as const satisfies readonly Task[];
+export function taskTable(dependencies: TaskDependencies): TaskTable {
+  return new TaskTable([objectDetection, faceDetectionTask(dependencies.faces)]);
+}
 
-/** The table the composition roots (server.ts, cli.ts) hand to every front door, page and command. */
-export const TASK_TABLE = new TaskTable(TASKS);
+/** Recognition of a table that only describes the tasks (the CLI, the console's pages): none of its tasks is ever run. */
+const NOT_RUNNING: FaceRecognition = {
+  describe: notRunning,
+  similarity: notRunning,
+  matcher: notRunning,
+  register: notRunning,
+  list: notRunning,
+  remove: notRunning,
+};
 
-export const TASK_TYPES: readonly string[] = TASK_TABLE.types;
+function notRunning(): never {
+  throw new Error('this task table only describes the tasks; the server builds the one that runs them');
+}
+
+/** The tasks as the CLI and the console's pages describe them, without a server running them. */
+export const TASK_DESCRIPTIONS = taskTable({ faces: NOT_RUNNING });
+
+export const TASK_TYPES: readonly string[] = TASK_DESCRIPTIONS.types;

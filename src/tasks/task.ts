@@ -2,7 +2,7 @@ import type { CallContext } from '../core/call-context.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
 import type { Service } from '../core/service.js';
-import type { Detection } from '../models/types.js';
+import type { Detection, DetectorKind } from '../models/types.js';
 import type { ModelScheduler, ModelTurn } from '../scheduler/model-scheduler.js';
 import type { DetectedObject } from './detected-object.js';
 
@@ -38,6 +38,8 @@ export interface SentParameters {
 
 /** One stream frame to analyse, on a model turn the stream already holds. */
 export interface FrameCall {
+  /** The stream's service (a face service recognizes the people of its own gallery). */
+  readonly service: Service;
   readonly scheduler: ModelScheduler;
   readonly turn: ModelTurn;
   readonly limits: AnalysisLimits;
@@ -59,10 +61,47 @@ export interface FrameAnalysis {
   readonly visualizedImage?: string;
 }
 
+/** One file of a DeepStack form, with its field's name (`image`; `image1`, `image2`, … where a route reads several). */
+export interface DeepStackImage {
+  readonly field: string;
+  readonly bytes: Buffer;
+}
+
+/** A DeepStack form as the door read it (multipart, URL-encoded or empty), once the gate let the caller in. */
+export interface DeepStackRequest {
+  /** The files in the order sent. */
+  readonly images: readonly DeepStackImage[];
+  /** The text fields in the order sent, repeats kept. */
+  readonly fields: readonly (readonly [name: string, value: string])[];
+  /** DeepStack's `min_confidence`, checked by the door; 0.4 (DeepStack's default) when absent. */
+  readonly minConfidence: number;
+}
+
+/** A box as DeepStack's clients read it, with what is in it: an object's `label`, a face's `userid`. */
+export interface DeepStackPrediction {
+  readonly label?: string;
+  readonly userid?: string;
+  readonly confidence: number;
+  readonly x_min: number;
+  readonly y_min: number;
+  readonly x_max: number;
+  readonly y_max: number;
+}
+
+/** A route's own part of its answer; the door adds `success`, the timings and CodeProject.AI's fields. */
+export interface DeepStackAnswer {
+  /** What was found, highest confidence first: the answer's `predictions` and `count`. */
+  readonly predictions?: readonly DeepStackPrediction[];
+  /** CodeProject.AI's `message`; absent: the door names the labels found. */
+  readonly message?: string;
+  /** The route's other fields (`faces` of a face list, `similarity` of a match). */
+  readonly fields?: Readonly<Record<string, unknown>>;
+}
+
 /**
  * A DeepStack / CodeProject.AI route a task answers (README "Moving from DeepStack /
- * CodeProject.AI"): a POST of a multipart form, keyed, through the gate. The DeepStack door's route
- * table takes it as it is, for its router and the OpenAPI document.
+ * CodeProject.AI"): a POST of a form, keyed, through the gate. The DeepStack door's route table
+ * takes it as it is, for its router and the OpenAPI document.
  */
 export interface DeepStackRoute {
   /** Express path; a `:model` segment names a loaded model (name or alias) instead of the service's. */
@@ -77,12 +116,15 @@ export interface DeepStackRoute {
   readonly answer: string;
   /** Failure statuses and when, for the reference. */
   readonly failures: Readonly<Record<string, string>>;
+  /** Files in any fields, up to this many (`image1`, `image2`, …); absent: one, in `image`. */
+  readonly files?: number;
+  /** The form → the route's answer, on the caller's call (its service, the service's model). */
+  respond(request: DeepStackRequest, call: TaskCall): Promise<DeepStackAnswer>;
 }
 
-/** The task's side of the DeepStack door: which routes it answers, and one image with DeepStack's `min_confidence` → what it found. */
+/** The task's side of the DeepStack door: the routes it answers. */
 export interface DeepStackSide {
   readonly routes: readonly DeepStackRoute[];
-  analyse(image: Buffer, minConfidence: number, call: TaskCall): Promise<readonly DetectedObject[]>;
 }
 
 /**
@@ -95,6 +137,8 @@ export interface DeepStackSide {
  */
 export interface Task<Parameters = unknown> {
   readonly type: string;
+  /** What the task's models find: a service of this task is answered only by a model of this kind. */
+  readonly detects: DetectorKind;
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas (schemas/<name>.json) of the JSON request and response. */

@@ -6,10 +6,18 @@ import { DetectdError } from '../core/errors.js';
 /** The one file field of an image upload form, in detectd's API and DeepStack's alike. */
 export const IMAGE_FIELD = 'image';
 
+/** One file of a form, with the name of its field. */
+export interface FormFile {
+  readonly field: string;
+  readonly bytes: Buffer;
+}
+
 /** A parsed `multipart/form-data` image upload. */
 export interface ImageForm {
-  /** Undefined when the form carried no file. */
+  /** The file of the `image` field; undefined when the form carried none. */
   readonly image: Buffer | undefined;
+  /** Every file in the order sent (only `image`'s unless `files` allows more). */
+  readonly files: readonly FormFile[];
   /** Text fields in the order sent, repeats kept, so that a repeated parameter can be refused. */
   readonly fields: readonly (readonly [name: string, value: string])[];
 }
@@ -22,6 +30,11 @@ export interface ImageFormOptions {
    * is read: a caller whose key is in such a field is refused without reading the image.
    */
   readonly beforeImage?: (fieldsSoFar: ImageForm['fields']) => Promise<void>;
+  /**
+   * Files in any field, up to this many (DeepStack's face registration sends `image1`, `image2`,
+   * …; its match `image1` and `image2`); absent: one file, in the `image` field.
+   */
+  readonly files?: number;
 }
 
 /** Forms carry a few short parameters beside the file; anything more is not a client of ours. */
@@ -36,7 +49,8 @@ export type FormSource = Readable & { readonly headers: IncomingHttpHeaders; rea
 
 /**
  * Reads a `multipart/form-data` body with busboy (streaming): at most one file, in the `image`
- * field, of at most `maxBodyBytes`, and a few short text fields. Failures are DetectdErrors:
+ * field (or `files` files in any fields), of at most `maxBodyBytes` together, and a few short text
+ * fields. A URL-encoded body is read too, as fields only. Failures are DetectdErrors:
  * `invalid_multipart` for a form that breaks the rules, `payload_too_large` past the body limit.
  * On failure the rest of the body is read and discarded unparsed.
  */
@@ -44,13 +58,13 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: request.headers, limits: { ...FIELD_LIMITS, files: 1, fileSize: options.maxBodyBytes } });
+      parser = busboy({ headers: request.headers, limits: { ...FIELD_LIMITS, files: options.files ?? 1, fileSize: options.maxBodyBytes } });
     } catch (error) {
       reject(malformed(`not a multipart/form-data body: ${(error as Error).message}`));
       return;
     }
     const fields: [string, string][] = [];
-    let image: Promise<Buffer> | undefined;
+    const files: Promise<FormFile>[] = [];
     let received = 0;
     let settled = false;
     const fail = (error: unknown) => {
@@ -79,15 +93,16 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
       else fields.push([name, value]);
     });
     parser.on('file', (name, stream) => {
-      if (name !== IMAGE_FIELD) {
+      if (options.files === undefined && name !== IMAGE_FIELD) {
         stream.resume();
         fail(malformed(`the file must be sent in the "${IMAGE_FIELD}" field, not "${name}"`));
         return;
       }
       // Busboy fails the file stream at once when the form is cut short, maybe before the loop below reads it.
       stream.on('error', (error) => fail(malformedBody(error)));
-      image = (async () => {
-        await options.beforeImage?.([...fields]);
+      const first = files.length === 0;
+      const file = (async (): Promise<FormFile> => {
+        if (first) await options.beforeImage?.([...fields]);
         const chunks: Buffer[] = [];
         try {
           for await (const chunk of stream) chunks.push(chunk as Buffer);
@@ -95,21 +110,22 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
           throw malformedBody(error as Error);
         }
         if (stream.truncated) throw new DetectdError('payload_too_large', `the image exceeds the body size limit (${options.maxBodyBytes} bytes)`);
-        return Buffer.concat(chunks);
+        return { field: name, bytes: Buffer.concat(chunks) };
       })();
-      image.catch(fail);
+      files.push(file);
+      file.catch(fail);
     });
-    parser.on('filesLimit', () => fail(malformed(`send one file only, in the "${IMAGE_FIELD}" field`)));
+    parser.on('filesLimit', () => fail(malformed(options.files === undefined ? `send one file only, in the "${IMAGE_FIELD}" field` : `send at most ${options.files} files`)));
     parser.on('fieldsLimit', () => fail(malformed(`too many fields (at most ${FIELD_LIMITS.fields})`)));
     parser.on('partsLimit', () => fail(malformed(`too many parts (at most ${FIELD_LIMITS.parts})`)));
     parser.on('error', (error: Error) => fail(malformedBody(error)));
     parser.on('close', () => {
       if (settled) return;
-      (image ?? Promise.resolve(undefined)).then((bytes) => {
+      Promise.all(files).then((read) => {
         if (settled) return;
         settled = true;
         request.off('data', count);
-        resolve({ image: bytes, fields });
+        resolve({ image: read.find((file) => file.field === IMAGE_FIELD)?.bytes, files: read, fields });
       }, fail);
     });
     // The gate's bounded reader fails its stream with the reason (413, 408, 503, a bad encoding).

@@ -31,6 +31,7 @@ function labelOf(configurations: readonly { parameter: string; value: string }[]
  */
 export const wholeImageTask: Task<string> = {
   type: WHOLE_IMAGE_TYPE,
+  detects: 'objects',
   summary: 'Find the whole image (a test task)',
   requestSchema: 'object-detection-request',
   responseSchema: 'object-detection-response',

@@ -14,8 +14,8 @@ const DETECTION_FAILURES = {
   '503': 'Overloaded or past the deadline.',
 };
 
-/** DeepStack's and CodeProject.AI's object detection, as this task answers it. */
-export const DEEPSTACK_DETECTION_ROUTES: readonly DeepStackRoute[] = [
+/** DeepStack's and CodeProject.AI's object detection, as this task answers it (each answered by the task's `respondDeepStack`). */
+export const DEEPSTACK_DETECTION_ROUTES: readonly Omit<DeepStackRoute, 'respond'>[] = [
   {
     path: '/v1/vision/detection',
     command: 'detect',

@@ -2,12 +2,14 @@ import type { StageTimings } from '../../core/call-context.js';
 import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
-import type { DetectedObject } from '../detected-object.js';
-import type { ApiVersion, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
+import { deepStackBox, deepStackImage } from '../deepstack-form.js';
+import type { ApiVersion, DeepStackAnswer, DeepStackRequest, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
 import { decodeRawData } from '../raw-data.js';
-import { assembleDetectionResponse, type DetectionResponse } from './response.js';
+import { GENERIC_PARENT } from '../../models/coco-categories.js';
+import type { Detector } from '../../models/types.js';
+import { assembleFoundResponse, type FoundResponse, type Naming } from '../found-response.js';
 import { keepTargetClasses } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
@@ -32,14 +34,19 @@ export interface ObjectDetectionReply {
   service_id: string;
   frame_id?: string;
   source_id?: string;
-  detected_objects: DetectionResponse['detected_objects'];
+  detected_objects: FoundResponse['found'];
   raw_data?: string;
 }
 
 export interface ObjectDetectionOutcome {
   readonly analysis: ImageAnalysis;
   /** Index-aligned with `analysis.detections`. */
-  readonly response: DetectionResponse;
+  readonly response: FoundResponse;
+}
+
+/** A detection's class as the wire names it: its label and the label's parent category. */
+function classOf(classIndex: number, categories: Pick<Detector, 'labels' | 'parents'>): Naming {
+  return { name: categories.labels[classIndex] ?? `class_${classIndex}`, parent: categories.parents[classIndex] ?? GENERIC_PARENT };
 }
 
 /**
@@ -57,7 +64,8 @@ async function detectObjects(
   const analysis = { ...found, detections: keepTargetClasses(found.detections, labels, parameters.targetClasses) };
   const encodeStarted = performance.now();
   try {
-    const response = await assembleDetectionResponse(analysis, analysis.detections, request.scheduler.detector, parameters);
+    const names = analysis.detections.map((detection) => classOf(detection.classIndex, request.scheduler.detector));
+    const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
     timings.encode = performance.now() - encodeStarted;
     return { analysis: { ...analysis, pixels: undefined }, response };
   } finally {
@@ -96,7 +104,7 @@ async function detectForCall(bytes: Buffer, parameters: DetectionParameters, req
     service_id: call.service.id,
     frame_id: request.frame_id,
     source_id: request.source_id,
-    detected_objects: response.detected_objects,
+    detected_objects: response.found,
     raw_data: response.visualized_image,
   };
 }
@@ -110,22 +118,24 @@ function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: M
 async function analyseFrame(image: Buffer, parameters: DetectionParameters, call: FrameCall): Promise<FrameAnalysis> {
   const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal, turn: call.turn }, parameters, call.context.timings);
   call.context.objects = analysis.detections.length;
-  return { width: analysis.width, height: analysis.height, found: response.detected_objects, tracked: analysis.detections, visualizedImage: response.visualized_image };
+  return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
+}
+
+/** DeepStack's object detection: the form's `image` at its `min_confidence` → the objects as `predictions`. */
+async function respondDeepStack(request: DeepStackRequest, call: TaskCall): Promise<DeepStackAnswer> {
+  const parameters = { confidenceThreshold: request.minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
+  const bytes = deepStackImage(request);
+  const { analysis, response } = await detectObjects({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
+  call.context.objects = analysis.detections.length;
+  return { predictions: response.found.map((object) => ({ label: object.name, confidence: object.confidence, ...deepStackBox(object) })) };
 }
 
 /** DeepStack's object detection (deepstack-routes.ts): the service's model, or a loaded model by name or alias. */
-const deepStack: DeepStackSide = {
-  routes: DEEPSTACK_DETECTION_ROUTES,
-  async analyse(image, minConfidence, call): Promise<readonly DetectedObject[]> {
-    const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-    const { analysis, response } = await detectObjects({ bytes: image, scheduler: call.scheduler, limits: call.limits, signal: call.signal }, parameters, call.context.timings);
-    call.context.objects = analysis.detections.length;
-    return response.detected_objects;
-  },
-};
+const deepStack: DeepStackSide = { routes: DEEPSTACK_DETECTION_ROUTES.map((route) => ({ ...route, respond: respondDeepStack })) };
 
 export const objectDetection: Task<DetectionParameters> = {
   type: 'object-detection',
+  detects: 'objects',
   summary: 'Detect objects in one image',
   requestSchema: REQUEST_SCHEMA,
   responseSchema: 'object-detection-response',

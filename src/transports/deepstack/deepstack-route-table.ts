@@ -1,5 +1,5 @@
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { Task } from '../../tasks/task.js';
+import type { DeepStackRoute as TaskDeepStackRoute, Task } from '../../tasks/task.js';
 
 /**
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
@@ -37,6 +37,10 @@ export interface DeepStackRoute {
   readonly task?: Task;
   /** CodeProject.AI's `command` in an `analyse` route's answer. */
   readonly command?: string;
+  /** How an `analyse` route's task answers its form. */
+  readonly respond?: TaskDeepStackRoute['respond'];
+  /** Files an `analyse` route reads in any fields, up to this many; absent: one, in `image`. */
+  readonly files?: number;
 }
 
 const VERSION_ANSWER = '`{"success": true, "message": "<version>", "version": {"major", "minor", "patch", "preRelease", "securityUpdate", "build", "file", "releaseNotes"}}`';

@@ -46,7 +46,7 @@ function minConfidence(fields: ImageForm['fields']): number {
 /** A body that may carry form fields: multipart, or URL-encoded (busboy reads both). */
 const isForm = (contentType: string | undefined) => isMultipartForm(contentType) || /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(contentType ?? '');
 
-const NO_FORM: ImageForm = { image: undefined, fields: [] };
+const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
 
 /**
  * DeepStack's and CodeProject.AI Server's routes (deepstack-route-table.ts), so that the software
@@ -62,15 +62,18 @@ const NO_FORM: ImageForm = { image: undefined, fields: [] };
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const { gate, tasks, schedulers, maxBodyBytes, logger } = dependencies;
-  const customModelNames = schedulers.registry.detectors.flatMap((detector) => [detector.name, ...detector.aliases]);
   const table = deepStackRouteTable(tasks);
+  // The models a `:model` route may name: those of the kind its task finds (no face model is an object detector's custom model).
+  const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
+  const customModelNames = schedulers.registry.detectors.filter((detector) => customKinds.has(detector.kind)).flatMap((detector) => [detector.name, ...detector.aliases]);
   const paths = pathsOf(table);
   const router = Router();
 
   const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
     const task = route.task!;
     const context = contextOf(response);
-    const multipart = isMultipartForm(request.get('content-type'));
+    // A form with files, or only fields (CodeProject.AI's clients list faces with a URL-encoded key, or no body at all).
+    const form = isForm(request.get('content-type'));
     const pass = await gate.passHttpWithBodyCredentials(
       request,
       response,
@@ -87,17 +90,17 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
           const key = fieldKey(fields);
           if (key) await letIn({ apiKey: key });
         };
-        const form = multipart ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage }) : (await collectBody(body), NO_FORM);
-        await letIn({ apiKey: fieldKey(form.fields) });
-        return form;
+        const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files }) : (await collectBody(body), NO_FORM);
+        await letIn({ apiKey: fieldKey(read.fields) });
+        return read;
       },
     );
-    const form = pass.body;
-    if (!form.image) throw new DetectdError('invalid_multipart', 'No valid image file found');
-    const found = await task.deepStack!.analyse(form.image, minConfidence(form.fields), pass.taskCall('v1'));
-    // Highest confidence first, so the cap keeps the most confident.
+    const { files, fields } = pass.body;
+    const found = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, pass.taskCall('v1'));
+    // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
     const cap = pass.service.deepStackMaxPredictions;
-    response.json(deepStackSuccess(cap === null ? found : found.slice(0, cap), { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
+    const answer = cap === null || !found.predictions ? found : { ...found, predictions: found.predictions.slice(0, cap) };
+    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
   // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).

@@ -1,9 +1,9 @@
 import { type DetectdError, ERROR_CATALOGUE } from '../../core/errors.js';
 import type { Stage, StageTimings } from '../../core/call-context.js';
-import type { DetectedObject } from '../../tasks/detected-object.js';
+import type { DeepStackAnswer, DeepStackPrediction } from '../../tasks/task.js';
 
 /**
- * DeepStack's and CodeProject.AI Server's object-detection answers, as their clients parse them
+ * DeepStack's and CodeProject.AI Server's answers, as their clients parse them
  * (deepstack-python reads `predictions`; Frigate reads `predictions` and stops at the first
  * confidence below 0.4, so the order is highest confidence first; Blue Iris reads CodeProject.AI's
  * fields). Shapes from DeepStack's server source and CodeProject.AI's documented response.
@@ -11,15 +11,6 @@ import type { DetectedObject } from '../../tasks/detected-object.js';
 
 /** DeepStack's default `min_confidence` (its server's and its documentation's). */
 export const DEEPSTACK_MIN_CONFIDENCE = 0.4;
-
-export interface Prediction {
-  label: string;
-  confidence: number;
-  x_min: number;
-  y_min: number;
-  x_max: number;
-  y_max: number;
-}
 
 /**
  * The fields CodeProject.AI Server adds to every answer of a module (its SDK's module runner and the
@@ -43,12 +34,14 @@ export interface CodeProjectFields {
   code: 200;
 }
 
+/** A route's answer: what it found (`predictions`, `count`) or its own fields, with the ones every answer has. */
 export interface DeepStackSuccess extends CodeProjectFields {
   success: true;
-  predictions: Prediction[];
+  predictions?: readonly DeepStackPrediction[];
   /** DeepStack's field: milliseconds in the server. */
   duration: number;
-  count: number;
+  count?: number;
+  [routeField: string]: unknown;
 }
 
 /** CodeProject.AI's `list-custom` answer: the names `/v1/vision/custom/<model>` accepts. */
@@ -101,17 +94,12 @@ function codeProjectFields(message: string, call: CallFacts): CodeProjectFields 
   };
 }
 
-export function deepStackSuccess(objects: readonly DetectedObject[], call: CallFacts): DeepStackSuccess {
-  const predictions = objects.map(({ name, confidence, bounding_box: box }) => ({
-    label: name,
-    confidence,
-    x_min: box.left,
-    y_min: box.top,
-    x_max: box.right,
-    y_max: box.bottom,
-  }));
-  const fields = codeProjectFields(foundMessage(predictions.map((prediction) => prediction.label)), call);
-  return { success: true, predictions, duration: fields.analysisRoundTripMs, count: predictions.length, ...fields };
+export function deepStackSuccess(answer: DeepStackAnswer, call: CallFacts): DeepStackSuccess {
+  const { predictions } = answer;
+  const message = answer.message ?? foundMessage((predictions ?? []).flatMap((prediction) => prediction.label ?? []));
+  const fields = codeProjectFields(message, call);
+  const found = predictions ? { predictions, count: predictions.length } : {};
+  return { success: true, ...found, ...answer.fields, duration: fields.analysisRoundTripMs, ...fields };
 }
 
 export function customModelList(models: string[], call: CallFacts): CustomModelList {

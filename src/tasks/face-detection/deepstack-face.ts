@@ -1,0 +1,206 @@
+import { DetectdError } from '../../core/errors.js';
+import type { ImageAnalysis } from '../../core/pipeline.js';
+import type { Detection } from '../../models/types.js';
+import type { Box } from '../../vision/image.js';
+import { deepStackBox, deepStackField, deepStackImage } from '../deepstack-form.js';
+import type { FaceRecognition } from '../face-recognition.js';
+import type { DeepStackAnswer, DeepStackRequest, DeepStackRoute, TaskCall } from '../task.js';
+import { analyseFramed, findFaces } from './find-faces.js';
+import { UNKNOWN_PERSON } from './recognize.js';
+
+/** Photos one registration may carry (`image`, `image1`, `image2`, …). */
+const MAX_REGISTRATION_PHOTOS = 10;
+/**
+ * The lowest detection confidence of the face taken from a registration photo or a comparison:
+ * CodeProject.AI's own (0.55), whatever `min_confidence` says, so that a stray low-confidence box is
+ * never registered as a person.
+ */
+const REGISTRATION_MIN_CONFIDENCE = 0.55;
+
+const KEY_FIELD = { api_key: 'The API key (or send `Authorization`; none from an address the service accepts keyless calls from).' };
+const IMAGE_FIELDS = {
+  image: 'The image file (JPEG, PNG, WebP, …).',
+  min_confidence: 'Faces detected with a lower confidence are left out: a number from 0 to 1; default 0.4 (DeepStack\'s).',
+  ...KEY_FIELD,
+};
+const KEYED_FAILURES = {
+  '401': 'Missing or wrong key.',
+  '403': 'The key belongs to a service of another type (the message names the type needed).',
+  '429': 'The service\'s rate limit or quota is spent.',
+  '503': 'Overloaded, past the deadline, or no face model loaded.',
+};
+const IMAGE_FAILURES = { '400': 'No image, a bad image or form, a bad `min_confidence`.', ...KEYED_FAILURES };
+const BOX = '"confidence", "x_min", "y_min", "x_max", "y_max"';
+const CODEPROJECT_FIELDS = '"message", "command", "moduleId", "requestId", "inferenceMs", "processMs", …';
+
+const facesFound = (count: number) => (count === 1 ? 'Found 1 face' : `Found ${count} faces`);
+
+/** The face of a photo a person is registered or compared by: the largest one found (the photo's subject, in a photo of several). */
+function largestFace(analysis: ImageAnalysis): Detection | undefined {
+  const area = (detection: Detection) => (detection.box.right - detection.box.left) * (detection.box.bottom - detection.box.top);
+  return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
+}
+
+/** The largest face of a photo: its embedding, and its box in the photo's pixels as sent. */
+interface TakenFace {
+  readonly embedding: Float32Array;
+  readonly box: Box;
+}
+
+/**
+ * The largest face of one photo (a registration's, a comparison's), or undefined when it shows
+ * none. The photo is framed first, whatever its size (find-faces.ts): such photos are often
+ * portraits or tight crops of a face, which a detector trained on scenes misses bare.
+ */
+async function takeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<TakenFace | undefined> {
+  const analysis = await analyseFramed(
+    { bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
+    call.context.timings,
+  );
+  try {
+    const face = largestFace(analysis);
+    if (!face) return undefined;
+    const { box } = face;
+    const sent = (value: number) => Math.round(value * analysis.scale);
+    return { embedding: await recognition.describe(analysis.pixels!, box), box: { left: sent(box.left), top: sent(box.top), right: sent(box.right), bottom: sent(box.bottom) } };
+  } finally {
+    analysis.pixels?.release();
+  }
+}
+
+/** The person a registration, a deletion names: DeepStack's `userid` field, required. */
+function useridOf(request: DeepStackRequest): string {
+  const userid = deepStackField(request, 'userid');
+  if (userid === undefined) throw new DetectdError('invalid_configuration', 'userid not specified');
+  return userid;
+}
+
+/**
+ * DeepStack's and CodeProject.AI Server's face API, answered as deepstack-python's DeepstackFace,
+ * Home Assistant's deepstack_face, Double Take and Blue Iris parse it: detection, registration of
+ * a person from one or more photos, recognition (`userid`, `unknown` below the service's
+ * threshold), the list of people, deletion and the comparison of two photos.
+ */
+export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRoute[] {
+  const detect = async (request: DeepStackRequest, call: TaskCall, recognize: boolean) => {
+    const parameters = { confidenceThreshold: request.minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
+    const { analysis, response } = await findFaces(
+      { bytes: deepStackImage(request), scheduler: call.scheduler, limits: call.limits, signal: call.signal },
+      parameters,
+      call.service,
+      recognize ? recognition : undefined,
+      call.context.timings,
+    );
+    call.context.objects = analysis.detections.length;
+    return response.found;
+  };
+
+  return [
+    {
+      path: '/v1/vision/face',
+      command: 'detect',
+      operationId: 'deepstack-face-detection',
+      summary: 'DeepStack / CodeProject.AI face detection (the service\'s face model)',
+      formFields: IMAGE_FIELDS,
+      answer: `\`{"success": true, "predictions": [{${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`, highest confidence first`,
+      failures: IMAGE_FAILURES,
+      async respond(request, call): Promise<DeepStackAnswer> {
+        const faces = await detect(request, call, false);
+        return { predictions: faces.map((face) => ({ confidence: face.confidence, ...deepStackBox(face) })), message: facesFound(faces.length) };
+      },
+    },
+    {
+      path: '/v1/vision/face/recognize',
+      command: 'recognize',
+      operationId: 'deepstack-face-recognize',
+      summary: 'DeepStack / CodeProject.AI face recognition: who each face is among the service\'s registered people',
+      formFields: IMAGE_FIELDS,
+      answer: `\`{"success": true, "predictions": [{"userid", ${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`: \`userid\` the registered person (\`confidence\` their similarity, 0–1) or \`unknown\` (\`confidence\` 0) below the service's face match threshold`,
+      failures: IMAGE_FAILURES,
+      async respond(request, call): Promise<DeepStackAnswer> {
+        const faces = await detect(request, call, true);
+        const predictions = faces.map((face) =>
+          face.similarity === undefined
+            ? { userid: UNKNOWN_PERSON, confidence: 0, ...deepStackBox(face) }
+            : { userid: face.name, confidence: face.similarity, ...deepStackBox(face) },
+        );
+        const message = faces.length === 0 ? 'No face found in image' : predictions.some((face) => face.userid !== UNKNOWN_PERSON) ? 'A face was recognised' : 'No known faces';
+        return { predictions, message };
+      },
+    },
+    {
+      path: '/v1/vision/face/register',
+      command: 'register',
+      operationId: 'deepstack-face-register',
+      summary: 'DeepStack / CodeProject.AI face registration: a person (userid) from one or more photos, the largest face of each',
+      formFields: {
+        userid: 'The person\'s name or id (1–200 characters); registering a userid again adds the photos to them.',
+        image: `A photo of the person; more in \`image1\`, \`image2\`, … (any field names, at most ${MAX_REGISTRATION_PHOTOS} photos).`,
+        ...KEY_FIELD,
+      },
+      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out`,
+      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', ...KEYED_FAILURES },
+      files: MAX_REGISTRATION_PHOTOS,
+      async respond(request, call): Promise<DeepStackAnswer> {
+        const userid = useridOf(request);
+        if (request.images.length === 0) throw new DetectdError('invalid_multipart', 'No valid image file found');
+        const taken: { field: string; face: TakenFace }[] = [];
+        for (const image of request.images) {
+          const face = await takeLargestFace(image.bytes, call, recognition);
+          if (face) taken.push({ field: image.field, face });
+        }
+        if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
+        const added = await recognition.register(call.service.id, userid, taken.map(({ face }) => face.embedding));
+        // detectd's addition (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page.
+        const faces = taken.map(({ field, face }) => ({ image: field, x_min: face.box.left, y_min: face.box.top, x_max: face.box.right, y_max: face.box.bottom }));
+        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: faces } };
+      },
+    },
+    {
+      path: '/v1/vision/face/list',
+      command: 'list',
+      operationId: 'deepstack-face-list',
+      summary: 'DeepStack / CodeProject.AI list of the service\'s registered people',
+      formFields: KEY_FIELD,
+      answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "added"}], ${CODEPROJECT_FIELDS}}\``,
+      failures: KEYED_FAILURES,
+      async respond(_request, call): Promise<DeepStackAnswer> {
+        const people = await recognition.list(call.service.id);
+        const faces = people.map((person) => person.userid);
+        // `people` is detectd's addition (clients read `faces`): each person's photos and when they were added, for the console's People page.
+        const listed = people.map((person) => ({ userid: person.userid, photos: person.samples, added: person.created }));
+        return { fields: { faces, people: listed }, message: faces.length === 1 ? '1 registered face' : `${faces.length} registered faces` };
+      },
+    },
+    {
+      path: '/v1/vision/face/delete',
+      command: 'delete',
+      operationId: 'deepstack-face-delete',
+      summary: 'DeepStack / CodeProject.AI deletion of a registered person and every photo\'s descriptor',
+      formFields: { userid: 'The person to delete.', ...KEY_FIELD },
+      answer: `\`{"success": true, ${CODEPROJECT_FIELDS}}\` (also for a userid that is not registered, as DeepStack answers)`,
+      failures: { '400': 'No `userid`.', ...KEYED_FAILURES },
+      async respond(request, call): Promise<DeepStackAnswer> {
+        const removed = await recognition.remove(call.service.id, useridOf(request));
+        return { message: removed ? 'face deleted' : 'no such userid' };
+      },
+    },
+    {
+      path: '/v1/vision/face/match',
+      command: 'match',
+      operationId: 'deepstack-face-match',
+      summary: 'DeepStack / CodeProject.AI comparison of the largest faces of two photos',
+      formFields: { image1: 'The first photo.', image2: 'The second photo.', ...KEY_FIELD },
+      answer: `\`{"success": true, "similarity", ${CODEPROJECT_FIELDS}}\`: similarity 0–1, on the scale of the service's face match threshold`,
+      failures: { '400': 'A photo missing or bad, or no face in one of them (`no_face`).', ...KEYED_FAILURES },
+      files: 2,
+      async respond(request, call): Promise<DeepStackAnswer> {
+        const first = await takeLargestFace(deepStackImage(request, 'image1'), call, recognition);
+        const second = await takeLargestFace(deepStackImage(request, 'image2'), call, recognition);
+        if (!first || !second) throw new DetectdError('no_face', 'No face found in one or both images');
+        const similarity = Math.round(recognition.similarity(first.embedding, second.embedding) * 1e5) / 1e5;
+        return { fields: { similarity }, message: `similarity ${similarity}` };
+      },
+    },
+  ];
+}

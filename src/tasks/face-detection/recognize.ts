@@ -1,0 +1,36 @@
+import type { StageTimings } from '../../core/call-context.js';
+import type { ImageAnalysis } from '../../core/pipeline.js';
+import type { FaceRecognition, PersonMatcher } from '../face-recognition.js';
+import type { Naming } from '../found-response.js';
+
+/** Every face's `parent`, and the `name` of a face when the service has nobody registered to compare with. */
+export const FACE = 'face';
+/** The `name` of a face that matches nobody registered (DeepStack's and CodeProject.AI's `userid` for it, too). */
+export const UNKNOWN_PERSON = 'unknown';
+
+const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
+
+/**
+ * Each detected face → who it is: the registered person it matches best at or above the service's
+ * threshold (`name` = their userid, with the similarity), else `unknown`; every face is just
+ * `face` when the service has nobody registered or recognition is not asked for (`recognizer`
+ * undefined: nothing is described then). The analysis holds the full-resolution pixels when there is a recognizer.
+ */
+export async function nameFaces(
+  analysis: ImageAnalysis,
+  recognizer: (Pick<FaceRecognition, 'describe'> & { readonly matcher: PersonMatcher }) | undefined,
+  timings: StageTimings,
+): Promise<Naming[]> {
+  if (!recognizer || analysis.detections.length === 0) return analysis.detections.map(() => UNRECOGNIZED);
+  const started = performance.now();
+  const pixels = analysis.pixels;
+  if (!pixels) throw new Error('recognition needs the image decoded at full resolution');
+  const names: Naming[] = [];
+  // One face after the other: the describer runs one face at a time anyway, and the order is the answer's.
+  for (const detection of analysis.detections) {
+    const match = recognizer.matcher.match(await recognizer.describe(pixels, detection.box));
+    names.push(match ? { name: match.userid, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
+  }
+  timings.recognize = performance.now() - started;
+  return names;
+}

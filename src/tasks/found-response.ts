@@ -1,0 +1,62 @@
+import type { Detection } from '../models/types.js';
+import type { RgbImage } from '../vision/image.js';
+import { encodeVisualization } from '../vision/draw.js';
+import { encodeCrop, pixelRegion } from '../vision/encode.js';
+import type { DetectedObject } from './detected-object.js';
+import type { ImageParameters } from './image-parameters.js';
+
+/**
+ * What one image task found in one image, with the visualization when asked for. Each front door
+ * names these on its wire: the JSON API and both streams send `visualized_image` as `raw_data`,
+ * where Nvision clients read it.
+ */
+export interface FoundResponse {
+  found: DetectedObject[];
+  visualized_image?: string;
+}
+
+/** The analysed image: its size, and its full-resolution pixels when crops or a visualization are asked for. */
+export interface AnalysedImage {
+  readonly width: number;
+  readonly height: number;
+  readonly pixels?: RgbImage;
+}
+
+/** How the task names one detection on the wire (an object's class, a face's person). */
+export type Naming = Pick<DetectedObject, 'name' | 'parent' | 'similarity'>;
+
+function fullPixels(image: AnalysedImage): RgbImage {
+  if (!image.pixels) throw new Error('crops and visualizations need the image decoded at full resolution');
+  return image.pixels;
+}
+
+/** Detections and their names (index-aligned) → the public form, with crops and the visualization when asked for. */
+export async function assembleFoundResponse(
+  image: AnalysedImage,
+  detections: readonly Detection[],
+  names: readonly Naming[],
+  parameters: ImageParameters,
+): Promise<FoundResponse> {
+  const found: DetectedObject[] = detections.map((detection, index) => {
+    const region = pixelRegion(detection.box, image.width, image.height);
+    return {
+      ...names[index],
+      confidence: Math.round(detection.score * 1e5) / 1e5,
+      bounding_box: { left: region.left, right: region.left + region.width, top: region.top, bottom: region.top + region.height },
+    };
+  });
+  const response: FoundResponse = { found };
+  if (parameters.outputCroppedImage) {
+    await Promise.all(
+      found.map(async (object, index) => {
+        object.cropped_image = await encodeCrop(fullPixels(image), detections[index].box);
+      }),
+    );
+  }
+  // Last: the visualization draws on the image's own pixels.
+  if (parameters.outputVisualizedImage) {
+    const boxes = detections.map((detection, index) => ({ box: detection.box, label: found[index].name, confidence: found[index].confidence }));
+    response.visualized_image = await encodeVisualization(fullPixels(image), boxes);
+  }
+  return response;
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/chromium.js';
+import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
+import { DEFAULT_TEST_MODEL } from './support/paths.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const ARTIFACTS = path.resolve('test-artifacts');
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+/** The account startTestServer makes first. */
+const OWNER = { email: 'user1@example.com', password: 'correct horse battery' };
+
+/**
+ * A face service's People page in Chromium: register a person from photo uploads (the face taken
+ * from each shown), see them listed with their photos, remove them; Try it names the faces.
+ */
+describe('console People page of a face service in Chromium', function () {
+  this.timeout(180_000);
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+
+  before(async () => {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    [server, browser] = await Promise.all([startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` }), launchChromium()]);
+    await server.createService({ email: OWNER.email, name: 'Front door', type: 'face-detection' });
+    page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('dialog', (dialog) => dialog.accept());
+    await page.goto(`${server.url}/console/sign-in`);
+    await page.fill('#field-email', OWNER.email);
+    await page.fill('#field-password', OWNER.password);
+    await page.click('button:has-text("Sign in")');
+    await page.waitForURL('**/console/services');
+    await page.click('table.list a:has-text("Front door")');
+    await page.waitForURL(/\/console\/services\/[0-9a-f-]{36}$/);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const rows = () => page.$$eval('#people-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (cell) => cell.textContent!.trim())));
+
+  it('registers a person from two photos, shows the face taken from each, lists them with their photo count, and removes them', async () => {
+    await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');
+    await page.fill('#people-userid', 'leonard');
+    await page.setInputFiles('#people-photos', [cropPath('leonard', 1), cropPath('leonard', 2)]);
+    await page.click('button:has-text("Register person")');
+    await page.waitForFunction(() => document.getElementById('people-status')?.textContent?.startsWith('leonard: face added'));
+    expect(await page.textContent('#people-status')).to.contain('2 of 2 photos showed a face');
+    // One face cut out of each photo, shown beside it.
+    const canvases = await page.$$eval('#people-taken canvas', (list) => list.map((canvas) => [(canvas as HTMLCanvasElement).width, (canvas as HTMLCanvasElement).height]));
+    expect(canvases).to.have.length(2);
+    for (const [width, height] of canvases) expect(Math.min(width, height)).to.be.greaterThan(40);
+    await page.waitForFunction(() => document.getElementById('people-count')?.textContent === '1 person registered');
+    const [row] = await rows();
+    expect(row.slice(0, 2)).to.deep.equal(['leonard', '2']);
+    await page.locator('#people').screenshot({ path: path.join(ARTIFACTS, 'console-people.png') });
+    await page.setViewportSize(PHONE);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 'no sideways scrolling at 390 px').to.be.at.most(0);
+    await page.locator('#people').screenshot({ path: path.join(ARTIFACTS, 'console-people-phone.png') });
+    await page.setViewportSize(LAPTOP);
+
+    // Try it names the registered face on the group photo (bbt1: Raj, Leonard, Howard, Sheldon).
+    await page.setInputFiles('#try-file', path.join(FACES_DIR, 'bbt1.jpg'));
+    await page.click('button:has-text("Detect")');
+    await page.waitForSelector('#try-result:not([hidden])');
+    const names = await page.$$eval('#try-table tbody tr', (trs) => trs.map((tr) => tr.children[0].textContent));
+    expect(names.filter((name) => name === 'leonard')).to.have.length(1);
+    expect(names.filter((name) => name === 'unknown')).to.have.length(3);
+    await page.locator('#try-result').screenshot({ path: path.join(ARTIFACTS, 'console-people-try-it.png') });
+
+    await page.click('button[aria-label="Remove leonard"]');
+    await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');
+    expect(problems).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,186 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
+import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
+import { cli, requireBuild } from './support/processes.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const run = promisify(execFile);
+const CLIENT = path.resolve('test/clients/deepstack_face_request.py');
+const group = (name: string) => path.join(FACES_DIR, name);
+
+interface FacePrediction {
+  userid?: string;
+  confidence: number;
+  x_min: number;
+  y_min: number;
+  x_max: number;
+  y_max: number;
+}
+
+/** deepstack-python's DeepstackFace (test/clients/deepstack_face_request.py), run by Python `requests`. */
+async function deepstackFace(server: TestServer, apiKey: string, ...args: string[]): Promise<{ status?: number; json?: any; result?: any; error?: string }> {
+  const { stdout } = await run('python3', [CLIENT, server.url, apiKey, ...args]);
+  return JSON.parse(stdout);
+}
+
+const leftToRight = (predictions: readonly FacePrediction[]) => [...predictions].sort((a, b) => a.x_min - b.x_min);
+const userids = (predictions: readonly FacePrediction[]) => leftToRight(predictions).map((prediction) => prediction.userid);
+
+/**
+ * Double Take's DeepStack detector (api/src/util/detectors/deepstack.js), request for request: a
+ * form-data form with the file first, then `userid` (train) and `api_key` when a key is configured;
+ * it reads `predictions[].userid` (lower-cased) and `confidence`, and treats `success: false` as no faces.
+ */
+async function doubleTake(server: TestServer, apiKey: string, route: 'recognize' | 'register' | 'delete', fields: { image?: string; userid?: string }): Promise<{ status: number; body: any }> {
+  const form = new FormData();
+  if (fields.image) form.append('image', new Blob([new Uint8Array(fs.readFileSync(fields.image))]), path.basename(fields.image));
+  if (fields.userid) form.append('userid', fields.userid);
+  form.append('api_key', apiKey);
+  const response = await fetch(`${server.url}/v1/vision/face/${route}`, { method: 'POST', body: form });
+  return { status: response.status, body: await response.json() };
+}
+
+/**
+ * The DeepStack / CodeProject.AI face routes as their clients call them, on UltraFace RFB-640 and
+ * ../shared/eval/faces (what a person sees in each group photo: test/support/faces.ts).
+ */
+describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace and Double Take against the real server', function () {
+  this.timeout(180_000);
+  let server: TestServer;
+  let key: string;
+
+  before(async () => {
+    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` });
+    key = await server.createService({ name: 'home assistant', type: 'face-detection' });
+  });
+  after(async () => server?.close());
+
+  it('detect: one face in a portrait, the four of bbt1, boxes in pixels, highest confidence first', async () => {
+    const one = await deepstackFace(server, key, 'detect', cropPath('penny', 1));
+    expect(one.result).to.have.length(1);
+    const four = await deepstackFace(server, key, 'detect', group('bbt1.jpg'));
+    expect(four.status).to.equal(200);
+    expect(four.json).to.include({ success: true, count: 4, message: 'Found 4 faces', command: 'detect' });
+    const confidences = four.result.map((face: FacePrediction) => face.confidence);
+    expect(confidences).to.deep.equal([...confidences].sort((a: number, b: number) => b - a));
+    for (const face of four.result as FacePrediction[]) {
+      expect(face.confidence).to.be.within(0.45, 1);
+      expect(face.x_max).to.be.greaterThan(face.x_min);
+      expect(face.x_max).to.be.at.most(1366);
+    }
+  });
+
+  it('register three people, get_registered_faces lists them, recognize names each registered face and `unknown` the others', async () => {
+    for (const person of ['raj', 'leonard', 'howard']) expect((await deepstackFace(server, key, 'register', person, cropPath(person, 1))).result).to.equal('face added');
+    expect((await deepstackFace(server, key, 'register', 'raj', cropPath('raj', 2))).result, 'a second photo of a known userid').to.equal('face updated');
+    expect((await deepstackFace(server, key, 'list')).result).to.deep.equal(['howard', 'leonard', 'raj']);
+
+    // bbt1: Raj, Leonard, Howard, and Sheldon, who is not registered.
+    const couch = await deepstackFace(server, key, 'recognize', group('bbt1.jpg'));
+    expect(couch.json).to.include({ success: true, message: 'A face was recognised', command: 'recognize' });
+    expect(userids(couch.result)).to.deep.equal(['raj', 'leonard', 'howard', 'unknown']);
+    for (const face of couch.result as FacePrediction[]) expect(face.confidence).to.equal(face.userid === 'unknown' ? 0 : face.confidence).and.to.be.within(0, 1);
+
+    // Other photos of them: bbt5 shows Raj, Penny, Sheldon, Leonard, Howard (Penny and Sheldon not registered).
+    const leaning = await deepstackFace(server, key, 'recognize', group('bbt5.jpg'));
+    expect(userids(leaning.result)).to.deep.equal(['raj', 'unknown', 'unknown', 'leonard', 'howard']);
+
+    // Another crop of a registered person (framed before detection, as every small image is).
+    expect(userids((await deepstackFace(server, key, 'recognize', cropPath('leonard', 3))).result)).to.deep.equal(['leonard']);
+
+    // Nobody registered in the photo: every face unknown.
+    const stranger = await deepstackFace(server, key, 'recognize', cropPath('penny', 3));
+    expect(userids(stranger.result).every((userid) => userid === 'unknown')).to.equal(true);
+    expect(stranger.json.message).to.equal('No known faces');
+  });
+
+  it('Double Take: register, recognize (the key after the image), delete — the person is gone from the list and from recognition', async () => {
+    const registered = await doubleTake(server, key, 'register', { image: cropPath('sheldon', 1), userid: 'Sheldon' });
+    expect(registered.status).to.equal(200);
+    const before = await doubleTake(server, key, 'recognize', { image: group('bbt1.jpg') });
+    expect(before.status).to.equal(200);
+    expect(leftToRight(before.body.predictions).map((face: FacePrediction) => face.userid!.toLowerCase()).at(-1)).to.equal('sheldon');
+
+    const removed = await doubleTake(server, key, 'delete', { userid: 'Sheldon' });
+    expect(removed.status).to.equal(200);
+    expect(removed.body.success).to.equal(true);
+    expect((await deepstackFace(server, key, 'list')).result).to.not.include('Sheldon');
+    const after = await doubleTake(server, key, 'recognize', { image: group('bbt1.jpg') });
+    expect(userids(after.body.predictions).at(-1)).to.equal('unknown');
+  });
+
+  it('match compares the largest faces of image1 and image2: the same person more alike than two people', async () => {
+    const similarity = async (first: string, second: string) => {
+      const form = new FormData();
+      form.append('image1', new Blob([new Uint8Array(fs.readFileSync(first))]), 'one.png');
+      form.append('image2', new Blob([new Uint8Array(fs.readFileSync(second))]), 'two.png');
+      const response = await fetch(`${server.url}/v1/vision/face/match`, { method: 'POST', headers: { Authorization: `Bearer ${key}` }, body: form });
+      const body = (await response.json()) as { success: boolean; similarity: number };
+      expect(body.success).to.equal(true);
+      return body.similarity;
+    };
+    const same = await similarity(cropPath('amy', 2), cropPath('amy', 4));
+    const different = await similarity(cropPath('amy', 2), cropPath('raj', 4));
+    expect(same).to.be.within(0, 1);
+    expect(same).to.be.greaterThan(different);
+  });
+
+  it('the command line lists the people of the service (photos, when added) and forgets one: gone from the list and from recognition', async () => {
+    requireBuild();
+    const env = { ...process.env, DETECTD_DATA_DIR: server.dataDir };
+    const serviceId = (await server.domain.keys.authenticate(key))!.id;
+    const people = cli(['service', 'people', serviceId, '--json'], env);
+    expect(people.status, people.stderr).to.equal(0);
+    const listed = JSON.parse(people.stdout).people as { userid: string; photos: number; created_at: string }[];
+    expect(listed.map((person) => [person.userid, person.photos])).to.deep.equal([['howard', 1], ['leonard', 1], ['raj', 2]]);
+    const forgotten = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
+    expect(forgotten.status, forgotten.stderr).to.equal(0);
+    expect((await deepstackFace(server, key, 'list')).result).to.deep.equal(['leonard', 'raj']);
+    expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('unknown');
+    // A threshold no face reaches names nobody; `default` brings the default back.
+    const strict = cli(['service', 'face-threshold', serviceId, '1', '--json'], env);
+    expect(JSON.parse(strict.stdout)).to.include({ face_match_threshold: 1, default: false });
+    expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).every((userid) => userid === 'unknown')).to.equal(true);
+    expect(JSON.parse(cli(['service', 'face-threshold', serviceId, 'default', '--json'], env).stdout).default).to.equal(true);
+    expect(cli(['service', 'face-threshold', serviceId, '1.5', '--json'], env).status).to.equal(2);
+    const again = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
+    expect(again.status).to.equal(1);
+    const objects = cli(['service', 'people', (await server.domain.keys.authenticate(server.apiKey))!.id, '--json'], env);
+    expect(JSON.parse(objects.stderr).error.code).to.equal('not_a_face_service');
+  });
+
+  it('errors as DeepStack answers them: no userid, no face, a non-image or cut image, too many photos, a key of another service type (naming the type needed), a wrong key', async () => {
+    const noUserid = await doubleTake(server, key, 'register', { image: cropPath('amy', 1) });
+    expect(noUserid).to.deep.include({ status: 400 });
+    expect(noUserid.body).to.include({ success: false, error: 'userid not specified', code: 400 });
+    const noFace = await doubleTake(server, key, 'register', { image: photoPath('dog.jpg'), userid: 'rex' });
+    expect(noFace.body).to.include({ success: false, error: 'No face detected', code: 400 });
+    const objectKey = await deepstackFace(server, server.apiKey, 'detect', group('bbt1.jpg'));
+    expect(objectKey.error).to.equal('Error from Deepstack request, status code: 403');
+    const refused = await doubleTake(server, server.apiKey, 'recognize', { image: group('bbt1.jpg') });
+    expect(refused.body.error).to.contain('face-detection');
+    // Hostile forms: bytes that are no image (a small one and a large one), more photos than a registration takes.
+    const notAnImage = new FormData();
+    notAnImage.append('userid', 'mallory');
+    notAnImage.append('image', new Blob([new Uint8Array(Buffer.from('GIF89a but not really'))]), 'x.gif');
+    const garbage = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: notAnImage });
+    expect(garbage.status).to.equal(400);
+    expect(((await garbage.json()) as { success: boolean }).success).to.equal(false);
+    const truncated = new FormData();
+    truncated.append('image', new Blob([new Uint8Array(fs.readFileSync(cropPath('amy', 1)).subarray(0, 400))]), 'cut.png');
+    expect((await fetch(`${server.url}/v1/vision/face/recognize`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: truncated })).status).to.equal(400);
+    const many = new FormData();
+    many.append('userid', 'crowd');
+    for (let index = 1; index <= 11; index++) many.append(`image${index}`, new Blob([new Uint8Array(fs.readFileSync(cropPath('amy', 1)))]), `${index}.png`);
+    const tooMany = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: many });
+    expect(tooMany.status).to.equal(400);
+    expect(((await tooMany.json()) as { error: string }).error).to.contain('at most 10 files');
+    const wrongKey = await doubleTake(server, 'dtd_' + 'x'.repeat(43), 'recognize', { image: group('bbt1.jpg') });
+    expect(wrongKey.status).to.equal(401);
+    expect(wrongKey.body.success).to.equal(false);
+  });
+});
