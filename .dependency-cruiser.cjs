@@ -48,6 +48,12 @@ module.exports = {
       to: { path: '^src/tasks/[^/]+/', pathNot: '^src/tasks/$1/' },
     },
     layer('gate-below-front-doors', 'gate/ is the one way in for every front door: it knows accounts, limits, the core and the Task interface, and no door, page or stream engine.', '^src/gate/', '^src/(transports|console|streaming|store|usage)/|^src/(server|main|cli)\\.ts$'),
+    layer(
+      'task-table-from-the-composition-roots',
+      'The task table is built from tasks/index.ts only where a program is composed (server.ts for the server, cli.ts for the command line); every door, page and command is handed the TaskTable, so a test can serve a task of its own through all of them.',
+      '^src/(?!(server|cli)\\.ts$)',
+      '^src/tasks/index\\.ts$',
+    ),
     layer('one-composition-root', 'Only main.ts starts the server: everything else receives what it needs.', '^src/(?!main\\.ts$)', '^src/(server|main)\\.ts$'),
   ],
   options: {

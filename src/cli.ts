@@ -5,6 +5,7 @@ import { EXIT } from './cli/exit-codes.js';
 import { addModelCommands } from './cli/model-commands.js';
 import { addServiceCommands } from './cli/service-commands.js';
 import { packageVersion } from './package-root.js';
+import { TASK_DESCRIPTIONS } from './tasks/index.js';
 
 /**
  * `detectd`: administration from the command line, against the same database and settings as
@@ -16,8 +17,8 @@ const program = new Command('detectd')
   .showHelpAfterError('(add --help for usage)')
   // Commander exits by itself on a usage error; thrown instead, it is given the documented status below.
   .exitOverride();
-addAccountCommands(program);
-addServiceCommands(program);
+addAccountCommands(program, TASK_DESCRIPTIONS);
+addServiceCommands(program, TASK_DESCRIPTIONS);
 addModelCommands(program);
 
 try {

@@ -133,6 +133,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
           usage: usageStore,
           serviceLimits,
           models: registry,
+          tasks,
           secret,
           keyRotationGraceSeconds: config.keyRotationGraceSeconds,
           streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),

@@ -142,11 +142,11 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'show', first.id], 1).error.code).to.equal('service_not_found');
   });
 
-  it('sets and clears a service\'s rate limit, quota and keyless ranges; `service show` shows them; the running server honours them at once', async () => {
+  it('sets and clears a service\'s rate limit, quota, DeepStack prediction cap and keyless ranges; `service show` shows them; the running server honours them at once', async () => {
     const created = json(['service', 'create', '--account', OWNER, '--name', 'driveway']);
     expect(json(['service', 'show', created.id])).to.include({ rate_limit_per_minute: null, monthly_quota: null, keyless_address_ranges: null });
 
-    expect(json(['service', 'limits', created.id, '--monthly-quota', '1'])).to.deep.equal({ id: created.id, name: 'driveway', rate_limit_per_minute: null, monthly_quota: 1, keyless_address_ranges: null });
+    expect(json(['service', 'limits', created.id, '--monthly-quota', '1'])).to.deep.equal({ id: created.id, name: 'driveway', rate_limit_per_minute: null, monthly_quota: 1, deepstack_max_predictions: null, keyless_address_ranges: null });
     expect(await detect(created.api_key)).to.equal(200);
     const spent = await call(created.api_key);
     expect(spent.status).to.equal(429);
@@ -158,6 +158,12 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     const shown = cli(['service', 'show', created.id], env).stdout;
     expect(shown).to.match(/^rate {6}600 requests per minute$/m).and.match(/^quota {5}none$/m).and.match(/^keyless {3}off$/m);
     expect(json(['service', 'limits', created.id, '--rate-per-minute', 'none'])).to.include({ rate_limit_per_minute: null, monthly_quota: null });
+    expect(json(['service', 'limits', created.id, '--deepstack-max-predictions', '20'])).to.include({ rate_limit_per_minute: null, monthly_quota: null, deepstack_max_predictions: 20 });
+    const owner = (await server.domain.accounts.findAccount(OWNER))!;
+    expect((await server.domain.services.find(owner.id, created.id))?.deepStackMaxPredictions, 'stored').to.equal(20);
+    expect(cli(['service', 'show', created.id], env).stdout).to.match(/^deepstack 20 predictions per answer at most$/m);
+    expect(json(['service', 'limits', created.id, '--deepstack-max-predictions', '0'], 1).error).to.deep.equal({ code: 'invalid_limit', message: 'DeepStack predictions per answer must be a whole number from 1 to 10000, or empty for no limit' });
+    expect(json(['service', 'limits', created.id, '--deepstack-max-predictions', 'none'])).to.include({ deepstack_max_predictions: null });
 
     expect(json(['service', 'limits', created.id, '--rate-per-minute', 'fast'], 2).error.message).to.equal('--rate-per-minute must be a whole number, or "none" to remove the limit; got "fast"');
     expect(json(['service', 'limits', created.id, '--monthly-quota', '0'], 1).error).to.deep.equal({ code: 'invalid_limit', message: 'calls per month must be a whole number from 1 to 1000000000, or empty for no limit' });

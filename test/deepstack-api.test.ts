@@ -178,6 +178,30 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
     expect(await get.json()).to.include({ success: false });
   });
 
+  it('a per-service cap on DeepStack predictions (for Frigate\'s at most 20): the most confident only, in that service\'s DeepStack answers only', async () => {
+    const apiKey = await server.createService({ email: 'capped@example.com', name: 'frigate' });
+    const service = (await server.domain.keys.authenticate(apiKey))!;
+    const detect = async () => {
+      const answer = await fetch(detection(), { method: 'POST', headers: { Authorization: `Bearer ${apiKey}` }, body: dogForm({ min_confidence: '0.05' }) });
+      expect(answer.status).to.equal(200);
+      return ((await answer.json()) as { predictions: Prediction[]; count: number });
+    };
+    const uncapped = await detect();
+    expect(uncapped.predictions.length, 'dog.jpg at 0.05 finds more than the cap').to.be.greaterThan(2);
+
+    await server.domain.services.setLimits(service, { rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: 2 });
+    const capped = await detect();
+    expect(capped.predictions).to.deep.equal(uncapped.predictions.slice(0, 2));
+    expect(capped.count).to.equal(2);
+    const rest = await fetch(`${server.url}/api/v1/object-detection?ConfidenceThreshold=0.05`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'image/jpeg' }, body: new Uint8Array(dogJpeg()) });
+    expect(((await rest.json()) as { detected_objects: unknown[] }).detected_objects.length, 'the REST answer is not capped').to.equal(uncapped.predictions.length);
+    // Limits set without the cap (the console's form) keep it; null removes it.
+    await server.domain.services.setLimits(service, { rateLimitPerMinute: null, monthlyQuota: 1000 });
+    expect((await detect()).predictions).to.have.length(2);
+    await server.domain.services.setLimits(service, { rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null });
+    expect((await detect()).predictions).to.have.length(uncapped.predictions.length);
+  });
+
   it("Frigate's deepstack detector request: rows for dog, bicycle and truck (as car), boxes relative to the frame", async () => {
     const { stdout } = await run('python3', [path.join(CLIENTS, 'frigate_deepstack_request.py'), detection(), server.apiKey, DOG, String(DOG_SIZE.width), String(DOG_SIZE.height)]);
     const { status, detections } = JSON.parse(stdout) as { status: number; detections: number[][] };

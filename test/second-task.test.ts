@@ -5,6 +5,7 @@ import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS, taskTable } from '../src/tasks/index.js';
 import { TaskTable } from '../src/tasks/task-table.js';
 import { decodeNvisionMessage, encodeNvisionMessage, type NvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
+import { ConsoleClient } from './support/console-client.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { waitFor } from './support/wait-for.js';
@@ -16,13 +17,14 @@ const WHOLE_DOG = { name: 'dog photo', parent: 'image', confidence: 1, bounding_
  * README "Architecture": a new task is one folder and one line in the task table, and every front
  * door picks it up. A test task (test/support/whole-image-task.ts) added to the table the server is
  * started with gets its REST routes (v1 and legacy), both video streams, stream tokens and its
- * OpenAPI paths, with no line of any door changed — and its keys open its doors only.
+ * OpenAPI paths, and the console's service form, with no line of any door or page changed — and its
+ * keys open its doors only.
  */
 describe('a second task in the task table: every door and the OpenAPI document pick it up (real server)', () => {
   let server: TestServer;
   let apiKey: string;
   before(async () => {
-    server = await startTestServer({}, undefined, (dependencies) => new TaskTable([...taskTable(dependencies).all, wholeImageTask]));
+    server = await startTestServer({ DETECTD_SIGNUP: 'open' }, undefined, (dependencies) => new TaskTable([...taskTable(dependencies).all, wholeImageTask]));
     apiKey = await server.createService({ name: 'whole images', type: WHOLE_IMAGE_TYPE });
   });
   after(async () => server?.close());
@@ -79,5 +81,17 @@ describe('a second task in the task table: every door and the OpenAPI document p
     expect(document.paths[`/api/v1/${WHOLE_IMAGE_TYPE}`].get.operationId, 'the Nvision stream').to.equal(`${WHOLE_IMAGE_TYPE}-openNvisionStream`);
     expect(document.paths[`/api/v1/${WHOLE_IMAGE_TYPE}/stream`].get.operationId).to.equal(`${WHOLE_IMAGE_TYPE}-openVideoStream`);
     expect(document.paths[`/api/v1/${WHOLE_IMAGE_TYPE}/stream-tokens`].post.operationId).to.equal(`${WHOLE_IMAGE_TYPE}-createStreamToken`);
+  });
+
+  it('console: the new-service form offers its type; a service of it is created there and its overview shows how to call its endpoint', async () => {
+    const client = new ConsoleClient(server.url);
+    expect((await client.signUp('second-task@example.com', 'a long passphrase')).status).to.equal(303);
+    const form = await client.get('/console/services/new');
+    expect(form.text).to.contain(`<option value="${WHOLE_IMAGE_TYPE}"`);
+    const created = await client.post('/console/services', { name: 'whole images', type: WHOLE_IMAGE_TYPE });
+    expect(created.status, created.text.slice(0, 300)).to.equal(303);
+    const overview = await client.get(created.location!);
+    expect(overview.status).to.equal(200);
+    expect(overview.text, 'the Call it card, with the task\'s example call').to.contain('id="call-it"').and.contain(`/api/v1/${WHOLE_IMAGE_TYPE}`);
   });
 });

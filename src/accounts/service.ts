@@ -2,7 +2,7 @@ import type { Service } from '../core/service.js';
 import type { Tables } from '../store/tables.js';
 
 /** The `services` columns a Service is read from. */
-export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges', 'rate_limit_per_minute', 'monthly_quota'] as const;
+export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges', 'rate_limit_per_minute', 'monthly_quota', 'deepstack_max_predictions'] as const;
 
 /** The row shape of `services` as read from the store. */
 export function toService(row: Pick<Tables['services'], (typeof SERVICE_COLUMNS)[number]>): Service {
@@ -17,5 +17,6 @@ export function toService(row: Pick<Tables['services'], (typeof SERVICE_COLUMNS)
     keylessAddressRanges: row.keyless_address_ranges === null ? null : row.keyless_address_ranges.split(' '),
     rateLimitPerMinute: row.rate_limit_per_minute,
     monthlyQuota: row.monthly_quota,
+    deepStackMaxPredictions: row.deepstack_max_predictions,
   };
 }

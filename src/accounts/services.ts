@@ -14,10 +14,13 @@ export interface NewService {
   readonly model?: string | null;
 }
 
-export type ServiceLimitSettings = Pick<Service, 'rateLimitPerMinute' | 'monthlyQuota'>;
+/** A service's limits; the DeepStack prediction cap, left out, keeps its value (the console's limits form has no field for it). */
+export type ServiceLimitSettings = Pick<Service, 'rateLimitPerMinute' | 'monthlyQuota'> & Partial<Pick<Service, 'deepStackMaxPredictions'>>;
 
 export const MAX_RATE_PER_MINUTE = 1_000_000;
 export const MAX_MONTHLY_QUOTA = 1_000_000_000;
+/** DETECTD_MAX_DETECTIONS' own maximum: no answer holds more. */
+export const MAX_DEEPSTACK_PREDICTIONS = 10_000;
 
 const SERVICE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,62}$/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -54,7 +57,7 @@ export class Services {
     const model = fields.model || null;
     throwProblems([this.#nameProblem(name), this.#typeProblem(type), this.#modelProblem(type, model)]);
     throwProblems([await this.#nameTaken(accountId, name)]);
-    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null };
+    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null };
     const apiKey = await this.db
       .transaction()
       .execute(async (trx) => {
@@ -182,16 +185,21 @@ export class Services {
     return row && toService(row);
   }
 
-  /** Sets (or, with null, removes) the service's request-rate limit and monthly quota; both are enforced by limits/service-limits.ts. */
+  /**
+   * Sets (or, with null, removes) the service's request-rate limit and monthly quota, both enforced by
+   * limits/service-limits.ts, and its cap on the predictions of a DeepStack answer (the DeepStack door
+   * keeps the most confident). Nothing is saved unless every one is valid.
+   */
   async setLimits(service: Service, limits: ServiceLimitSettings): Promise<void> {
     throwProblems(
       (
         [
           ['rateLimitPerMinute', 'requests per minute', MAX_RATE_PER_MINUTE],
           ['monthlyQuota', 'calls per month', MAX_MONTHLY_QUOTA],
+          ['deepStackMaxPredictions', 'DeepStack predictions per answer', MAX_DEEPSTACK_PREDICTIONS],
         ] as const
       ).map(([field, name, max]) => {
-        const value = limits[field];
+        const value = limits[field] ?? null;
         return value !== null && (!Number.isInteger(value) || value < 1 || value > max)
           ? new AccountError('invalid_limit', `${name} must be a whole number from 1 to ${max}, or empty for no limit`, field)
           : undefined;
@@ -199,7 +207,7 @@ export class Services {
     );
     await this.db
       .updateTable('services')
-      .set({ rate_limit_per_minute: limits.rateLimitPerMinute, monthly_quota: limits.monthlyQuota })
+      .set({ rate_limit_per_minute: limits.rateLimitPerMinute, monthly_quota: limits.monthlyQuota, deepstack_max_predictions: limits.deepStackMaxPredictions })
       .where('id', '=', service.id)
       .where('account_id', '=', service.accountId)
       .execute();

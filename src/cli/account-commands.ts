@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { AccountError } from '../accounts/account-error.js';
 import type { AccountSummary } from '../accounts/accounts.js';
 import { loadConfig } from '../config.js';
-import { type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
+import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
+import type { TaskTable } from '../tasks/task-table.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 function accountJson(account: AccountSummary) {
@@ -22,7 +23,8 @@ function generatedPassword(): string {
 }
 
 /** `detectd account create|list|reset-password|invite|disable|enable`. */
-export function addAccountCommands(program: Command): void {
+export function addAccountCommands(program: Command, tasks: TaskTable): void {
+  const withDomain = withDomainServing(tasks);
   const account = program.command('account').description('service accounts (the people who sign in to the console)');
 
   account

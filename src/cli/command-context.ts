@@ -4,7 +4,7 @@ import { loadServerSecret } from '../accounts/server-secret.js';
 import { type Config, ConfigError, modelSourcesOf } from '../config.js';
 import { modelFiles } from '../models/load-models.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
-import { TASK_TYPES } from '../tasks/index.js';
+import type { TaskTable } from '../tasks/task-table.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 /** Options every command takes. */
@@ -98,35 +98,42 @@ export interface Store {
   readonly secret: string;
 }
 
+/** Runs a command's `task` on the account domain and its store: see withDomainServing. */
+export type WithDomain = <T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use?: DomainUse) => Promise<T>;
+
 /**
- * Opens the configured store (SQLite or PostgreSQL, as the server would), runs `task` on the
- * account domain over it, and closes it. Which database it is goes to standard error first (not
+ * A CLI serving the task table `tasks` (built once in cli.ts, the CLI's composition root, as the
+ * server builds its own): the returned function opens the configured store (SQLite or PostgreSQL,
+ * as the server would), runs `task` on the account domain over it (a service may be of the
+ * table's types), and closes it. Which database it is goes to standard error first (not
  * with --json, whose standard error is one JSON object), since the CLI finds it from its own
  * settings and folder, which may not be the server's.
  */
-export async function withDomain<T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use: DomainUse = {}): Promise<T> {
-  const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
-  if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
-  if (!use.mayCreate && !databaseExists(settings)) {
-    throw new CliFailure(
-      'database',
-      `no database at ${databaseLocation(settings)}: the server makes it on its first start in DETECTD_DATA_DIR (here ${config.dataDir}), and so does \`detectd account create\`; ` +
-        'run the command with the server\'s settings (DETECTD_DATA_DIR, or DETECTD_DATABASE_URL) or in its folder',
-      EXIT.environment,
-    );
-  }
-  let db: Database;
-  try {
-    db = await openDatabase(settings);
-  } catch (error) {
-    throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
-  }
-  try {
-    const secret = loadServerSecret(config.secret, config.dataDir);
-    return await task(accountDomain(db, secret, { serviceTypes: TASK_TYPES, modelNames: use.modelNames, signUp: config.signUp }), { db, secret });
-  } finally {
-    await db.destroy();
-  }
+export function withDomainServing(tasks: TaskTable): WithDomain {
+  return async (config, output, task, use = {}) => {
+    const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
+    if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
+    if (!use.mayCreate && !databaseExists(settings)) {
+      throw new CliFailure(
+        'database',
+        `no database at ${databaseLocation(settings)}: the server makes it on its first start in DETECTD_DATA_DIR (here ${config.dataDir}), and so does \`detectd account create\`; ` +
+          'run the command with the server\'s settings (DETECTD_DATA_DIR, or DETECTD_DATABASE_URL) or in its folder',
+        EXIT.environment,
+      );
+    }
+    let db: Database;
+    try {
+      db = await openDatabase(settings);
+    } catch (error) {
+      throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
+    }
+    try {
+      const secret = loadServerSecret(config.secret, config.dataDir);
+      return await task(accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: use.modelNames, signUp: config.signUp }), { db, secret });
+    } finally {
+      await db.destroy();
+    }
+  };
 }
 
 /** Rows as aligned text columns under a header, for people; --json gives the same data to scripts. */

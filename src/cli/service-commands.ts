@@ -5,8 +5,8 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
 import { FaceGallery } from '../faces/face-gallery.js';
-import { TASK_TYPES, taskByType } from '../tasks/index.js';
-import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomain } from './command-context.js';
+import type { TaskTable } from '../tasks/task-table.js';
+import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 interface ServiceOptions extends OutputOptions {
@@ -58,7 +58,12 @@ function serviceJson(service: Service, emails: ReadonlyMap<string, string>) {
 
 /** The service's limits and keyless ranges; null: none (no limit; keyless calls off). */
 function limitsJson(service: Service) {
-  return { rate_limit_per_minute: service.rateLimitPerMinute, monthly_quota: service.monthlyQuota, keyless_address_ranges: service.keylessAddressRanges };
+  return {
+    rate_limit_per_minute: service.rateLimitPerMinute,
+    monthly_quota: service.monthlyQuota,
+    deepstack_max_predictions: service.deepStackMaxPredictions,
+    keyless_address_ranges: service.keylessAddressRanges,
+  };
 }
 
 const NO_LIMIT = 'none';
@@ -81,9 +86,9 @@ function keyJson(key: ActiveKey) {
   return { id: key.id, created_at: key.createdAt, expires_at: key.expiresAt, hint: key.hint };
 }
 
-/** The service, when its task keeps a gallery of people (it finds faces); refused otherwise. */
-function faceService(found: Service): Service {
-  if (taskByType(found.type)?.detects !== 'faces') throw new CliFailure('not_a_face_service', `${found.name} is a ${found.type} service: only a face service has people`, EXIT.refused);
+/** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
+function faceService(tasks: TaskTable, found: Service): Service {
+  if (tasks.find(found.type)?.detects !== 'faces') throw new CliFailure('not_a_face_service', `${found.name} is a ${found.type} service: only a face service has people`, EXIT.refused);
   return found;
 }
 
@@ -97,7 +102,8 @@ function serviceCommand(parent: Command, name: string, description: string): Com
 }
 
 /** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|forget|face-threshold|delete`. */
-export function addServiceCommands(program: Command): void {
+export function addServiceCommands(program: Command, tasks: TaskTable): void {
+  const withDomain = withDomainServing(tasks);
   const service = program.command('service').description('services and their API keys');
 
   service
@@ -105,7 +111,7 @@ export function addServiceCommands(program: Command): void {
     .description('create a service in an account and print its API key')
     .requiredOption('--account <email>', 'owning account')
     .requiredOption('--name <name>', 'service name')
-    .option('--type <type>', `service type (${TASK_TYPES.join(', ')})`, TASK_TYPES[0])
+    .option('--type <type>', `service type (${tasks.types.join(', ')})`, tasks.types[0])
     .option('--model <name>', 'model that answers it (see `detectd models list`; default: the server default)')
     .option('--json', 'print one JSON object, including "api_key"')
     .action((options: OutputOptions & { account: string; name: string; type: string; model?: string }) =>
@@ -173,6 +179,7 @@ export function addServiceCommands(program: Command): void {
             `created   ${shown.created_at}`,
             `rate      ${limitText(shown.rate_limit_per_minute, 'requests per minute')}`,
             `quota     ${limitText(shown.monthly_quota, 'calls per month')}`,
+            `deepstack ${limitText(shown.deepstack_max_predictions, 'predictions per answer at most')}`,
             `keyless   ${keylessText(shown.keyless_address_ranges)}`,
             `keys      ${shown.keys.length === 0 ? 'none working' : `${shown.keys.length} working:`}`,
             ...keyLines,
@@ -234,25 +241,32 @@ export function addServiceCommands(program: Command): void {
     );
   }
 
-  serviceCommand(service, 'limits', `set the service's request-rate limit and monthly quota ("${NO_LIMIT}" removes one; an option left out keeps its value)`)
+  serviceCommand(service, 'limits', `set the service's request-rate limit, monthly quota and DeepStack prediction cap ("${NO_LIMIT}" removes one; an option left out keeps its value)`)
     .option('--rate-per-minute <n>', `requests per minute its keys may make, or "${NO_LIMIT}"`)
     .option('--monthly-quota <n>', `calls per calendar month (UTC), or "${NO_LIMIT}"`)
-    .action((reference: string, options: ServiceOptions & { ratePerMinute?: string; monthlyQuota?: string }) =>
+    .option('--deepstack-max-predictions <n>', `at most this many predictions, the most confident, in a DeepStack / CodeProject.AI answer (20 for Frigate), or "${NO_LIMIT}"`)
+    .action((reference: string, options: ServiceOptions & { ratePerMinute?: string; monthlyQuota?: string; deepstackMaxPredictions?: string }) =>
       runCommand(options, async () => {
-        if (options.ratePerMinute === undefined && options.monthlyQuota === undefined) {
-          throw new CliFailure('usage', 'give --rate-per-minute, --monthly-quota or both (a number, or "none" to remove the limit)', EXIT.usage);
+        if (options.ratePerMinute === undefined && options.monthlyQuota === undefined && options.deepstackMaxPredictions === undefined) {
+          throw new CliFailure('usage', 'give --rate-per-minute, --monthly-quota, --deepstack-max-predictions or several (a number, or "none" to remove the limit)', EXIT.usage);
         }
         const rate = options.ratePerMinute === undefined ? undefined : limitOption('--rate-per-minute', options.ratePerMinute);
         const quota = options.monthlyQuota === undefined ? undefined : limitOption('--monthly-quota', options.monthlyQuota);
+        const cap = options.deepstackMaxPredictions === undefined ? undefined : limitOption('--deepstack-max-predictions', options.deepstackMaxPredictions);
         await withDomain(loadConfig(), options, async (domain) => {
           const found = await findService(domain, reference, options.account);
-          const limits = { rateLimitPerMinute: rate === undefined ? found.rateLimitPerMinute : rate, monthlyQuota: quota === undefined ? found.monthlyQuota : quota };
+          const limits = {
+            rateLimitPerMinute: rate === undefined ? found.rateLimitPerMinute : rate,
+            monthlyQuota: quota === undefined ? found.monthlyQuota : quota,
+            deepStackMaxPredictions: cap === undefined ? found.deepStackMaxPredictions : cap,
+          };
           await domain.services.setLimits(found, limits);
           const updated = { ...found, ...limits };
           printResult(
             options,
             { id: found.id, name: found.name, ...limitsJson(updated) },
-            `limits of ${found.name}: rate ${limitText(limits.rateLimitPerMinute, 'requests per minute')}, quota ${limitText(limits.monthlyQuota, 'calls per month')}`,
+            `limits of ${found.name}: rate ${limitText(limits.rateLimitPerMinute, 'requests per minute')}, quota ${limitText(limits.monthlyQuota, 'calls per month')}, ` +
+              `DeepStack answers ${limitText(limits.deepStackMaxPredictions, 'predictions at most')}`,
           );
         });
       }),
@@ -277,7 +291,7 @@ export function addServiceCommands(program: Command): void {
   serviceCommand(service, 'people', 'list the people registered in a face service\'s gallery (never their face descriptors)').action((reference: string, options: ServiceOptions) =>
     runCommand(options, async () => {
       await withDomain(loadConfig(), options, async (domain, store) => {
-        const found = faceService(await findService(domain, reference, options.account));
+        const found = faceService(tasks, await findService(domain, reference, options.account));
         const people = await new FaceGallery(store.db, store.secret).list(found.id);
         printResult(
           options,
@@ -300,7 +314,7 @@ export function addServiceCommands(program: Command): void {
           throw new CliFailure('usage', `the threshold is a similarity from 0 to 1, or "default"; got "${similarity}"`, EXIT.usage);
         }
         await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(await findService(domain, reference, options.account));
+          const found = faceService(tasks, await findService(domain, reference, options.account));
           const gallery = new FaceGallery(store.db, store.secret);
           await gallery.setThreshold(found.id, threshold);
           const now = await gallery.threshold(found.id);
@@ -317,7 +331,7 @@ export function addServiceCommands(program: Command): void {
     .action((reference: string, userid: string, options: ServiceOptions) =>
       runCommand(options, async () => {
         await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(await findService(domain, reference, options.account));
+          const found = faceService(tasks, await findService(domain, reference, options.account));
           if (!(await new FaceGallery(store.db, store.secret).delete(found.id, userid))) {
             throw new CliFailure('not_found', `${found.name} has nobody registered as "${userid}"`, EXIT.refused);
           }

@@ -8,12 +8,15 @@ import type { UsageStore } from '../usage/usage-store.js';
 import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
 import type { StatusSources } from './server-status.js';
+import type { TaskTable } from '../tasks/task-table.js';
 
 /** What the console's routes work with; built once in the composition root. */
 export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
   readonly models: Pick<ModelRegistry, 'names' | 'defaultModel' | 'ofKind' | 'defaultOf'>;
+  /** The tasks a service may be of: the table every front door serves. */
+  readonly tasks: TaskTable;
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;

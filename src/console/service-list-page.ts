@@ -1,6 +1,5 @@
 import type { Account } from '../accounts/accounts.js';
 import type { Service } from '../core/service.js';
-import { TASK_TYPES } from '../tasks/index.js';
 import { csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -9,7 +8,7 @@ const date = (iso: string) => iso.slice(0, 10);
 
 export const SERVICE_NAME_HINT = 'Letters, digits, spaces, ".", "_" or "-"; up to 63 characters.';
 
-export function serviceListPage(options: { account: Account; csrfToken: string; services: readonly Service[]; defaultModelOf: (type: string) => string; notice?: string }): string {
+export function serviceListPage(options: { account: Account; csrfToken: string; services: readonly Service[]; taskTypes: readonly string[]; defaultModelOf: (type: string) => string; notice?: string }): string {
   const rows = options.services.map(
     (service) => html`<tr>
   <td><a href="/console/services/${service.id}">${service.name}</a></td>
@@ -28,7 +27,7 @@ export function serviceListPage(options: { account: Account; csrfToken: string; 
 ${options.services.length === 0
   ? html`<section class="card empty">
   <h2>No services yet</h2>
-  <p>Create a service to get an API key for ${TASK_TYPES.map((type) => html`<code>POST /api/v1/${type}</code> `)}.</p>
+  <p>Create a service to get an API key for ${options.taskTypes.map((type) => html`<code>POST /api/v1/${type}</code> `)}.</p>
   <p><a class="button primary" href="/console/services/new">Create your first service</a></p>
 </section>`
   : html`<section class="card flush"><div class="table-scroll"><table class="list">
@@ -42,6 +41,8 @@ export interface NewServiceForm {
   readonly account: Account;
   readonly csrfToken: string;
   readonly models: readonly string[];
+  /** The service types to choose from (the task table's). */
+  readonly taskTypes: readonly string[];
   /** After a refusal: what was typed, and the errors by field (`name`, `type`, `model`). */
   readonly form?: FormState;
 }
@@ -63,7 +64,7 @@ export function newServicePage(page: NewServiceForm): string {
   <form method="post" action="/console/services" novalidate>
     ${csrfField(page.csrfToken)}
     ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, hint: SERVICE_NAME_HINT, required: true, maxlength: 63, autofocus: focus === 'name' })}
-    ${selectField({ label: 'Type', name: 'type', value: values.type, error: errors.type, choices: TASK_TYPES.map((type) => ({ value: type, label: type })), autofocus: focus === 'type' })}
+    ${selectField({ label: 'Type', name: 'type', value: values.type, error: errors.type, choices: page.taskTypes.map((type) => ({ value: type, label: type })), autofocus: focus === 'type' })}
     ${selectField({
       label: 'Model',
       name: 'model',

@@ -2,7 +2,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
-import { taskByType } from '../tasks/index.js';
+import type { Task } from '../tasks/task.js';
 import { exampleCalls } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
@@ -17,6 +17,8 @@ export interface OverviewData {
   readonly account: Account;
   readonly csrfToken: string;
   readonly service: Service;
+  /** The task of the service's type, from the task table; undefined for a type the server no longer serves. */
+  readonly task: Task | undefined;
   /** Base URL callers reach this server at, without a trailing slash. */
   readonly baseUrl: string;
   readonly defaultModel: string;
@@ -104,12 +106,12 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${callItSection(data, endpoint)}
 
-  ${taskByType(service.type)?.detects === 'faces' ? peopleSection() : ''}
+  ${data.task?.detects === 'faces' ? peopleSection() : ''}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-answer="${taskByType(service.type)?.answerField ?? ''}">
+    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
@@ -194,7 +196,7 @@ const keySlot = html`<span data-key-slot>${MASK}</span>`;
 /** How to call the service: the task's example call (tasks/example-calls.ts) in curl, Python and JavaScript, one tab each; copying fills the key in (console.js). */
 function callItSection(data: OverviewData, endpoint: string): SafeHtml {
   const hasKey = data.keys.some((key) => key.expiresAt === null);
-  const task = taskByType(data.service.type);
+  const { task } = data;
   if (!hasKey || !task) {
     return html`<section class="card" aria-labelledby="curl-title"><h2 id="curl-title">Call it</h2>
     <p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p></section>`;

@@ -1,4 +1,3 @@
-import { TASK_TYPES, taskByType } from '../tasks/index.js';
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AccountError } from '../accounts/account-error.js';
 import { messagesByField, refusalStatus } from './form-fields.js';
@@ -50,7 +49,7 @@ const serviceOf = (response: Response) => response.locals.service as Service;
 
 /** Services of the signed-in account: list, create, overview, key actions, usage. */
 export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router {
-  const { services, keys, usage, models } = dependencies;
+  const { services, keys, usage, models, tasks } = dependencies;
   const router = Router();
   router.use('/services', requireSignIn);
 
@@ -65,23 +64,23 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
 
   /** The models a service of `type` may name (those that find what its task finds), its default first. */
   const modelsOfType = (type: string): string[] => {
-    const task = taskByType(type);
+    const task = tasks.find(type);
     return task ? models.ofKind(task.detects).map((detector) => detector.name) : models.names;
   };
   const defaultOfType = (type: string): string => {
-    const task = taskByType(type);
+    const task = tasks.find(type);
     return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
   };
 
   router.get('/services', async (request, response) => {
     const account = signedInAccount(response)!;
     response.send(
-      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), defaultModelOf: defaultOfType, notice: noticeOf(request) }),
+      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), taskTypes: tasks.types, defaultModelOf: defaultOfType, notice: noticeOf(request) }),
     );
   });
 
   router.get('/services/new', (_request, response) => {
-    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: modelsOfType(TASK_TYPES[0]) }));
+    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: modelsOfType(tasks.types[0]), taskTypes: tasks.types }));
   });
 
   router.post('/services', async (request, response) => {
@@ -92,7 +91,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, 'created'));
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: modelsOfType(values.type || TASK_TYPES[0]), form: { values, errors: messagesByField(error) } }));
+      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: modelsOfType(values.type || tasks.types[0]), taskTypes: tasks.types, form: { values, errors: messagesByField(error) } }));
     }
   });
 
@@ -105,6 +104,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         account: signedInAccount(response)!,
         csrfToken: csrfTokenOf(response),
         service,
+        task: tasks.find(service.type),
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: defaultOfType(service.type),
         models: modelsOfType(service.type),

@@ -18,4 +18,6 @@ export interface Service {
   readonly rateLimitPerMinute: number | null;
   /** Calls a UTC calendar month; null: no quota. */
   readonly monthlyQuota: number | null;
+  /** At most this many predictions, the most confident, in a DeepStack / CodeProject.AI answer (e.g. 20 for Frigate); null: no cap. */
+  readonly deepStackMaxPredictions: number | null;
 }

@@ -41,6 +41,8 @@ export interface Tables {
     rate_limit_per_minute: number | null;
     /** Calls a UTC calendar month the service may make; null: no quota. */
     monthly_quota: number | null;
+    /** At most this many predictions in a DeepStack / CodeProject.AI answer; null: no cap. */
+    deepstack_max_predictions: number | null;
     /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
     rate_tat_ms: number | null;
     /** Face services: the similarity in [0, 1] a face must reach to be named; null: the default (faces/face-similarity.ts). */

@@ -32,7 +32,3 @@ function notRunning(): never {
 export const TASK_DESCRIPTIONS = taskTable({ faces: NOT_RUNNING });
 
 export const TASK_TYPES: readonly string[] = TASK_DESCRIPTIONS.types;
-
-export function taskByType(type: string): ReturnType<TaskTable['find']> {
-  return TASK_DESCRIPTIONS.find(type);
-}

@@ -8,6 +8,7 @@ import { serviceLimitsAndSignUp } from './0006-service-limits-and-sign-up.js';
 import { keylessAddressRanges } from './0007-keyless-address-ranges.js';
 import { accountDisabled } from './0008-account-disabled.js';
 import { faceGalleries } from './0009-face-galleries.js';
+import { deepStackPredictionCap } from './0010-deepstack-prediction-cap.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-keyless-address-ranges': keylessAddressRanges,
   '0008-account-disabled': accountDisabled,
   '0009-face-galleries': faceGalleries,
+  '0010-deepstack-prediction-cap': deepStackPredictionCap,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -96,7 +96,10 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
       },
     );
     const { files, fields } = pass.body;
-    const answer = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, pass.taskCall('v1'));
+    const found = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, pass.taskCall('v1'));
+    // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
+    const cap = pass.service.deepStackMaxPredictions;
+    const answer = cap === null || !found.predictions ? found : { ...found, predictions: found.predictions.slice(0, cap) };
     response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
