@@ -87,6 +87,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       rate_limit_per_minute: null,
       monthly_quota: null,
       keyless_address_ranges: null,
+      deepstack_max_predictions: null,
     });
     expect(json(['service', 'list', '--account', OWNER]).services.map((entry: { id: string }) => entry.id)).to.deep.equal([created.id]);
     const byName = json(['service', 'show', 'gate camera', '--account', OWNER]);

@@ -11,6 +11,7 @@ import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { sendJson } from './send-json.js';
 
 export interface DetectionRouteDependencies {
   readonly gate: Gate;
@@ -95,7 +96,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
         },
       });
       const run = await taskRunOf(request, form, pass.body);
-      response.json(await run(task, pass.taskCall(version)));
+      await sendJson(response, await run(task, pass.taskCall(version)));
     });
     router.all(path, (request) => {
       tasks.named(String(request.params.serviceType));
