@@ -8,7 +8,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { waitFor } from './support/wait-for.js';
-import { ARTIFACTS, LAPTOP, PHONE } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, PHONE, signInOnPage } from './support/chromium.js';
 
 /** Debian's Chromium (`apt-get install chromium`); never a browser download of a test tool's own. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -185,10 +185,7 @@ describe('web console in a real browser: a new user from sign-up to a rotated ke
     const context = await browser.newContext({ viewport: LAPTOP });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     const page = await context.newPage();
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.fill('#field-email', 'user1@example.com');
-    await page.fill('#field-password', 'correct horse battery');
-    await page.click('button:has-text("Sign in")');
+    await signInOnPage(page, server.url);
     await page.waitForURL('**/console/services');
     await page.click('header >> text=Invitations');
     expect(await page.textContent('#sign-up-policy')).to.contain('DETECTD_SIGNUP=open');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, LAPTOP, PHONE, launchChromium } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, launchChromium, PHONE, signInOnPage } from './support/chromium.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** The account startTestServer makes first: the administrator. */
@@ -35,10 +35,7 @@ describe('console management pages in Chromium, at laptop and phone width', () =
     page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('dialog', (dialog) => dialog.accept());
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.fill('#field-email', ADMIN.email);
-    await page.fill('#field-password', ADMIN.password);
-    await page.click('button:has-text("Sign in")');
+    await signInOnPage(page, server.url, ADMIN.email, ADMIN.password);
     await page.waitForURL('**/console/services');
   });
   after(async () => {

@@ -2,15 +2,12 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import type { TestServer } from './support/test-server.js';
-import { ARTIFACTS, LAPTOP, PHONE, useServerAndBrowser } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 
 async function signIn(page: Page, server: TestServer): Promise<void> {
-  await page.goto(`${server.url}/console/sign-in`);
-  await page.fill('#field-email', 'user1@example.com');
-  await page.fill('#field-password', 'correct horse battery');
-  await page.click('button:has-text("Sign in")');
+  await signInOnPage(page, server.url);
   await page.waitForURL('**/console/services');
 }
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, launchChromium } from './support/chromium.js';
+import { ARTIFACTS, launchChromium, signInOnPage } from './support/chromium.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -50,10 +50,7 @@ describe('"Call it" in Chromium: curl, Python and JavaScript from one example, e
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     const page = await context.newPage();
-    await page.goto(`${server.url}/console/sign-in`);
-    await page.fill('#field-email', 'user1@example.com');
-    await page.fill('#field-password', 'correct horse battery');
-    await page.click('button:has-text("Sign in")');
+    await signInOnPage(page, server.url);
     await page.click('text=service 1');
 
     const [curl] = await copied(page, 'curl', ['Copy command']);

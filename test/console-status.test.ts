@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ARTIFACTS, launchChromium } from './support/chromium.js';
+import { ARTIFACTS, launchChromium, signInOnPage } from './support/chromium.js';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
@@ -55,10 +55,7 @@ describe('status page: version, uptime, inference threads, loaded models and the
     try {
       for (const [width, viewport] of [['laptop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
         const page = await browser.newPage({ viewport });
-        await page.goto(`${server.url}/console/sign-in`);
-        await page.fill('#field-email', 'user1@example.com');
-        await page.fill('#field-password', 'correct horse battery');
-        await page.click('button:has-text("Sign in")');
+        await signInOnPage(page, server.url);
         await page.waitForURL('**/console/services');
         await page.click('header >> text=Status');
         await page.waitForURL('**/console/status');

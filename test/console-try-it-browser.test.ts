@@ -4,15 +4,12 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import type { TestServer } from './support/test-server.js';
-import { ARTIFACTS, LAPTOP, PHONE, useServerAndBrowser } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 
 async function openService(page: Page, server: TestServer, name: string): Promise<void> {
-  await page.goto(`${server.url}/console/sign-in`);
-  await page.fill('#field-email', 'user1@example.com');
-  await page.fill('#field-password', 'correct horse battery');
-  await page.click('button:has-text("Sign in")');
+  await signInOnPage(page, server.url);
   await page.click(`text=${name}`);
 }
 

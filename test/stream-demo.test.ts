@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ARTIFACTS, useBrowserStreamFixture } from './support/chromium.js';
+import { ARTIFACTS, signInOnPage, useBrowserStreamFixture } from './support/chromium.js';
 
 interface DrawnCheck {
   name: string;
@@ -69,10 +69,7 @@ describe('live video demo page (headless Chromium, real server, real model)', ()
     const { server, clip, browser } = fixture;
     for (const [width, viewport] of [['laptop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
       const page = await browser.newPage({ viewport });
-      await page.goto(`${server.url}/console/sign-in`);
-      await page.fill('#field-email', 'user1@example.com');
-      await page.fill('#field-password', 'correct horse battery');
-      await page.click('button:has-text("Sign in")');
+      await signInOnPage(page, server.url);
       await page.click('text=service 1');
       const servicePath = new URL(page.url()).pathname;
       await page.click('#live-video');

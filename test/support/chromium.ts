@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { makePanClip, type PanClip } from '../../scripts/lib/pan-clip.js';
 import { photoPath } from './paths.js';
 import { startTestServer, type TestServer } from './test-server.js';
@@ -51,4 +51,12 @@ export function useServerAndBrowser(): { server: TestServer; browser: Browser } 
     await fixture.server?.close();
   });
   return fixture;
+}
+
+/** Signs `page` in on the console's sign-in form (as a person types it); the test server's first account by default. */
+export async function signInOnPage(page: Page, serverUrl: string, email = 'user1@example.com', password = 'correct horse battery'): Promise<void> {
+  await page.goto(`${serverUrl}/console/sign-in`);
+  await page.fill('#field-email', email);
+  await page.fill('#field-password', password);
+  await page.click('button:has-text("Sign in")');
 }
