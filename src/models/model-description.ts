@@ -3,7 +3,7 @@ import fsPromises from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { packageRoot } from '../package-root.js';
-import { modelNameOf } from './model-repository.js';
+import { type InferenceSettings, modelNameOf } from './model-repository.js';
 
 /**
  * The optional configuration beside a model file (`yolo11n.onnx` → `yolo11n.json`), as in
@@ -68,4 +68,13 @@ export async function readModelDescription(modelPath: string): Promise<ModelDesc
   }
   if (!validate(parsed)) throw new Error(`${file}: ${problemOf(validate.errors?.[0])}`);
   return parsed;
+}
+
+/** The inference settings of one model: its configuration file's, else the runtime's defaults. */
+export function settingsOf(description: ModelDescription, defaults: InferenceSettings): InferenceSettings {
+  return {
+    threads: description.threads ?? defaults.threads,
+    concurrency: description.concurrency ?? defaults.concurrency,
+    nmsIou: description.nmsIou ?? defaults.nmsIou,
+  };
 }

@@ -5,7 +5,7 @@ import type { OnnxFamily } from '../families/family.js';
 import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
 import { ultraface } from '../families/ultraface.js';
 import { ultralytics } from '../families/ultralytics.js';
-import { sidecarPath } from '../model-description.js';
+import { settingsOf, sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import { type FileDetector, type FileRuntime, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
@@ -39,11 +39,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
   try {
     const facts = await readModelFacts(modelPath);
     const { description } = facts;
-    const settings: InferenceSettings = {
-      threads: description.threads ?? defaults.threads,
-      concurrency: description.concurrency ?? defaults.concurrency,
-      nmsIou: description.nmsIou ?? defaults.nmsIou,
-    };
+    const settings = settingsOf(description, defaults);
     const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
     const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);

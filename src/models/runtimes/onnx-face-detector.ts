@@ -1,6 +1,6 @@
 import type { RgbImage } from '../../vision/image.js';
 import { ultraface } from '../families/ultraface.js';
-import { readModelDescription } from '../model-description.js';
+import { readModelDescription, settingsOf } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
 import { toImageDetections } from '../postprocess.js';
@@ -17,11 +17,8 @@ export async function loadOnnxFaceDetector(modelPath: string, defaults: Inferenc
   let pool: OnnxSessionPool | undefined;
   try {
     const description = await readModelDescription(modelPath);
-    const settings: InferenceSettings = {
-      threads: description.threads ?? defaults.threads,
-      concurrency: description.concurrency ?? defaults.concurrency,
-      nmsIou: description.nmsIou ?? ultraface.nmsIou,
-    };
+    // UltraFace's own NMS IoU, not the COCO detectors' default, unless its configuration file names one.
+    const settings = settingsOf(description, { ...defaults, nmsIou: ultraface.nmsIou });
     const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
     const [, channels, height, width] = opened.signature.inputShape;
