@@ -88,6 +88,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     const task = tasks.find(type);
     return task ? registry.ofKind(task.detects).map((detector) => detector.name) : registry.names;
   };
+  // The DeepStack routes' part of the API reference does not depend on the caller: built once.
+  const deepStackPaths = deepStackOpenApiPaths(tasks);
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   const serviceLimits = new ServiceLimits(db);
@@ -155,7 +157,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
-    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackOpenApiPaths(tasks), tasks), publicUrl: config.publicUrl },
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,
