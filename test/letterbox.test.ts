@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { letterboxInto, letterboxTransform, type LetterboxSpec } from '../src/vision/letterbox.js';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { RgbImage } from '../src/vision/image.js';
+import { letterboxInto, letterboxTransform, type LetterboxSpec, type LetterboxTransform } from '../src/vision/letterbox.js';
+import { stretchInto } from '../src/vision/stretch.js';
+import { PHOTOS_DIR } from './support/paths.js';
 
 const ULTRALYTICS: LetterboxSpec = { size: 640, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 };
 const YOLOX: LetterboxSpec = { size: 416, placement: 'top-left', channelOrder: 'bgr', pixelScale: 1, padValue: 114 };
@@ -51,4 +57,109 @@ describe('letterbox', () => {
     expect(tensor[0]).to.be.closeTo(114 / 255, 1e-6); // top-left is padding again, not stale image
     expect(tensor[1]).to.equal(0);
   });
+
+  describe('matches a plain per-value OpenCV INTER_LINEAR on real photos', () => {
+    const photos = readdirSync(PHOTOS_DIR).filter((name) => name.endsWith('.jpg'));
+    // Downscales of several ratios, odd sizes, upscales (smaller than the input), and one-pixel-wide or -high images.
+    const sizes: [number, number][] = [[768, 576], [1001, 333], [4032, 3024], [333, 1001], [97, 211], [640, 640], [1, 57], [57, 1], [1, 1], [2, 2]];
+    const specs: LetterboxSpec[] = [ULTRALYTICS, YOLOX, { ...ULTRALYTICS, channelOrder: 'bgr' }, { ...YOLOX, channelOrder: 'rgb', size: 640 }];
+
+    it('letterboxes every photo at every size, for both placements and channel orders, within 1e-4 of full scale', async () => {
+      for (const spec of specs) {
+        // One tensor for all the images, as an inference worker keeps it: padding is rewritten only when the geometry changes.
+        const tensor = new Float32Array(3 * spec.size * spec.size);
+        let previous: LetterboxTransform | undefined;
+        for (const [index, photo] of photos.entries()) {
+          for (const [width, height] of index === 0 ? sizes : sizes.slice(0, 2)) {
+            const image = await decoded(photo, width, height);
+            previous = letterboxInto(image, spec, tensor, previous);
+            const expected = referenceLetterbox(image, spec);
+            const difference = largestDifference(tensor, expected) / (255 * spec.pixelScale);
+            expect(difference, `${photo} at ${width}×${height}, ${spec.placement} ${spec.channelOrder}`).to.be.at.most(1e-4);
+          }
+        }
+      }
+    });
+
+    it('stretches photos over a non-square input within 1e-4 of full scale', async () => {
+      const spec = { width: 320, height: 240, mean: 127, scale: 1 / 128 };
+      const tensor = new Float32Array(3 * 320 * 240);
+      for (const [width, height] of sizes) {
+        const image = await decoded(photos[0], width, height);
+        stretchInto(image, spec, tensor);
+        const expected = new Float32Array(tensor.length);
+        fillReference(image, expected, 320, 240, 0, 0, 320, 240, [0, 1, 2], (value) => (value - 127) / 128);
+        expect(largestDifference(tensor, expected) / (255 / 128), `${width}×${height}`).to.be.at.most(1e-4);
+      }
+    });
+
+    it('tells a shifted image apart (the comparison can fail)', async () => {
+      const image = await decoded(photos[0], 768, 576);
+      const tensor = new Float32Array(3 * 640 * 640);
+      letterboxInto(image, ULTRALYTICS, tensor);
+      const shifted = { ...image, data: Buffer.concat([image.data.subarray(3), Buffer.alloc(3)]) };
+      expect(largestDifference(tensor, referenceLetterbox(shifted, ULTRALYTICS))).to.be.above(0.05);
+    });
+  });
 });
+
+async function decoded(photo: string, width: number, height: number): Promise<RgbImage> {
+  const { data, info } = await sharp(path.join(PHOTOS_DIR, photo))
+    .resize(width, height, { fit: 'fill' })
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data };
+}
+
+function largestDifference(actual: Float32Array, expected: Float32Array): number {
+  let largest = 0;
+  for (let index = 0; index < actual.length; index++) largest = Math.max(largest, Math.abs(actual[index] - expected[index]));
+  return largest;
+}
+
+/** The letterbox written out from its definition: a tensor of pad values, the resized image at its place. */
+function referenceLetterbox(image: RgbImage, spec: LetterboxSpec): Float32Array {
+  const { size, pixelScale } = spec;
+  const tensor = new Float32Array(3 * size * size).fill(spec.padValue * pixelScale);
+  const { resizedWidth, resizedHeight, padLeft, padTop } = letterboxTransform(image.width, image.height, spec);
+  const planes = spec.channelOrder === 'rgb' ? [0, 1, 2] : [2, 1, 0];
+  fillReference(image, tensor, size, size, padLeft, padTop, resizedWidth, resizedHeight, planes, (value) => value * pixelScale);
+  return tensor;
+}
+
+/**
+ * OpenCV's INTER_LINEAR, one value at a time in double precision: source position (d + 0.5) × ratio − 0.5,
+ * clamped to the edge pixels, the four neighbours blended by their distances.
+ */
+function fillReference(
+  image: RgbImage,
+  tensor: Float32Array,
+  tensorWidth: number,
+  tensorHeight: number,
+  left: number,
+  top: number,
+  width: number,
+  height: number,
+  planeOfChannel: number[],
+  valueOf: (pixel: number) => number,
+): void {
+  const pixel = (x: number, y: number, channel: number) => image.data[(y * image.width + x) * 3 + channel];
+  const along = (d: number, target: number, source: number): [number, number, number] => {
+    const position = Math.min(Math.max((d + 0.5) * (source / target) - 0.5, 0), source - 1);
+    const low = Math.floor(position);
+    return [low, Math.min(low + 1, source - 1), position - low];
+  };
+  for (let y = 0; y < height; y++) {
+    const [y0, y1, fy] = along(y, height, image.height);
+    for (let x = 0; x < width; x++) {
+      const [x0, x1, fx] = along(x, width, image.width);
+      for (let channel = 0; channel < 3; channel++) {
+        const upper = pixel(x0, y0, channel) * (1 - fx) + pixel(x1, y0, channel) * fx;
+        const lower = pixel(x0, y1, channel) * (1 - fx) + pixel(x1, y1, channel) * fx;
+        const at = planeOfChannel[channel] * tensorWidth * tensorHeight + (top + y) * tensorWidth + left + x;
+        tensor[at] = valueOf(upper * (1 - fy) + lower * fy);
+      }
+    }
+  }
+}
