@@ -4,7 +4,7 @@ import type { RgbImage } from './image.js';
  * Source index and weight of each destination column or row for bilinear sampling with
  * half-pixel centres (OpenCV INTER_LINEAR, which the reference pipelines use).
  */
-export function bilinearTaps(sourceLength: number, targetLength: number): { first: Int32Array; weight: Float32Array } {
+function bilinearTaps(sourceLength: number, targetLength: number): { first: Int32Array; weight: Float32Array } {
   const first = new Int32Array(targetLength);
   const weight = new Float32Array(targetLength);
   const ratio = sourceLength / targetLength;
