@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
+import { assembledModuleSource, MODULE_FILE } from '../scripts/assemble-wasm.js';
 import type { RgbImage } from '../src/vision/image.js';
 import { letterboxInto, letterboxTransform, type LetterboxSpec, type LetterboxTransform } from '../src/vision/letterbox.js';
 import { stretchInto } from '../src/vision/stretch.js';
@@ -91,6 +92,10 @@ describe('letterbox', () => {
         fillReference(image, expected, 320, 240, 0, 0, 320, 240, [0, 1, 2], (value) => (value - 127) / 128);
         expect(largestDifference(tensor, expected) / (255 / 128), `${width}×${height}`).to.be.at.most(1e-4);
       }
+    });
+
+    it('runs the kernel assembled from the committed bilinear.wat (`npm run assemble-wasm` after editing it)', async () => {
+      expect(readFileSync(MODULE_FILE, 'utf8')).to.equal(await assembledModuleSource());
     });
 
     it('tells a shifted image apart (the comparison can fail)', async () => {
