@@ -59,12 +59,13 @@ const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BILIN
  * Resizes `image` over the window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
  *
  * The arithmetic runs in WebAssembly with 128-bit SIMD (bilinear.wat), four output pixels at a
- * time. V8's scalar code for it, however tight, cost twice as much: per 640 × 480 letterbox in an
- * inference worker on the 2-core VM, 1.6–1.75 ms of CPU from 768 × 576 or 1008 × 756 and 2.3 ms from
- * 4032 × 3024, against 0.75–0.85 and 1.6 ms here. WebAssembly cannot read the image or write the
- * tensor where they are, so each output row's two source rows are copied into its memory first
- * (most of the 4032 × 3024 figure: a copy out of shared memory is slower than a plain memcpy), and
- * the finished rows are copied out to the planes.
+ * time, in f64 like the scalar JavaScript it replaced (the same floats to the last bit). Per
+ * 640 × 480 letterbox in an inference worker on the 2-core VM: 1.15–1.25 ms of CPU from 768 × 576
+ * or 1008 × 756 and 1.8–2.2 ms from 4032 × 3024, against 1.5–1.65 and 2.1–2.4 ms for the tightest
+ * scalar code (2.7–2.9 ms before either). WebAssembly cannot read the image or write the tensor
+ * where they are, so each output row's two source rows are copied into its memory first (much of
+ * the 4032 × 3024 figure: a copy out of shared memory is slower than a plain memcpy), and the
+ * finished rows are copied out to the planes.
  */
 export function resampleInto(image: RgbImage, target: PlanarWindow, scale: number, offset: number): void {
   const source = image.width > 1 ? image : widened(image);
@@ -73,7 +74,8 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
   // Memory: column taps, two source rows (+8 bytes, as the kernel reads 8 at a time), then the
   // output rows, each padded to a multiple of 4 values, plane after plane.
   const paddedWidth = (width + 3) & ~3;
-  const rowsAt = 8 * paddedWidth;
+  const weightsAt = 4 * paddedWidth;
+  const rowsAt = weightsAt + 8 * paddedWidth;
   const outputAt = align16(rowsAt + 2 * sourceStride + 8);
   const planeBytes = 4 * paddedWidth * height;
   const bytesNeeded = outputAt + 3 * planeBytes;
@@ -83,7 +85,7 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
   const columns = columnTaps(source.width, width);
   // The padding columns sample the first pixel: harmless, and never copied out.
   new Int32Array(memory, 0, paddedWidth).fill(0, width).set(columns.offset);
-  new Float32Array(memory, 4 * paddedWidth, paddedWidth).fill(0, width).set(columns.weight);
+  new Float64Array(memory, weightsAt, paddedWidth).fill(0, width).set(columns.weight);
   const rows = bilinearTaps(source.height, height);
   const sourceBytes = new Uint8Array(source.data.buffer, source.data.byteOffset, source.data.length);
   const rowBytes = new Uint8Array(memory, rowsAt, 2 * sourceStride);
@@ -93,7 +95,7 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
     // The last row blends with itself (weight 0): no read past the image.
     rowBytes.set(sourceBytes.subarray(top, top + (fy > 0 ? 2 : 1) * sourceStride));
     const out = outputAt + 4 * paddedWidth * y;
-    kernel.blendRow(rowsAt, fy > 0 ? rowsAt + sourceStride : rowsAt, paddedWidth, 0, 4 * paddedWidth,
+    kernel.blendRow(rowsAt, fy > 0 ? rowsAt + sourceStride : rowsAt, paddedWidth, 0, weightsAt,
       out, out + planeBytes, out + 2 * planeBytes, (1 - fy) * scale, fy * scale, offset);
   }
   copyOut(new Float32Array(memory, outputAt, 3 * paddedWidth * height), paddedWidth, target);
