@@ -20,6 +20,7 @@ const TJPARAM_JPEGWIDTH = 5;
 const TJPARAM_JPEGHEIGHT = 6;
 const TJPARAM_PRECISION = 7;
 const TJPARAM_COLORSPACE = 8;
+const TJPARAM_FASTDCT = 10;
 const TJPARAM_PROGRESSIVE = 12;
 const TJPARAM_LOSSLESS = 15;
 const TJCS_RGB = 0;
@@ -99,6 +100,10 @@ function bind(library: string): TurboJpeg {
     // A corrupt or truncated image stops at the first warning, with its message (otherwise the
     // decode goes on over garbage and only the return value tells).
     tj3Set(handle, TJPARAM_STOPONWARNING, 1);
+    // The fast integer IDCT at full size: 7 % less CPU for 12 MP, and the pixels the models were
+    // evaluated on (the JPEG binding used before decoded with it: AP 45.0 either way, 44.4 with the
+    // accurate one). Scaled decodes use their own reduced IDCTs, which this does not change.
+    tj3Set(handle, TJPARAM_FASTDCT, 1);
     return handle;
   };
   const giveBack = (handle: Handle) => (idle.length < MAX_IDLE_HANDLES ? idle.push(handle) : tj3Destroy(handle));
