@@ -25,7 +25,7 @@ import { relaunchOnJemalloc } from '../src/jemalloc.js';
 import { ultralytics } from '../src/models/families/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
 import { decodeImage } from '../src/vision/decode.js';
-import { scaleDenominator } from '../src/vision/decode-scale.js';
+import { JPEG_DENOMINATORS, scaleDenominator } from '../src/vision/decode-scale.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { base64DecodeMs, type EncodedRegion, libjpegEncodeMs, tjbenchDecodeMs } from './lib/libjpeg-floor.js';
@@ -313,7 +313,7 @@ async function benchSizes(options: BenchOptions, imageBytes: Buffer): Promise<st
       for (const output of OUTPUTS) {
         const upload = await sizesUpload(options.form, image.bytes, output);
         const post = detectionPoster(server.url, server.apiKey, upload);
-        const denominator = output.parameter ? 1 : scaleDenominator(imageWidth, imageHeight, raw.inputSide);
+        const denominator = output.parameter ? 1 : scaleDenominator(imageWidth, imageHeight, raw.inputSide, JPEG_DENOMINATORS);
         const decodeMs = tjbenchDecodeMs(image.bytes, denominator, 1);
         const base64Ms = options.form === 'json' ? base64DecodeMs(image.bytes.toString('base64')) : 0;
         const encodeMs = libjpegEncodeMs(await encodedRegions(server.url, server.apiKey, image.bytes, output));

@@ -5,9 +5,12 @@
  * never held (a 6000×6000 PNG: 108 MB). A model that fits the image into a small square never
  * sees the difference as long as the scaled image is still at least as large as what it fits in.
  */
-// Not 1/2: through libvips it is slower than libjpeg-turbo's direct full-size decode (1920×1080:
-// 16–21 ms against 9–10 ms on the 2-core VM), while 1/4 of a 12 MP photo takes about half the time.
-const DENOMINATORS = [8, 4] as const;
+
+/** Scales of libjpeg-turbo's own decoder (turbojpeg.ts), largest reduction first. */
+export const JPEG_DENOMINATORS: readonly number[] = [8, 4, 2];
+// Not 1/2 through libvips: its shrink-on-load pipeline is then slower than libjpeg-turbo's direct
+// full-size decode (1920×1080: 16–21 ms against 9–10 ms on the 2-core VM).
+export const SHRINK_ON_LOAD_DENOMINATORS: readonly number[] = [8, 4];
 
 /** Width and height of an image decoded at 1/`denominator` of its size (rounded up, as libjpeg does). */
 export function scaledSize(width: number, height: number, denominator: number): { width: number; height: number } {
@@ -15,10 +18,10 @@ export function scaledSize(width: number, height: number, denominator: number): 
 }
 
 /**
- * The largest scale denominator worth using (1, 4 or 8) at which a `width` × `height` image, fitted
- * into a `side`-pixel square, is still only shrunk, never enlarged: its longest side stays ≥ `side`.
+ * The largest of `denominators` at which a `width` × `height` image, fitted into a `side`-pixel
+ * square, is still only shrunk, never enlarged: its longest side stays ≥ `side`. 1 if none.
  */
-export function scaleDenominator(width: number, height: number, side: number): number {
+export function scaleDenominator(width: number, height: number, side: number, denominators: readonly number[]): number {
   const longest = Math.max(width, height);
-  return DENOMINATORS.find((denominator) => Math.ceil(longest / denominator) >= side) ?? 1;
+  return denominators.find((denominator) => Math.ceil(longest / denominator) >= side) ?? 1;
 }
