@@ -45,36 +45,36 @@ export function planesOf(tensor: Float32Array, plane: number, order: 'rgb' | 'bg
 }
 
 /**
- * Resizes `image` over the window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
+ * Resizes `image` over the target window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
  *
  * Scalar V8 code spends its time per instruction, so the kernels below keep those few: each pixel
  * is read with its right-hand neighbour as 6 bytes in two DataView loads (a 32-bit and a 16-bit
  * one) and split with shifts, rather than as six byte loads; and two output rows that share a
  * source row (a downscale by less than 2 gives many) are written together from three source rows
- * instead of four. In an inference worker on the 2-core VM, 640 × 480 values cost 1.6 ms of CPU
- * from 768 × 576 or 1008 × 756 and 2.15 ms from 4032 × 3024, against 2.8–2.85 ms with byte loads
- * and one row at a time. A separable two-pass resize (a horizontal pass into cached rows, then a
+ * instead of four. In an inference worker on the 2-core VM, 640 × 480 values cost 1.5–1.75 ms of
+ * CPU from 768 × 576 or 1008 × 756 and 2.1–2.3 ms from 4032 × 3024, against 2.7–2.9 ms with byte
+ * loads and one row at a time. A separable two-pass resize (a horizontal pass into cached rows, then a
  * vertical blend) measured slower than either: its second pass alone costs about as much as the
  * loads it saves.
  */
-export function resampleInto(image: RgbImage, window: PlanarWindow, scale: number, offset: number): void {
+export function resampleInto(image: RgbImage, target: PlanarWindow, scale: number, offset: number): void {
   const source = image.width > 1 ? image : widened(image);
-  const columns = columnTaps(source.width, window.width);
-  const rows = bilinearTaps(source.height, window.height);
+  const columns = columnTaps(source.width, target.width);
+  const rows = bilinearTaps(source.height, target.height);
   const sourceStride = source.width * 3;
   const resampling: Resampling = {
-    ...window,
+    ...target,
     bytes: new DataView(source.data.buffer, source.data.byteOffset, source.data.length),
     sourceStride,
     columnOffset: columns.offset,
     columnWeight: columns.weight,
     offset,
   };
-  for (let y = 0; y < window.height; ) {
+  for (let y = 0; y < target.height; ) {
     const fy = rows.weight[y];
     const top = rows.first[y] * sourceStride;
-    const out = (y + window.top) * window.stride + window.left;
-    const next = y + 1 < window.height ? rows.weight[y + 1] : 0;
+    const out = (y + target.top) * target.stride + target.left;
+    const next = y + 1 < target.height ? rows.weight[y + 1] : 0;
     if (fy > 0 && next > 0 && rows.first[y + 1] === rows.first[y] + 1) {
       blendRowPair(resampling, top, out, [(1 - fy) * scale, fy * scale, (1 - next) * scale, next * scale]);
       y += 2;

@@ -62,8 +62,8 @@ export function letterboxInto(
   const { resizedWidth, resizedHeight, padLeft, padTop } = transform;
   if (!previous || !sameGeometry(previous, transform)) tensor.fill(spec.padValue * spec.pixelScale);
 
-  const window = { ...planesOf(tensor, plane, spec.channelOrder), stride: size, left: padLeft, top: padTop, width: resizedWidth, height: resizedHeight };
-  resampleInto(image, window, spec.pixelScale, 0);
+  const target = { ...planesOf(tensor, plane, spec.channelOrder), stride: size, left: padLeft, top: padTop, width: resizedWidth, height: resizedHeight };
+  resampleInto(image, target, spec.pixelScale, 0);
   return transform;
 }
 
