@@ -56,7 +56,7 @@ const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BILIN
 };
 
 /**
- * Resizes `image` over the window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
+ * Resizes `image` over the target window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
  *
  * The arithmetic runs in WebAssembly with 128-bit SIMD (bilinear.wat), four output pixels at a
  * time, in f64 like the scalar JavaScript it replaced (the same floats to the last bit). Per
