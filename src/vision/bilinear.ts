@@ -63,20 +63,21 @@ const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BILIN
  * 640 × 480 letterbox in an inference worker on the 2-core VM: 1.15–1.25 ms of CPU from 768 × 576
  * or 1008 × 756 and 1.8–2.2 ms from 4032 × 3024, against 1.5–1.65 and 2.1–2.4 ms for the tightest
  * scalar code (2.7–2.9 ms before either). WebAssembly cannot read the image or write the tensor
- * where they are, so each output row's two source rows are copied into its memory first (much of
- * the 4032 × 3024 figure: a copy out of shared memory is slower than a plain memcpy), and the
- * finished rows are copied out to the planes.
+ * where they are, so the source rows are copied into its memory first (much of the 4032 × 3024
+ * figure: a copy out of shared memory is slower than a plain memcpy), and the finished rows are
+ * copied out to the planes.
  */
 export function resampleInto(image: RgbImage, target: PlanarWindow, scale: number, offset: number): void {
   const source = image.width > 1 ? image : widened(image);
   const { width, height } = target;
   const sourceStride = source.width * 3;
-  // Memory: column taps, two source rows (+8 bytes, as the kernel reads 8 at a time), then the
-  // output rows, each padded to a multiple of 4 values, plane after plane.
+  // Memory: column taps, two source rows (+8 bytes each, as the kernel reads 8 at a time), then
+  // the output rows, each padded to a multiple of 4 values, plane after plane.
   const paddedWidth = (width + 3) & ~3;
   const weightsAt = 4 * paddedWidth;
   const rowsAt = weightsAt + 8 * paddedWidth;
-  const outputAt = align16(rowsAt + 2 * sourceStride + 8);
+  const slotBytes = align16(sourceStride + 8);
+  const outputAt = rowsAt + 2 * slotBytes;
   const planeBytes = 4 * paddedWidth * height;
   const bytesNeeded = outputAt + 3 * planeBytes;
   if (kernel.memory.buffer.byteLength < bytesNeeded) kernel.memory.grow(Math.ceil((bytesNeeded - kernel.memory.buffer.byteLength) / 65536));
@@ -88,15 +89,23 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
   new Float64Array(memory, weightsAt, paddedWidth).fill(0, width).set(columns.weight);
   const rows = bilinearTaps(source.height, height);
   const sourceBytes = new Uint8Array(source.data.buffer, source.data.byteOffset, source.data.length);
-  const rowBytes = new Uint8Array(memory, rowsAt, 2 * sourceStride);
+  const memoryBytes = new Uint8Array(memory);
+  // One slot for even source rows, one for odd (a blend's two rows are one of each): a row read by
+  // several output rows, as in a downscale by less than 2, is copied in once.
+  const held = [-1, -1];
+  const hold = (row: number): number => {
+    const at = rowsAt + (row & 1) * slotBytes;
+    if (held[row & 1] !== row) memoryBytes.set(sourceBytes.subarray(row * sourceStride, (row + 1) * sourceStride), at);
+    held[row & 1] = row;
+    return at;
+  };
   for (let y = 0; y < height; y++) {
     const fy = rows.weight[y];
-    const top = rows.first[y] * sourceStride;
+    const upper = hold(rows.first[y]);
     // The last row blends with itself (weight 0): no read past the image.
-    rowBytes.set(sourceBytes.subarray(top, top + (fy > 0 ? 2 : 1) * sourceStride));
+    const lower = fy > 0 ? hold(rows.first[y] + 1) : upper;
     const out = outputAt + 4 * paddedWidth * y;
-    kernel.blendRow(rowsAt, fy > 0 ? rowsAt + sourceStride : rowsAt, paddedWidth, 0, weightsAt,
-      out, out + planeBytes, out + 2 * planeBytes, (1 - fy) * scale, fy * scale, offset);
+    kernel.blendRow(upper, lower, paddedWidth, 0, weightsAt, out, out + planeBytes, out + 2 * planeBytes, (1 - fy) * scale, fy * scale, offset);
   }
   copyOut(new Float32Array(memory, outputAt, 3 * paddedWidth * height), paddedWidth, target);
 }
