@@ -49,36 +49,45 @@ export function planesOf(tensor: Float32Array, plane: number, order: 'rgb' | 'bg
 // inference worker) has its own instance and memory.
 const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BILINEAR_WASM, 'base64'))).exports as {
   readonly memory: WebAssembly.Memory;
-  readonly blendRow: (
-    upper: number, lower: number, count: number, offsets: number, weights: number,
-    red: number, green: number, blue: number, topScale: number, bottomScale: number, offset: number,
+  readonly blendRows: (
+    sourceRows: number, runLength: number, verticals: number, count: number, offsets: number, weights: number,
+    red: number, green: number, blue: number, rowBytes: number, offset: number,
   ) => void;
 };
+
+/** Most output rows blended in one call of the kernel (a run of consecutive source rows). */
+const MAX_RUN = 8;
 
 /**
  * Resizes `image` over the target window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
  *
  * The arithmetic runs in WebAssembly with 128-bit SIMD (bilinear.wat), four output pixels at a
- * time, in f64 like the scalar JavaScript it replaced (the same floats to the last bit). Per
- * 640 × 480 letterbox in an inference worker on the 2-core VM: 1.15–1.25 ms of CPU from 768 × 576
- * or 1008 × 756 and 1.8–2.2 ms from 4032 × 3024, against 1.5–1.65 and 2.1–2.4 ms for the tightest
+ * time, in f64 like the scalar JavaScript it replaced (the same floats to the last bit), blending
+ * each source row across once for the run of output rows that reads it. Per 640 × 480 letterbox in
+ * an inference worker on the 2-core VM: 0.9 ms of CPU from 768 × 576, 1.1–1.25 ms from 1008 × 756
+ * and 2.0–2.1 ms from 4032 × 3024, against 1.55–1.7, 1.5–1.6 and 2.1–2.15 ms for the tightest
  * scalar code (2.7–2.9 ms before either). WebAssembly cannot read the image or write the tensor
- * where they are, so the source rows are copied into its memory first (much of the 4032 × 3024
- * figure: a copy out of shared memory is slower than a plain memcpy), and the finished rows are
- * copied out to the planes.
+ * where they are, so the source rows are copied into its memory first (most of the 4032 × 3024
+ * figure: a copy out of shared memory is several times slower than a plain memcpy), and the
+ * finished rows are copied out to the planes.
  */
 export function resampleInto(image: RgbImage, target: PlanarWindow, scale: number, offset: number): void {
   const source = image.width > 1 ? image : widened(image);
   const { width, height } = target;
   const sourceStride = source.width * 3;
-  // Memory: column taps, two source rows (+8 bytes each, as the kernel reads 8 at a time), then
-  // the output rows, each padded to a multiple of 4 values, plane after plane.
+  // Memory: column taps; a run's source row addresses and vertical weights; slots for its source
+  // rows (+8 bytes each, as the kernel reads 8 at a time); then the output rows, each padded to a
+  // multiple of 4 values, plane after plane.
   const paddedWidth = (width + 3) & ~3;
   const weightsAt = 4 * paddedWidth;
-  const rowsAt = weightsAt + 8 * paddedWidth;
+  const runRowsAt = weightsAt + 8 * paddedWidth;
+  const verticalsAt = runRowsAt + align16(4 * (MAX_RUN + 1));
+  const slotsAt = verticalsAt + 16 * MAX_RUN;
   const slotBytes = align16(sourceStride + 8);
-  const outputAt = rowsAt + 2 * slotBytes;
-  const planeBytes = 4 * paddedWidth * height;
+  const slots = MAX_RUN + 1;
+  const outputAt = slotsAt + slots * slotBytes;
+  const rowBytes = 4 * paddedWidth;
+  const planeBytes = rowBytes * height;
   const bytesNeeded = outputAt + 3 * planeBytes;
   if (kernel.memory.buffer.byteLength < bytesNeeded) kernel.memory.grow(Math.ceil((bytesNeeded - kernel.memory.buffer.byteLength) / 65536));
   const memory = kernel.memory.buffer;
@@ -87,25 +96,38 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
   // The padding columns sample the first pixel: harmless, and never copied out.
   new Int32Array(memory, 0, paddedWidth).fill(0, width).set(columns.offset);
   new Float64Array(memory, weightsAt, paddedWidth).fill(0, width).set(columns.weight);
+  const runRows = new Int32Array(memory, runRowsAt, MAX_RUN + 1);
+  const verticals = new Float64Array(memory, verticalsAt, 2 * MAX_RUN);
   const rows = bilinearTaps(source.height, height);
   const sourceBytes = new Uint8Array(source.data.buffer, source.data.byteOffset, source.data.length);
   const memoryBytes = new Uint8Array(memory);
-  // One slot for even source rows, one for odd (a blend's two rows are one of each): a row read by
-  // several output rows, as in a downscale by less than 2, is copied in once.
-  const held = [-1, -1];
+  // Source row r sits in slot r mod (MAX_RUN + 1): the rows of one run never share a slot, and a
+  // row read by several runs is copied in once.
+  const held = new Int32Array(slots).fill(-1);
   const hold = (row: number): number => {
-    const at = rowsAt + (row & 1) * slotBytes;
-    if (held[row & 1] !== row) memoryBytes.set(sourceBytes.subarray(row * sourceStride, (row + 1) * sourceStride), at);
-    held[row & 1] = row;
+    const at = slotsAt + (row % slots) * slotBytes;
+    if (held[row % slots] !== row) memoryBytes.set(sourceBytes.subarray(row * sourceStride, (row + 1) * sourceStride), at);
+    held[row % slots] = row;
     return at;
   };
-  for (let y = 0; y < height; y++) {
-    const fy = rows.weight[y];
-    const upper = hold(rows.first[y]);
-    // The last row blends with itself (weight 0): no read past the image.
-    const lower = fy > 0 ? hold(rows.first[y] + 1) : upper;
-    const out = outputAt + 4 * paddedWidth * y;
-    kernel.blendRow(upper, lower, paddedWidth, 0, weightsAt, out, out + planeBytes, out + 2 * planeBytes, (1 - fy) * scale, fy * scale, offset);
+  for (let y = 0; y < height; ) {
+    const first = rows.first[y];
+    // A run: output rows y, y + 1, … blending source rows first and first + 1, first + 1 and first + 2, …
+    let length = 1;
+    if (rows.weight[y] > 0) {
+      while (length < MAX_RUN && y + length < height && rows.weight[y + length] > 0 && rows.first[y + length] === first + length) length++;
+    }
+    for (let j = 0; j < length; j++) {
+      const fy = rows.weight[y + j];
+      verticals[2 * j] = (1 - fy) * scale;
+      verticals[2 * j + 1] = fy * scale;
+    }
+    runRows[0] = hold(first);
+    // A row of weight 0 (the last one) blends with itself: no read past the image.
+    for (let j = 1; j <= length; j++) runRows[j] = rows.weight[y + j - 1] > 0 ? hold(first + j) : runRows[0];
+    const out = outputAt + rowBytes * y;
+    kernel.blendRows(runRowsAt, length, verticalsAt, paddedWidth, 0, weightsAt, out, out + planeBytes, out + 2 * planeBytes, rowBytes, offset);
+    y += length;
   }
   copyOut(new Float32Array(memory, outputAt, 3 * paddedWidth * height), paddedWidth, target);
 }
