@@ -16,8 +16,11 @@ export async function sendJson(response: Response, body: unknown): Promise<void>
     large.push(value);
     return `\u0000${large.length - 1}\u0000`;
   });
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
   if (large.length === 0) {
-    response.json(body);
+    // The text is already JSON: written as is (`response.json` would stringify it again and hash it for an ETag no POST answer uses).
+    response.setHeader('Content-Length', Buffer.byteLength(text));
+    response.end(text);
     return;
   }
   // Odd parts are indices into `large`, even parts the JSON around them.
@@ -35,7 +38,6 @@ export async function sendJson(response: Response, body: unknown): Promise<void>
       chunks.push(Buffer.from(JSON.stringify(value.slice(start, start + SLICE_CHARACTERS)).slice(1, -1)));
     }
   }
-  response.setHeader('Content-Type', 'application/json; charset=utf-8');
   response.setHeader('Content-Length', chunks.reduce((total, chunk) => total + chunk.length, 0));
   for (const chunk of chunks) response.write(chunk);
   response.end();
