@@ -2,6 +2,9 @@ import type { Response } from 'express';
 
 /** Strings longer than this (base64 images in an answer) are turned into bytes one slice per event-loop turn. */
 const SLICE_CHARACTERS = 768 * 1024;
+/** A character JSON escapes, or one beyond ASCII: such a string is not its own JSON form in Latin-1 bytes. */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\u007f-\uffff]/;
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -32,10 +35,16 @@ export async function sendJson(response: Response, body: unknown): Promise<void>
       continue;
     }
     const value = large[Number(parts[index])];
-    for (let start = 0; start < value.length; start += SLICE_CHARACTERS) {
+    for (let start = 0, end = 0; start < value.length; start = end) {
       await nextTurn();
-      // Escaping is per character, so a slice's escaped form (without its quotes) is that part of the whole.
-      chunks.push(Buffer.from(JSON.stringify(value.slice(start, start + SLICE_CHARACTERS)).slice(1, -1)));
+      end = Math.min(value.length, start + SLICE_CHARACTERS);
+      // Never between the two halves of a surrogate pair, which would each be escaped alone.
+      if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1))) end--;
+      const slice = value.slice(start, end);
+      // Base64 (every large string we send) is printable ASCII: its JSON form is itself, copied as
+      // bytes (2.3 ms for 5 MB here, against 11 ms to escape it and encode it as UTF-8). Anything
+      // else is escaped, per character, so a slice's escaped form is that part of the whole.
+      chunks.push(NEEDS_ESCAPING.test(slice) ? Buffer.from(JSON.stringify(slice).slice(1, -1)) : Buffer.from(slice, 'latin1'));
     }
   }
   response.setHeader('Content-Length', chunks.reduce((total, chunk) => total + chunk.length, 0));
