@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import koffi from 'koffi';
+import type * as Koffi from 'koffi';
 
 /**
  * libjpeg-turbo's TurboJPEG 3 API, called through koffi (an FFI shipped prebuilt for each platform:
@@ -10,7 +10,8 @@ import koffi from 'koffi';
  * JPEG binding for Node exposes the scaling factors.
  *
  * The library is the one `@julusian/jpeg-turbo` (our JPEG encoder) ships on Linux, else the
- * system's. Where neither loads, `turboJpeg` is undefined and every image goes through libvips.
+ * system's. Where neither loads (or koffi has no binary for the platform), `turboJpeg` is
+ * undefined and every image goes through libvips.
  */
 
 /** TurboJPEG's constants used here (turbojpeg.h, API version 3). */
@@ -32,9 +33,6 @@ const TJPF_RGB = 0;
 const MAX_IDLE_HANDLES = 4;
 
 type Handle = unknown;
-
-// Declared by name for the prototypes below (passed by value to tj3SetScalingFactor).
-koffi.struct('tjscalingfactor', { num: 'int', denom: 'int' });
 
 /** What a JPEG's header says, read without decoding. */
 export interface JpegHeader {
@@ -61,12 +59,14 @@ export interface TurboJpeg {
   decode(jpeg: Buffer, denominator: number, into: Buffer): Promise<void>;
 }
 
+const require = createRequire(import.meta.url);
+
 /** Candidate library files, most specific first. */
 function libraryCandidates(): string[] {
   const candidates: string[] = [];
   try {
     // The copy next to @julusian/jpeg-turbo's prebuilt binding (Linux builds link it dynamically).
-    const packageDir = path.dirname(createRequire(import.meta.url).resolve('@julusian/jpeg-turbo/package.json'));
+    const packageDir = path.dirname(require.resolve('@julusian/jpeg-turbo/package.json'));
     const musl = !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
     const prebuild = `jpeg-turbo-${process.platform}-${process.arch}${process.platform === 'linux' && musl ? '-musl' : ''}`;
     candidates.push(path.join(packageDir, 'prebuilds', prebuild, 'libturbojpeg.so.0'));
@@ -79,7 +79,7 @@ function libraryCandidates(): string[] {
   return candidates;
 }
 
-function bind(library: string): TurboJpeg {
+function bind(koffi: typeof Koffi, library: string): TurboJpeg {
   const lib = koffi.load(library);
   // Each lookup throws where the library is TurboJPEG 2 (no tj3 functions): the caller tries the next one.
   const tj3Init = lib.func('void *tj3Init(int initType)');
@@ -164,9 +164,18 @@ function bind(library: string): TurboJpeg {
 }
 
 function loadTurboJpeg(): TurboJpeg | undefined {
+  let koffi: typeof Koffi;
+  try {
+    // Loaded here, not imported: a platform koffi has no binary for still serves, through libvips.
+    koffi = require('koffi') as typeof Koffi;
+  } catch {
+    return undefined;
+  }
+  // Declared by name for the prototypes (passed by value to tj3SetScalingFactor).
+  koffi.struct('tjscalingfactor', { num: 'int', denom: 'int' });
   for (const library of libraryCandidates()) {
     try {
-      return bind(library);
+      return bind(koffi, library);
     } catch {
       // Absent, or too old for the tj3 API: try the next.
     }
