@@ -96,14 +96,19 @@ async function rawInference(modelPath: string, threads: number, imageBytes: Buff
 /**
  * Runs `first` and `second` in alternating blocks, so that both see the same machine: on a
  * shared 2-core VM the speed drifts by tens of percent over a minute, and a ratio of two
- * measurements taken minutes apart would mostly measure that drift.
+ * measurements taken minutes apart would mostly measure that drift. The first call of each block
+ * runs but is not counted: the other side's ONNX Runtime threads still spin for a while after its
+ * last run and take the cores from it (the first service request after raw runs took 48–60 ms
+ * where the next ones took 31–47, on every size), which neither side meets when it runs alone.
  */
-async function interleaved(first: () => Promise<number>, second: () => Promise<number>, total: number, block = 5): Promise<[number[], number[]]> {
+async function interleaved(first: () => Promise<number>, second: () => Promise<number>, total: number, block = 6): Promise<[number[], number[]]> {
   const a: number[] = [];
   const b: number[] = [];
   while (a.length < total) {
-    for (let i = 0; i < block; i++) a.push(await first());
-    for (let i = 0; i < block; i++) b.push(await second());
+    await first();
+    for (let i = 1; i < block; i++) a.push(await first());
+    await second();
+    for (let i = 1; i < block; i++) b.push(await second());
   }
   return [a, b];
 }
