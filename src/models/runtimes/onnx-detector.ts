@@ -7,13 +7,14 @@ import { ultraface } from '../families/ultraface.js';
 import { ultralytics } from '../families/ultralytics.js';
 import { settingsOf, sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
-import { type FileDetector, type FileRuntime, type InferenceSettings, modelNameOf } from '../model-repository.js';
+import type { FileDetector, FileRuntime, InferenceSettings } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
 import { readOnnxFile } from '../onnx/onnx-file.js';
 import { toImageDetections } from '../postprocess.js';
-import type { PostprocessOptions, Detection, Detector, PreprocessedInput, RawOutput } from '../types.js';
+import type { PostprocessOptions, Detection, PreprocessedInput, RawOutput } from '../types.js';
 import { loadOnnxFaceDetector } from './onnx-face-detector.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
+import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 
 
 function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): OnnxFamily {
@@ -59,27 +60,20 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
     const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, letterbox, dims, alone);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output, inputSize, options.minScore);
-      const maxDetections = Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
+      const maxDetections = detectionLimit(options, description);
       return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections, nmsIou: family.needsNms ? settings.nmsIou : undefined });
     };
 
     return {
-      name: modelNameOf(modelPath),
+      ...servedOnnxModel(modelPath, description, settings, opened),
       kind: 'objects',
       family: family.name,
-      runtime: 'onnxruntime-node',
-      // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
-      device: 'CPU',
-      aliases: description.aliases ?? [],
       labels: categories.labels,
       parents: categories.parents,
       inputSize: { width: inputSize, height: inputSize },
-      capacity: { inputs: settings.concurrency + 1, runs: settings.concurrency },
       preprocess,
       inference,
       postprocess,
-      dispose: () => opened.close(),
-      settings,
       labelSource: categories.source,
     };
   } catch (error) {

@@ -2,10 +2,11 @@ import type { RgbImage } from '../../vision/image.js';
 import { ultraface } from '../families/ultraface.js';
 import { readModelDescription, settingsOf } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
-import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
+import type { FileDetector, InferenceSettings } from '../model-repository.js';
 import { toImageDetections } from '../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../types.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
+import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 
 /**
  * Loads an UltraFace ONNX face detector (families/ultraface.ts): the same session pool and
@@ -37,27 +38,20 @@ export async function loadOnnxFaceDetector(modelPath: string, defaults: Inferenc
     });
     const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, spec, dims, alone);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
-      const maxDetections = Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
+      const maxDetections = detectionLimit(options, description);
       return toImageDetections(ultraface.readCandidates(output, width, height, options.minScore), input.transform, input.image, { ...options, maxDetections, nmsIou: settings.nmsIou });
     };
 
     return {
-      name: modelNameOf(modelPath),
+      ...servedOnnxModel(modelPath, description, settings, opened),
       kind: 'faces',
       family: ultraface.name,
-      runtime: 'onnxruntime-node',
-      // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
-      device: 'CPU',
-      aliases: description.aliases ?? [],
       labels: ['face'],
       parents: ['person'],
       inputSize: { width, height },
-      capacity: { inputs: settings.concurrency + 1, runs: settings.concurrency },
       preprocess,
       inference,
       postprocess,
-      dispose: () => opened.close(),
-      settings,
       labelSource: 'family',
     };
   } catch (error) {
