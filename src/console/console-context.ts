@@ -52,7 +52,7 @@ export function loadSession(sessions: AccountDomain['sessions']): RequestHandler
 }
 
 /** Sends visitors who are not signed in to the sign-in page. */
-export const requireSignIn: RequestHandler = (request, response, next) => {
+export const requireSignIn: RequestHandler = (_request, response, next) => {
   if (signedInAccount(response)) return next();
   response.redirect(303, '/console/sign-in');
 };
