@@ -92,10 +92,13 @@ function faceService(tasks: TaskTable, found: Service): Service {
   return found;
 }
 
-/** Declares `detectd service <name> <service> [--account <email>] [--json]` with the shared reference options. */
-function serviceCommand(parent: Command, name: string, description: string): Command {
+/**
+ * Declares `detectd service <name> <service> [more arguments] [--account <email>] [--json]` with the
+ * shared reference options; `more` are the command's arguments after the service (`<userid>`).
+ */
+function serviceCommand(parent: Command, name: string, description: string, more = ''): Command {
   return parent
-    .command(`${name} <service>`)
+    .command(`${name} <service>${more ? ` ${more}` : ''}`)
     .description(description)
     .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
     .option('--json', 'print one JSON object');
@@ -302,11 +305,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
     }),
   );
 
-  service
-    .command('face-threshold <service> <similarity>')
-    .description('set the similarity (0 to 1) a face must reach to be named as a registered person, or `default`')
-    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
-    .option('--json', 'print one JSON object')
+  serviceCommand(service, 'face-threshold', 'set the similarity (0 to 1) a face must reach to be named as a registered person, or `default`', '<similarity>')
     .action((reference: string, similarity: string, options: ServiceOptions) =>
       runCommand(options, async () => {
         const threshold = similarity === 'default' ? null : Number(similarity);
@@ -323,11 +322,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       }),
     );
 
-  service
-    .command('forget <service> <userid>')
-    .description('remove a person and every face descriptor of theirs from a face service\'s gallery')
-    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
-    .option('--json', 'print one JSON object')
+  serviceCommand(service, 'forget', 'remove a person and every face descriptor of theirs from a face service\'s gallery', '<userid>')
     .action((reference: string, userid: string, options: ServiceOptions) =>
       runCommand(options, async () => {
         await withDomain(loadConfig(), options, async (domain, store) => {
@@ -340,11 +335,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       }),
     );
 
-  service
-    .command('rename <service> <name>')
-    .description('rename a service, as the console does (its keys, limits and usage stay)')
-    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
-    .option('--json', 'print one JSON object')
+  serviceCommand(service, 'rename', 'rename a service, as the console does (its keys, limits and usage stay)', '<name>')
     .action((reference: string, name: string, options: ServiceOptions) =>
       runCommand(options, async () => {
         await withDomain(loadConfig(), options, async (domain) => {
@@ -355,12 +346,8 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       }),
     );
 
-  service
-    .command('model <service> [model]')
-    .description('choose the model that answers a service, as the console does: a model name (`detectd models list`), or --default for the server default; calls use it from the next one on')
+  serviceCommand(service, 'model', 'choose the model that answers a service, as the console does: a model name (`detectd models list`), or --default for the server default; calls use it from the next one on', '[model]')
     .option('--default', 'the server default model (DETECTD_DEFAULT_MODEL), whichever it is at the time')
-    .option('--account <email>', 'owner of the service: then <service> may be its name instead of its id')
-    .option('--json', 'print one JSON object')
     .action((reference: string, model: string | undefined, options: ServiceOptions & { default?: boolean }) =>
       runCommand(options, async () => {
         if ((model === undefined) === (options.default === undefined)) throw new CliFailure('usage', 'give either a model name or --default', EXIT.usage);
