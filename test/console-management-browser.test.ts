@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, LAPTOP, launchChromium, PHONE, signInOnPage } from './support/chromium.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
+import type { TestServer } from './support/test-server.js';
 
 /** The account startTestServer makes first: the administrator. */
 const ADMIN = { email: 'user1@example.com', password: 'correct horse battery' };
@@ -22,25 +21,20 @@ async function atBothWidths(page: Page, name: string): Promise<void> {
 const errorText = (page: Page, field: string) => page.textContent(`#field-${field}-error`);
 
 describe('console management pages in Chromium, at laptop and phone width', () => {
+  // DETECTD_SIGNUP as a default server has it: unset.
+  const fixture = useServerAndBrowser();
   let server: TestServer;
-  let browser: Browser;
   let page: Page;
   const problems: string[] = [];
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    // DETECTD_SIGNUP as a default server has it: unset.
-    [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
+    server = fixture.server;
     await server.createService({ email: 'member@example.com', name: 'Gate' });
-    page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
+    page = await (await fixture.browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('dialog', (dialog) => dialog.accept());
     await signInOnPage(page, server.url, ADMIN.email, ADMIN.password);
     await page.waitForURL('**/console/services');
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   it('limits 0 and −5: both errors beside their fields, the values kept, the first bad field focused', async () => {
@@ -101,7 +95,7 @@ describe('console management pages in Chromium, at laptop and phone width', () =
     const link = (await page.textContent('#invitation-link'))!;
     await atBothWidths(page, 'invitations');
 
-    const invited = await (await browser.newContext({ viewport: PHONE })).newPage();
+    const invited = await (await fixture.browser.newContext({ viewport: PHONE })).newPage();
     await invited.goto(`${server.url}/console/sign-in`);
     expect(await invited.locator('text=Create a service account').count(), 'no sign-up link without an invitation').to.equal(0);
     await invited.goto(link);

@@ -1,11 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS, LAPTOP, launchChromium, PHONE, signInOnPage } from './support/chromium.js';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import type { TestServer } from './support/test-server.js';
 
 /** The account startTestServer makes first. */
 const OWNER = { email: 'user1@example.com', password: 'correct horse battery' };
@@ -16,26 +15,21 @@ const OWNER = { email: 'user1@example.com', password: 'correct horse battery' };
  */
 describe('console People page of a face service in Chromium', function () {
   this.timeout(180_000);
+  const fixture = useServerAndBrowser({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` });
   let server: TestServer;
-  let browser: Browser;
   let page: Page;
   const problems: string[] = [];
 
   before(async () => {
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [server, browser] = await Promise.all([startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` }), launchChromium()]);
+    server = fixture.server;
     await server.createService({ email: OWNER.email, name: 'Front door', type: 'face-detection' });
-    page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
+    page = await (await fixture.browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('dialog', (dialog) => dialog.accept());
     await signInOnPage(page, server.url, OWNER.email, OWNER.password);
     await page.waitForURL('**/console/services');
     await page.click('table.list a:has-text("Front door")');
     await page.waitForURL(/\/console\/services\/[0-9a-f-]{36}$/);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   const rows = () => page.$$eval('#people-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (cell) => cell.textContent!.trim())));

@@ -39,12 +39,15 @@ export const ARTIFACTS = path.resolve('test-artifacts');
 export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-/** A real server and Chromium for a suite: registers its before/after hooks; the fields are set once `before` has run. */
-export function useServerAndBrowser(): { server: TestServer; browser: Browser } {
+/**
+ * A real server (with `env` as its settings) and Chromium for a suite: registers its before/after
+ * hooks, ahead of the suite's own; the fields are set once `before` has run.
+ */
+export function useServerAndBrowser(env: Record<string, string> = {}): { server: TestServer; browser: Browser } {
   const fixture = {} as { server: TestServer; browser: Browser };
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [fixture.server, fixture.browser] = await Promise.all([startTestServer(), launchChromium()]);
+    [fixture.server, fixture.browser] = await Promise.all([startTestServer(env), launchChromium()]);
   });
   after(async () => {
     await fixture.browser?.close();
