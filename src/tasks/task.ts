@@ -183,6 +183,14 @@ export interface Configuration {
   readonly value: string;
 }
 
+/** The JSON body every image task takes (its request schema checked it): the image and its parameters. */
+export interface ImageRequestBody {
+  readonly raw_data: string;
+  readonly frame_id?: string;
+  readonly source_id?: string;
+  readonly configurations?: Configuration[];
+}
+
 /** Names of the parameters a version of the API accepts. */
 export function parameterNames(parameters: Readonly<Record<string, ParameterRule>>, version: ApiVersion): string[] {
   return Object.entries(parameters)

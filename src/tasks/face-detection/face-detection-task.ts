@@ -3,7 +3,7 @@ import type { FaceRecognition } from '../face-recognition.js';
 import type { FoundResponse } from '../found-response.js';
 import type { ImageParameters } from '../image-parameters.js';
 import { decodeRawData } from '../raw-data.js';
-import type { ApiVersion, Configuration, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
+import type { ApiVersion, FrameAnalysis, FrameCall, ImageRequestBody, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
 import { FACE_PARAMETER_RULES, faceParameters, parseFaceConfigurations } from './face-parameters.js';
 import { deepStackFaceRoutes } from './deepstack-face.js';
 import { findFaces } from './find-faces.js';
@@ -12,12 +12,6 @@ import { findFaces } from './find-faces.js';
 const FACE_DETECTION = 'face-detection';
 const REQUEST_SCHEMA = 'face-detection-request';
 
-interface FaceDetectionRequestBody {
-  readonly raw_data: string;
-  readonly frame_id?: string;
-  readonly source_id?: string;
-  readonly configurations?: Configuration[];
-}
 
 /** The JSON API's answer (schemas/face-detection-response.json): the object-detection answer's shape, faces in `detected_faces`. */
 export interface FaceDetectionReply {
@@ -53,7 +47,7 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
     async runJson(body: unknown, call: TaskCall): Promise<FaceDetectionReply> {
       const validity = call.schemas.check(REQUEST_SCHEMA, body);
       if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
-      const request = body as FaceDetectionRequestBody;
+      const request = body as ImageRequestBody;
       const parameters = parseFaceConfigurations(request.configurations, call.version);
       const base64Started = performance.now();
       const bytes = decodeRawData(request.raw_data);
@@ -61,7 +55,7 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
       return answer(bytes, parameters, call, { frame_id: request.frame_id, source_id: request.source_id });
     },
     runUpload(bytes: Buffer, upload: UploadRequest, call: TaskCall): Promise<FaceDetectionReply> {
-      const request = upload as Omit<FaceDetectionRequestBody, 'raw_data'>;
+      const request = upload as Omit<ImageRequestBody, 'raw_data'>;
       return answer(bytes, parseFaceConfigurations(request.configurations, call.version), call, { frame_id: request.frame_id, source_id: request.source_id });
     },
     parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {

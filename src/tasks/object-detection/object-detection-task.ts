@@ -3,7 +3,7 @@ import { DetectdError } from '../../core/errors.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import { deepStackBox, deepStackImage } from '../deepstack-form.js';
-import type { ApiVersion, DeepStackAnswer, DeepStackRequest, DeepStackSide, FrameAnalysis, FrameCall, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
+import type { ApiVersion, DeepStackAnswer, DeepStackRequest, DeepStackSide, FrameAnalysis, FrameCall, ImageRequestBody, SentParameters, Task, TaskCall, UploadRequest } from '../task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES } from './parameters.js';
 import { DEEPSTACK_DETECTION_ROUTES } from './deepstack-routes.js';
 import { decodeRawData } from '../raw-data.js';
@@ -14,12 +14,8 @@ import { keepTargetClasses } from './target-classes.js';
 
 const REQUEST_SCHEMA = 'object-detection-request';
 
-interface ObjectDetectionRequestBody {
-  readonly raw_data: string;
-  readonly frame_id?: string;
-  readonly source_id?: string;
+interface ObjectDetectionRequestBody extends ImageRequestBody {
   readonly target_classes?: string[];
-  readonly configurations?: { parameter: string; value: string }[];
 }
 
 /** The request without its image: what an upload's fields carry (upload-request.ts). */
