@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { turboJpeg } from './vision/turbojpeg.js';
 
 /** Which malloc serves this process (`npm start` preloads jemalloc when installed): seen in its mapped libraries. */
 function allocator(): 'jemalloc' | 'system' {
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   logger.info({ allocator: allocator() }, 'memory allocator');
+  // Whether JPEGs take libjpeg-turbo's scaled decode, or (no TurboJPEG 3 library here) libvips.
+  logger.info({ jpeg_decoder: turboJpeg ? `libjpeg-turbo (${turboJpeg.library})` : 'libvips' }, 'JPEG decoder');
   let server;
   try {
     server = await startServer(config, logger);

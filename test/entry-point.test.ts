@@ -22,8 +22,10 @@ describe('entry point: the server address, the start-up log, and a server with n
 
   it('logs the console and docs addresses, sends / to the console, and opens a new server on its first sign-up', async () => {
     server = await startProcess({ ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: DEFAULT_TEST_MODEL, PORT: '0', HOST: '127.0.0.1' });
-    const listening = server.output.map((line) => (line.startsWith('{') ? JSON.parse(line) : {})).find((entry) => entry.msg === 'listening');
-    expect(listening).to.include({ console: `${server.url}/console`, docs: `${server.url}/docs` });
+    const entries = server.output.map((line) => (line.startsWith('{') ? JSON.parse(line) : {}));
+    expect(entries.find((entry) => entry.msg === 'listening')).to.include({ console: `${server.url}/console`, docs: `${server.url}/docs` });
+    // JPEGs take libjpeg-turbo's scaled decode here (the library @julusian/jpeg-turbo ships), and the log says so.
+    expect(entries.find((entry) => entry.msg === 'JPEG decoder')?.jpeg_decoder).to.match(/^libjpeg-turbo \(.*libturbojpeg/);
 
     const root = await fetch(server.url + '/', { redirect: 'manual' });
     expect(root.status).to.equal(303);
