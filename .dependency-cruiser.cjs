@@ -9,6 +9,8 @@ const layer = (name, comment, from, to, toNot) => ({
   from: { path: from },
   to: toNot ? { path: to, pathNot: toNot } : { path: to },
 });
+/** The subfolders of `folder` (a path under the repository, ending in /) never import one another. */
+const independentSubfolders = (name, comment, folder) => layer(name, comment, `^${folder}([^/]+)/`, `^${folder}[^/]+/`, `^${folder}$1/`);
 
 module.exports = {
   forbidden: [
@@ -26,13 +28,7 @@ module.exports = {
     layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console or storage.', '^src/core/', '^src/(transports|console|tasks|store|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer('tasks-are-transport-free', 'tasks/ turn a request into a result; how it travels is the transports\' business.', '^src/tasks/', '^src/(transports|console|store|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer('streaming-is-transport-free', 'streaming/ is the video stream engine (latest frame, model turns, tracking, liveness, open streams): it knows no protocol, socket or page; transports/stream-*/ speak the protocols over it.', '^src/streaming/', '^src/(transports|console|store|usage)/|^src/(server|main|cli)\\.ts$'),
-    {
-      name: 'transports-are-independent',
-      comment: 'A front door never imports another: shared HTTP pieces live in src/transports/*.ts, shared stream logic below the transports.',
-      severity: 'error',
-      from: { path: '^src/transports/([^/]+)/' },
-      to: { path: '^src/transports/[^/]+/', pathNot: '^src/transports/$1/' },
-    },
+    independentSubfolders('transports-are-independent', 'A front door never imports another: shared HTTP pieces live in src/transports/*.ts, shared stream logic below the transports.', 'src/transports/'),
     layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer(
       'tasks-only-through-the-table',
@@ -40,13 +36,7 @@ module.exports = {
       '^src/(?!tasks/index\\.ts$|tasks/[^/]+/)',
       '^src/tasks/[^/]+/',
     ),
-    {
-      name: 'tasks-know-no-other-task',
-      comment: 'A task folder never imports another\'s: what two tasks share lives in tasks/*.ts or below.',
-      severity: 'error',
-      from: { path: '^src/tasks/([^/]+)/' },
-      to: { path: '^src/tasks/[^/]+/', pathNot: '^src/tasks/$1/' },
-    },
+    independentSubfolders('tasks-know-no-other-task', 'A task folder never imports another\'s: what two tasks share lives in tasks/*.ts or below.', 'src/tasks/'),
     layer('gate-below-front-doors', 'gate/ is the one way in for every front door: it knows accounts, limits, the core and the Task interface, and no door, page or stream engine.', '^src/gate/', '^src/(transports|console|streaming|store|usage)/|^src/(server|main|cli)\\.ts$'),
     layer(
       'task-table-from-the-composition-roots',
