@@ -370,8 +370,8 @@ async function registerPerson() {
   try {
     const body = await faceCall('register', form);
     const used = new Map(body.faces_taken.map((face) => [face.image, face]));
-    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face).`;
-    for (const [index, file] of files.entries()) {
+    // Every figure is ready before the status says the call is done, so what it reports is already on the page.
+    const figures = await Promise.all(files.map(async (file, index) => {
       const figure = document.createElement('figure');
       const caption = document.createElement('figcaption');
       caption.className = 'small muted';
@@ -379,8 +379,10 @@ async function registerPerson() {
       caption.textContent = face ? file.name : `${file.name}: no face found`;
       if (face) figure.append(await takenFace(file, face));
       figure.append(caption);
-      taken.append(figure);
-    }
+      return figure;
+    }));
+    taken.append(...figures);
+    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face).`;
   } catch (error) {
     status.textContent = `Could not register ${userid}: ${error.message}`;
   }
