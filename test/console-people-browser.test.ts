@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
@@ -64,6 +67,21 @@ describe('console People page of a face service in Chromium', function () {
     await page.locator('#try-result').screenshot({ path: path.join(ARTIFACTS, 'console-people-try-it.png') });
 
     await page.click('button[aria-label="Remove leonard"]');
+    await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('finishes a registration from a photo the server reads but Chromium cannot show (TIFF): the face is taken, the figure keeps its caption', async () => {
+    const tiff = path.join(mkdtempSync(path.join(os.tmpdir(), 'detectd-people-')), 'penny.tiff');
+    await sharp(cropPath('penny', 1)).tiff().toFile(tiff);
+    await page.fill('#people-userid', 'penny');
+    await page.setInputFiles('#people-photos', [tiff, cropPath('penny', 2)]);
+    await page.click('button:has-text("Register person")');
+    await page.waitForFunction(() => document.getElementById('people-status')?.textContent?.startsWith('penny: face added'));
+    expect(await page.textContent('#people-status')).to.contain('2 of 2 photos showed a face');
+    const figures = await page.$$eval('#people-taken figure', (list) => list.map((figure) => [figure.querySelectorAll('canvas').length, figure.textContent]));
+    expect(figures).to.deep.equal([[0, 'penny.tiff: face taken (this browser cannot show the file)'], [1, 'penny2.png']]);
+    await page.click('button[aria-label="Remove penny"]');
     await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');
     expect(problems).to.deep.equal([]);
   });

@@ -335,7 +335,8 @@ async function removePerson(userid) {
   listPeople();
 }
 
-// The face taken from one photo, cut out of the local file (nothing is fetched back): a canvas of the box.
+// The face taken from one photo, cut out of the local file (nothing is fetched back): a canvas of the box, or
+// null where this browser cannot show the file (a format only the server reads), so the page never waits forever.
 function takenFace(file, box) {
   return new Promise((resolve) => {
     const image = new Image();
@@ -348,6 +349,10 @@ function takenFace(file, box) {
       canvas.getContext('2d').drawImage(image, box.x_min, box.y_min, width, height, 0, 0, canvas.width, canvas.height);
       URL.revokeObjectURL(image.src);
       resolve(canvas);
+    };
+    image.onerror = () => {
+      URL.revokeObjectURL(image.src);
+      resolve(null);
     };
     image.src = URL.createObjectURL(file);
   });
@@ -376,8 +381,9 @@ async function registerPerson() {
       const caption = document.createElement('figcaption');
       caption.className = 'small muted';
       const face = used.get(`image${index + 1}`);
-      caption.textContent = face ? file.name : `${file.name}: no face found`;
-      if (face) figure.append(await takenFace(file, face));
+      const canvas = face ? await takenFace(file, face) : null;
+      if (canvas) figure.append(canvas);
+      caption.textContent = !face ? `${file.name}: no face found` : canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
       figure.append(caption);
       return figure;
     }));
