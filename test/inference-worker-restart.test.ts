@@ -6,10 +6,12 @@ import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /**
- * Worker threads are made through a subclass that can kill the worker an inference run was just
+ * Worker threads are made through a subclass that can kill the worker an inference run is being
  * sent to: a real worker thread, really terminated in the middle of a real call. Installed on
  * `node:worker_threads` itself (the server's modules see it through their live imports) for this
- * file only.
+ * file only. The worker is terminated just before the run is posted, while it is idle: terminated
+ * inside onnxruntime-node's native run, the addon throws a C++ exception into a JavaScript that is
+ * gone and aborts the whole process (seen once in CI) — a death no server can answer for.
  */
 const workerThreads = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
 const OriginalWorker = workerThreads.Worker;
@@ -19,11 +21,11 @@ const isRun = (message: unknown) => typeof message === 'object' && message !== n
 
 class KillableWorker extends OriginalWorker {
   override postMessage(message: unknown, transfer?: readonly WorkerThreads.Transferable[]): void {
-    super.postMessage(message, transfer);
     if (killAtNextRun && isRun(message)) {
       killAtNextRun = false;
       void this.terminate();
     }
+    super.postMessage(message, transfer);
   }
 }
 

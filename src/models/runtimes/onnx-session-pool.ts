@@ -113,14 +113,14 @@ export class OnnxSessionPool {
         workers[index] = start(index);
       });
     workers.push(...layout.map((_, index) => start(index)));
-    try {
-      const signatures = await Promise.all(workers.map((worker) => worker.ready));
-      return new OnnxSessionPool(workers, layout, signatures[0]);
-    } catch (error) {
-      for (const worker of workers) worker.closing = true;
-      await Promise.all(workers.map((worker) => worker.thread.terminate()));
-      throw error;
-    }
+    const opened = await Promise.allSettled(workers.map((worker) => worker.ready));
+    const failure = opened.find((result) => result.status === 'rejected');
+    if (!failure) return new OnnxSessionPool(workers, layout, (opened[0] as PromiseFulfilledResult<SessionSignature>).value);
+    // Only now, with no worker still inside ONNX Runtime's native code: a worker terminated there aborts the
+    // whole process (the addon throws a C++ exception it cannot hand to a JavaScript that is gone).
+    for (const worker of workers) worker.closing = true;
+    await Promise.all(workers.map((worker) => worker.thread.terminate()));
+    throw failure.reason;
   }
 
   /**
