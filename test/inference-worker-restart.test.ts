@@ -1,20 +1,16 @@
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type * as WorkerThreads from 'node:worker_threads';
 import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { OriginalWorker, useWorkerClass } from './support/worker-threads.js';
 
 /**
  * Worker threads are made through a subclass that can kill the worker an inference run is being
- * sent to: a real worker thread, really terminated in the middle of a real call. Installed on
- * `node:worker_threads` itself (the server's modules see it through their live imports) for this
- * file only. The worker is terminated just before the run is posted, while it is idle: terminated
+ * sent to: a real worker thread, really terminated in the middle of a real call. The worker is terminated just before the run is posted, while it is idle: terminated
  * inside onnxruntime-node's native run, the addon throws a C++ exception into a JavaScript that is
  * gone and aborts the whole process (seen once in CI) — a death no server can answer for.
  */
-const workerThreads = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
-const OriginalWorker = workerThreads.Worker;
 /** Set: the next worker sent an image to run (ONNX: a `run` request; TF.js: an image) is killed. */
 let killAtNextRun = false;
 const isRun = (message: unknown) => typeof message === 'object' && message !== null && ((message as { type?: string }).type === 'run' || 'data' in message);
@@ -51,14 +47,7 @@ async function expectRestart(server: TestServer): Promise<void> {
 }
 
 describe('a dead inference worker (real server, real models, a worker thread killed mid-call)', () => {
-  before(() => {
-    workerThreads.Worker = KillableWorker;
-    syncBuiltinESMExports();
-  });
-  after(() => {
-    workerThreads.Worker = OriginalWorker;
-    syncBuiltinESMExports();
-  });
+  useWorkerClass(KillableWorker);
 
   for (const [model, env] of [
     ['an ONNX model', {}],

@@ -8,6 +8,7 @@ import { parsePythonNameDict } from '../src/models/onnx/ultralytics-metadata.js'
 import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
 import { modelPath } from './support/paths.js';
 import { pythonNames, type SyntheticModel, writeSyntheticOnnx } from './support/synthetic-onnx.js';
+import { OriginalWorker, useWorkerClass } from './support/worker-threads.js';
 
 const SETTINGS = { threads: 1, concurrency: 1, nmsIou: 0.7 };
 const THREE = ['cat', 'dog', 'forklift'];
@@ -20,12 +21,12 @@ describe('ONNX model metadata', () => {
   afterEach(() => fs.rmSync(folder, { recursive: true, force: true }));
 
   /** Writes a synthetic model (and its configuration file, when given) and loads it; the refusal's message when refused. */
-  async function load(model: SyntheticModel, configuration?: object): Promise<Awaited<ReturnType<typeof loadOnnxDetector>> | string> {
+  async function load(model: SyntheticModel, configuration?: object, settings = SETTINGS): Promise<Awaited<ReturnType<typeof loadOnnxDetector>> | string> {
     const file = path.join(folder, 'custom.onnx');
     writeSyntheticOnnx(file, model);
     if (configuration) fs.writeFileSync(path.join(folder, 'custom.json'), JSON.stringify(configuration));
     try {
-      return await loadOnnxDetector(file, SETTINGS);
+      return await loadOnnxDetector(file, settings);
     } catch (error) {
       return (error as Error).message;
     }
@@ -117,5 +118,25 @@ describe('ONNX model metadata', () => {
     fs.rmSync(path.join(folder, 'custom.json'), { force: true });
     fs.writeFileSync(file, 'this is not a model at all, just text that goes on for a while');
     expect(await loadOnnxDetector(file, SETTINGS).catch((error: Error) => error.message)).to.contain(`cannot serve ${file}: `).and.contain('is not a readable ONNX model');
+  });
+
+  describe('a model ONNX Runtime cannot open', () => {
+    /** Worker threads started and not yet exited. */
+    let running = 0;
+    useWorkerClass(
+      class CountedWorker extends OriginalWorker {
+        constructor(...args: ConstructorParameters<typeof OriginalWorker>) {
+          super(...args);
+          running++;
+          this.once('exit', () => running--);
+        }
+      },
+    );
+
+    it('is refused in ONNX Runtime\'s words once every worker that tried has stopped', async () => {
+      const outcome = await load({ ...DETECTOR, opType: 'NoSuchOperator' }, undefined, { ...SETTINGS, threads: 2, concurrency: 2 });
+      expect(outcome).to.be.a('string').and.contain(`cannot serve ${path.join(folder, 'custom.onnx')}: `).and.contain('NoSuchOperator');
+      expect(running).to.equal(0);
+    });
   });
 });

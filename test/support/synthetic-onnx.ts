@@ -64,6 +64,8 @@ export interface SyntheticModel {
   readonly metadata?: Readonly<Record<string, string>>;
   /** Bytes of an unused initializer placed before the metadata, standing in for a real model's weights. */
   readonly weightBytes?: number;
+  /** The graph's one node (default Constant): an operator ONNX Runtime does not know makes a model it refuses to open. */
+  readonly opType?: string;
 }
 
 /** Writes the model to `file`. */
@@ -76,7 +78,7 @@ export function writeSyntheticOnnx(file: string, model: SyntheticModel): void {
     opsetImport: [{ domain: '', version: 17 }],
     graph: {
       name: 'synthetic',
-      node: [{ output: ['output0'], name: 'constant', opType: 'Constant', attribute: [{ name: 'value', t: constant, type: ATTRIBUTE_TENSOR }] }],
+      node: [{ output: ['output0'], name: 'constant', opType: model.opType ?? 'Constant', attribute: [{ name: 'value', t: constant, type: ATTRIBUTE_TENSOR }] }],
       initializer: model.weightBytes ? [{ name: 'weights', dims: [model.weightBytes / 4], dataType: FLOAT, rawData: Buffer.alloc(model.weightBytes, 7) }] : [],
       input: [valueInfo('images', [1, 3, size, size])],
       output: [valueInfo('output0', model.outputShape)],

@@ -25,6 +25,8 @@ class SessionWorker {
   /** Resolves with the model's signature once the sessions are open; rejects if the worker stops first. */
   readonly ready: Promise<SessionSignature>;
   readonly exited: Promise<void>;
+  /** Resolves once the sessions are open or the thread has stopped, whichever first: ONNX Runtime is done opening. */
+  readonly settled: Promise<void>;
   /** `close` was asked for: the exit that follows is expected. */
   closing = false;
 
@@ -34,6 +36,8 @@ class SessionWorker {
     onLost: (error: Error) => void,
   ) {
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    const opened = new Promise<void>((resolve) => thread.on('message', (message: SessionWorkerMessage) => message.type === 'ready' && resolve()));
+    this.settled = Promise.race([opened, this.exited]);
     this.ready = new Promise((resolve, reject) => {
       thread.on('message', (message: SessionWorkerMessage) => {
         if (message.type === 'ready') return resolve(message.signature);
@@ -113,14 +117,17 @@ export class OnnxSessionPool {
         workers[index] = start(index);
       });
     workers.push(...layout.map((_, index) => start(index)));
-    const opened = await Promise.allSettled(workers.map((worker) => worker.ready));
-    const failure = opened.find((result) => result.status === 'rejected');
-    if (!failure) return new OnnxSessionPool(workers, layout, (opened[0] as PromiseFulfilledResult<SessionSignature>).value);
-    // Only now, with no worker still inside ONNX Runtime's native code: a worker terminated there aborts the
-    // whole process (the addon throws a C++ exception it cannot hand to a JavaScript that is gone).
-    for (const worker of workers) worker.closing = true;
-    await Promise.all(workers.map((worker) => worker.thread.terminate()));
-    throw failure.reason;
+    try {
+      const signatures = await Promise.all(workers.map((worker) => worker.ready));
+      return new OnnxSessionPool(workers, layout, signatures[0]);
+    } catch (error) {
+      for (const worker of workers) worker.closing = true;
+      // Terminated only once none is still inside ONNX Runtime opening its sessions: a worker terminated in the
+      // addon's native code aborts the whole process (a C++ exception it cannot hand to a JavaScript that is gone).
+      await Promise.all(workers.map((worker) => worker.settled));
+      await Promise.all(workers.map((worker) => worker.thread.terminate()));
+      throw error;
+    }
   }
 
   /**
