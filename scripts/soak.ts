@@ -21,7 +21,7 @@ import sharp from 'sharp';
 import { accountDomain } from '../src/accounts/account-domain.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { openDatabase } from '../src/store/database.js';
-import { TASK_TYPES } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { makePanClip } from './lib/pan-clip.js';
 import { CONNECT_STREAM, STREAM_PROTOCOLS } from './lib/stream-connection.js';
@@ -65,7 +65,7 @@ async function freePort(): Promise<number> {
 
 async function newApiKey(dataDir: string): Promise<string> {
   const db = await openDatabase({ dataDir, databaseUrl: undefined });
-  const domain = accountDomain(db, loadServerSecret(undefined, dataDir), { serviceTypes: TASK_TYPES });
+  const domain = accountDomain(db, loadServerSecret(undefined, dataDir), { serviceTypes: TASK_DESCRIPTIONS.types });
   const account = await domain.accounts.createAccount('soak@example.com', 'correct horse battery');
   const { apiKey } = await domain.services.create(account.id, { name: 'soak' });
   await db.destroy();

@@ -8,7 +8,7 @@ import { SignInThrottle } from '../src/accounts/sign-in-throttle.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
 import { type Database, dialectFor, openDatabase } from '../src/store/database.js';
 import type { Tables } from '../src/store/tables.js';
-import { TASK_TYPES } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 
@@ -33,7 +33,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     store = await engine.scratch();
     db = await openDatabase(databaseSettingsOf(store));
     now = new Date();
-    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['yolo26n-640-int8', 'yolox-nano-416'], now: () => now });
+    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, modelNames: ['yolo26n-640-int8', 'yolox-nano-416'], now: () => now });
   });
   afterEach(async () => {
     await db.destroy();
@@ -94,7 +94,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     expect(await domain.keys.reveal(service)).to.equal(apiKey);
     expect((await domain.keys.authenticate(apiKey))?.id).to.equal(service.id);
     // Another server secret can neither find nor decrypt the key.
-    const otherSecret = accountDomain(db, 'another-secret-of-at-least-32-characters', { serviceTypes: TASK_TYPES });
+    const otherSecret = accountDomain(db, 'another-secret-of-at-least-32-characters', { serviceTypes: TASK_DESCRIPTIONS.types });
     expect(await otherSecret.keys.authenticate(apiKey)).to.equal(undefined);
     await otherSecret.keys.reveal(service).then(
       () => expect.fail('decrypted under the wrong secret'),
@@ -213,7 +213,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     await first.destroy();
 
     db = await openDatabase(databaseSettingsOf(store));
-    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES });
+    domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
     const service = await domain.keys.authenticate(legacyKey);
     expect(service?.name).to.equal('legacy');
     expect(await domain.keys.reveal(service!)).to.equal(undefined);

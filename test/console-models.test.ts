@@ -3,7 +3,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { ConsoleClient } from './support/console-client.js';
 import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import { TASK_TYPES } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 
 describe('console: a new service names only a model this server loaded', () => {
   let server: TestServer;
@@ -23,7 +23,7 @@ describe('console: a new service names only a model this server loaded', () => {
 
   it('offers the loaded models in the form', async () => {
     const form = (await client.get('/console/services/new')).text;
-    const options = [...form.matchAll(/<option value="([^"]*)"[^>]*>/g)].map((match) => match[1]).filter((value) => !TASK_TYPES.includes(value));
+    const options = [...form.matchAll(/<option value="([^"]*)"[^>]*>/g)].map((match) => match[1]).filter((value) => !TASK_DESCRIPTIONS.types.includes(value));
     expect(options).to.deep.equal(['yolo26n-640-int8', 'yolox-nano-416']);
   });
 

@@ -3,7 +3,7 @@ import { accountDomain } from '../src/accounts/account-domain.js';
 import { FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../src/faces/face-similarity.js';
 import { type Database, openDatabase } from '../src/store/database.js';
-import { TASK_TYPES } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 
@@ -35,7 +35,7 @@ describeEachEngine('face galleries in the store', (engine) => {
   beforeEach(async () => {
     store = await engine.scratch();
     db = await openDatabase(databaseSettingsOf(store));
-    const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['centernet'] });
+    const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, modelNames: ['centernet'] });
     const account = await domain.accounts.createAccount('ann@example.com', 'a long passphrase');
     serviceId = (await domain.services.create(account.id, { name: 'door' })).service.id;
     otherServiceId = (await domain.services.create(account.id, { name: 'garden' })).service.id;

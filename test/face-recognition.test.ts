@@ -8,7 +8,7 @@ import { type FaceDescriber, loadFaceDescriber } from '../src/models/face-descri
 import { loadEmbeddedFaceDetector, tryModelFiles } from '../src/models/load-models.js';
 import type { Detector } from '../src/models/types.js';
 import { type Database, openDatabase } from '../src/store/database.js';
-import { TASK_TYPES } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { decodeImage } from '../src/vision/decode.js';
 import type { RgbImage } from '../src/vision/image.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
@@ -70,7 +70,7 @@ describe('face recognition (dlib ResNet descriptors, a FaceGallery, ../shared/ev
     await store.remove();
   });
   beforeEach(async () => {
-    const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_TYPES, modelNames: ['centernet'] });
+    const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, modelNames: ['centernet'] });
     const account = await domain.accounts.createAccount(`${crypto.randomUUID()}@example.com`, 'a long passphrase');
     serviceId = (await domain.services.create(account.id, { name: 'door' })).service.id;
     gallery = new FaceGallery(db, TEST_SECRET);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ts from 'typescript';
-import { TASK_TYPES } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 
 const run = promisify(execFile);
 const DEPCRUISE = path.resolve('node_modules/.bin/depcruise');
@@ -122,20 +122,20 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
   });
 
   it('names no task outside its folder and the table: no import of tasks/<name>/ (dependency-cruiser) and no task type as a literal', async () => {
-    expect(taskLiterals(process.cwd(), TASK_TYPES)).to.deep.equal([]);
+    expect(taskLiterals(process.cwd(), TASK_DESCRIPTIONS.types)).to.deep.equal([]);
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-tasks-'));
     try {
       fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
       fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
       // A stream module reaching into a task's folder, and a door naming a task.
-      fs.writeFileSync(path.join(copy, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_TYPES[0]}/parameters.js';\n`);
-      fs.writeFileSync(path.join(copy, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_TYPES[0]}/stream';\n`);
+      fs.writeFileSync(path.join(copy, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js';\n`);
+      fs.writeFileSync(path.join(copy, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream';\n`);
       const { ok, report } = await cruise(copy);
       expect(ok).to.equal(false);
       expect(report).to.contain('tasks-only-through-the-table').and.to.contain('reach-in.ts');
-      expect(taskLiterals(copy, TASK_TYPES)).to.have.members([
-        `src/streaming/reach-in.ts:1 '../tasks/${TASK_TYPES[0]}/parameters.js'`,
-        `src/transports/fixed-path.ts:1 '/api/v1/${TASK_TYPES[0]}/stream'`,
+      expect(taskLiterals(copy, TASK_DESCRIPTIONS.types)).to.have.members([
+        `src/streaming/reach-in.ts:1 '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js'`,
+        `src/transports/fixed-path.ts:1 '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream'`,
       ]);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });

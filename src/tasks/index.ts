@@ -14,7 +14,7 @@ export function taskTable(dependencies: TaskDependencies): TaskTable {
   return new TaskTable([objectDetection, faceDetectionTask(dependencies.faces)]);
 }
 
-/** Recognition of a table that only describes the tasks (the CLI, the console's pages): none of its tasks is ever run. */
+/** Recognition of a table that only describes the tasks (the CLI, tests, scripts): none of its tasks is ever run. */
 const NOT_RUNNING: FaceRecognition = {
   describe: notRunning,
   similarity: notRunning,
@@ -28,7 +28,5 @@ function notRunning(): never {
   throw new Error('this task table only describes the tasks; the server builds the one that runs them');
 }
 
-/** The tasks as the CLI and the console's pages describe them, without a server running them. */
+/** The tasks as the CLI (and tests and scripts) describe them, without a server running them. */
 export const TASK_DESCRIPTIONS = taskTable({ faces: NOT_RUNNING });
-
-export const TASK_TYPES: readonly string[] = TASK_DESCRIPTIONS.types;

@@ -119,7 +119,8 @@ function bind(koffi: typeof Koffi, library: string): TurboJpeg {
     readHeader(jpeg) {
       const handle = take();
       if (tj3DecompressHeader(handle, jpeg, jpeg.length) !== 0) {
-        failure(handle);
+        // Not a JPEG libjpeg-turbo can read: libvips gives the verdict. A failed handle is not kept.
+        tj3Destroy(handle);
         return undefined;
       }
       const colorspace = tj3Get(handle, TJPARAM_COLORSPACE);
