@@ -2,10 +2,10 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
-import type { TestServer } from './support/test-server.js';
+import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
 
 /** The account startTestServer makes first: the administrator. */
-const ADMIN = { email: 'user1@example.com', password: 'correct horse battery' };
+const ADMIN = FIRST_ACCOUNT;
 
 /** Screenshots the page at laptop and phone width, and fails if the phone width scrolls sideways. */
 async function atBothWidths(page: Page, name: string): Promise<void> {
@@ -33,7 +33,7 @@ describe('console management pages in Chromium, at laptop and phone width', () =
     page = await (await fixture.browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('dialog', (dialog) => dialog.accept());
-    await signInOnPage(page, server.url, ADMIN.email, ADMIN.password);
+    await signInOnPage(page, server.url);
     await page.waitForURL('**/console/services');
   });
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import type { TestServer } from './support/test-server.js';
+import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
 import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
@@ -61,7 +61,7 @@ describe('service overview page in Chromium: order, notices where the form is, a
   });
 
   it('after a revoke offers no command with a dead key; keeps rotate and revoke apart; "Require a key again" is not styled as destructive', async () => {
-    const apiKey = await fixture.server.createService({ email: 'user1@example.com', name: 'revoked one' });
+    const apiKey = await fixture.server.createService({ email: FIRST_ACCOUNT.email, name: 'revoked one' });
     const page = await fixture.browser.newPage({ viewport: LAPTOP });
     page.on('dialog', (dialog) => dialog.accept());
     await signIn(page, fixture.server);

@@ -7,10 +7,8 @@ import type { Page } from 'playwright-core';
 import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import type { TestServer } from './support/test-server.js';
+import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
 
-/** The account startTestServer makes first. */
-const OWNER = { email: 'user1@example.com', password: 'correct horse battery' };
 
 /**
  * A face service's People page in Chromium: register a person from photo uploads (the face taken
@@ -25,11 +23,11 @@ describe('console People page of a face service in Chromium', function () {
 
   before(async () => {
     server = fixture.server;
-    await server.createService({ email: OWNER.email, name: 'Front door', type: 'face-detection' });
+    await server.createService({ email: FIRST_ACCOUNT.email, name: 'Front door', type: 'face-detection' });
     page = await (await fixture.browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('dialog', (dialog) => dialog.accept());
-    await signInOnPage(page, server.url, OWNER.email, OWNER.password);
+    await signInOnPage(page, server.url);
     await page.waitForURL('**/console/services');
     await page.click('table.list a:has-text("Front door")');
     await page.waitForURL(/\/console\/services\/[0-9a-f-]{36}$/);

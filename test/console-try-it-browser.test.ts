@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import type { TestServer } from './support/test-server.js';
+import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
 import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
@@ -49,7 +49,7 @@ describe('"Try it" in Chromium: counts per class, the annotated image to downloa
   }
 
   it('shows a refusal as an error, the quota\'s renewal as a local time, and when to try again', async () => {
-    const apiKey = await fixture.server.createService({ email: 'user1@example.com', name: 'one call a month' });
+    const apiKey = await fixture.server.createService({ email: FIRST_ACCOUNT.email, name: 'one call a month' });
     const service = (await fixture.server.domain.keys.authenticate(apiKey))!;
     await fixture.server.domain.services.setLimits(service, { rateLimitPerMinute: null, monthlyQuota: 1 });
     expect((await postDetection(fixture.server.url, imageRequest(photoPath('dog.jpg')), { apiKey })).status).to.equal(200);

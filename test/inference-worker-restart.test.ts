@@ -7,9 +7,10 @@ import { OriginalWorker, useWorkerClass } from './support/worker-threads.js';
 
 /**
  * Worker threads are made through a subclass that can kill the worker an inference run is being
- * sent to: a real worker thread, really terminated in the middle of a real call. The worker is terminated just before the run is posted, while it is idle: terminated
- * inside onnxruntime-node's native run, the addon throws a C++ exception into a JavaScript that is
- * gone and aborts the whole process (seen once in CI) — a death no server can answer for.
+ * sent to: a real worker thread, really terminated in the middle of a real call. It is terminated
+ * just before the run is posted, while idle: terminated inside onnxruntime-node's native run, the
+ * addon throws a C++ exception into a JavaScript that is gone and aborts the whole process (2 of
+ * 25 runs when it was terminated just after) — a death no server can answer for.
  */
 /** Set: the next worker sent an image to run (ONNX: a `run` request; TF.js: an image) is killed. */
 let killAtNextRun = false;

@@ -4,21 +4,9 @@ import { decodeImage } from '../src/vision/decode.js';
 import { jpegOrientation, jpegScanCount } from '../src/vision/jpeg-segments.js';
 import { turboJpeg } from '../src/vision/turbojpeg.js';
 import { dogCmykJpeg, dogGrayscaleJpeg, dogJpeg, truncatedJpeg } from './support/images.js';
+import { valueDifferences } from './support/value-differences.js';
 
 const LIMITS = { maxPixels: 50_000_000 };
-
-/** Mean absolute difference of two equally long RGB buffers, and the largest. */
-function difference(a: Buffer, b: Buffer): { mean: number; max: number } {
-  expect(a.length).to.equal(b.length);
-  let sum = 0;
-  let max = 0;
-  for (let index = 0; index < a.length; index++) {
-    const delta = Math.abs(a[index] - b[index]);
-    sum += delta;
-    max = Math.max(max, delta);
-  }
-  return { mean: sum / a.length, max };
-}
 
 describe('JPEG decoding by libjpeg-turbo (issue 20)', () => {
   it('finds the TurboJPEG 3 library here (the one @julusian/jpeg-turbo ships, or the system one)', () => {
@@ -43,7 +31,7 @@ describe('JPEG decoding by libjpeg-turbo (issue 20)', () => {
       await turboJpeg!.decode(photo, denominator, pixels);
       const reference = await sharp(photo).resize(width, height, { fit: 'fill', fastShrinkOnLoad: true }).raw().toBuffer();
       // libjpeg-turbo's fast IDCT at full size (turbojpeg.ts), libvips' accurate one: within a level or two.
-      const { mean, max } = difference(pixels, reference);
+      const { mean, max } = valueDifferences(pixels, reference);
       expect(mean, `1/${denominator}`).to.be.below(1.5);
       expect(max, `1/${denominator}`).to.be.below(32);
     }

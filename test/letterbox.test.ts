@@ -7,6 +7,7 @@ import type { RgbImage } from '../src/vision/image.js';
 import { letterboxInto, letterboxTransform, type LetterboxSpec, type LetterboxTransform } from '../src/vision/letterbox.js';
 import { stretchInto } from '../src/vision/stretch.js';
 import { PHOTOS_DIR } from './support/paths.js';
+import { valueDifferences } from './support/value-differences.js';
 
 const ULTRALYTICS: LetterboxSpec = { size: 640, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 };
 const YOLOX: LetterboxSpec = { size: 416, placement: 'top-left', channelOrder: 'bgr', pixelScale: 1, padValue: 114 };
@@ -75,7 +76,7 @@ describe('letterbox', () => {
             const image = await decoded(photo, width, height);
             previous = letterboxInto(image, spec, tensor, previous);
             const expected = referenceLetterbox(image, spec);
-            const difference = largestDifference(tensor, expected) / (255 * spec.pixelScale);
+            const difference = valueDifferences(tensor, expected).max / (255 * spec.pixelScale);
             expect(difference, `${photo} at ${width}×${height}, ${spec.placement} ${spec.channelOrder}`).to.be.at.most(1e-4);
           }
         }
@@ -90,7 +91,7 @@ describe('letterbox', () => {
         stretchInto(image, spec, tensor);
         const expected = new Float32Array(tensor.length);
         fillReference(image, expected, 320, 240, 0, 0, 320, 240, [0, 1, 2], (value) => (value - 127) / 128);
-        expect(largestDifference(tensor, expected) / (255 / 128), `${width}×${height}`).to.be.at.most(1e-4);
+        expect(valueDifferences(tensor, expected).max / (255 / 128), `${width}×${height}`).to.be.at.most(1e-4);
       }
     });
 
@@ -103,7 +104,7 @@ describe('letterbox', () => {
       const tensor = new Float32Array(3 * 640 * 640);
       letterboxInto(image, ULTRALYTICS, tensor);
       const shifted = { ...image, data: Buffer.concat([image.data.subarray(3), Buffer.alloc(3)]) };
-      expect(largestDifference(tensor, referenceLetterbox(shifted, ULTRALYTICS))).to.be.above(0.05);
+      expect(valueDifferences(tensor, referenceLetterbox(shifted, ULTRALYTICS)).max).to.be.above(0.05);
     });
   });
 });
@@ -115,12 +116,6 @@ async function decoded(photo: string, width: number, height: number): Promise<Rg
     .raw()
     .toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, data };
-}
-
-function largestDifference(actual: Float32Array, expected: Float32Array): number {
-  let largest = 0;
-  for (let index = 0; index < actual.length; index++) largest = Math.max(largest, Math.abs(actual[index] - expected[index]));
-  return largest;
 }
 
 /** The letterbox written out from its definition: a tensor of pad values, the resized image at its place. */

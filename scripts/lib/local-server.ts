@@ -38,6 +38,9 @@ export function scratchSqliteStore(): ScratchStore {
   return { env: { DETECTD_DATA_DIR: dataDir }, remove: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
 }
 
+/** The account `createService()` makes first (the one of the server's first service), and the password every account it makes has. */
+export const FIRST_ACCOUNT = { email: 'user1@example.com', password: 'correct horse battery' } as const;
+
 /**
  * The real server, in this process, on a real loopback port, with a real, new database (SQLite
  * in a temporary folder unless `store` says otherwise) and a real model (`env.DETECTD_MODEL`).
@@ -64,7 +67,7 @@ export async function startLocalServer(
   const createService: LocalServer['createService'] = async (fields = {}) => {
     counter++;
     const email = fields.email ?? `user${counter}@example.com`;
-    const account = (await domain.accounts.findAccount(email)) ?? (await domain.accounts.createAccount(email, 'correct horse battery'));
+    const account = (await domain.accounts.findAccount(email)) ?? (await domain.accounts.createAccount(email, FIRST_ACCOUNT.password));
     const { apiKey } = await domain.services.create(account.id, { name: fields.name ?? `service ${counter}`, model: fields.model, type: fields.type });
     return apiKey;
   };

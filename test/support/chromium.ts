@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { makePanClip, type PanClip } from '../../scripts/lib/pan-clip.js';
 import { photoPath } from './paths.js';
-import { startTestServer, type TestServer } from './test-server.js';
+import { FIRST_ACCOUNT, startTestServer, type TestServer } from './test-server.js';
 
 /** Debian's Chromium, never a test tool's own browser download. */
 export const launchChromium = () =>
@@ -21,15 +21,11 @@ export interface BrowserStreamFixture {
 
 /** Registers the suite's before/after hooks that start and stop a BrowserStreamFixture; its fields are set once `before` has run. */
 export function useBrowserStreamFixture(): BrowserStreamFixture {
-  const fixture = {} as BrowserStreamFixture;
+  const fixture = useServerAndBrowser() as BrowserStreamFixture;
   before(async () => {
-    [fixture.server, fixture.clip, fixture.browser] = await Promise.all([startTestServer(), makePanClip(photoPath('dog.jpg')), launchChromium()]);
+    fixture.clip = await makePanClip(photoPath('dog.jpg'));
   });
-  after(async () => {
-    await fixture.browser?.close();
-    await fixture.server?.close();
-    fixture.clip?.remove();
-  });
+  after(() => fixture.clip?.remove());
   return fixture;
 }
 
@@ -57,7 +53,7 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
 }
 
 /** Signs `page` in on the console's sign-in form (as a person types it); the test server's first account by default. */
-export async function signInOnPage(page: Page, serverUrl: string, email = 'user1@example.com', password = 'correct horse battery'): Promise<void> {
+export async function signInOnPage(page: Page, serverUrl: string, email: string = FIRST_ACCOUNT.email, password: string = FIRST_ACCOUNT.password): Promise<void> {
   await page.goto(`${serverUrl}/console/sign-in`);
   await page.fill('#field-email', email);
   await page.fill('#field-password', password);

@@ -4,6 +4,7 @@ import { type LocalServer, startLocalServer } from '../../scripts/lib/local-serv
 import { type Engine, SQLITE } from './engines.js';
 import { DEFAULT_TEST_MODEL } from './paths.js';
 
+export { FIRST_ACCOUNT } from '../../scripts/lib/local-server.js';
 export type TestServer = LocalServer;
 
 /** The real server in this process on a real port, on a new database of `engine`, serving the default test model unless `env` says otherwise (and the task table's tasks unless `tasksOf` builds another). */
