@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
+import { cropPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -54,7 +54,7 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
   let key: string;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` });
+    server = await startTestServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL });
     key = await server.createService({ name: 'home assistant', type: 'face-detection' });
   });
   after(async () => server?.close());

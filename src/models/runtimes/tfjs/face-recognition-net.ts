@@ -97,7 +97,7 @@ export async function loadWorkerModel(options: { logger?: (msg: string) => void 
       return descriptorOf(tf.image.resizeBilinear(padToSquare(pixels), [INPUT_SIZE, INPUT_SIZE], false, false), weights);
     });
     try {
-      return { data: (await descriptor.data()) as Float32Array, dims: descriptor.shape };
+      return { tensors: [{ name: 'descriptor', data: (await descriptor.data()) as Float32Array, dims: descriptor.shape }] };
     } finally {
       descriptor.dispose();
     }
