@@ -23,13 +23,13 @@ export interface FramedPortrait {
  * image at all (the pipeline's decoder says what is wrong with it).
  */
 export async function frameSmallImage(bytes: Buffer, maxPixels: number): Promise<FramedPortrait | undefined> {
-  const header = await sharp(bytes, { limitInputPixels: maxPixels }).metadata().catch(() => undefined);
+  // sharp throws from its constructor for some inputs (an empty buffer): every read is inside the promise.
+  const header = await Promise.resolve()
+    .then(() => sharp(bytes, { limitInputPixels: maxPixels }).metadata())
+    .catch(() => undefined);
   if (header?.width === undefined || header.height === undefined || Math.max(header.width, header.height) > SMALL_IMAGE_SIDE) return undefined;
-  const upright = await sharp(bytes, { limitInputPixels: maxPixels })
-    .rotate()
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true })
+  const upright = await Promise.resolve()
+    .then(() => sharp(bytes, { limitInputPixels: maxPixels }).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true }))
     .catch(() => undefined);
   if (!upright) return undefined;
   const { width, height, channels } = upright.info;
