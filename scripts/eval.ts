@@ -13,8 +13,8 @@ import { DEFAULT_FACE_DATASET, evaluateFaceModels, printCalibration, printFaceTa
 import { printRecognitionTable, type RecognitionScore, scoreRecognition } from './face-recognition-eval.js';
 import { startLocalServer } from './lib/local-server.js';
 
-/** The face model README "Faces" recommends, measured beside the embedded one. */
-const RECOMMENDED_FACE_MODEL = '../shared/models/faces/retinaface-mnet025.onnx';
+/** Face models whose recognition is measured beside the embedded one's: RetinaFace (five landmarks) and UltraFace (none: face-api's 68-point net marks its faces). */
+const RECOGNITION_FACE_MODELS = ['../shared/models/faces/retinaface-mnet025.onnx', '../shared/models/faces/ultraface-rfb-640.onnx'];
 
 interface EvalOptions {
   dataset?: string;
@@ -68,7 +68,7 @@ function parseOptions(): EvalOptions {
   const program = new Command('eval')
     .description('Measure COCO bbox AP of detectd through its HTTP API')
     .option('--dataset <dir>', `folder with images/ and a COCO annotations.json (with --faces: a WIDER FACE folder, default ${DEFAULT_FACE_DATASET})`)
-    .option('--faces', 'measure faces instead: detection AP by face height of the embedded face model and each face model (--model, else ../shared/models/faces/*), then recognition (closed and open set) with the embedded model and RetinaFace')
+    .option('--faces', 'measure faces instead: detection AP by face height of the embedded face model and each face model (--model, else ../shared/models/faces/*), then recognition (closed and open set) with the embedded model and RetinaFace and UltraFace (or --model)')
     .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
     .option('--no-recognition', 'with --faces: detection only')
     .addOption(new Option('--model <file>', 'ONNX model for the launched server (default: its embedded model)').conflicts('url'))
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     if (options.calibrate) printCalibration(detection);
     if (!options.recognition) return;
     const scores: RecognitionScore[] = [];
-    for (const model of [undefined, options.model ?? RECOMMENDED_FACE_MODEL]) scores.push(await scoreRecognition(model));
+    for (const model of [undefined, ...(options.model === undefined ? RECOGNITION_FACE_MODELS : [options.model])]) scores.push(await scoreRecognition(model));
     printRecognitionTable(scores);
     return;
   }

@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { expect } from 'chai';
 import sharp, { type Region } from 'sharp';
 import type * as FaceApi from '@vladmandic/face-api/dist/face-api.node-wasm.js';
-import { fivePointsOf68 } from '../src/faces/five-points.js';
+import { fivePointsOf68 } from '../src/models/five-points.js';
 import type { FaceLandmarkSummary } from '../src/models/runtimes/tfjs/face-landmark-net.js';
 import { loadWorkerModel as loadLandmarkNet } from '../src/models/runtimes/tfjs/face-landmark-net.js';
 import { loadWorkerModel as loadRecognitionNet } from '../src/models/runtimes/tfjs/face-recognition-net.js';
@@ -93,7 +93,7 @@ describe('face networks against face-api itself (dlib ResNet descriptor, 68-poin
     const ours: Float32Array[] = [];
     let max = 0;
     for (const chip of chips) {
-      const { data, dims } = await describer.run(chip);
+      const [{ data, dims }] = (await describer.run(chip)).tensors;
       expect(dims).to.deep.equal([1, 128]);
       const input = faceApiTensor(chip);
       const reference = (await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(input as never)) as Float32Array;
@@ -121,7 +121,7 @@ describe('face networks against face-api itself (dlib ResNet descriptor, 68-poin
     }
     let max = 0;
     for (const face of faces) {
-      const { data, dims } = await landmarks.run(face);
+      const [{ data, dims }] = (await landmarks.run(face)).tensors;
       expect(dims).to.deep.equal([68, 2]);
       const input = faceApiTensor(face);
       const reference = (await faceapi.nets.faceLandmark68Net.detectLandmarks(input as never)) as FaceApi.FaceLandmarks68;
@@ -163,7 +163,7 @@ describe('face networks against face-api itself (dlib ResNet descriptor, 68-poin
     try {
       expect(threaded.summary).to.include({ name: 'face-api-landmark-68', points: 68, inputSize: 112 });
       const face = groupFaces[1];
-      const [there, here] = [await threaded.run(face), await landmarks.run(face)];
+      const [[there], [here]] = [(await threaded.run(face)).tensors, (await landmarks.run(face)).tensors];
       expect(there.dims).to.deep.equal([68, 2]);
       expect(valueDifferences(there.data, here.data).max).to.equal(0);
     } finally {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fivePointsOf68 } from '../src/faces/five-points.js';
+import { fivePointsOf68 } from '../src/models/five-points.js';
 
 describe('the five alignment points of 68 face landmarks', () => {
   // Point i at (i, 100 + 2i): each answer shows which points it was made of.

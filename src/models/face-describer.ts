@@ -1,7 +1,9 @@
-import type { Point, RgbImage } from '../vision/image.js';
+import type { Box, Point, RgbImage } from '../vision/image.js';
 import { fitSimilarity, warpSimilarity } from '../vision/similarity-warp.js';
+import { fivePointsOf68 } from './five-points.js';
+import type { FaceLandmarkSummary } from './runtimes/tfjs/face-landmark-net.js';
 import type { FaceRecognitionSummary } from './runtimes/tfjs/face-recognition-net.js';
-import { startThreadedModel } from './runtimes/threaded-model.js';
+import { startThreadedModel, type ThreadedModel } from './runtimes/threaded-model.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detection } from './types.js';
 
@@ -48,6 +50,18 @@ export function alignedChip(image: RgbImage, landmarks: readonly Point[]): RgbIm
   return warpSimilarity(image, fitSimilarity(CHIP_LANDMARKS, centres), CHIP_SIDE);
 }
 
+/** The box's whole pixels inside the image, copied out; undefined when the box lies outside it. */
+function cutOut(image: RgbImage, box: Box): { readonly left: number; readonly top: number; readonly pixels: RgbImage } | undefined {
+  const left = Math.max(0, Math.floor(box.left));
+  const top = Math.max(0, Math.floor(box.top));
+  const width = Math.min(image.width, Math.ceil(box.right)) - left;
+  const height = Math.min(image.height, Math.ceil(box.bottom)) - top;
+  if (width < 1 || height < 1) return undefined;
+  const data = Buffer.allocUnsafe(width * height * 3);
+  for (let y = 0; y < height; y++) image.data.copy(data, y * width * 3, ((top + y) * image.width + left) * 3, ((top + y) * image.width + left + width) * 3);
+  return { left, top, pixels: { width, height, data } };
+}
+
 function unitLength(values: Float32Array): Float32Array {
   let squared = 0;
   for (const value of values) squared += value * value;
@@ -57,24 +71,34 @@ function unitLength(values: Float32Array): Float32Array {
 
 /**
  * Loads the face recognizer once — dlib's ResNet from `@vladmandic/face-api` on TF.js — in its own
- * worker thread: the main thread only aligns the face onto its 150×150 chip (well under a
- * millisecond to a few for a large face) and normalises the answer; the network run never blocks
- * the event loop. Descriptions queue in the worker, one at a time; the worker's memory holds one
- * chip at a time, whatever the size of the photo.
+ * worker thread: the main thread only aligns the face onto its 150×150 chip and normalises the
+ * answer; the network run never blocks the event loop. Descriptions queue in the worker, one at a
+ * time; the worker's memory holds one chip at a time, whatever the size of the photo. A face whose
+ * detector gives no landmarks (UltraFace) is marked by face-api's 68-point landmark net first, in a
+ * worker of its own started on the first such face, fed the detector's box as face-api feeds it.
  */
 export async function loadFaceDescriber(logger: (message: string) => void): Promise<FaceDescriber> {
-  const model = await startThreadedModel<FaceRecognitionSummary>(
-    { moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) },
-    logger,
-  );
+  const model = await startThreadedModel<FaceRecognitionSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) }, logger);
+  let landmarker: Promise<ThreadedModel<FaceLandmarkSummary>> | undefined;
+  const landmarksOf = async (image: RgbImage, box: Box): Promise<readonly Point[]> => {
+    const face = cutOut(image, box);
+    if (!face) throw new RangeError(`face box ${JSON.stringify(box)} lies outside the ${image.width}×${image.height} image`);
+    landmarker ??= startThreadedModel<FaceLandmarkSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-landmark-net', import.meta.url) }, logger);
+    const [{ data }] = (await (await landmarker).run(face.pixels)).tensors;
+    const points: Point[] = [];
+    for (let k = 0; k < data.length; k += 2) points.push({ x: data[k] + face.left, y: data[k + 1] + face.top });
+    return fivePointsOf68(points);
+  };
   return {
     name: model.summary.name,
     size: model.summary.size,
     async describe(image, face) {
-      if (!face.landmarks) throw new Error('this face has no landmarks to align it by');
-      const output = await model.run(alignedChip(image, face.landmarks));
-      return unitLength(output.tensors[0].data);
+      const landmarks = face.landmarks ?? (await landmarksOf(image, face.box));
+      const [{ data }] = (await model.run(alignedChip(image, landmarks))).tensors;
+      return unitLength(data);
     },
-    dispose: () => model.dispose(),
+    async dispose() {
+      await Promise.all([model.dispose(), landmarker?.then((started) => started.dispose())]);
+    },
   };
 }

@@ -81,7 +81,7 @@ export async function loadWorkerModel(options: { logger?: (msg: string) => void 
     }
     const side = Math.max(image.width, image.height);
     const shift = [(side - image.width) / 2, (side - image.height) / 2];
-    return { data: fractions.map((value, index) => value * side - shift[index % 2]), dims: [POINTS, 2] };
+    return { tensors: [{ name: 'landmarks', data: fractions.map((value, index) => value * side - shift[index % 2]), dims: [POINTS, 2] }] };
   }
 
   return {

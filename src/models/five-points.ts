@@ -1,5 +1,4 @@
-/** A point in an image's pixels. */
-type Point = { readonly x: number; readonly y: number };
+import type { Point } from '../vision/image.js';
 
 /** iBUG 300-W indices (0-based) of the eyes' contours and of the points alignment takes as they are. */
 const IMAGE_LEFT_EYE = [36, 37, 38, 39, 40, 41];
