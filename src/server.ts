@@ -26,7 +26,7 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { type TaskDependencies, taskTable } from './tasks/index.js';
 import { FaceGallery, FaceGalleryError } from './faces/face-gallery.js';
 import { faceSimilarity } from './faces/face-similarity.js';
-import { type FaceDescriber, loadFaceDescriber } from './models/face-describer.js';
+import { type FaceDescriber, loadFaceDescriber, SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import { DetectdError } from './core/errors.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
@@ -214,6 +214,7 @@ function faceRecognition(gallery: FaceGallery, logger: (message: string) => void
       return (await describer).describe(image, face);
     },
     similarity: faceSimilarity,
+    smallestFace: SMALLEST_DESCRIBED_FACE,
     async matcher(serviceId) {
       if ((await gallery.list(serviceId)).length === 0) return undefined;
       return gallery.matcher(serviceId);
