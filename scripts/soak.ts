@@ -243,8 +243,9 @@ async function main(): Promise<void> {
       const started = performance.now();
       try {
         const response = await fetch(url + (call.path ?? '/api/v1/object-detection'), { method: 'POST', headers: call.headers, body: call.body });
-        const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string } };
-        const code = answer.error?.code ?? 'ok';
+        // The Nvision API's error is {code, message}; DeepStack's is a sentence, with its code beside it.
+        const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string } | string; code?: string };
+        const code = (typeof answer.error === 'object' ? answer.error.code : answer.code) ?? 'ok';
         count(`${response.status} ${code}`);
         if (response.status === 200 && !call.kind.startsWith('bad:')) {
           const ms = performance.now() - started;
