@@ -81,7 +81,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   for (const detector of registry.detectors) {
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
-  const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
+  const defaultChoice = defaultModelReason(modelSources, registry);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
   const modelsOfType = (type: string) => {

@@ -89,7 +89,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
       expect(await logged({})).to.deep.include({
         level: 40,
         model: 'yolo11n-320-int8',
-        chosen: 'the first by name of DETECTD_MODELS_DIR, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it',
+        chosen: 'the first by name of the models folder, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it',
       });
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
