@@ -27,6 +27,8 @@ export interface CatalogueModel {
   readonly license: ModelLicense;
   readonly accuracy: string;
   readonly speed: string;
+  /** The confidence threshold its authors' own demo uses, where they give one: where the console's Try it starts for it. */
+  readonly suggestedThreshold?: number;
 }
 
 const AGPL: ModelLicense = {
@@ -42,6 +44,11 @@ const ON_COCO = 'on coco-val122 (reference pipeline)';
 const ON_WIDER = 'AP@0.5 on wider-val, faces ≥ 64 / ≥ 32 / ≥ 16 px';
 /** The face detectors with landmarks were timed in one pass with UltraFace-640 on a loaded machine: their speed reads as a ratio to its. */
 const beside = (ms: number) => `${ms} ms at 640×640 where UltraFace-640 took 121 ms in the same pass`;
+
+/** Ultralytics' `predict` keeps boxes from this confidence on (its `conf` argument's default). */
+const ULTRALYTICS_CONF = 0.25;
+/** YOLOX's `tools/demo.py` draws boxes from this confidence on (its `--conf` default). */
+const YOLOX_DEMO_CONF = 0.3;
 
 const ULTRAFACE = 'https://raw.githubusercontent.com/Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB/dffdddda9794a50607cba8f318507a28c1c27cab/models/onnx';
 
@@ -62,6 +69,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: AGPL,
     accuracy: `AP 43.6 ${ON_COCO}`,
     speed: '58 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
   },
   {
     name: 'yolo26n-640-int8-upstream',
@@ -74,6 +82,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: AGPL,
     accuracy: `AP 43.6 ${ON_COCO} (outputs identical to yolo26n-640-int8)`,
     speed: 'about 3× the 58 ms of yolo26n-640-int8',
+    suggestedThreshold: ULTRALYTICS_CONF,
   },
   {
     name: 'yolo11n-640-int8',
@@ -86,6 +95,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: AGPL,
     accuracy: `AP 44.3 ${ON_COCO}`,
     speed: '69 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
   },
   {
     name: 'yolov8n-640-int8',
@@ -98,6 +108,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: AGPL,
     accuracy: `AP 43.0 ${ON_COCO}`,
     speed: '72 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
   },
   {
     name: 'yolov10n-640-int8',
@@ -110,6 +121,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: AGPL,
     accuracy: 'not measured here; published COCO AP 38.5 (fp32)',
     speed: '72 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
   },
   {
     name: 'yolo11n-320-int8',
@@ -122,6 +134,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: AGPL,
     accuracy: `AP 35.4 ${ON_COCO}`,
     speed: '19 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
   },
   {
     name: 'yolox-nano-416',
@@ -134,6 +147,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: APACHE,
     accuracy: `AP 35.5 ${ON_COCO}`,
     speed: '11 ms',
+    suggestedThreshold: YOLOX_DEMO_CONF,
   },
   {
     name: 'ultraface-rfb-640',
