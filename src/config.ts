@@ -17,6 +17,8 @@ export interface Config {
    * configuration. DETECTD_MODELS_DIR, else DEFAULT_MODELS_DIR, where `detectd models pull` puts models.
    */
   readonly modelsDir: ModelsFolder;
+  /** Base URL of a mirror of the model catalogue's files, which `detectd models pull` downloads from instead of their upstream URLs. */
+  readonly modelsMirror: string | undefined;
   /** The model services naming none are answered by (a model name); absent: the first of `modelPaths`, else of `modelsDir` by name. */
   readonly defaultModel: string | undefined;
   readonly dataDir: string;
@@ -162,6 +164,8 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
     throw new ConfigError('DETECTD_DATABASE_URL needs DETECTD_SECRET, the same on every replica');
   }
   const modelsDir = text(env, 'DETECTD_MODELS_DIR');
+  const modelsMirror = text(env, 'DETECTD_MODELS_MIRROR')?.replace(/\/+$/, '');
+  if (modelsMirror !== undefined && !/^https?:\/\//.test(modelsMirror)) throw new ConfigError('DETECTD_MODELS_MIRROR must be an http:// or https:// base URL');
   const publicUrl = text(env, 'DETECTD_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new ConfigError('DETECTD_PUBLIC_URL must be an absolute URL');
   const config: Config = {
@@ -173,6 +177,7 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
       .filter((entry) => entry !== '')
       .map((entry) => path.resolve(entry)),
     modelsDir: { path: path.resolve(modelsDir ?? DEFAULT_MODELS_DIR), required: modelsDir !== undefined },
+    modelsMirror,
     defaultModel: text(env, 'DETECTD_DEFAULT_MODEL'),
     dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
     databaseUrl,

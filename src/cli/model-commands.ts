@@ -6,6 +6,7 @@ import { modelsByName } from '../models/registry.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
 import { asConfiguration, type OutputOptions, printResult, runCommand, table } from './command-context.js';
 import { EXIT } from './exit-codes.js';
+import { addPullCommand } from './model-pull.js';
 
 function modelJson(load: ModelLoad, index: number, embedded: boolean) {
   const common = { name: modelNameOf(load.path), file: load.path, default: index === 0, embedded };
@@ -39,7 +40,10 @@ function namesProblem(loads: readonly ModelLoad[]): string | undefined {
   }
 }
 
-/** `detectd models list`: what the server would serve with these settings, each model loaded and checked as at start-up. */
+/**
+ * `detectd models list`: what the server would serve with these settings, each model loaded and
+ * checked as at start-up; and `detectd models pull` (model-pull.ts).
+ */
 export function addModelCommands(program: Command): void {
   const models = program.command('models').description('the models this server serves (DETECTD_MODEL, the models folder), and downloading known-good ones');
   models
@@ -69,4 +73,5 @@ export function addModelCommands(program: Command): void {
         if (refused.length > 0 || names) process.exitCode = EXIT.refused;
       }),
     );
+  addPullCommand(models);
 }
