@@ -72,7 +72,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const secret = loadServerSecret(config.secret, config.dataDir);
   const faces = faceRecognition(new FaceGallery(db, secret), (message) => logger.info(message));
   const tasks = tasksOf({ faces: faces.recognition });
-  const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
+  const needs = { faces: tasks.kinds.has('faces') };
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
@@ -84,10 +84,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const defaultChoice = defaultModelReason(modelSources, registry);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const modelsOfType = (type: string) => {
-    const task = tasks.find(type);
-    return task ? registry.ofKind(task.detects).map((detector) => detector.name) : registry.names;
-  };
+  const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack routes' part of the API reference does not depend on the caller: built once.
   const deepStackPaths = deepStackOpenApiPaths(tasks);
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
@@ -156,7 +153,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       streamRoutes(gate, tasks, streamTokens),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
-    readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
+    readiness: { models: () => registry.detectors, databaseReachable: () => databaseReachable(db) },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,

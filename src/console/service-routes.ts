@@ -64,10 +64,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
 
   /** The models a service of `type` may name (those that find what its task finds), its default first. */
-  const modelsOfType = (type: string): string[] => {
-    const task = tasks.find(type);
-    return task ? models.ofKind(task.detects).map((detector) => detector.name) : models.names;
-  };
+  const modelsOfType = (type: string): string[] => tasks.modelsFor(type, models.detectors);
   const defaultOfType = (type: string): string => {
     const task = tasks.find(type);
     return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
