@@ -66,6 +66,18 @@ class Mirror {
   }
 }
 
+/** Runs a command to its end without blocking this process (the mirror answers from it): its status and everything it printed. */
+function run(command: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0], command.slice(1), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += String(chunk)));
+    child.stderr.on('data', (chunk) => (output += String(chunk)));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, output }));
+  });
+}
+
 const sha256Of = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe('`detectd models pull`: the catalogue, downloaded verified and whole into the models folder', function () {
@@ -136,13 +148,8 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
   it('shows a progress bar on a terminal', async () => {
     // script(1) gives the command a pseudo-terminal, as a person's shell would.
     const command = [process.execPath, CLI, 'models', 'pull', 'ultraface-rfb-320'].map((word) => `'${word}'`).join(' ');
-    const shown = await new Promise<string>((resolve, reject) => {
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env, cwd: folder, stdio: ['ignore', 'pipe', 'inherit'] });
-      let output = '';
-      child.stdout.on('data', (chunk) => (output += String(chunk)));
-      child.once('error', reject);
-      child.once('close', (status) => (status === 0 ? resolve(output) : reject(new Error(`exit ${status}: ${output}`))));
-    });
+    const { status, output: shown } = await run(['script', '-qec', command, '/dev/null'], env, folder);
+    expect(status, shown).to.equal(0);
     expect(shown).to.contain('ultraface-rfb-320 |').and.contain('| 100% | 1.3 MB of 1.3 MB');
     expect(filesIn(modelsFolder())).to.deep.equal(['ultraface-rfb-320.onnx']);
   });
@@ -206,6 +213,24 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     const accepted = await pull(['yolo11n-320-int8', '--accept-license', '--json']);
     expect(accepted.status, accepted.stderr).to.equal(0);
     expect(JSON.parse(accepted.stdout)).to.deep.include({ model: 'yolo11n-320-int8', license: 'AGPL-3.0', downloaded: true });
+  });
+
+  it('docs/models.md: its catalogue table is the catalogue, and each of its sh blocks runs as pasted (against the mirror)', async () => {
+    const page = fs.readFileSync('docs/models.md', 'utf8');
+    const rows = new Map([...page.matchAll(/^\| `([^`]+)` \| (objects|faces) \| ([^|]+) \|.*\| (GitHub|mirror only) \|$/gm)].map((row) => [row[1], { kind: row[2], license: row[3], download: row[4] }]));
+    expect([...rows.keys()]).to.deep.equal(MODEL_CATALOGUE.map((model) => model.name));
+    for (const model of MODEL_CATALOGUE) {
+      expect(rows.get(model.name), model.name).to.deep.equal({ kind: model.kind, license: model.license.id, download: model.urls.length > 0 ? 'GitHub' : 'mirror only' });
+    }
+    const blocks = [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1].trim());
+    expect(blocks.length).to.be.at.least(3);
+    const shellEnv = { ...env, DETECTD_MODELS_DIR: modelsFolder() };
+    fs.mkdirSync(modelsFolder());
+    for (const block of blocks) {
+      const ran = await run(['sh', '-e', '-c', block.replaceAll('https://models.example.com/detectd', mirrorUrl)], shellEnv, process.cwd());
+      expect(ran.status, `${block}\n${ran.output}`).to.equal(0);
+    }
+    expect(filesIn(modelsFolder())).to.deep.equal(['ultraface-rfb-640.onnx', 'yolo26n-640-int8.onnx']);
   });
 
   it('names the catalogue\u2019s models for an unknown name, and asks for a mirror for a model no public URL serves', async () => {
