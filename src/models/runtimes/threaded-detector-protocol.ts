@@ -8,7 +8,7 @@ export interface ThreadedDetectorSpec {
 }
 
 /**
- * A runtime module that runs in a model worker (runtimes/tfjs/centernet.ts, blazeface.ts,
+ * A runtime module that runs in a model worker (runtimes/tfjs/blazeface.ts,
  * face-recognition-net.ts): every one exports its loader under this one name.
  */
 export interface ThreadedRuntimeModule<Summary = DetectorSummary> {
