@@ -66,7 +66,7 @@ export interface ModelNeeds {
 /** The start-up log's word on the embedded object model: what it is, and how to get a more accurate one. */
 function embeddedModelHint(embedded: Detector, folder: ModelsFolder | undefined): string {
   const measured = catalogueModel(embedded.name);
-  const figures = measured ? ` (${measured.accuracy}, ${measured.speed} per image on the reference machine)` : '';
+  const figures = measured ? ` — ${measured.accuracy}, ${measured.speed} per image on the reference machine` : '';
   const into = folder ? ` into ${folder.path}, where the server finds them` : '';
   return (
     `No object model is configured (DETECTD_MODEL, or a model file in the models folder): serving the embedded ${embedded.name}${figures}. ` +
