@@ -233,7 +233,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(await detect(JSON.parse(created.stdout).api_key)).to.equal(200);
     const refused = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'unserved', '--model', 'yolox-nano-416', '--json'], besideServer);
     expect(refused.status).to.equal(1);
-    // The server's /readyz says what each of its models finds: an object service is offered its object models only, not the embedded BlazeFace.
+    // The server's /readyz says what each of its models finds: an object service is offered its object models only, not the embedded YuNet-n.
     expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8' });
 
     // No server, no model settings: what `npm start` here would serve, the embedded models.
@@ -242,13 +242,13 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(typo.status).to.equal(1);
     expect(typo.stderr).to.contain(
       `detectd: no server answers at http://127.0.0.1:${noServer.PORT}/readyz, and this shell configures no model (DETECTD_MODEL, or a model file in ${path.resolve('models')}): ` +
-        'checked against the models a server started with these settings serves: yolox-nano-416, blazeface\n',
+        'checked against the models a server started with these settings serves: yolox-nano-416, yunet-n\n',
     );
     expect(typo.stderr).to.contain('detectd: this server has no model named "yolo-typo"; choose one of: yolox-nano-416\n');
-    const faceForObjects = JSON.parse(cli(['service', 'create', '--account', OWNER, '--name', 'faces wrong', '--model', 'blazeface', '--json'], noServer).stderr);
-    expect(faceForObjects.error).to.deep.equal({ code: 'unknown_model', message: '"blazeface" does not serve object-detection services; choose one of: yolox-nano-416' });
+    const faceForObjects = JSON.parse(cli(['service', 'create', '--account', OWNER, '--name', 'faces wrong', '--model', 'yunet-n', '--json'], noServer).stderr);
+    expect(faceForObjects.error).to.deep.equal({ code: 'unknown_model', message: '"yunet-n" does not serve object-detection services; choose one of: yolox-nano-416' });
     const objectsForFaces = JSON.parse(cli(['service', 'create', '--account', OWNER, '--name', 'objects wrong', '--type', 'face-detection', '--model', 'yolox-nano-416', '--json'], noServer).stderr);
-    expect(objectsForFaces.error).to.deep.equal({ code: 'unknown_model', message: '"yolox-nano-416" does not serve face-detection services; choose one of: blazeface' });
+    expect(objectsForFaces.error).to.deep.equal({ code: 'unknown_model', message: '"yolox-nano-416" does not serve face-detection services; choose one of: yunet-n' });
     const embedded = cli(['service', 'create', '--account', OWNER, '--name', 'embedded', '--model', 'yolox-nano-416', '--json'], noServer);
     expect(embedded.status, embedded.stderr).to.equal(0);
     expect(JSON.parse(embedded.stdout)).to.include({ model: 'yolox-nano-416' });

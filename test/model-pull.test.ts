@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +8,7 @@ import { expect } from 'chai';
 import { EMBEDDED_MODEL_FILE } from '../src/models/embedded-model.js';
 import { modelFiles } from '../src/models/load-models.js';
 import { catalogueModel, MODEL_CATALOGUE } from '../src/models/model-catalogue.js';
+import { sha256Of } from './support/embedded-models.js';
 import { MODELS_DIR } from './support/paths.js';
 import { CLI, cliAsync, requireBuild } from './support/processes.js';
 
@@ -79,7 +79,6 @@ function run(command: readonly string[], env: NodeJS.ProcessEnv, cwd: string): P
   });
 }
 
-const sha256Of = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe('`detectd models pull`: the catalogue, downloaded verified and whole into the models folder', function () {
   this.timeout(60_000);

@@ -9,5 +9,5 @@ import { packageRoot } from '../package-root.js';
  */
 export const EMBEDDED_MODEL_FILE = path.join(packageRoot(), 'assets', 'models', 'yolox-nano-416.onnx');
 
-/** Name of the face detector that serves when no face model is configured (runtimes/tfjs/blazeface.ts). */
-export const EMBEDDED_FACE_MODEL_NAME = 'blazeface';
+/** The face detector that serves when no face model is configured: YuNet-n, committed with its license and configuration (assets/models/README.md). */
+export const EMBEDDED_FACE_MODEL_PATH = path.join(packageRoot(), 'assets', 'models', 'yunet-n.onnx');

@@ -1,33 +1,26 @@
-import { EMBEDDED_MODEL_FILE } from './embedded-model.js';
+import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
 import { ModelRefused } from './model-refused.js';
 import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
 import { FILE_RUNTIMES } from './runtimes/index.js';
-import { loadThreadedDetector } from './runtimes/threaded-detector.js';
-import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
 
 /** Where the embedded object model comes from: its file, as DETECTD_MODEL would name it. */
 export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODEL_FILE], modelsDir: undefined };
 
-/**
- * The object detector that arrives with the checkout: YOLOX-nano (embedded-model.ts), loaded by
- * its runtime like any configured model file.
- */
-export async function loadEmbeddedDetector(defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
-  const [load] = await tryModelFiles(EMBEDDED_MODEL_SOURCES, defaults, true, logger);
+/** A model file of the checkout (embedded-model.ts), loaded by its runtime like any configured model file; a refusal throws. */
+async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
+  const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
   return load.detector;
 }
 
-/**
- * The zero-configuration face detector: BlazeFace from `@vladmandic/human`, run by TF.js in a
- * worker thread; serves faces when no face model (e.g. UltraFace) is configured.
- */
-export function loadEmbeddedFaceDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/blazeface', import.meta.url) }, logger);
-}
+/** The object detector that arrives with the checkout: YOLOX-nano; serves objects when no object model is configured. */
+export const loadEmbeddedDetector = (defaults: InferenceSettings, logger: (message: string) => void) => loadEmbeddedModel(EMBEDDED_MODEL_FILE, defaults, logger);
+
+/** The zero-configuration face detector: YuNet-n; serves faces when no face model is configured. */
+export const loadEmbeddedFaceDetector = (defaults: InferenceSettings, logger: (message: string) => void) => loadEmbeddedModel(EMBEDDED_FACE_MODEL_PATH, defaults, logger);
 
 /** Outcome of loading one model file: the detector, or why it is refused. */
 export type ModelLoad = { readonly path: string; readonly detector: FileDetector } | { readonly path: string; readonly refused: ModelRefused };
@@ -101,8 +94,8 @@ export async function loadModels(
       logger(embeddedModelHint(detector, sources.modelsDir));
     }
     if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
-      logger('No face model is configured: serving the embedded BlazeFace (TF.js) for faces. UltraFace finds more and smaller faces; see README "Models".');
-      const detector = await loadEmbeddedFaceDetector(logger);
+      logger('No face model is configured: serving the embedded YuNet-n for faces; see README "Faces" for the more accurate RetinaFace.');
+      const detector = await loadEmbeddedFaceDetector(defaults, logger);
       detectors.push(detector);
       embedded.add(detector);
     }

@@ -176,7 +176,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
   {
     name: 'yunet-n',
     kind: 'faces',
-    description: 'YuNet-n (libfacedetection v3), any input size, 5 landmarks',
+    description: 'YuNet-n (libfacedetection v3), any input size, 5 landmarks (the embedded face model: served without a download when no face model is configured)',
     sha256: '104ee26c71d5c270ce79a6b3dced91c91013260d29a6bf18f9296c5b8c4c2b12',
     bytes: 322906,
     urls: [],
