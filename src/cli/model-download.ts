@@ -40,7 +40,8 @@ class AttemptFailed extends Error {
   }
 }
 
-const sha256Of = async (file: string) => {
+/** The sha256 of a file, hex. */
+export const sha256Of = async (file: string) => {
   const hash = crypto.createHash('sha256');
   await pipeline(fs.createReadStream(file), hash);
   return hash.digest('hex');

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import path from 'node:path';
@@ -9,7 +8,7 @@ import { type Config, loadConfig } from '../config.js';
 import { type CatalogueModel, catalogueModel, MODEL_CATALOGUE } from '../models/model-catalogue.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
-import { type DownloadEvents, DownloadFailed, downloadPinned } from './model-download.js';
+import { type DownloadEvents, DownloadFailed, downloadPinned, sha256Of } from './model-download.js';
 
 interface PullOptions extends OutputOptions {
   readonly list?: boolean;
@@ -78,7 +77,7 @@ function downloadEvents(model: CatalogueModel, options: PullOptions): DownloadEv
 /** Whether `file` already is the model (then there is nothing to do); a different file of that name is refused, never overwritten. */
 async function alreadyThere(file: string, model: CatalogueModel): Promise<boolean> {
   if (!fs.existsSync(file)) return false;
-  const hash = crypto.createHash('sha256').update(await fsPromises.readFile(file)).digest('hex');
+  const hash = await sha256Of(file);
   if (hash === model.sha256) return true;
   throw new CliFailure('file_exists', `${file} exists and is not the catalogue's ${model.name} (its sha256 is ${hash}): move it away, then pull again`, EXIT.refused);
 }
