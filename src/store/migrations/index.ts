@@ -24,6 +24,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-deepstack-prediction-cap': deepStackPredictionCap,
 };
 
+/** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => MIGRATIONS,
 };
