@@ -4,6 +4,7 @@ import { addAccountCommands } from './cli/account-commands.js';
 import { addBackupCommands } from './cli/backup-commands.js';
 import { EXIT } from './cli/exit-codes.js';
 import { addModelCommands } from './cli/model-commands.js';
+import { addPostgresCommands } from './cli/postgres-commands.js';
 import { addServiceCommands } from './cli/service-commands.js';
 import { packageVersion } from './package-root.js';
 import { TASK_DESCRIPTIONS } from './tasks/index.js';
@@ -22,6 +23,7 @@ addAccountCommands(program, TASK_DESCRIPTIONS);
 addServiceCommands(program, TASK_DESCRIPTIONS);
 addModelCommands(program);
 addBackupCommands(program);
+addPostgresCommands(program);
 
 try {
   await program.parseAsync();
