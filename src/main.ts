@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { startupFailureSentence } from './startup-failure.js';
 import { turboJpeg } from './vision/turbojpeg.js';
 
 /** Which malloc serves this process (`npm start` preloads jemalloc when installed): seen in its mapped libraries. */
@@ -34,7 +35,12 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (error) {
-    logger.fatal({ err: error }, 'start-up failed');
+    // For people, one sentence on standard error; for machines, the same in the JSON log line. The
+    // stack only helps a developer: it is logged at debug level (DETECTD_LOG_LEVEL=debug).
+    const reason = startupFailureSentence(error, config);
+    process.stderr.write(`detectd: cannot start: ${reason}\n`);
+    logger.fatal({ reason, code: (error as { code?: unknown }).code }, 'start-up failed');
+    logger.debug({ err: error }, 'start-up failure');
     process.exit(1);
   }
   const running = server;

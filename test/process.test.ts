@@ -129,6 +129,37 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     }
   });
 
+  it('a start-up that fails says why in one sentence on standard error, and in one JSON line without a stack for machines', async () => {
+    const failedStart = (extra: NodeJS.ProcessEnv) => {
+      const result = spawnSync(process.execPath, [MAIN], { env: { ...env, ...extra }, encoding: 'utf8' });
+      expect(result.status, result.stderr).to.equal(1);
+      const fatal = result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; reason: string; time: string })
+        .filter((line) => line.level === 60);
+      expect(fatal.map((line) => line.msg)).to.deep.equal(['start-up failed']);
+      expect(fatal[0].time, 'ISO 8601 times').to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(result.stderr).to.equal(`detectd: cannot start: ${fatal[0].reason}\n`);
+      expect(result.stdout + result.stderr).to.not.match(/\n\s+at /);
+      return fatal[0].reason;
+    };
+    const missing = path.join(dataDir, 'no-such-model.onnx');
+    expect(failedStart({ DETECTD_MODEL: missing })).to.contain(missing);
+    const taken = await new Promise<http.Server>((resolve) => {
+      const listener = http.createServer().listen(0, '127.0.0.1', () => resolve(listener));
+    });
+    try {
+      const port = (taken.address() as { port: number }).port;
+      expect(failedStart({ PORT: String(port) })).to.equal(`port ${port} on 127.0.0.1 is already in use by another program: stop it, or set PORT to a free port`);
+    } finally {
+      taken.close();
+    }
+    expect(failedStart({ DETECTD_DATABASE_URL: 'postgres://detectd:wrong@127.0.0.1:1/detectd', DETECTD_SECRET: 'x'.repeat(32) })).to.equal(
+      'cannot open PostgreSQL postgres://detectd@127.0.0.1:1/detectd: connect ECONNREFUSED 127.0.0.1:1',
+    );
+  });
+
   it('refuses to start with a clear message when the configuration is invalid', () => {
     const result = spawnSync(process.execPath, [MAIN], { env: { ...env, DETECTD_MAX_DETECTIONS: 'lots' }, encoding: 'utf8' });
     expect(result.status).to.equal(2);

@@ -33,14 +33,19 @@ export function databaseExists(settings: DatabaseSettings): boolean {
   return Boolean(settings.databaseUrl) || fs.existsSync(sqliteFile(settings.dataDir));
 }
 
-/** Opens the configured database and brings its schema up to date. */
+/** Opens the configured database and brings its schema up to date; a failure says which database and why, in one sentence. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  const db = new Kysely<Tables>({ dialect: dialectFor(settings) });
+  let db: Database;
+  try {
+    db = new Kysely<Tables>({ dialect: dialectFor(settings) });
+  } catch (error) {
+    throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
+  }
   try {
     await migrate(db);
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
   }
   return db;
 }
@@ -55,7 +60,9 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
 export async function migrate(db: Database): Promise<void> {
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
-  if (error || failed) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  const reason = error instanceof Error ? error.message : String(error);
+  if (failed) throw new Error(`its schema migration ${failed.migrationName} failed: ${reason}`);
+  if (error) throw new Error(reason);
 }
 
 /** True when the database answers a trivial query. */
