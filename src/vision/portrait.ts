@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { ImageDecodeError } from './decode.js';
+import { ImageDecodeError, unreadableImage } from './decode.js';
 import type { Box, RgbImage } from './image.js';
 
 /** Longest side a portrait is brought down to before it is framed: more than a face detector or describer uses. */
@@ -34,7 +34,7 @@ export async function framePortrait(bytes: Buffer, maxPixels: number): Promise<F
     .catch((error: Error) => {
       throw /pixel limit/i.test(error.message)
         ? new ImageDecodeError('image_too_large', `the image has more than ${maxPixels} pixels`)
-        : new ImageDecodeError('invalid_image', 'not a decodable image');
+        : unreadableImage(bytes);
     });
   const { width, height, channels } = upright.info;
   const header = await sharp(bytes).metadata();
