@@ -89,6 +89,13 @@ describe('errors: every code from a real request, and the server keeps serving',
     expect(missing.body.error.message).to.equal('send the service\'s API key as "Authorization: ApiKey <key>"');
   });
 
+  it('403 for a key of another type of service, in words ("an object-detection service")', async () => {
+    const faceKey = await server.createService({ type: 'face-detection' });
+    const refused = await post(imageRequest(images.dogJpeg()), { apiKey: faceKey });
+    expectError(refused, 403, 'forbidden');
+    expect(refused.body.error.message).to.equal('this key belongs to a service of type face-detection; this route needs a key of an object-detection service');
+  });
+
   it('400 invalid_configuration: unknown, repeated, bad values — naming the parameter and what is allowed', async () => {
     const cases: [Record<string, string>[], string][] = [
       [[{ parameter: 'Threshold', value: '0.5' }], 'Threshold'],
