@@ -71,7 +71,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const version = packageVersion();
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.
   const lock = config.databaseUrl ? undefined : holdServerLock(config.dataDir);
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }).catch((error: unknown) => {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, (migrations) => {
+    if (migrations.length > 0) logger.info({ migrations }, 'database schema brought up to date');
+  }).catch((error: unknown) => {
     lock?.release();
     throw error;
   });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
@@ -157,6 +158,15 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     }
     expect(failedStart({ DETECTD_DATABASE_URL: 'postgres://detectd:wrong@127.0.0.1:1/detectd', DETECTD_SECRET: 'x'.repeat(32) })).to.equal(
       'cannot open PostgreSQL postgres://detectd@127.0.0.1:1/detectd: connect ECONNREFUSED 127.0.0.1:1',
+    );
+    // A database a newer version has migrated (a rollback without restoring the backup).
+    expect(cli(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    const database = new SqliteDatabase(path.join(dataDir, 'detectd.sqlite'));
+    database.prepare("insert into kysely_migration (name, timestamp) values ('0999-from-the-future', ?)").run(new Date().toISOString());
+    database.close();
+    expect(failedStart({})).to.equal(
+      `cannot open SQLite ${path.join(dataDir, 'detectd.sqlite')}: its schema was brought up to date by a newer detectd (0999-from-the-future), which this version cannot run on: ` +
+        'run that version or a later one, or restore a backup taken before the upgrade (docs/operations.md, "Upgrading")',
     );
   });
 
