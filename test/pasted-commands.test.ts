@@ -12,15 +12,19 @@ import { requireBuild, type ServerProcess, startProcess } from './support/proces
 
 /**
  * What a new user pastes, run for real: every ```sh block of the README in order (the servers it
- * starts included), then the command of the console's "Copy command" and of /docs. The few
- * rewrites below are all there is between the README and what runs here:
+ * starts included), then those of each page of docs/ (on the server the README started), then the
+ * command of the console's "Copy command" and of /docs. The few rewrites below are all there is
+ * between the pages and what runs here:
  * - `npm ci && ` is dropped: the checkout this runs in is installed already (CI's .ci/run installs it from scratch);
  * - the block that is just `npm test` is not run: it is the suite this test belongs to;
  * - a block ending in `npm start` runs in the background until the next one (a free port instead of 8080);
  * - `localhost:8080` becomes that port, `'dtd_…'` the key printed by an earlier block, and
  *   `../shared/` the shared folder the tests use (DETECTD_SHARED_DIR);
  * - the shell has what the README asks the reader to set: `DETECTD_URL`, and `DETECTD_API_KEY` once a block printed a key;
- * - blocks naming a bare `dog.jpg` run in a folder holding it ("with dog.jpg in the current folder"), the rest in the checkout.
+ * - blocks naming a bare `dog.jpg` run in a folder holding it ("with dog.jpg in the current folder"), the rest in the checkout;
+ * - a block that runs `detectd restore` runs with the server stopped, as the page says to, and a block that is
+ *   just `npm start` starts it again with the settings it was started with (the README's model);
+ * - what the pages write into the checkout (`backups/`) is removed afterwards.
  * Shell blocks run in POSIX sh (dash); the console's and /docs's command in sh, bash and zsh.
  */
 
@@ -30,6 +34,13 @@ interface ShellBlock {
 }
 
 const README = fs.readFileSync('README.md', 'utf8');
+const DOCS = fs
+  .readdirSync('docs')
+  .filter((name) => name.endsWith('.md'))
+  .sort()
+  .map((name) => ({ file: `docs/${name}`, markdown: fs.readFileSync(path.join('docs', name), 'utf8') }));
+/** What the pages' commands write into the checkout. */
+const WRITTEN_IN_CHECKOUT = ['backups'];
 const SHELLS = ['sh', 'bash', 'zsh'];
 
 function shellBlocks(markdown: string): ShellBlock[] {
@@ -88,6 +99,8 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   let port: number;
   let server: ServerProcess | undefined;
   let apiKey: string | undefined;
+  /** The command that last started the server. */
+  let lastStart: string | undefined;
   const outputs: { block: ShellBlock; stdout: string }[] = [];
 
   before(async () => {
@@ -103,41 +116,64 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     await server?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(imageDir, { recursive: true, force: true });
+    for (const written of WRITTEN_IN_CHECKOUT) fs.rmSync(written, { recursive: true, force: true });
   });
 
-  it("the README's example command is the one console and /docs give (one generator)", () => {
-    expect(README).to.contain(exampleCalls(objectDetection, 'http://localhost:8080/api/v1/object-detection', '../shared/eval/photos/dog.jpg').curl);
-  });
-
-  it('every sh block of the README runs as pasted, and its detection finds the dog', async () => {
-    const blocks = shellBlocks(README);
-    expect(blocks.length).to.be.greaterThan(3);
-    for (const block of blocks) {
+  /** Runs the sh blocks of `markdown` (the page `file`) in order, with the rewrites above; what each printed. */
+  async function runBlocks(file: string, markdown: string): Promise<{ block: ShellBlock; stdout: string }[]> {
+    const ran: { block: ShellBlock; stdout: string }[] = [];
+    for (const block of shellBlocks(markdown)) {
       if (block.text === 'npm test') continue;
       let text = block.text
         .replace(/^npm ci && /, '')
         .replaceAll('localhost:8080', `127.0.0.1:${port}`)
         .replaceAll('../shared/', `${SHARED_DIR}/`);
       if (text.includes("'dtd_…'")) {
-        expect(apiKey, `README line ${block.line} needs a key printed by an earlier block`).to.be.a('string');
+        expect(apiKey, `${file} line ${block.line} needs a key printed by an earlier block`).to.be.a('string');
         text = text.replaceAll("'dtd_…'", `'${apiKey}'`);
       }
-      expect(text.replace(/\s#.*$/gm, ''), `README line ${block.line}: a placeholder left`).to.not.contain('…');
+      expect(text.replace(/\s#.*$/gm, ''), `${file} line ${block.line}: a placeholder left`).to.not.contain('…');
       if (/(^|\s)npm start$/.test(text)) {
+        // A bare `npm start` starts the server again as it was started before (a page's "start it again").
+        if (text !== 'npm start' || !lastStart) lastStart = text;
         await server?.stop();
-        server = await startProcess(env, ['sh', '-e', '-c', text]);
+        server = await startProcess(env, ['sh', '-e', '-c', lastStart]);
         continue;
+      }
+      if (/\bdetectd restore\b/.test(text)) {
+        await server?.stop();
+        server = undefined;
       }
       const cwd = /(^|[\s@<=])dog\.jpg\b/m.test(text) ? imageDir : process.cwd();
       const shellEnv = { ...env, DETECTD_URL: `http://127.0.0.1:${port}`, ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}) };
-      const stdout = runPasted('sh', text, { cwd, env: shellEnv }, `README line ${block.line}`);
-      outputs.push({ block, stdout });
+      const stdout = runPasted('sh', text, { cwd, env: shellEnv }, `${file} line ${block.line}`);
+      ran.push({ block, stdout });
       apiKey ??= /"api_key":\s*"(dtd_[\w-]+)"/.exec(stdout)?.[1];
     }
+    return ran;
+  }
+
+  it("the README's example command is the one console and /docs give (one generator)", () => {
+    expect(README).to.contain(exampleCalls(objectDetection, 'http://localhost:8080/api/v1/object-detection', '../shared/eval/photos/dog.jpg').curl);
+  });
+
+  it('every sh block of the README runs as pasted, and its detection finds the dog', async () => {
+    expect(shellBlocks(README).length).to.be.greaterThan(3);
+    outputs.push(...(await runBlocks('README', README)));
     expect(server, 'a README block starts the service').to.not.equal(undefined);
     const detections = outputs.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text));
     expect(detections.length, 'README blocks call the detection API').to.be.greaterThan(1);
     for (const { block, stdout } of detections) expectDog(stdout, `README line ${block.line}`);
+  });
+
+  it('every sh block of docs/*.md runs as pasted, on the server the README started: a backup of it, restored, and the server started again', async () => {
+    const operations = DOCS.find((page) => page.file === 'docs/operations.md');
+    expect(operations, 'docs/operations.md').to.not.equal(undefined);
+    const ran: { block: ShellBlock; stdout: string }[] = [];
+    for (const { file, markdown } of DOCS) ran.push(...(await runBlocks(file, markdown)));
+    expect(ran.map(({ stdout }) => stdout).join('')).to.match(/backup written to .*backups\/detectd-[\d-]+\.tar\.gz/).and.match(/restored .* into /);
+    expect(server, 'the pages leave a server running').to.not.equal(undefined);
+    for (const { block, stdout } of ran.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text))) expectDog(stdout, `docs line ${block.line}`);
   });
 
   it('the console\'s "Copy command" text, with the key it puts in, runs in sh, bash and zsh', async () => {
