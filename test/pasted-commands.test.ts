@@ -22,8 +22,12 @@ import { requireBuild, type ServerProcess, startProcess } from './support/proces
  *   `../shared/` the shared folder the tests use (DETECTD_SHARED_DIR);
  * - the shell has what the README asks the reader to set: `DETECTD_URL`, and `DETECTD_API_KEY` once a block printed a key;
  * - blocks naming a bare `dog.jpg` run in a folder holding it ("with dog.jpg in the current folder"), the rest in the checkout;
- * - a block that runs `detectd restore` runs with the server stopped, as the page says to, and a block that is
- *   just `npm start` starts it again with the settings it was started with (the README's model);
+ * - a block that runs `detectd restore` or `migrate-to-postgres` runs with the server stopped, as the page says to,
+ *   and a block that is just `npm start` (or the end of the page) starts it again as it was started (the README's model);
+ * - the PostgreSQL steps run on a PostgreSQL server of their own, started bare (no role or database of
+ *   detectd's) with TLS from a CA made for the test: `sudo -u postgres psql` is its superuser's psql,
+ *   `localhost:5432` its port, `/etc/detectd/postgres-ca.crt` that CA, `data/` the data folder, and the
+ *   shell has the `DETECTD_DATABASE_URL` a block exported;
  * - what the pages write into the checkout (`backups/`) is removed afterwards.
  * Shell blocks run in POSIX sh (dash); the console's and /docs's command in sh, bash and zsh.
  */
@@ -41,6 +45,19 @@ const DOCS = fs
   .map((name) => ({ file: `docs/${name}`, markdown: fs.readFileSync(path.join('docs', name), 'utf8') }));
 /** What the pages' commands write into the checkout. */
 const WRITTEN_IN_CHECKOUT = ['backups'];
+const CLUSTER_SCRIPT = path.resolve('scripts/postgres-test-cluster.sh');
+
+/** A CA, and a certificate it signed for `localhost` and 127.0.0.1 with its key, in `folder`: `ca.crt`, `server.crt`, `server.key`. */
+function makeCertificates(folder: string): void {
+  const openssl = (...args: string[]) => {
+    const result = spawnSync('openssl', args, { cwd: folder, encoding: 'utf8' });
+    expect(result.status, `openssl ${args.join(' ')}: ${result.stderr}`).to.equal(0);
+  };
+  fs.writeFileSync(path.join(folder, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=detectd test CA', '-days', '2');
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'san.ext');
+}
 const SHELLS = ['sh', 'bash', 'zsh'];
 
 function shellBlocks(markdown: string): ShellBlock[] {
@@ -101,6 +118,10 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   let apiKey: string | undefined;
   /** The command that last started the server. */
   let lastStart: string | undefined;
+  /** The PostgreSQL server of the pages' PostgreSQL steps, once started: rewrites to reach it. */
+  let postgres: { folder: string; certificates: string; superuser: string; port: number } | undefined;
+  /** What a page's block exported for the blocks after it (DETECTD_DATABASE_URL). */
+  const exported: Record<string, string> = {};
   const outputs: { block: ShellBlock; stdout: string }[] = [];
 
   before(async () => {
@@ -117,7 +138,24 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(imageDir, { recursive: true, force: true });
     for (const written of WRITTEN_IN_CHECKOUT) fs.rmSync(written, { recursive: true, force: true });
+    if (postgres) {
+      spawnSync('bash', [CLUSTER_SCRIPT, 'stop', postgres.folder]);
+      fs.rmSync(postgres.certificates, { recursive: true, force: true });
+    }
   });
+
+  /** Starts the pages' PostgreSQL server (once): bare, over TLS, on a free port. */
+  async function pagesPostgres(): Promise<NonNullable<typeof postgres>> {
+    if (postgres) return postgres;
+    const certificates = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pasted-tls-'));
+    makeCertificates(certificates);
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pasted-pg-'));
+    const pgPort = await freePort();
+    const started = spawnSync('bash', [CLUSTER_SCRIPT, 'start', folder, String(pgPort), 'bare', certificates], { encoding: 'utf8' });
+    expect(started.status, started.stderr).to.equal(0);
+    postgres = { folder, certificates, superuser: started.stdout.trim(), port: pgPort };
+    return postgres;
+  }
 
   /** Runs the sh blocks of `markdown` (the page `file`) in order, with the rewrites above; what each printed. */
   async function runBlocks(file: string, markdown: string): Promise<{ block: ShellBlock; stdout: string }[]> {
@@ -132,6 +170,14 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
         expect(apiKey, `${file} line ${block.line} needs a key printed by an earlier block`).to.be.a('string');
         text = text.replaceAll("'dtd_…'", `'${apiKey}'`);
       }
+      if (/sudo -u postgres psql|localhost:5432/.test(text)) {
+        const cluster = await pagesPostgres();
+        text = text
+          .replaceAll('sudo -u postgres psql', `psql '${cluster.superuser}'`)
+          .replaceAll('localhost:5432', `localhost:${cluster.port}`)
+          .replaceAll('/etc/detectd/postgres-ca.crt', path.join(cluster.certificates, 'ca.crt'))
+          .replaceAll('data/secret.key', path.join(dataDir, 'secret.key'));
+      }
       expect(text.replace(/\s#.*$/gm, ''), `${file} line ${block.line}: a placeholder left`).to.not.contain('…');
       if (/(^|\s)npm start$/.test(text)) {
         // A bare `npm start` starts the server again as it was started before (a page's "start it again").
@@ -140,16 +186,19 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
         server = await startProcess(env, ['sh', '-e', '-c', lastStart]);
         continue;
       }
-      if (/\bdetectd restore\b/.test(text)) {
+      if (/\bdetectd (restore|migrate-to-postgres)\b/.test(text)) {
         await server?.stop();
         server = undefined;
       }
       const cwd = /(^|[\s@<=])dog\.jpg\b/m.test(text) ? imageDir : process.cwd();
-      const shellEnv = { ...env, DETECTD_URL: `http://127.0.0.1:${port}`, ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}) };
+      const shellEnv = { ...env, ...exported, DETECTD_URL: `http://127.0.0.1:${port}`, ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}) };
       const stdout = runPasted('sh', text, { cwd, env: shellEnv }, `${file} line ${block.line}`);
       ran.push({ block, stdout });
       apiKey ??= /"api_key":\s*"(dtd_[\w-]+)"/.exec(stdout)?.[1];
+      const databaseUrl = /^export DETECTD_DATABASE_URL='([^']+)'$/m.exec(text)?.[1];
+      if (databaseUrl) exported.DETECTD_DATABASE_URL = databaseUrl;
     }
+    if (!server && lastStart) server = await startProcess(env, ['sh', '-e', '-c', lastStart]);
     return ran;
   }
 
@@ -166,12 +215,17 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     for (const { block, stdout } of detections) expectDog(stdout, `README line ${block.line}`);
   });
 
-  it('every sh block of docs/*.md runs as pasted, on the server the README started: a backup of it, restored, and the server started again', async () => {
+  it('every sh block of docs/*.md runs as pasted: a backup of the README\'s server, restored, the server started again; moved into PostgreSQL over TLS, dumped and restored', async () => {
     const operations = DOCS.find((page) => page.file === 'docs/operations.md');
     expect(operations, 'docs/operations.md').to.not.equal(undefined);
     const ran: { block: ShellBlock; stdout: string }[] = [];
     for (const { file, markdown } of DOCS) ran.push(...(await runBlocks(file, markdown)));
-    expect(ran.map(({ stdout }) => stdout).join('')).to.match(/backup written to .*backups\/detectd-[\d-]+\.tar\.gz/).and.match(/restored .* into /);
+    const printed = ran.map(({ stdout }) => stdout).join('');
+    expect(printed).to.match(/backup written to .*backups\/detectd-[\d-]+\.tar\.gz/).and.match(/restored .* into /);
+    // Moved into PostgreSQL over TLS (verify-full), where the CLI then finds the README's service.
+    expect(printed).to.match(/copied into PostgreSQL postgres:\/\/detectd@localhost:\d+\/detectd: accounts 1, invitations 0, services 1, api_keys 1,/);
+    expect(printed).to.match(/you@example\.com\s+cameras\s+object-detection/);
+    expect(fs.readdirSync('backups').filter((name) => name.endsWith('.dump')), 'pg_dump wrote a dump').to.have.length(1);
     expect(server, 'the pages leave a server running').to.not.equal(undefined);
     for (const { block, stdout } of ran.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text))) expectDog(stdout, `docs line ${block.line}`);
   });
