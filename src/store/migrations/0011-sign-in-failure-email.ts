@@ -19,13 +19,7 @@ export const signInFailureEmail: Migration = {
     await db.schema.createIndex('sign_in_failures_email_idx').on('sign_in_failures').column('email_hash').execute();
   },
   async down(db: Kysely<unknown>) {
-    await db.schema.dropTable('sign_in_failures').execute();
-    await db.schema
-      .createTable('sign_in_failures')
-      .addColumn('id', 'text', (column) => column.primaryKey())
-      .addColumn('subject', 'text', (column) => column.notNull())
-      .addColumn('failed_at', 'text', (column) => column.notNull())
-      .execute();
-    await db.schema.createIndex('sign_in_failures_subject_idx').on('sign_in_failures').columns(['subject', 'failed_at']).execute();
+    await db.schema.dropIndex('sign_in_failures_email_idx').execute();
+    await db.schema.alterTable('sign_in_failures').dropColumn('email_hash').execute();
   },
 };
