@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { readStoredSecret, secretFile } from '../accounts/server-secret.js';
 import { type Config, loadConfig } from '../config.js';
 import { packageVersion } from '../package-root.js';
-import { ArchiveRefused, readArchive, writeArchive } from '../store/backup-archive.js';
+import { ArchiveRefused, type BackupManifest, readArchive, writeArchive } from '../store/backup-archive.js';
 import { databaseExists, databaseLocation } from '../store/database.js';
 import { sqliteFile } from '../store/dialects/sqlite.js';
 import { MIGRATION_NAMES } from '../store/migrations/index.js';
@@ -152,7 +152,7 @@ export function addBackupCommands(program: Command): void {
 }
 
 /** The backup unpacked into `folder` and checked whole: its files against the manifest, its database by SQLite, its schema known to this version. */
-async function checkedBackup(file: string, folder: string): Promise<{ manifest: Awaited<ReturnType<typeof readArchive>>; summary: SnapshotSummary }> {
+async function checkedBackup(file: string, folder: string): Promise<{ manifest: BackupManifest; summary: SnapshotSummary }> {
   try {
     const manifest = await readArchive(file, folder);
     for (const name of [DATABASE_NAME, SECRET_NAME]) {
