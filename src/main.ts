@@ -35,12 +35,12 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (error) {
-    // For people, one sentence on standard error; for machines, the same in the JSON log line. The
-    // stack only helps a developer: it is logged at debug level (DETECTD_LOG_LEVEL=debug).
+    // The operator's to fix, in words: one sentence, no stack trace (at debug level: DETECTD_LOG_LEVEL=debug),
+    // in the JSON line for machines and last on standard error, where a person reads it.
     const reason = startupFailureSentence(error, config);
-    process.stderr.write(`detectd: cannot start: ${reason}\n`);
     logger.fatal({ reason, code: (error as { code?: unknown }).code }, 'start-up failed');
     logger.debug({ err: error }, 'start-up failure');
+    process.stderr.write(`detectd: cannot start: ${reason}\n`);
     process.exit(1);
   }
   const running = server;

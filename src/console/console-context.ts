@@ -14,7 +14,7 @@ import type { TaskTable } from '../tasks/task-table.js';
 export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
-  readonly models: Pick<ModelRegistry, 'names' | 'defaultModel' | 'ofKind' | 'defaultOf'>;
+  readonly models: Pick<ModelRegistry, 'detectors' | 'defaultModel' | 'defaultOf' | 'find'>;
   /** The tasks a service may be of: the table every front door serves. */
   readonly tasks: TaskTable;
   /** Server secret: keys the CSRF tokens. */
