@@ -1,13 +1,15 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { expect } from 'chai';
 import { exampleCalls } from '../src/tasks/example-calls.js';
 import { objectDetection } from '../src/tasks/object-detection/object-detection-task.js';
 import { ConsoleClient } from './support/console-client.js';
-import { photoPath, SHARED_DIR } from './support/paths.js';
+import { MODELS_DIR, photoPath, SHARED_DIR } from './support/paths.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 
 /**
@@ -28,6 +30,8 @@ import { requireBuild, type ServerProcess, startProcess } from './support/proces
  *   detectd's) with TLS from a CA made for the test: `sudo -u postgres psql` is its superuser's psql,
  *   `localhost:5432` its port, `/etc/detectd/postgres-ca.crt` that CA, `data/` the data folder, and the
  *   shell has the `DETECTD_DATABASE_URL` a block exported;
+ * - `models pull` downloads from a mirror of ../shared/models on this machine (DETECTD_MODELS_MIRROR, which
+ *   `https://models.example.com/detectd` becomes) into a folder of the test's (DETECTD_MODELS_DIR), not the checkout's;
  * - what the pages write into the checkout (`backups/`) is removed afterwards.
  * Shell blocks run in POSIX sh (dash); the console's and /docs's command in sh, bash and zsh.
  */
@@ -122,6 +126,8 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   let postgres: { folder: string; certificates: string; superuser: string; port: number } | undefined;
   /** What a page's block exported for the blocks after it (DETECTD_DATABASE_URL). */
   const exported: Record<string, string> = {};
+  /** The models mirror of the pages' `models pull` (../shared/models over HTTP), and the folder it pulls into. */
+  let modelsMirror: { server: ChildProcess; url: string; folder: string } | undefined;
   const outputs: { block: ShellBlock; stdout: string }[] = [];
 
   before(async () => {
@@ -138,11 +144,28 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(imageDir, { recursive: true, force: true });
     for (const written of WRITTEN_IN_CHECKOUT) fs.rmSync(written, { recursive: true, force: true });
+    if (modelsMirror) {
+      modelsMirror.server.kill();
+      fs.rmSync(modelsMirror.folder, { recursive: true, force: true });
+    }
     if (postgres) {
       spawnSync('bash', [CLUSTER_SCRIPT, 'stop', postgres.folder]);
       fs.rmSync(postgres.certificates, { recursive: true, force: true });
     }
   });
+
+  /**
+   * Serves ../shared/models over HTTP (express.static: Range requests included, for resuming) as the pages'
+   * models mirror (once), from a process of its own: the blocks run synchronously, holding this one's event loop.
+   */
+  async function pagesModelsMirror(): Promise<NonNullable<typeof modelsMirror>> {
+    if (modelsMirror) return modelsMirror;
+    const serve = `const s = require('express')().use(require('express').static(process.argv[1])).listen(0, '127.0.0.1', () => console.log(s.address().port));`;
+    const server = spawn(process.execPath, ['-e', serve, MODELS_DIR], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [mirrorPort] = (await once(readline.createInterface({ input: server.stdout! }), 'line')) as [string];
+    modelsMirror = { server, url: `http://127.0.0.1:${mirrorPort}`, folder: fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pasted-models-')) };
+    return modelsMirror;
+  }
 
   /** Starts the pages' PostgreSQL server (once): bare, over TLS, on a free port. */
   async function pagesPostgres(): Promise<NonNullable<typeof postgres>> {
@@ -190,8 +213,16 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
         await server?.stop();
         server = undefined;
       }
+      const pulls = /\bdetectd models pull\b/.test(text) ? await pagesModelsMirror() : undefined;
+      if (pulls) text = text.replaceAll('https://models.example.com/detectd', pulls.url);
       const cwd = /(^|[\s@<=])dog\.jpg\b/m.test(text) ? imageDir : process.cwd();
-      const shellEnv = { ...env, ...exported, DETECTD_URL: `http://127.0.0.1:${port}`, ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}) };
+      const shellEnv = {
+        ...env,
+        ...exported,
+        ...(pulls ? { DETECTD_MODELS_MIRROR: pulls.url, DETECTD_MODELS_DIR: pulls.folder } : {}),
+        DETECTD_URL: `http://127.0.0.1:${port}`,
+        ...(apiKey ? { DETECTD_API_KEY: apiKey } : {}),
+      };
       const stdout = runPasted('sh', text, { cwd, env: shellEnv }, `${file} line ${block.line}`);
       ran.push({ block, stdout });
       apiKey ??= /"api_key":\s*"(dtd_[\w-]+)"/.exec(stdout)?.[1];
