@@ -7,7 +7,7 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-import { cli, requireBuild } from './support/processes.js';
+import { cli, cliAsync, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const run = promisify(execFile);
@@ -210,6 +210,20 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(cli(['service', 'face-threshold', serviceId, '1.5', '--json'], env).status).to.equal(2);
     const again = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
     expect(again.status).to.equal(1);
+    // `service register` registers through the running server, as a DeepStack client would (the largest face of each photo);
+    // run asynchronously, since this process serves the call.
+    const registered = await cliAsync(['service', 'register', serviceId, 'howard', cropPath('howard', 1), photoPath('dog.jpg'), cropPath('howard', 2), '--url', server.url], env);
+    expect(registered.status, registered.stderr).to.equal(0);
+    expect(registered.stdout).to.contain('howard registered in').and.contain('a face taken from 2 of 3 photos').and.contain(`no face in ${photoPath('dog.jpg')}`);
+    expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('howard');
+    const listedAgain = JSON.parse(cli(['service', 'people', serviceId, '--json'], env).stdout).people as { userid: string; photos: number; outdated_photos: number }[];
+    expect(listedAgain.find((person) => person.userid === 'howard')).to.include({ photos: 2, outdated_photos: 0 });
+    const refusedCase = await cliAsync(['service', 'register', serviceId, 'Howard', cropPath('howard', 3), '--url', server.url, '--json'], env);
+    expect([refusedCase.status, JSON.parse(refusedCase.stderr).error.message]).to.deep.equal([1, 'the server refused the registration (400): "Howard" is the registered person "howard" in another case: register the photos as "howard" (userids that differ only in case are one person)']);
+    const noServer = await cliAsync(['service', 'register', serviceId, 'howard', cropPath('howard', 3), '--url', 'http://127.0.0.1:9', '--json'], env);
+    expect([noServer.status, JSON.parse(noServer.stderr).error.code]).to.deep.equal([3, 'no_server']);
+    const noPhoto = await cliAsync(['service', 'register', serviceId, 'howard', '/nonexistent.jpg', '--url', server.url], env);
+    expect([noPhoto.status, noPhoto.stderr]).to.deep.equal([2, 'detectd: cannot read /nonexistent.jpg: no such file\n']);
     const objects = cli(['service', 'people', (await server.domain.keys.authenticate(server.apiKey))!.id, '--json'], env);
     expect(JSON.parse(objects.stderr).error.code).to.equal('not_a_face_service');
   });

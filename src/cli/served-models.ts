@@ -5,7 +5,7 @@ import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstac
 import { asConfiguration, type OutputOptions, type ServedModel } from './command-context.js';
 
 /** Where the server these settings describe answers on this machine (a wildcard address is reached on loopback). */
-function localServerUrl(config: Config): string {
+export function localServerUrl(config: Config): string {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }

@@ -1,13 +1,15 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { AccountDomain } from '../accounts/account-domain.js';
 import { AccountError } from '../accounts/account-error.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
-import { FaceGallery } from '../faces/face-gallery.js';
+import { FaceGallery, type FacePerson } from '../faces/face-gallery.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
-import { servedModels } from './served-models.js';
+import { localServerUrl, servedModels } from './served-models.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { withArticle } from '../indefinite-article.js';
 
@@ -106,7 +108,7 @@ function serviceCommand(parent: Command, name: string, description: string, more
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|forget|face-threshold|delete`. */
+/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|register|forget|face-threshold|delete`. */
 export function addServiceCommands(program: Command, tasks: TaskTable): void {
   const withDomain = withDomainServing(tasks);
   const service = program.command('service').description('services and their API keys');
@@ -298,14 +300,51 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       await withDomain(loadConfig(), options, async (domain, store) => {
         const found = faceService(tasks, await findService(domain, reference, options.account));
         const people = await new FaceGallery(store.db, store.secret).list(found.id);
+        // Photos an earlier version described are never matched: say so beside each person who has some.
+        const photos = (person: FacePerson) => `${person.samples}${person.outdatedSamples > 0 ? ` (+${person.outdatedSamples} from an earlier version: register again)` : ''}`;
         printResult(
           options,
-          { service: found.id, people: people.map((person) => ({ userid: person.userid, photos: person.samples, created_at: person.created })) },
-          people.length === 0 ? `nobody is registered in ${found.name}` : table(['USERID', 'PHOTOS', 'ADDED'], people.map((person) => [person.userid, String(person.samples), person.created])),
+          { service: found.id, people: people.map((person) => ({ userid: person.userid, photos: person.samples, outdated_photos: person.outdatedSamples, created_at: person.created })) },
+          people.length === 0 ? `nobody is registered in ${found.name}` : table(['USERID', 'PHOTOS', 'ADDED'], people.map((person) => [person.userid, photos(person), person.created])),
         );
       });
     }),
   );
+
+  serviceCommand(service, 'register', 'register a person in a face service from photos (the largest face of each), through the running server, as DeepStack clients do', '<userid> <photos...>')
+    .option('--url <url>', 'the server to register with (default: the one these settings start on this machine)')
+    .action((reference: string, userid: string, photos: string[], options: ServiceOptions & { url?: string }) =>
+      runCommand(options, async () => {
+        const config = loadConfig();
+        const form = new FormData();
+        form.append('userid', userid);
+        for (const [index, photo] of photos.entries()) {
+          const bytes = await readFile(photo).catch((error: NodeJS.ErrnoException) => {
+            throw new CliFailure('unreadable_photo', `cannot read ${photo}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`, EXIT.usage);
+          });
+          form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(bytes)]), path.basename(photo));
+        }
+        await withDomain(config, options, async (domain) => {
+          const found = faceService(tasks, await findService(domain, reference, options.account));
+          const apiKey = await domain.keys.reveal(found);
+          if (!apiKey) throw new CliFailure('no_key', `${found.name} has no API key to call the server with: detectd service rotate-key ${found.id}`, EXIT.refused);
+          const url = (options.url ?? localServerUrl(config)).replace(/\/+$/, '');
+          const response = await fetch(`${url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form }).catch((error: Error) => {
+            throw new CliFailure('no_server', `no detectd server answers at ${url} (${error.cause instanceof Error ? error.cause.message : error.message}): start it (npm start) or give --url`, EXIT.environment);
+          });
+          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[] };
+          if (answer.success !== true) throw new CliFailure(answer.code ?? 'refused', `the server refused the registration (${response.status}): ${answer.error ?? 'no answer'}`, EXIT.refused);
+          const taken = new Set((answer.faces_taken ?? []).map((face) => face.image));
+          const fields = photos.map((_, index) => (index === 0 ? 'image' : `image${index}`));
+          const left = photos.filter((_, index) => !taken.has(fields[index]));
+          printResult(
+            options,
+            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [] },
+            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}`,
+          );
+        });
+      }),
+    );
 
   serviceCommand(service, 'face-threshold', 'set the similarity (0 to 1) a face must reach to be named as a registered person, or `default`', '<similarity>')
     .action((reference: string, similarity: string, options: ServiceOptions) =>
