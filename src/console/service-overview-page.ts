@@ -3,7 +3,7 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
 import type { Task } from '../tasks/task.js';
-import { exampleCalls } from '../tasks/example-calls.js';
+import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
@@ -201,19 +201,20 @@ function callItSection(data: OverviewData, endpoint: string): SafeHtml {
     return html`<section class="card" aria-labelledby="curl-title"><h2 id="curl-title">Call it</h2>
     <p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p></section>`;
   }
-  const calls = exampleCalls(task, endpoint, 'dog.jpg');
+  const photo = examplePhotoOf(task);
+  const calls = exampleCalls(task, endpoint, photo.file);
   const panels = [
     {
       id: 'curl',
       label: 'curl',
-      intro: html`Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.`,
+      intro: html`Ready to paste into a shell on Linux or macOS, with ${photo.description}, <code>${photo.file}</code>, in the current folder.`,
       code: html`export DETECTD_API_KEY='${keySlot}'
 ${calls.curl}`,
       copy: 'Copy command',
       run: undefined,
     },
-    { id: 'python', label: 'Python', intro: html`Python 3 with <code>requests</code> (<code>pip install requests</code>). Save it as <code>detect.py</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.python}`, copy: 'Copy Python', run: html`DETECTD_API_KEY='${keySlot}' python3 detect.py` },
-    { id: 'javascript', label: 'JavaScript', intro: html`Node.js 20 or later, no packages. Save it as <code>detect.mjs</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.javascript}`, copy: 'Copy JavaScript', run: html`DETECTD_API_KEY='${keySlot}' node detect.mjs` },
+    { id: 'python', label: 'Python', intro: html`Python 3 with <code>requests</code> (<code>pip install requests</code>). Save it as <code>detect.py</code> beside <code>${photo.file}</code>, then run it with the key:`, code: html`${calls.python}`, copy: 'Copy Python', run: html`DETECTD_API_KEY='${keySlot}' python3 detect.py` },
+    { id: 'javascript', label: 'JavaScript', intro: html`Node.js 20 or later, no packages. Save it as <code>detect.mjs</code> beside <code>${photo.file}</code>, then run it with the key:`, code: html`${calls.javascript}`, copy: 'Copy JavaScript', run: html`DETECTD_API_KEY='${keySlot}' node detect.mjs` },
   ];
   // A shell command wraps on a phone; a script's lines keep their indentation (its block scrolls sideways).
   return html`<section class="card" aria-labelledby="curl-title" id="call-it">
