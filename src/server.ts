@@ -70,7 +70,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const version = packageVersion();
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const secret = loadServerSecret(config.secret, config.dataDir);
-  const faces = faceRecognition(new FaceGallery(db, secret), (message) => logger.info(message));
+  const gallery = new FaceGallery(db, secret);
+  const faces = faceRecognition(gallery, (message) => logger.info(message));
   const tasks = tasksOf({ faces: faces.recognition });
   const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
   const modelSources = modelSourcesOf(config);
@@ -135,6 +136,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
           usage: usageStore,
           serviceLimits,
           models: registry,
+          faceThresholds: gallery,
           tasks,
           secret,
           keyRotationGraceSeconds: config.keyRotationGraceSeconds,

@@ -402,6 +402,23 @@ if (document.getElementById('people')) {
     registerPerson();
   });
 }
+// The new-service form: the model list is the chosen type's (a service is answered only by a model of its type), its server default named.
+function followType(typeSelect, modelSelect) {
+  const groups = [...modelSelect.querySelectorAll('optgroup')];
+  const serverDefault = modelSelect.querySelector('option[value=""]');
+  const showModelsOfType = () => {
+    const chosen = modelSelect.value;
+    const group = groups.find((each) => each.dataset.type === typeSelect.value);
+    modelSelect.replaceChildren(serverDefault, ...(group ? [group] : []));
+    if (group) serverDefault.textContent = `Server default (${group.dataset.defaultModel})`;
+    modelSelect.value = group && [...group.children].some((option) => option.value === chosen) ? chosen : '';
+  };
+  showModelsOfType();
+  typeSelect.addEventListener('change', showModelsOfType);
+}
+const newServiceForm = document.getElementById('new-service-form');
+if (newServiceForm) followType(newServiceForm.elements.type, newServiceForm.elements.model);
+
 // The usage panel refreshes itself while the page is open and shown: the same page, fetched again, gives the new panel.
 const USAGE_REFRESH_MS = 5000;
 async function refreshUsage() {

@@ -24,6 +24,10 @@ export interface OverviewData {
   readonly defaultModel: string;
   /** The models a service of this type may name. */
   readonly models: readonly string[];
+  /** The DeepStack / CodeProject.AI paths a service of this type answers with its key (the door's route table); none: no DeepStack card. */
+  readonly deepStackPaths: readonly string[];
+  /** A face service's match threshold in force (its own, or the server default: service.faceMatchThreshold says which); absent for other services. */
+  readonly faceMatchThreshold?: number;
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
@@ -40,7 +44,7 @@ export interface OverviewData {
 }
 
 /** The overview's cards that have a form of their own, by their element id. */
-export type NoticeSection = 'keyless' | 'limits' | 'settings';
+export type NoticeSection = 'keyless' | 'limits' | 'settings' | 'face-threshold';
 
 /** The notice, if it belongs in the card `section`. */
 function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
@@ -49,7 +53,7 @@ function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
 
 /** A refused form of the overview page: which one, what was typed, and the errors by field. */
 export interface RefusedForm extends FormState {
-  readonly form: 'keyless' | 'limits' | 'settings';
+  readonly form: NoticeSection;
 }
 
 /** What was typed into `form` if it was just refused, else undefined (the page shows the stored values). */
@@ -80,6 +84,27 @@ function peopleSection(): SafeHtml {
   </section>`;
 }
 
+/**
+ * A face service's match threshold: the one in force (its own, or the server default, as the
+ * gallery reads it), and a form setting the service's own (empty: back to the default).
+ */
+function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
+  if (data.faceMatchThreshold === undefined) return '';
+  const own = data.service.faceMatchThreshold;
+  const { values, errors } = refusedState(data, 'face-threshold') ?? { values: { threshold: own === null ? '' : String(own) }, errors: {} };
+  return html`<section class="card" aria-labelledby="face-threshold-title" id="face-threshold">
+    <h2 id="face-threshold-title">Face match threshold</h2>
+    ${noticeIn(data, 'face-threshold')}
+    <p class="muted">A face is named as the registered person it is most like when their similarity (0 to 1) reaches this threshold, else it is <em>unknown</em>. Higher names fewer strangers and leaves more of your people unknown.</p>
+    <p id="face-threshold-state">Faces are named at similarity ≥ <strong id="face-threshold-value">${own === null ? `default (${data.faceMatchThreshold})` : data.faceMatchThreshold}</strong>${own === null ? '' : ', this service\u2019s own'}.</p>
+    <form method="post" action="${base}/face-threshold" class="limits-form" novalidate>
+      ${csrfField(data.csrfToken)}
+      ${field({ label: 'Threshold', name: 'threshold', value: values.threshold, error: errors.threshold, hint: 'A similarity from 0 to 1; empty: the server default.', autofocus: errors.threshold !== undefined })}
+      <button type="submit" class="button secondary" id="save-face-threshold">Save threshold</button>
+    </form>
+  </section>`;
+}
+
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
@@ -107,6 +132,8 @@ export function serviceOverviewPage(data: OverviewData): string {
   ${callItSection(data, endpoint)}
 
   ${data.task?.detects === 'faces' ? peopleSection() : ''}
+
+  ${faceThresholdSection(data, base)}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
@@ -234,8 +261,9 @@ ${calls.curl}`,
   </section>`;
 }
 
-/** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
-function keylessSection(data: OverviewData, base: string): SafeHtml {
+/** How DeepStack / CodeProject.AI clients call this service (its type's routes), and "Accept DeepStack calls without a key": off by default, its state stated plainly. */
+function keylessSection(data: OverviewData, base: string): SafeHtml | '' {
+  if (data.deepStackPaths.length === 0) return '';
   const ranges = data.service.keylessAddressRanges;
   const refused = refusedState(data, 'keyless');
   const error = refused?.errors.ranges;
@@ -243,7 +271,9 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
     ${noticeIn(data, 'keyless')}
-    <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code class="break">${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
+    <p class="muted">Blue Iris, Agent DVR, Frigate, Home Assistant and Double Take can call this service with its key in the <code>api_key</code> field, at:</p>
+    <ul class="route-list" id="deepstack-routes">${data.deepStackPaths.map((path) => html`<li><code class="break">${data.baseUrl}${path}</code></li>`)}</ul>
+    <p class="muted">Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
       : html`<p id="keyless-state" class="warning"><span class="badge on">On</span> Calls <strong>without a key</strong> from ${ranges.map((range, index) => html`${index ? ', ' : ''}<code>${range}</code>`)} are answered as this service.</p>`}
