@@ -7,8 +7,11 @@ import { startTestServer, type TestServer } from './support/test-server.js';
 
 const FACE_ROUTES = ['/v1/vision/face', '/v1/vision/face/recognize', '/v1/vision/face/register', '/v1/vision/face/list', '/v1/vision/face/delete', '/v1/vision/face/match'];
 
-/** The DeepStack card's routes, as listed (full URLs). */
-const listedRoutes = (page: Page) => [.../<ul class="route-list" id="deepstack-routes">([\s\S]*?)<\/ul>/.exec(page.text)![1].matchAll(/<code class="break">([^<]*)<\/code>/g)].map((match) => match[1]);
+/** The DeepStack card's routes, as listed, on the base URL it names. */
+function listedRoutes(page: Page): string[] {
+  const baseUrl = /<code class="break" id="deepstack-base-url">([^<]*)<\/code>/.exec(page.text)![1];
+  return [.../<ul class="route-list" id="deepstack-routes">([\s\S]*?)<\/ul>/.exec(page.text)![1].matchAll(/<code>([^<]*)<\/code>/g)].map((match) => baseUrl + match[1]);
+}
 
 /** The error shown beside the field `name`, if any. */
 const errorBeside = (page: Page, name: string) => new RegExp(`id="field-${name}-error">([^<]*)<`).exec(page.text)?.[1];
@@ -74,6 +77,13 @@ describe('console: a face service\'s DeepStack routes, its models and its face m
 
     const overview = await client.get(`/console/services/${faceServiceId}`);
     expect(overview.text).to.contain(`<dt>Model</dt><dd>${faceModel} (server default)</dd>`);
+  });
+
+  it('Try it calls the detector\'s confidence the face\'s on a face service, and keeps it as it was on an object service', async () => {
+    const face = (await client.get(`/console/services/${faceServiceId}`)).text;
+    expect(face).to.contain('>Face confidence threshold <output').and.contain('<th scope="col" class="num">Face confidence</th>').and.contain('data-confidence="face confidence"');
+    const objects = (await client.get(`/console/services/${await client.createService('Driveway')}`)).text;
+    expect(objects).to.contain('>Confidence threshold <output').and.contain('<th scope="col" class="num">Confidence</th>').and.contain('data-confidence="confidence"');
   });
 
   it('face match threshold: shown as the default, set as the service\'s own, a bad value refused in place (400), empty for the default again, only with the CSRF token', async () => {

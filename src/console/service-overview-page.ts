@@ -2,6 +2,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
+import type { DetectorKind } from '../models/types.js';
 import type { Task } from '../tasks/task.js';
 import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
@@ -72,9 +73,9 @@ function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
     <h2 id="people-title">People</h2>
     <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept).</p>
-    <div class="table-scroll"><table class="list compact" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
+    <div class="table-scroll"><table class="list compact stack" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
       <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table></div>
-    <form id="people-form" class="try-form">
+    <form id="people-form" class="try-form people-form">
       <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
       <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
       <button type="submit" class="button primary">Register person</button>
@@ -105,11 +106,15 @@ function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
   </section>`;
 }
 
+/** What Try it calls the detector's confidence: a face's says it is a face, not who it is (that is the match's similarity). */
+const CONFIDENCE_LABELS: Readonly<Record<DetectorKind, string>> = { objects: 'Confidence', faces: 'Face confidence' };
+
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
+  const confidence = CONFIDENCE_LABELS[data.task?.detects ?? 'objects'];
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
     html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
@@ -133,14 +138,12 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${data.task?.detects === 'faces' ? peopleSection() : ''}
 
-  ${faceThresholdSection(data, base)}
-
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}">
+    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
-      <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
+      <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
       <button type="submit" class="button primary">Detect</button>
     </form>
@@ -151,11 +154,13 @@ export function serviceOverviewPage(data: OverviewData): string {
       <div class="try-objects">
         <ul id="try-counts" class="try-counts" aria-label="Found, by name"></ul>
         <table class="list compact" id="try-table"><caption class="muted small">Found, surest first</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
+          <thead><tr><th scope="col">Name</th><th scope="col" class="num">${confidence}</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
       <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>
   </section>
+
+  ${faceThresholdSection(data, base)}
 
   <section class="card" aria-labelledby="live-title">
     <h2 id="live-title">Live video</h2>
@@ -271,8 +276,8 @@ function keylessSection(data: OverviewData, base: string): SafeHtml | '' {
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
     ${noticeIn(data, 'keyless')}
-    <p class="muted">Blue Iris, Agent DVR, Frigate, Home Assistant and Double Take can call this service with its key in the <code>api_key</code> field, at:</p>
-    <ul class="route-list" id="deepstack-routes">${data.deepStackPaths.map((path) => html`<li><code class="break">${data.baseUrl}${path}</code></li>`)}</ul>
+    <p class="muted">Blue Iris, Agent DVR, Frigate, Home Assistant and Double Take can call this service at <code class="break" id="deepstack-base-url">${data.baseUrl}</code> with its key in the <code>api_key</code> field, on these routes:</p>
+    <ul class="route-list" id="deepstack-routes">${data.deepStackPaths.map((path) => html`<li><code>${path}</code></li>`)}</ul>
     <p class="muted">Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
