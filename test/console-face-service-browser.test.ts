@@ -125,34 +125,36 @@ describe('console of a face service in Chromium', function () {
     await page.context().close();
   });
 
-  it('the face match threshold is set on the page; the DeepStack card lists the face routes; at 390 px nothing on the page is cut', async () => {
-    const page = await openFrontDoor(PHONE);
-    expect(await page.textContent('#face-threshold-value')).to.match(/^default \(/);
-    await page.fill('#field-threshold', '0.75');
-    await page.click('#save-face-threshold');
-    await page.waitForURL(/done=face-threshold/);
-    expect(await page.textContent('#face-threshold-value')).to.equal('0.75');
-    expect(await page.isVisible('#face-threshold .notice')).to.equal(true);
-    await page.locator('#face-threshold').screenshot({ path: path.join(ARTIFACTS, 'console-face-threshold-phone.png') });
-    const routes = await page.$$eval('#deepstack-routes code', (codes) => codes.map((code) => code.textContent!));
-    expect(routes).to.have.length(6);
-    for (const route of routes) expect(route).to.match(/^\/v1\/vision\/face/);
-    await page.locator('#keyless').screenshot({ path: path.join(ARTIFACTS, 'console-face-deepstack-phone.png') });
+  for (const [width, viewport] of WIDTHS) {
+    it(`the face match threshold is set on the page; the DeepStack card lists the face routes; nothing on the page is cut (${width})`, async () => {
+      const page = await openFrontDoor(viewport);
+      expect(await page.textContent('#face-threshold-value')).to.match(/^default \(/);
+      await page.fill('#field-threshold', '0.75');
+      await page.click('#save-face-threshold');
+      await page.waitForURL(/done=face-threshold/);
+      expect(await page.textContent('#face-threshold-value')).to.equal('0.75');
+      expect(await page.isVisible('#face-threshold .notice')).to.equal(true);
+      await page.locator('#face-threshold').screenshot({ path: path.join(ARTIFACTS, `console-face-threshold-${width}.png`) });
+      const routes = await page.$$eval('#deepstack-routes code', (codes) => codes.map((code) => code.textContent!));
+      expect(routes).to.have.length(6);
+      for (const route of routes) expect(route).to.match(/^\/v1\/vision\/face/);
+      await page.locator('#keyless').screenshot({ path: path.join(ARTIFACTS, `console-face-deepstack-${width}.png`) });
 
-    // Every card of the page, with People listed and a Try it answer shown.
-    await page.waitForFunction(() => document.querySelectorAll('#people-table tbody tr').length > 0);
-    await page.setInputFiles('#try-file', path.join(FACES_DIR, 'bbt1.jpg'));
-    await page.click('button:has-text("Detect")');
-    await page.waitForSelector('#try-result:not([hidden])');
-    expect(await cutElements(page, 'body')).to.deep.equal([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 'no sideways scrolling').to.be.at.most(0);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'console-face-service-phone.png'), fullPage: true });
-    await page.fill('#field-threshold', '');
-    await page.click('#save-face-threshold');
-    await page.waitForURL(/done=face-threshold/);
-    expect(await page.textContent('#face-threshold-value')).to.match(/^default \(/);
-    await page.context().close();
-  });
+      // Every card of the page, with People listed and a Try it answer shown.
+      await page.waitForFunction(() => document.querySelectorAll('#people-table tbody tr').length > 0);
+      await page.setInputFiles('#try-file', path.join(FACES_DIR, 'bbt1.jpg'));
+      await page.click('button:has-text("Detect")');
+      await page.waitForSelector('#try-result:not([hidden])');
+      expect(await cutElements(page, 'body')).to.deep.equal([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 'no sideways scrolling').to.be.at.most(0);
+      await page.screenshot({ path: path.join(ARTIFACTS, `console-face-service-${width}.png`), fullPage: true });
+      await page.fill('#field-threshold', '');
+      await page.click('#save-face-threshold');
+      await page.waitForURL(/done=face-threshold/);
+      expect(await page.textContent('#face-threshold-value')).to.match(/^default \(/);
+      await page.context().close();
+    });
+  }
 
   for (const [width, viewport] of WIDTHS) {
     it(`the new-service form offers the chosen type's models, its server default named; a face service is created on a face model (${width})`, async () => {

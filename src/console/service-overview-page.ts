@@ -98,7 +98,7 @@ function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
     ${noticeIn(data, 'face-threshold')}
     <p class="muted">A face is named as the registered person it is most like when their similarity (0 to 1) reaches this threshold, else it is <em>unknown</em>. Higher names fewer strangers and leaves more of your people unknown.</p>
     <p id="face-threshold-state">Faces are named at similarity ≥ <strong id="face-threshold-value">${own === null ? `default (${data.faceMatchThreshold})` : data.faceMatchThreshold}</strong>${own === null ? '' : ', this service\u2019s own'}.</p>
-    <form method="post" action="${base}/face-threshold" class="limits-form" novalidate>
+    <form method="post" action="${base}/face-threshold" class="limits-form face-threshold-form" novalidate>
       ${csrfField(data.csrfToken)}
       ${field({ label: 'Threshold', name: 'threshold', value: values.threshold, error: errors.threshold, hint: 'A similarity from 0 to 1; empty: the server default.', autofocus: errors.threshold !== undefined })}
       <button type="submit" class="button secondary" id="save-face-threshold">Save threshold</button>
