@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, LAPTOP, PHONE, signInOnPage, useServerAndBrowser } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
@@ -58,17 +58,7 @@ describe('console of a face service in Chromium', function () {
   });
   afterEach(() => expect(problems.splice(0), 'errors on the page').to.deep.equal([]));
 
-  /** A page of the console at `viewport`, signed in, on the Front door service's overview. */
-  async function openFrontDoor(viewport: typeof LAPTOP): Promise<Page> {
-    const page = await (await fixture.browser.newContext({ viewport })).newPage();
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('dialog', (dialog) => dialog.accept());
-    await signInOnPage(page, server.url);
-    await page.waitForURL('**/console/services');
-    await page.click('table.list a:has-text("Front door")');
-    await page.waitForURL(/\/console\/services\/[0-9a-f-]{36}$/);
-    return page;
-  }
+  const openFrontDoor = (viewport: typeof LAPTOP) => openServicePage(fixture.browser, server.url, 'Front door', viewport, problems);
 
   for (const [width, viewport] of WIDTHS) {
     it(`Try it names the registered face with the similarity of the match and the others unknown; the confidence is the face's (${width})`, async () => {
