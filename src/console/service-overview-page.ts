@@ -276,7 +276,7 @@ function keylessSection(data: OverviewData, base: string): SafeHtml | '' {
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
     ${noticeIn(data, 'keyless')}
-    <p class="muted">Blue Iris, Agent DVR, Frigate, Home Assistant and Double Take can call this service at <code class="break" id="deepstack-base-url">${data.baseUrl}</code> with its key in the <code>api_key</code> field, on these routes:</p>
+    <p class="muted">DeepStack and CodeProject.AI clients (Blue Iris, Agent DVR, Frigate, Home Assistant, Double Take) call this service at <code class="break" id="deepstack-base-url">${data.baseUrl}</code> with its key in the <code>api_key</code> field, on the routes of its type:</p>
     <ul class="route-list" id="deepstack-routes">${data.deepStackPaths.map((path) => html`<li><code>${path}</code></li>`)}</ul>
     <p class="muted">Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
