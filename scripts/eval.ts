@@ -9,12 +9,18 @@ import cliProgress from 'cli-progress';
 import sharp from 'sharp';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection } from './coco-map.js';
-import { DEFAULT_FACE_DATASET, evaluateFaceModels, printFaceTable } from './face-eval.js';
+import { DEFAULT_FACE_DATASET, evaluateFaceModels, printCalibration, printFaceTable } from './face-eval.js';
+import { printRecognitionTable, type RecognitionScore, scoreRecognition } from './face-recognition-eval.js';
 import { startLocalServer } from './lib/local-server.js';
+
+/** Face models whose recognition is measured beside the embedded one's: RetinaFace (five landmarks) and UltraFace (none: face-api's 68-point net marks its faces). */
+const RECOGNITION_FACE_MODELS = ['../shared/models/faces/retinaface-mnet025.onnx', '../shared/models/faces/ultraface-rfb-640.onnx'];
 
 interface EvalOptions {
   dataset?: string;
   faces?: boolean;
+  calibrate?: boolean;
+  recognition: boolean;
   model?: string;
   url?: string;
   apiKey?: string;
@@ -62,7 +68,9 @@ function parseOptions(): EvalOptions {
   const program = new Command('eval')
     .description('Measure COCO bbox AP of detectd through its HTTP API')
     .option('--dataset <dir>', `folder with images/ and a COCO annotations.json (with --faces: a WIDER FACE folder, default ${DEFAULT_FACE_DATASET})`)
-    .option('--faces', 'measure face detection instead: AP by face height of each face model (--model, else ../shared/models/faces/*) and the embedded BlazeFace')
+    .option('--faces', 'measure faces instead: detection AP by face height of the embedded face model and each face model (--model, else ../shared/models/faces/*), then recognition (closed and open set) with the embedded model and RetinaFace and UltraFace (or --model)')
+    .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
+    .option('--no-recognition', 'with --faces: detection only')
     .addOption(new Option('--model <file>', 'ONNX model for the launched server (default: its embedded model)').conflicts('url'))
     .option('--url <url>', 'use this running server instead of launching one')
     .option('--api-key <key>', 'API key for --url')
@@ -169,7 +177,13 @@ function printReport(images: number, detections: number, metrics: CocoMetrics, m
 async function main(): Promise<void> {
   const options = parseOptions();
   if (options.faces) {
-    printFaceTable(await evaluateFaceModels(options.dataset ?? DEFAULT_FACE_DATASET, options.model === undefined ? undefined : [options.model], options.limit));
+    const detection = await evaluateFaceModels(options.dataset ?? DEFAULT_FACE_DATASET, options.model === undefined ? undefined : [options.model], options.limit);
+    printFaceTable(detection);
+    if (options.calibrate) printCalibration(detection);
+    if (!options.recognition) return;
+    const scores: RecognitionScore[] = [];
+    for (const model of [undefined, ...(options.model === undefined ? RECOGNITION_FACE_MODELS : [options.model])]) scores.push(await scoreRecognition(model));
+    printRecognitionTable(scores);
     return;
   }
   // parseOptions insists on --dataset without --faces.

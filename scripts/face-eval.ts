@@ -1,25 +1,33 @@
 /**
- * `npm run eval -- --faces`: face detection AP by face height on a WIDER FACE folder (default
- * ../shared/eval/faces/wider-val: images/ and the official-format annotations.txt), scored as
- * scripts/wider-face-ap.ts says, for each face model: the UltraFace files in ../shared/models/faces
- * (or the --model given) and the embedded BlazeFace. Each image goes through the model's scheduler
- * as a request would, at a 0.05 floor and up to 750 faces (as the reference figures were measured).
+ * `npm run eval -- --faces`, detection part: face detection AP by face height on a WIDER FACE
+ * folder (default ../shared/eval/faces/wider-val: images/ and the official-format annotations.txt),
+ * scored as scripts/wider-face-ap.ts says, for each face model: the embedded one and the files in
+ * ../shared/models/faces (or the --model given). Each image goes through the model's scheduler as a
+ * request would, at a 0.005 floor (calibrated confidence; raw scores of about 0.02, as the reference figures were measured) and up to 750 faces.
+ * With --calibrate, each model's share of faces among its detections by raw score: the points of
+ * its family's calibration (models/families/face-family.ts).
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { rawScoreFor } from '../src/models/families/face-family.js';
+import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
+import { faceFamilyByName } from '../src/models/families/index.js';
 import { loadEmbeddedFaceDetector, tryModelFiles } from '../src/models/load-models.js';
 import type { Detector } from '../src/models/types.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
 import { decodeImage } from '../src/vision/decode.js';
-import { bandAveragePrecision, HEIGHT_BANDS, parseWiderAnnotations, type ScoredBox, type WiderImage } from './wider-face-ap.js';
+import { bandAveragePrecision, faceOverlap, HEIGHT_BANDS, parseWiderAnnotations, type ScoredBox, type WiderImage } from './wider-face-ap.js';
 
 export const DEFAULT_FACE_DATASET = '../shared/eval/faces/wider-val';
-const DEFAULT_FACE_MODELS = ['../shared/models/faces/ultraface-rfb-320.onnx', '../shared/models/faces/ultraface-rfb-640.onnx'];
-const MIN_SCORE = 0.05;
+const FACE_MODELS_DIR = '../shared/models/faces';
+const MIN_SCORE = 0.005;
 const MAX_FACES = 750;
 
 export interface FaceModelScore {
   readonly model: string;
+  readonly family: string;
+  /** Each detection's raw score (before calibration) and whether it is a face (IoU ≥ 0.4 with any annotated one, however small). */
+  readonly outcomes: readonly { readonly raw: number; readonly face: boolean }[];
   /** AP by HEIGHT_BANDS label, with the number of faces each band counts. */
   readonly bands: Record<string, { ap: number; faces: number }>;
   /** Mean milliseconds of the model's inference stage per image. */
@@ -34,6 +42,8 @@ export async function readWiderDataset(folder: string, limit?: number): Promise<
 export async function scoreFaceDetector(detector: Detector, folder: string, images: readonly WiderImage[]): Promise<FaceModelScore> {
   const scheduler = new ModelScheduler(detector, { maxAdmitted: 4 });
   const detections: ScoredBox[][] = [];
+  const calibration = faceFamilyByName(detector.family)?.calibration ?? [];
+  const outcomes: { raw: number; face: boolean }[] = [];
   let inferenceMs = 0;
   const signal = new AbortController().signal;
   for (const image of images) {
@@ -43,12 +53,13 @@ export async function scoreFaceDetector(detector: Detector, folder: string, imag
       const result = await turn.detect(decoded, { minScore: MIN_SCORE, maxDetections: MAX_FACES }, signal);
       inferenceMs += result.timings.inference;
       detections.push(result.detections.map(({ box, score }) => ({ ...box, score })));
+      for (const { box, score } of result.detections) outcomes.push({ raw: rawScoreFor(calibration, score), face: image.faces.some((face) => faceOverlap(face, box) >= 0.4) });
     } finally {
       turn.release();
     }
   }
   const bands = Object.fromEntries(HEIGHT_BANDS.map((band) => [band.label, bandAveragePrecision(images, detections, band)]));
-  return { model: detector.name, bands, inferenceMs: inferenceMs / Math.max(1, images.length) };
+  return { model: detector.name, family: detector.family, outcomes, bands, inferenceMs: inferenceMs / Math.max(1, images.length) };
 }
 
 /** Loads each face model in turn (one at a time: they share the cores), scores it, and disposes it. */
@@ -57,17 +68,23 @@ export interface FaceEvaluation {
   readonly scores: readonly FaceModelScore[];
 }
 
+/** The face model files of ../shared/models/faces, by name, but for the embedded model's own file. */
+export async function sharedFaceModels(): Promise<string[]> {
+  const embedded = path.basename(EMBEDDED_FACE_MODEL_PATH);
+  return (await readdir(FACE_MODELS_DIR)).filter((file) => file.endsWith('.onnx') && file !== embedded).sort().map((file) => path.join(FACE_MODELS_DIR, file));
+}
+
 export async function evaluateFaceModels(folder: string, modelPaths: readonly string[] | undefined, limit?: number): Promise<FaceEvaluation> {
   const images = await readWiderDataset(folder, limit);
   const settings = { threads: 2, concurrency: 1, nmsIou: 0.3 };
   const loaders: (() => Promise<Detector>)[] = [
-    ...(modelPaths ?? DEFAULT_FACE_MODELS).map((modelPath) => async () => {
+    () => loadEmbeddedFaceDetector(settings, () => {}),
+    ...(modelPaths ?? (await sharedFaceModels())).map((modelPath) => async () => {
       const [load] = await tryModelFiles({ modelPaths: [modelPath], modelsDir: undefined }, settings, true);
       if ('refused' in load) throw load.refused;
-      if (load.detector.kind !== 'faces') throw new Error(`${modelPath} is not a face detector (its outputs are not UltraFace's)`);
+      if (load.detector.kind !== 'faces') throw new Error(`${modelPath} is not a face detector (its outputs are no face family's)`);
       return load.detector;
     }),
-    () => loadEmbeddedFaceDetector(() => {}),
   ];
   const scores: FaceModelScore[] = [];
   for (const load of loaders) {
@@ -88,4 +105,16 @@ export function printFaceTable({ images, scores }: FaceEvaluation): void {
   const rows = scores.map((score) => [score.model, ...HEIGHT_BANDS.map((band) => score.bands[band.label].ap.toFixed(3)), score.inferenceMs.toFixed(1)]);
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column].length)));
   for (const row of [header, ...rows]) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '));
+}
+
+/** Each model's detections by raw score, in tenths: how many are faces — the measured points of its calibration. */
+export function printCalibration({ scores }: FaceEvaluation): void {
+  for (const score of scores) {
+    console.log(`\n${score.model} (${score.family}): share of faces among its detections, by raw score`);
+    for (let bin = 0; bin < 10; bin++) {
+      const inBin = score.outcomes.filter((outcome) => outcome.raw >= bin / 10 && (outcome.raw < (bin + 1) / 10 || bin === 9));
+      const faces = inBin.filter((outcome) => outcome.face).length;
+      console.log(`  ${(bin / 10).toFixed(1)}–${((bin + 1) / 10).toFixed(1)}: ${faces}/${inBin.length} faces${inBin.length > 0 ? ` (${(faces / inBin.length).toFixed(2)})` : ''}`);
+    }
+  }
 }

@@ -67,7 +67,8 @@ export function parseWiderAnnotations(text: string): WiderImage[] {
   return images;
 }
 
-function iou(face: WiderFace, box: ScoredBox): number {
+/** Intersection over union of an annotated face and a detected box. */
+export function faceOverlap(face: WiderFace, box: Pick<ScoredBox, 'left' | 'top' | 'right' | 'bottom'>): number {
   const width = Math.min(face.left + face.width, box.right) - Math.max(face.left, box.left);
   const height = Math.min(face.top + face.height, box.bottom) - Math.max(face.top, box.top);
   if (width <= 0 || height <= 0) return 0;
@@ -98,7 +99,7 @@ export function bandAveragePrecision(images: readonly WiderImage[], detections: 
         let bestIou = 0.5;
         for (const [faceIndex, face] of image.faces.entries()) {
           if (taken[faceIndex] || ignored[faceIndex] !== wantIgnored) continue;
-          const overlap = iou(face, box);
+          const overlap = faceOverlap(face, box);
           if (overlap >= bestIou) [best, bestIou] = [faceIndex, overlap];
         }
         return best;

@@ -72,6 +72,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
   const faces = faceRecognition(gallery, (message) => logger.info(message));
+  const registerAgain = await gallery.peopleToRegisterAgain();
+  if (registerAgain > 0) {
+    logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (README "Faces")');
+  }
   const tasks = tasksOf({ faces: faces.recognition });
   const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
   const modelSources = modelSourcesOf(config);
@@ -206,9 +210,9 @@ function faceRecognition(gallery: FaceGallery, logger: (message: string) => void
     throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
   };
   const recognition: TaskDependencies['faces'] = {
-    async describe(image, box) {
+    async describe(image, face) {
       describer ??= loadFaceDescriber(logger);
-      return (await describer).describe(image, box);
+      return (await describer).describe(image, face);
     },
     similarity: faceSimilarity,
     async matcher(serviceId) {
@@ -217,7 +221,7 @@ function faceRecognition(gallery: FaceGallery, logger: (message: string) => void
     },
     async register(serviceId, userid, embeddings) {
       const person = await gallery.register(serviceId, userid, embeddings).catch(refusedAsRequest);
-      return person.samples === embeddings.length;
+      return person.samples + person.outdatedSamples === embeddings.length;
     },
     list: (serviceId) => gallery.list(serviceId),
     remove: (serviceId, userid) => gallery.delete(serviceId, userid),

@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
+import os from 'node:os';
+import sharp from 'sharp';
+import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -11,6 +13,7 @@ import { startTestServer, type TestServer } from './support/test-server.js';
 const run = promisify(execFile);
 const CLIENT = path.resolve('test/clients/deepstack_face_request.py');
 const group = (name: string) => path.join(FACES_DIR, name);
+const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
 
 interface FacePrediction {
   userid?: string;
@@ -21,9 +24,14 @@ interface FacePrediction {
   y_max: number;
 }
 
-/** deepstack-python's DeepstackFace (test/clients/deepstack_face_request.py), run by Python `requests`. */
+/** deepstack-python's DeepstackFace (test/clients/deepstack_face_request.py), run by Python `requests`, with its default min_confidence (0.45) unless `minConfidence` is given. */
 async function deepstackFace(server: TestServer, apiKey: string, ...args: string[]): Promise<{ status?: number; json?: any; result?: any; error?: string }> {
-  const { stdout } = await run('python3', [CLIENT, server.url, apiKey, ...args]);
+  return deepstackFaceAt(undefined, server, apiKey, ...args);
+}
+
+async function deepstackFaceAt(minConfidence: number | undefined, server: TestServer, apiKey: string, ...args: string[]): Promise<{ status?: number; json?: any; result?: any; error?: string }> {
+  const env = minConfidence === undefined ? process.env : { ...process.env, DEEPSTACK_MIN_CONFIDENCE: String(minConfidence) };
+  const { stdout } = await run('python3', [CLIENT, server.url, apiKey, ...args], { env });
   return JSON.parse(stdout);
 }
 
@@ -54,10 +62,43 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
   let key: string;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` });
+    server = await startTestServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL });
     key = await server.createService({ name: 'home assistant', type: 'face-detection' });
   });
   after(async () => server?.close());
+
+  it('DeepstackFace(min_confidence=0.5): exactly one face in every single-person portrait, a tight crop or a face filling a large photo', async () => {
+    const portraits = PEOPLE.flatMap((person) => [1, 3, 5].map((index) => cropPath(person, index)));
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-portraits-'));
+    try {
+      // Howard's head and shoulders cut from bbt3 (his face is 71 px tall there) and enlarged: his face 250, 500 and 900 px tall (a 1270 × 1775 portrait).
+      for (const faceSide of [250, 500, 900]) {
+        const file = path.join(folder, `howard-${faceSide}.jpg`);
+        await sharp(group('bbt3.jpg')).extract({ left: 110, top: 50, width: 140, height: 196 }).resize({ width: Math.round((140 * faceSide) / 71) }).jpeg({ quality: 90 }).toFile(file);
+        portraits.push(file);
+      }
+      for (const portrait of portraits) {
+        const answer = await deepstackFaceAt(0.5, server, key, 'detect', portrait);
+        expect(answer.result, path.basename(portrait)).to.have.length(1);
+      }
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('detection and recognition find the same faces in one photo at one threshold (a crowd, once a person is registered)', async () => {
+    const crowd = path.join(WIDER_VAL_DIR, 'images', '12--Group', '12_Group_Team_Organized_Group_12_Group_Team_Organized_Group_12_927.jpg');
+    const own = await server.createService({ name: 'same faces', type: 'face-detection' });
+    const boxes = (answer: { result: FacePrediction[] }) => leftToRight(answer.result).map(({ x_min, y_min, x_max, y_max }) => [x_min, y_min, x_max, y_max]);
+    await deepstackFace(server, own, 'register', 'amy', cropPath('amy', 1));
+    for (const minConfidence of [0.1, 0.45, 0.8]) {
+      const detected = await deepstackFaceAt(minConfidence, server, own, 'detect', crowd);
+      const recognized = await deepstackFaceAt(minConfidence, server, own, 'recognize', crowd);
+      expect(detected.result.length, `faces at ${minConfidence}`).to.be.above(minConfidence === 0.8 ? 3 : 10);
+      expect(boxes(recognized as { result: FacePrediction[] }), `at ${minConfidence}`).to.deep.equal(boxes(detected as { result: FacePrediction[] }));
+      expect(userids(recognized.result).every((userid) => userid === 'unknown'), `nobody in the crowd is Amy, at ${minConfidence}`).to.equal(true);
+    }
+  });
 
   it('detect: one face in a portrait, the four of bbt1, boxes in pixels, highest confidence first', async () => {
     const one = await deepstackFace(server, key, 'detect', cropPath('penny', 1));

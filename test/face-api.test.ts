@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { cropPath, faceModelPath, FACES_DIR, GROUP_PHOTOS } from './support/faces.js';
+import { cropPath, FACES_DIR, GROUP_PHOTOS } from './support/faces.js';
 import { type NvisionHostRedirect, nvision, redirectNvisionHost, redirectSdkStreams } from './support/nvision-sdk.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -43,7 +43,7 @@ describe('face-detection over the Nvision API: the unmodified @nipacloud/nvision
   let serviceId: string;
 
   before(async () => {
-    server = await startTestServer({ DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}` });
+    server = await startTestServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL });
     faceKey = await server.createService({ name: 'front door', type: 'face-detection' });
     serviceId = (await server.domain.keys.authenticate(faceKey))!.id;
     redirect = await redirectNvisionHost(server.url);
@@ -146,8 +146,8 @@ describe('face-detection over the Nvision API: the unmodified @nipacloud/nvision
     await owner.get('/console/services/new');
     const refused = await owner.post('/console/services', { name: 'wrong model', type: 'face-detection', model: 'yolo26n-640-int8' });
     expect(refused.status).to.equal(400);
-    expect(refused.text).to.contain('does not serve face-detection services').and.contain('ultraface-rfb-640');
-    const accepted = await owner.post('/console/services', { name: 'right model', type: 'face-detection', model: 'ultraface-rfb-640' });
+    expect(refused.text).to.contain('does not serve face-detection services').and.contain('yunet-n');
+    const accepted = await owner.post('/console/services', { name: 'right model', type: 'face-detection', model: 'yunet-n' });
     expect(accepted.status).to.equal(303);
   });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { accountDomain } from '../src/accounts/account-domain.js';
-import { FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
-import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from '../src/faces/face-similarity.js';
+import { DESCRIPTOR_KIND, FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity } from '../src/faces/face-similarity.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
@@ -121,11 +121,72 @@ describeEachEngine('face galleries in the store', (engine) => {
     }
   });
 
-  it('refuses a blank or control-character userid and a registration without a face', async () => {
-    for (const userid of ['', '   ', 'a\nb', 'x'.repeat(201)]) {
+  it('refuses a blank userid, one with any control character (C0, DEL or C1), and a registration without a face', async () => {
+    for (const userid of ['', '   ', 'a\nb', 'a\u007fb', 'a\u0085b', 'a\u009bb', 'x'.repeat(201)]) {
       await expectRejection(gallery.register(serviceId, userid, [descriptor(0)]), FaceGalleryError);
     }
     await expectRejection(gallery.register(serviceId, 'ann', []), FaceGalleryError);
+    expect(await gallery.list(serviceId)).to.deep.equal([]);
+    // Letters of any script are names, not control characters.
+    expect((await gallery.register(serviceId, 'Zoë Ñandú 李', [descriptor(0)])).userid).to.equal('Zoë Ñandú 李');
+  });
+
+  it('is one person whatever the case of the userid: a second spelling is refused with the registered one, a deletion in any case removes them', async () => {
+    await gallery.register(serviceId, 'Amy', [descriptor(0)]);
+    const refused = await gallery.register(serviceId, 'amy', [descriptor(0, 0.1)]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'userid_case' });
+    expect((refused as Error).message).to.contain('"Amy"');
+    // Composed and decomposed é are one letter too.
+    await gallery.register(serviceId, 'Zo\u00eb', [descriptor(5)]);
+    await expectRejection(gallery.register(serviceId, 'ZOE\u0308', [descriptor(5)]), FaceGalleryError);
+    expect((await gallery.list(serviceId)).map(({ userid, samples }) => ({ userid, samples }))).to.deep.equal([
+      { userid: 'Amy', samples: 1 },
+      { userid: 'Zo\u00eb', samples: 1 },
+    ]);
+    // The same spelling adds photos; another service has its own "amy".
+    expect((await gallery.register(serviceId, 'Amy', [descriptor(0, 0.1)])).samples).to.equal(2);
+    expect((await gallery.register(otherServiceId, 'amy', [descriptor(0)])).userid).to.equal('amy');
+    expect(await gallery.delete(serviceId, 'AMY')).to.equal(true);
+    expect((await gallery.list(serviceId)).map((person) => person.userid)).to.deep.equal(['Zo\u00eb']);
+    expect((await gallery.list(otherServiceId)).map((person) => person.userid)).to.deep.equal(['amy']);
+  });
+
+  it('names nobody when a face is about as like two registered people (within FACE_MATCH_MARGIN)', async () => {
+    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    await gallery.register(serviceId, 'twin', [descriptor(0, 0.02)]);
+    // Halfway between them: both far above the threshold, nearly equal.
+    const between = descriptor(0, 0.01);
+    const matcher = await gallery.matcher(serviceId);
+    expect(matcher.nearest(between)?.similarity).to.be.above(0.99);
+    expect(matcher.match(between)).to.equal(undefined);
+    // A face clearly nearer one of them is theirs, however alike the other.
+    await gallery.delete(serviceId, 'twin');
+    await gallery.register(serviceId, 'sister', [descriptor(0, 0.25)]);
+    const nearAnn = descriptor(0, 0.02);
+    const margin = faceSimilarity(nearAnn, descriptor(0)) - faceSimilarity(nearAnn, descriptor(0, 0.25));
+    expect(margin).to.be.above(FACE_MATCH_MARGIN);
+    expect((await gallery.matcher(serviceId)).match(nearAnn)?.userid).to.equal('ann');
+  });
+
+  it('never matches descriptors an earlier pipeline made, lists them as outdated, and counts who must be registered again', async () => {
+    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    await gallery.register(serviceId, 'bob', [descriptor(10)]);
+    expect(await gallery.peopleToRegisterAgain()).to.equal(0);
+    // As the migration marks descriptors stored before aligned recognition.
+    await db.updateTable('face_samples').set({ descriptor_kind: 'dlib-resnet/square-grey' }).execute();
+    expect(await gallery.match(serviceId, descriptor(0))).to.equal(undefined);
+    expect((await gallery.list(serviceId)).map(({ userid, samples, outdatedSamples }) => ({ userid, samples, outdatedSamples }))).to.deep.equal([
+      { userid: 'ann', samples: 0, outdatedSamples: 1 },
+      { userid: 'bob', samples: 0, outdatedSamples: 1 },
+    ]);
+    expect(await gallery.peopleToRegisterAgain()).to.equal(2);
+    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('ann');
+    expect(await gallery.peopleToRegisterAgain()).to.equal(1);
+    expect((await db.selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);
   });
 });
 

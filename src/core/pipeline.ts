@@ -42,9 +42,10 @@ export interface ImageAnalysis {
 
 /** Detections in the pixels of an image decoded scaled down → in the full image's pixels. */
 function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: number): Detection[] {
-  return detections.map(({ box, ...detection }) => ({
+  return detections.map(({ box, landmarks, ...detection }) => ({
     ...detection,
     box: { left: box.left * scaleX, right: box.right * scaleX, top: box.top * scaleY, bottom: box.bottom * scaleY },
+    ...(landmarks && { landmarks: landmarks.map((point) => ({ x: point.x * scaleX, y: point.y * scaleY })) }),
   }));
 }
 

@@ -1,13 +1,22 @@
 import crypto from 'node:crypto';
 import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
-import { DEFAULT_FACE_MATCH_THRESHOLD, faceSimilarity } from './face-similarity.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity } from './face-similarity.js';
+
+/**
+ * Which pipeline makes the descriptors stored from now on: dlib's ResNet on the face aligned by its
+ * five landmarks, in colour (models/face-describer.ts). Descriptors of another kind are not
+ * comparable with it and are never matched.
+ */
+export const DESCRIPTOR_KIND = 'dlib-resnet/aligned-5-colour';
 
 /** A registered person as listed: never their descriptors. */
 export interface FacePerson {
   readonly userid: string;
-  /** Face descriptors registered for them (one a photo). */
+  /** Face descriptors registered for them (one a photo) that recognition uses. */
   readonly samples: number;
+  /** Descriptors of an earlier pipeline (DESCRIPTOR_KIND), kept but never matched: the person needs new photos while `samples` is 0. */
+  readonly outdatedSamples: number;
   /** When they were first registered, ISO-8601 UTC. */
   readonly created: string;
 }
@@ -22,7 +31,11 @@ export interface FaceMatch {
 export interface FaceMatcher {
   /** The threshold in force: the service's own or the default. */
   readonly threshold: number;
-  /** The best-matching person at or above the threshold; undefined when nobody is that alike. */
+  /**
+   * The best-matching person, when they are at least `threshold` alike and at least
+   * FACE_MATCH_MARGIN more alike than any other registered person; undefined otherwise (a
+   * stranger, or a face as like two registered people, is nobody).
+   */
   match(descriptor: Float32Array): FaceMatch | undefined;
   /** The best-matching person whatever the threshold (for a UI that shows near misses); undefined for an empty gallery. */
   nearest(descriptor: Float32Array): FaceMatch | undefined;
@@ -30,7 +43,7 @@ export interface FaceMatcher {
 
 export class FaceGalleryError extends Error {
   constructor(
-    readonly code: 'invalid_userid' | 'no_descriptor' | 'invalid_threshold',
+    readonly code: 'invalid_userid' | 'userid_case' | 'no_descriptor' | 'invalid_threshold',
     message: string,
   ) {
     super(message);
@@ -42,11 +55,20 @@ const CIPHER_PURPOSE = 'face-descriptor/v1';
 
 function checkUserid(userid: string): string {
   const trimmed = userid.trim();
-  if (trimmed.length === 0 || trimmed.length > MAX_USERID_LENGTH || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+  // \p{Cc}: every control character, C1 (U+0080–U+009F) as well as C0 and DEL.
+  if (trimmed.length === 0 || trimmed.length > MAX_USERID_LENGTH || /\p{Cc}/u.test(trimmed)) {
     throw new FaceGalleryError('invalid_userid', `userid must be 1 to ${MAX_USERID_LENGTH} characters, no control characters`);
   }
   return trimmed;
 }
+
+/**
+ * A userid as people tell names apart: case and Unicode composition folded. Two userids with one
+ * key are one person, so a second spelling is refused (register) or reaches the first (delete):
+ * clients echo back exactly the userid they registered, and "Amy" and "amy" as two people would
+ * split one person's photos between two names.
+ */
+export const useridKey = (userid: string) => userid.trim().normalize('NFC').toLowerCase();
 
 const toText = (descriptor: Float32Array) => Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
 
@@ -79,43 +101,71 @@ export class FaceGallery {
    */
   async register(serviceId: string, userid: string, descriptors: readonly Float32Array[]): Promise<FacePerson> {
     const name = checkUserid(userid);
+    const key = useridKey(name);
     if (descriptors.length === 0) throw new FaceGalleryError('no_descriptor', 'a person is registered from at least one face');
     const created = this.now().toISOString();
     return this.db.transaction().execute(async (tx) => {
-      // Two registrations of one new userid at once: the unique (service_id, userid) lets one insert win.
+      // Two registrations of one new person at once: the unique (service_id, userid_key) lets one insert win.
       await tx
         .insertInto('face_people')
-        .values({ id: crypto.randomUUID(), service_id: serviceId, userid: name, created_at: created })
-        .onConflict((conflict) => conflict.columns(['service_id', 'userid']).doNothing())
+        .values({ id: crypto.randomUUID(), service_id: serviceId, userid: name, userid_key: key, created_at: created })
+        .onConflict((conflict) => conflict.columns(['service_id', 'userid_key']).doNothing())
         .execute();
-      const person = await tx.selectFrom('face_people').select(['id', 'created_at']).where('service_id', '=', serviceId).where('userid', '=', name).executeTakeFirstOrThrow();
+      const person = await tx.selectFrom('face_people').select(['id', 'userid', 'created_at']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
+      if (person.userid !== name) {
+        throw new FaceGalleryError('userid_case', `"${name}" is the registered person "${person.userid}" in another case: register the photos as "${person.userid}" (userids that differ only in case are one person)`);
+      }
       const rows = descriptors.map((descriptor) => {
         const id = crypto.randomUUID();
-        return { id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), created_at: created };
+        return { id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, created_at: created };
       });
       await tx.insertInto('face_samples').values(rows).execute();
-      const { samples } = await tx.selectFrom('face_samples').select((eb) => eb.fn.countAll<number | string>().as('samples')).where('person_id', '=', person.id).executeTakeFirstOrThrow();
-      return { userid: name, samples: Number(samples), created: person.created_at };
+      const [listed] = await this.#people(tx, serviceId, person.id);
+      return listed;
     });
   }
 
   /** The service's people, by userid. */
-  async list(serviceId: string): Promise<FacePerson[]> {
-    const rows = await this.db
-      .selectFrom('face_people')
-      .leftJoin('face_samples', 'face_samples.person_id', 'face_people.id')
-      .select((eb) => ['face_people.userid', 'face_people.created_at', eb.fn.count<number | string>('face_samples.id').as('samples')])
-      .where('face_people.service_id', '=', serviceId)
-      .groupBy(['face_people.id', 'face_people.userid', 'face_people.created_at'])
-      .orderBy('face_people.userid')
-      .execute();
-    return rows.map((row) => ({ userid: row.userid, samples: Number(row.samples), created: row.created_at }));
+  list(serviceId: string): Promise<FacePerson[]> {
+    return this.#people(this.db, serviceId);
   }
 
-  /** Removes the person and their descriptors; false when the service has no such person. */
+  /** The service's people (or the one person `personId`), with their samples counted by kind. */
+  async #people(db: Database, serviceId: string, personId?: string): Promise<FacePerson[]> {
+    let query = db
+      .selectFrom('face_people')
+      .leftJoin('face_samples', 'face_samples.person_id', 'face_people.id')
+      .select((eb) => [
+        'face_people.userid',
+        'face_people.created_at',
+        eb.fn.sum<number | string | null>(eb.case().when('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND).then(1).else(0).end()).as('samples'),
+        eb.fn.count<number | string>('face_samples.id').as('all_samples'),
+      ])
+      .where('face_people.service_id', '=', serviceId);
+    if (personId !== undefined) query = query.where('face_people.id', '=', personId);
+    const rows = await query.groupBy(['face_people.id', 'face_people.userid', 'face_people.created_at']).orderBy('face_people.userid').execute();
+    return rows.map((row) => {
+      const samples = Number(row.samples ?? 0);
+      return { userid: row.userid, samples, outdatedSamples: Number(row.all_samples) - samples, created: row.created_at };
+    });
+  }
+
+  /** Removes the person (by userid, in any case: useridKey) and their descriptors; false when the service has no such person. */
   async delete(serviceId: string, userid: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('face_people').where('service_id', '=', serviceId).where('userid', '=', userid.trim()).executeTakeFirst();
+    const result = await this.db.deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  /** How many people, across every service, recognition cannot name until they are registered again: all their descriptors are of an earlier kind. */
+  async peopleToRegisterAgain(): Promise<number> {
+    const rows = await this.db
+      .selectFrom('face_people')
+      .innerJoin('face_samples', 'face_samples.person_id', 'face_people.id')
+      .select('face_people.id')
+      .groupBy('face_people.id')
+      .having((eb) => eb.fn.sum<number | string>(eb.case().when('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND).then(1).else(0).end()), '=', 0)
+      .execute();
+    return rows.length;
   }
 
   /** The service's match threshold: its own, else DEFAULT_FACE_MATCH_THRESHOLD. */
@@ -141,23 +191,26 @@ export class FaceGallery {
         .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
         .select(['face_samples.id', 'face_samples.descriptor_ciphertext', 'face_people.userid'])
         .where('face_people.service_id', '=', serviceId)
+        .where('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND)
         .execute(),
     ]);
     const samples = rows.map((row) => ({ userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.descriptor_ciphertext, row.id)) }));
-    const nearest = (descriptor: Float32Array): FaceMatch | undefined => {
-      let best: FaceMatch | undefined;
+    /** Each person's best similarity to the descriptor, most alike first. */
+    const ranked = (descriptor: Float32Array): FaceMatch[] => {
+      const best = new Map<string, number>();
       for (const sample of samples) {
         const similarity = faceSimilarity(descriptor, sample.descriptor);
-        if (!best || similarity > best.similarity) best = { userid: sample.userid, similarity };
+        if (similarity > (best.get(sample.userid) ?? -1)) best.set(sample.userid, similarity);
       }
-      return best;
+      return [...best].map(([userid, similarity]) => ({ userid, similarity })).sort((a, b) => b.similarity - a.similarity);
     };
     return {
       threshold,
-      nearest,
+      nearest: (descriptor) => ranked(descriptor)[0],
       match(descriptor) {
-        const best = nearest(descriptor);
-        return best && best.similarity >= threshold ? best : undefined;
+        const [best, next] = ranked(descriptor);
+        if (!best || best.similarity < threshold) return undefined;
+        return next && best.similarity - next.similarity < FACE_MATCH_MARGIN ? undefined : best;
       },
     };
   }

@@ -14,10 +14,10 @@ export function faceSimilarity(a: Float32Array, b: Float32Array): number {
 
 /**
  * The similarity a face must reach to be named as a registered person when its service sets none
- * (`services.face_match_threshold`). Chosen on ../shared/eval/faces (test/face-recognition.test.ts):
- * between crops of one person 0.78–0.89 (median 0.85), of different people 0.66–0.80 (median 0.72,
- * 99 % below 0.78). At 0.78, one or two crops registered per person, every other crop is named right
- * and none wrongly; of the 22 faces of the cast in its group photos 20 are named right from
- * UltraFace's boxes (19 from BlazeFace's) and 1 wrongly, and the stranger in them is unknown.
+ * (`services.face_match_threshold`), and how much more alike than any other registered person it
+ * must be: a face about as like two people is neither. Chosen on the shared photos so that
+ * strangers stay unknown (`npm run eval -- --faces`; README "Faces" gives the figures and what they
+ * trade).
  */
-export const DEFAULT_FACE_MATCH_THRESHOLD = 0.78;
+export const DEFAULT_FACE_MATCH_THRESHOLD = 0.8;
+export const FACE_MATCH_MARGIN = 0.02;

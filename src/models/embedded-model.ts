@@ -1,5 +1,8 @@
+import path from 'node:path';
+import { packageRoot } from '../package-root.js';
+
 /** Name of the detector that serves when no model is configured (runtimes/tfjs/centernet.ts). */
 export const EMBEDDED_MODEL_NAME = 'centernet';
 
-/** Name of the face detector that serves when no face model is configured (runtimes/tfjs/blazeface.ts). */
-export const EMBEDDED_FACE_MODEL_NAME = 'blazeface';
+/** The face detector that serves when no face model is configured: YuNet-n, committed with its license and configuration (assets/models/README.md). */
+export const EMBEDDED_FACE_MODEL_PATH = path.join(packageRoot(), 'assets', 'models', 'yunet-n.onnx');

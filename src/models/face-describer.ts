@@ -1,56 +1,65 @@
-import type { Box, RgbImage } from '../vision/image.js';
+import type { Box, Point, RgbImage } from '../vision/image.js';
+import { fitSimilarity, warpSimilarity } from '../vision/similarity-warp.js';
+import { fivePointsOf68 } from './five-points.js';
+import type { FaceLandmarkSummary } from './runtimes/tfjs/face-landmark-net.js';
 import type { FaceRecognitionSummary } from './runtimes/tfjs/face-recognition-net.js';
-import { startThreadedModel } from './runtimes/threaded-model.js';
+import { startThreadedModel, type ThreadedModel } from './runtimes/threaded-model.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
+import type { Detection } from './types.js';
+
+/** A face as a detector found it: its box and, where the detector gives them, its five landmarks. */
+export type FoundFace = Pick<Detection, 'box' | 'landmarks'>;
 
 /**
- * Describes faces for recognition: a descriptor per face box, unit length, so that two faces of
- * one person lie close together (faces/face-similarity.ts turns the distance into a similarity).
+ * Describes faces for recognition: a descriptor per face, unit length, so that two faces of one
+ * person lie close together (faces/face-similarity.ts turns the distance into a similarity).
  */
 export interface FaceDescriber {
   /** The recognition model, e.g. `dlib-face-recognition-resnet`. */
   readonly name: string;
   /** Values in a descriptor. */
   readonly size: number;
-  /** The descriptor of the face in `box` (a face detector's box, image pixels). */
-  describe(image: RgbImage, box: Box): Promise<Float32Array>;
+  /** The descriptor of `face` (image pixels) in `image`. */
+  describe(image: RgbImage, face: FoundFace): Promise<Float32Array>;
   dispose(): Promise<void>;
 }
 
+/** Side of the square face image ("chip") dlib's recognition network was trained on. */
+export const CHIP_SIDE = 150;
+
 /**
- * The face as the recognizer is shown it: a square around the detector's box — side the mean of
- * its width and height, centre 5 % of its height lower — as the net's training chips and the crops
- * of ../shared/eval/faces frame a face (UltraFace's boxes are taller than wide, forehead to chin;
- * BlazeFace's square). On that folder's group photos it names 20 of the 22 cast faces right from
- * UltraFace's boxes, against 18 from the boxes as drawn, and 19 from BlazeFace's either way.
- * Copied out row by row, in grey (luma, BT.601, in all three channels): a camera that switches to
- * infrared at night sees faces in grey whatever the registration photos were, and describing every
- * face in grey makes a colour registration match a night frame and the reverse (the folder's
- * registration crops are grey: with boxes grown by 10 % the best match in its colour group photos
- * was the right person for 12 of the 22 cast faces described in colour, 14 in grey).
+ * Where the five landmarks (models/types.ts's FACE_LANDMARKS, in order) lie in dlib's 150×150 chip
+ * — its mean face as `get_face_chip_details` places it with padding 0.25 — in pixel-centre
+ * coordinates (../shared/models/faces/README.md, "Aligning a face for the recognizer").
  */
-function faceRegion(image: RgbImage, box: Box): RgbImage {
-  const height = box.bottom - box.top;
-  const side = (box.right - box.left + height) / 2;
-  const centreX = (box.left + box.right) / 2;
-  const centreY = (box.top + box.bottom) / 2 + 0.05 * height;
-  const left = Math.max(0, Math.floor(centreX - side / 2));
-  const top = Math.max(0, Math.floor(centreY - side / 2));
-  const right = Math.min(image.width, Math.ceil(centreX + side / 2));
-  const bottom = Math.min(image.height, Math.ceil(centreY + side / 2));
-  if (right <= left || bottom <= top) throw new RangeError(`face box ${JSON.stringify(box)} lies outside the ${image.width}×${image.height} image`);
-  const width = right - left;
-  const rows = bottom - top;
-  const data = Buffer.allocUnsafe(width * rows * 3);
-  for (let y = 0; y < rows; y++) {
-    let from = ((top + y) * image.width + left) * 3;
-    let to = y * width * 3;
-    for (let x = 0; x < width; x++, from += 3, to += 3) {
-      const luma = Math.round(0.299 * image.data[from] + 0.587 * image.data[from + 1] + 0.114 * image.data[from + 2]);
-      data[to] = data[to + 1] = data[to + 2] = luma;
-    }
-  }
-  return { width, height: rows, data };
+export const CHIP_LANDMARKS: readonly Point[] = [
+  { x: 47.55, y: 46.6 },
+  { x: 100.48, y: 46.6 },
+  { x: 74.01, y: 76.56 },
+  { x: 50.41, y: 103.02 },
+  { x: 97.61, y: 103.02 },
+];
+
+/**
+ * The face as the network was trained to see it: the image mapped by the similarity transform
+ * that best puts the face's five landmarks where dlib's chip has them, in colour. Landmarks are
+ * in image pixels (edges at whole numbers); the chip is sampled at pixel centres.
+ */
+export function alignedChip(image: RgbImage, landmarks: readonly Point[]): RgbImage {
+  const centres = landmarks.map((point) => ({ x: point.x - 0.5, y: point.y - 0.5 }));
+  return warpSimilarity(image, fitSimilarity(CHIP_LANDMARKS, centres), CHIP_SIDE);
+}
+
+/** The box's whole pixels inside the image, copied out; undefined when the box lies outside it. */
+function cutOut(image: RgbImage, box: Box): { readonly left: number; readonly top: number; readonly pixels: RgbImage } | undefined {
+  const left = Math.max(0, Math.floor(box.left));
+  const top = Math.max(0, Math.floor(box.top));
+  const width = Math.min(image.width, Math.ceil(box.right)) - left;
+  const height = Math.min(image.height, Math.ceil(box.bottom)) - top;
+  if (width < 1 || height < 1) return undefined;
+  const data = Buffer.allocUnsafe(width * height * 3);
+  for (let y = 0; y < height; y++) image.data.copy(data, y * width * 3, ((top + y) * image.width + left) * 3, ((top + y) * image.width + left + width) * 3);
+  return { left, top, pixels: { width, height, data } };
 }
 
 function unitLength(values: Float32Array): Float32Array {
@@ -62,22 +71,34 @@ function unitLength(values: Float32Array): Float32Array {
 
 /**
  * Loads the face recognizer once — dlib's ResNet from `@vladmandic/face-api` on TF.js — in its own
- * worker thread: the main thread only copies the face's pixels out (well under a millisecond) and
- * normalises the answer; the ~30–100 ms network run never blocks the event loop. Descriptions
- * queue in the worker, one at a time.
+ * worker thread: the main thread only aligns the face onto its 150×150 chip and normalises the
+ * answer; the network run never blocks the event loop. Descriptions queue in the worker, one at a
+ * time; the worker's memory holds one chip at a time, whatever the size of the photo. A face whose
+ * detector gives no landmarks (UltraFace) is marked by face-api's 68-point landmark net first, in a
+ * worker of its own started on the first such face, fed the detector's box as face-api feeds it.
  */
 export async function loadFaceDescriber(logger: (message: string) => void): Promise<FaceDescriber> {
-  const model = await startThreadedModel<FaceRecognitionSummary>(
-    { moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) },
-    logger,
-  );
+  const model = await startThreadedModel<FaceRecognitionSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) }, logger);
+  let landmarker: Promise<ThreadedModel<FaceLandmarkSummary>> | undefined;
+  const landmarksOf = async (image: RgbImage, box: Box): Promise<readonly Point[]> => {
+    const face = cutOut(image, box);
+    if (!face) throw new RangeError(`face box ${JSON.stringify(box)} lies outside the ${image.width}×${image.height} image`);
+    landmarker ??= startThreadedModel<FaceLandmarkSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-landmark-net', import.meta.url) }, logger);
+    const [{ data }] = (await (await landmarker).run(face.pixels)).tensors;
+    const points: Point[] = [];
+    for (let k = 0; k < data.length; k += 2) points.push({ x: data[k] + face.left, y: data[k + 1] + face.top });
+    return fivePointsOf68(points);
+  };
   return {
     name: model.summary.name,
     size: model.summary.size,
-    async describe(image, box) {
-      const { data } = await model.run(faceRegion(image, box));
+    async describe(image, face) {
+      const landmarks = face.landmarks ?? (await landmarksOf(image, face.box));
+      const [{ data }] = (await model.run(alignedChip(image, landmarks))).tensors;
       return unitLength(data);
     },
-    dispose: () => model.dispose(),
+    async dispose() {
+      await Promise.all([model.dispose(), landmarker?.then((started) => started.dispose())]);
+    },
   };
 }

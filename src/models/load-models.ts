@@ -1,3 +1,4 @@
+import { EMBEDDED_FACE_MODEL_PATH } from './embedded-model.js';
 import { ModelRefused } from './model-refused.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, type ModelSources } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
@@ -15,11 +16,13 @@ export function loadEmbeddedDetector(logger: (message: string) => void): Promise
 }
 
 /**
- * The zero-configuration face detector: BlazeFace from `@vladmandic/human`, run by TF.js in a
- * worker thread; serves faces when no face model (e.g. UltraFace) is configured.
+ * The zero-configuration face detector (embedded-model.ts), served by ONNX Runtime as any
+ * configured model file is; serves faces when no face model is configured.
  */
-export function loadEmbeddedFaceDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/blazeface', import.meta.url) }, logger);
+export async function loadEmbeddedFaceDetector(defaults: InferenceSettings, logger: (message: string) => void): Promise<Detector> {
+  const [load] = await tryModelFiles({ modelPaths: [EMBEDDED_FACE_MODEL_PATH], modelsDir: undefined }, defaults, true, logger);
+  if ('refused' in load) throw load.refused;
+  return load.detector;
 }
 
 /** Outcome of loading one model file: the detector, or why it is refused. */
@@ -83,8 +86,8 @@ export async function loadModels(
       detectors.unshift(await loadEmbeddedDetector(logger));
     }
     if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
-      logger('No face model is configured: serving the embedded BlazeFace (TF.js) for faces. UltraFace finds more and smaller faces; see README "Models".');
-      detectors.push(await loadEmbeddedFaceDetector(logger));
+      logger('No face model is configured: serving the embedded YuNet-n for faces; see README "Faces" for the more accurate RetinaFace.');
+      detectors.push(await loadEmbeddedFaceDetector(defaults, logger));
     }
     return new ModelRegistry(detectors, reserved);
   } catch (error) {

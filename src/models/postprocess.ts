@@ -9,7 +9,7 @@ export interface PostprocessSettings extends PostprocessOptions {
 
 /**
  * Candidates in network-input pixels → detections in image pixels, the same for every runtime:
- * merge (NMS) or sort, cap, map back through the input transform, clip to the image.
+ * merge (NMS) or sort, cap, map back through the input transform (landmarks too), clip boxes to the image.
  */
 export function toImageDetections(
   candidates: Candidate[],
@@ -32,7 +32,16 @@ export function toImageDetections(
       bottom: clip((candidate.y2 - padTop) / scaleY, image.height),
     };
     if (box.right <= box.left || box.bottom <= box.top) continue;
-    detections.push({ classIndex: candidate.classIndex, score: candidate.score, box });
+    const detection = { classIndex: candidate.classIndex, score: candidate.score, box };
+    const points = candidate.landmarks;
+    if (!points) {
+      detections.push(detection);
+      continue;
+    }
+    // Landmarks are not clipped: a face cut by the image's edge still has its eyes where they are.
+    const landmarks = [];
+    for (let k = 0; k < points.length; k += 2) landmarks.push({ x: (points[k] - padLeft) / scaleX, y: (points[k + 1] - padTop) / scaleY });
+    detections.push({ ...detection, landmarks });
   }
   return detections;
 }

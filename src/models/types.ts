@@ -1,4 +1,4 @@
-import type { Box, RgbImage } from '../vision/image.js';
+import type { Box, Point, RgbImage } from '../vision/image.js';
 
 /** What a detector finds; see `Detector.kind`. */
 export type DetectorKind = 'objects' | 'faces';
@@ -9,7 +9,15 @@ export interface Detection {
   readonly classIndex: number;
   readonly score: number;
   readonly box: Box;
+  /**
+   * A face's five landmarks, where its detector gives them (YuNet, RetinaFace), in the order
+   * FACE_LANDMARKS names: what aligns the face for a recognizer.
+   */
+  readonly landmarks?: readonly Point[];
 }
+
+/** What each of a face's five landmarks is, in order ("left" and "right" as the image shows them). */
+export const FACE_LANDMARKS = ['left eye', 'right eye', 'nose tip', 'left mouth corner', 'right mouth corner'] as const;
 
 /** Milliseconds spent in each stage of one detection. */
 export interface DetectorTimings {
@@ -31,10 +39,17 @@ export interface PostprocessOptions {
   readonly maxDetections: number;
 }
 
-/** The model's output tensor as a family's `readCandidates` sees it. */
-export interface RawOutput {
+/** One output tensor of a model run. */
+export interface OutputTensor {
+  /** The output's name in the model. */
+  readonly name: string;
   readonly data: Float32Array;
   readonly dims: readonly number[];
+}
+
+/** Every output of one model run, in the model's output order, as its family reads them. */
+export interface RawOutput {
+  readonly tensors: readonly OutputTensor[];
   /** Milliseconds of `inference` spent preprocessing, where the runtime does the pixel work in its own thread. */
   readonly preprocessMs?: number;
 }

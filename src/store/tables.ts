@@ -54,6 +54,8 @@ export interface Tables {
     service_id: string;
     /** The name its client registered the person under (DeepStack's `userid`). */
     userid: string;
+    /** `userid` with case and Unicode composition folded: unique within the service (faces/face-gallery.ts). */
+    userid_key: string;
     created_at: string;
   };
   /** One face descriptor of a registered person: biometric data, so encrypted like API keys. */
@@ -62,6 +64,8 @@ export interface Tables {
     person_id: string;
     /** AES-256-GCM ciphertext (accounts/key-cipher.ts, purpose `face-descriptor`) of the descriptor's float32 bytes, bound to this row's id. */
     descriptor_ciphertext: string;
+    /** Which pipeline made the descriptor (faces/face-gallery.ts DESCRIPTOR_KIND): only descriptors of one kind are comparable. */
+    descriptor_kind: Generated<string>;
     created_at: string;
   };
   service_monthly_calls: {

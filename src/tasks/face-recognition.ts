@@ -1,4 +1,5 @@
-import type { Box, RgbImage } from '../vision/image.js';
+import type { Detection } from '../models/types.js';
+import type { RgbImage } from '../vision/image.js';
 
 /** A registered person of a face service, as its gallery lists them. */
 export interface RegisteredPerson {
@@ -28,8 +29,8 @@ export interface PersonMatcher {
  * they pass through here and into the gallery, never into a log or an answer.
  */
 export interface FaceRecognition {
-  /** The L2-normalised embedding of the face in `box` of `image` (full-resolution pixels). */
-  describe(image: RgbImage, box: Box): Promise<Float32Array>;
+  /** The L2-normalised embedding of a face found in `image` (full-resolution pixels): its box, and its landmarks where its detector gives them. */
+  describe(image: RgbImage, face: Pick<Detection, 'box' | 'landmarks'>): Promise<Float32Array>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;
   /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (nothing is described then). */

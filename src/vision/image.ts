@@ -13,3 +13,9 @@ export interface Box {
   right: number;
   bottom: number;
 }
+
+/** A point in an image's pixel space (continuous coordinates, as a Box's edges). */
+export interface Point {
+  readonly x: number;
+  readonly y: number;
+}

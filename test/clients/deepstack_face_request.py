@@ -15,6 +15,7 @@ Prints one JSON object: {"status", "json", "result"} (what the client's method r
 {"status", "error"} (what it raises).
 """
 import json
+import os
 import sys
 
 import requests
@@ -22,7 +23,8 @@ import requests
 HTTP_OK = 200
 BAD_URL = 404
 TIMEOUT = 10  # seconds, deepstack-python's DEFAULT_TIMEOUT
-MIN_CONFIDENCE = 0.45  # deepstack-python's DEFAULT_MIN_CONFIDENCE
+# deepstack-python's DEFAULT_MIN_CONFIDENCE, or what DeepstackFace(..., min_confidence=X) was given (DEEPSTACK_MIN_CONFIDENCE here).
+MIN_CONFIDENCE = float(os.environ.get("DEEPSTACK_MIN_CONFIDENCE", "0.45"))
 
 
 class DeepstackException(Exception):

@@ -1,4 +1,4 @@
-import type { RawOutput } from '../types.js';
+import type { OutputTensor } from '../types.js';
 import type { Candidate, OnnxFamily } from './family.js';
 
 /**
@@ -11,7 +11,7 @@ export const endToEnd: OnnxFamily = {
   matchesOutput: (dims) => dims.length === 3 && dims[2] === 6,
   classCount: () => undefined,
   letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
-  readCandidates({ data, dims }: RawOutput, _inputSize: number, minScore: number): Candidate[] {
+  readCandidates({ data, dims }: OutputTensor, _inputSize: number, minScore: number): Candidate[] {
     const candidates: Candidate[] = [];
     for (let row = 0, offset = 0; row < dims[1]; row++, offset += 6) {
       const score = data[offset + 4];

@@ -1,5 +1,5 @@
 import type { LetterboxSpec } from '../../vision/letterbox.js';
-import type { RawOutput } from '../types.js';
+import type { OutputTensor } from '../types.js';
 
 /** A raw box proposal in network-input pixels, before NMS and mapping back to the image. */
 export interface Candidate {
@@ -9,6 +9,8 @@ export interface Candidate {
   y2: number;
   score: number;
   classIndex: number;
+  /** A face's five landmarks (x, y pairs in network-input pixels), where its family reads them. */
+  landmarks?: number[];
 }
 
 /**
@@ -25,6 +27,6 @@ export interface OnnxFamily {
   classCount(dims: readonly number[]): number | undefined;
   /** Whether overlapping same-class candidates must still be merged. */
   readonly needsNms: boolean;
-  /** Candidates scoring at least `minScore`, in network-input pixels. */
-  readCandidates(output: RawOutput, inputSize: number, minScore: number): Candidate[];
+  /** Candidates scoring at least `minScore`, in network-input pixels, from the model's (first) output. */
+  readCandidates(output: OutputTensor, inputSize: number, minScore: number): Candidate[];
 }

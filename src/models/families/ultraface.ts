@@ -1,45 +1,49 @@
-import type { TensorDeclaration } from '../onnx/onnx-file.js';
 import type { RawOutput } from '../types.js';
 import type { Candidate } from './family.js';
-import type { StretchSpec } from '../../vision/stretch.js';
+import { type FaceFamily, type FaceInput, tensorNamed } from './face-family.js';
 
 /**
- * UltraFace ("Ultra-Light-Fast-Generic-Face-Detector-1MB", trained on WIDER FACE): a face
- * detector with a fixed, not square, input (RFB-640: 640×480; RFB-320: 320×240) over which the
- * whole image is stretched, RGB (v − 127) / 128; two outputs, `scores [1, N, 2]` (background,
- * face; softmax applied) and `boxes [1, N, 4]` (x1, y1, x2, y2 as fractions of the input).
- * The session worker answers them joined row by row (runtimes/joined-outputs.ts): [1, N, 6] rows
- * of background, face, x1, y1, x2, y2. Needs NMS, at IoU 0.3 as its reference pipeline.
+ * UltraFace ("Ultra-Light-Fast-Generic-Face-Detector-1MB", trained on WIDER FACE): a fixed, not
+ * square, input (RFB-640: 640×480; RFB-320: 320×240) over which the whole image is stretched, RGB
+ * (v − 127) / 128; outputs `scores [1, N, 2]` (background, face; softmax applied) and
+ * `boxes [1, N, 4]` (x1, y1, x2, y2 as fractions of the input). No landmarks. NMS at IoU 0.3.
  */
-export const ultraface = {
+export const ultraface: FaceFamily = {
   name: 'ultraface',
   nmsIou: 0.3,
-  /** True for a model declaring UltraFace's outputs: `scores [1, N, 2]` then `boxes [1, N, 4]`. */
-  matchesOutputs(outputs: readonly TensorDeclaration[]): boolean {
+  landmarks: false,
+  calibration: [
+    [0.3, 0.1],
+    [0.5, 0.25],
+    [0.7, 0.5],
+    [0.9, 0.85],
+    [0.97, 0.97],
+  ],
+  matchesOutputs(outputs) {
     const [scores, boxes] = outputs;
-    return (
-      outputs.length === 2 &&
-      scores.name === 'scores' &&
-      boxes.name === 'boxes' &&
-      scores.shape?.length === 3 &&
-      scores.shape[2] === 2 &&
-      boxes.shape?.length === 3 &&
-      boxes.shape[2] === 4
-    );
+    return outputs.length === 2 && scores.name === 'scores' && boxes.name === 'boxes' && scores.shape?.length === 3 && scores.shape[2] === 2 && boxes.shape?.length === 3 && boxes.shape[2] === 4;
   },
-  input(width: number, height: number): StretchSpec {
-    return { width, height, mean: 127, scale: 1 / 128 };
-  },
-  /** Faces scoring at least `minScore`, in network-input pixels of an input `width` × `height`. */
-  readCandidates({ data, dims }: RawOutput, width: number, height: number, minScore: number): Candidate[] {
-    if (dims.length !== 3 || dims[2] !== 6) throw new Error(`ultraface joined output should be [1, N, 6], is [${dims.join(', ')}]`);
-    const candidates: Candidate[] = [];
-    for (let row = 0; row < dims[1]; row++) {
-      const offset = row * 6;
-      const score = data[offset + 1];
-      if (score < minScore) continue;
-      candidates.push({ x1: data[offset + 2] * width, y1: data[offset + 3] * height, x2: data[offset + 4] * width, y2: data[offset + 5] * height, score, classIndex: 0 });
+  input(width, height, shape): FaceInput {
+    const [, channels, inputHeight, inputWidth] = shape;
+    if (channels !== 3 || typeof inputWidth !== 'number' || typeof inputHeight !== 'number') {
+      throw new Error(`an UltraFace model needs a fixed [1, 3, height, width] input, this one is [${shape.join(', ')}]`);
     }
-    return candidates;
+    return {
+      layout: { width: inputWidth, height: inputHeight, mean: 127, scale: 1 / 128 },
+      dims: [1, 3, inputHeight, inputWidth],
+      transform: { scaleX: inputWidth / width, scaleY: inputHeight / height, padLeft: 0, padTop: 0 },
+    };
+  },
+  readFaces(output: RawOutput, input: FaceInput, minRaw: number): Candidate[] {
+    const [, , height, width] = input.dims;
+    const scores = tensorNamed(output, 'scores').data;
+    const boxes = tensorNamed(output, 'boxes').data;
+    const faces: Candidate[] = [];
+    for (let row = 0; row < scores.length / 2; row++) {
+      const score = scores[2 * row + 1];
+      if (score < minRaw) continue;
+      faces.push({ x1: boxes[4 * row] * width, y1: boxes[4 * row + 1] * height, x2: boxes[4 * row + 2] * width, y2: boxes[4 * row + 3] * height, score, classIndex: 0 });
+    }
+    return faces;
   },
 };

@@ -1,4 +1,4 @@
-import type { RawOutput } from '../types.js';
+import type { OutputTensor } from '../types.js';
 import type { Candidate, OnnxFamily } from './family.js';
 
 /**
@@ -11,7 +11,7 @@ export const ultralytics: OnnxFamily = {
   matchesOutput: (dims) => dims.length === 3 && dims[1] > 4 && dims[1] < dims[2],
   classCount: (dims) => dims[1] - 4,
   letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
-  readCandidates({ data, dims }: RawOutput, _inputSize: number, minScore: number): Candidate[] {
+  readCandidates({ data, dims }: OutputTensor, _inputSize: number, minScore: number): Candidate[] {
     const anchors = dims[2];
     const classes = dims[1] - 4;
     const candidates: Candidate[] = [];

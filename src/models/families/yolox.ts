@@ -1,4 +1,4 @@
-import type { RawOutput } from '../types.js';
+import type { OutputTensor } from '../types.js';
 import type { Candidate, OnnxFamily } from './family.js';
 
 const STRIDES = [8, 16, 32];
@@ -14,7 +14,7 @@ export const yolox: OnnxFamily = {
   matchesOutput: (dims) => dims.length === 3 && dims[2] > 5 && dims[2] < dims[1],
   classCount: (dims) => dims[2] - 5,
   letterbox: (size) => ({ size, placement: 'top-left', channelOrder: 'bgr', pixelScale: 1, padValue: 114 }),
-  readCandidates({ data, dims }: RawOutput, inputSize: number, minScore: number): Candidate[] {
+  readCandidates({ data, dims }: OutputTensor, inputSize: number, minScore: number): Candidate[] {
     const rowLength = dims[2];
     const classes = rowLength - 5;
     const candidates: Candidate[] = [];

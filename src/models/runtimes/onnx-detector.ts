@@ -2,10 +2,9 @@ import path from 'node:path';
 import type { RgbImage } from '../../vision/image.js';
 import { type LetterboxSpec, letterboxTransform } from '../../vision/letterbox.js';
 import type { OnnxFamily } from '../families/family.js';
-import { familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
-import { ultraface } from '../families/ultraface.js';
+import { FACE_FAMILIES, faceFamilyByName, faceFamilyForOutputs, familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
 import { ultralytics } from '../families/ultralytics.js';
-import { settingsOf, sidecarPath } from '../model-description.js';
+import { readModelDescription, settingsOf, sidecarPath } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import type { FileDetector, FileRuntime, InferenceSettings } from '../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
@@ -20,7 +19,7 @@ import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): OnnxFamily {
   const found = named ? familyByName(named) : familyForOutput(outputDims);
   if (found) return found;
-  const known = ONNX_FAMILIES.map((entry) => entry.name).join(', ');
+  const known = [...ONNX_FAMILIES, ...FACE_FAMILIES].map((entry) => entry.name).join(', ');
   throw new Refusal(
     named
       ? `unknown model family "${named}" (known: ${known})`
@@ -47,7 +46,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
     const dims = [1, 3, inputSize, inputSize];
     // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output
     // shape, hence the family; any letterbox fills a tensor of the right shape for it.
-    const outputDims = (await opened.warmUp(ultralytics.letterbox(inputSize), dims)).dims;
+    const outputDims = (await opened.warmUp(ultralytics.letterbox(inputSize), dims)).tensors[0].dims;
     const family = chooseFamily(modelPath, description.family, outputDims);
     const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
     const letterbox: LetterboxSpec = family.letterbox(inputSize);
@@ -59,7 +58,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
     };
     const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, letterbox, dims, alone);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
-      const candidates = family.readCandidates(output, inputSize, options.minScore);
+      const candidates = family.readCandidates(output.tensors[0], inputSize, options.minScore);
       const maxDetections = detectionLimit(options, description);
       return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections, nmsIou: family.needsNms ? settings.nmsIou : undefined });
     };
@@ -85,16 +84,18 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 }
 
 /**
- * ONNX Runtime, as the model repository's runtime table lists it. A file that declares UltraFace's
- * outputs is a face detector (found in the same places as the object detectors, no setting
- * needed); any other, an object detector.
+ * ONNX Runtime, as the model repository's runtime table lists it. A file whose configuration names
+ * a face family, or that declares a face family's outputs, is a face detector (found in the same
+ * places as the object detectors, no setting needed); any other, an object detector.
  */
 export const onnxRuntime: FileRuntime = {
   name: 'onnxruntime',
   extensions: ['.onnx'],
   async load(modelPath, defaults, logger) {
-    // An unreadable file is the object loader's to refuse, with ONNX Runtime's words.
+    // An unreadable file or configuration is the object loader's to refuse, in its own words.
     const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
-    return ultraface.matchesOutputs(outputs) ? loadOnnxFaceDetector(modelPath, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger);
+    const named = await readModelDescription(modelPath).then((description) => description.family, () => undefined);
+    const faceFamily = named === undefined ? faceFamilyForOutputs(outputs) : faceFamilyByName(named);
+    return faceFamily ? loadOnnxFaceDetector(modelPath, faceFamily, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger);
   },
 };

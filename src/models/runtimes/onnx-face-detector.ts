@@ -1,5 +1,5 @@
 import type { RgbImage } from '../../vision/image.js';
-import { ultraface } from '../families/ultraface.js';
+import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../families/face-family.js';
 import { readModelDescription, settingsOf } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import type { FileDetector, InferenceSettings } from '../model-repository.js';
@@ -9,46 +9,61 @@ import { OnnxSessionPool } from './onnx-session-pool.js';
 import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 
 /**
- * Loads an UltraFace ONNX face detector (families/ultraface.ts): the same session pool and
- * configuration file as the COCO detectors (`threads`, `concurrency`; `nmsIou` defaults to the
- * family's 0.3, not the server's object setting), but its input is the model's fixed, not square,
- * size with the whole image stretched over it. Every reason not to serve it throws ModelRefused.
+ * Longest side, in pixels, of the input of a face detector that takes images at their own size,
+ * unless its configuration file's `inputSize` says otherwise: larger images are brought down to
+ * it (README "Faces" gives the accuracy and speed of each choice).
  */
-export async function loadOnnxFaceDetector(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
+export const DEFAULT_FACE_INPUT_SIDE = 960;
+
+/** An image prepared for a face detector: the input slot and geometry, plus how its input is filled and shaped. */
+interface FacePreprocessedInput extends PreprocessedInput {
+  readonly layout: FaceInput['layout'];
+  readonly dims: readonly number[];
+}
+
+/**
+ * Loads an ONNX face detector of `family` (one of families/index.ts's face families, which its
+ * configuration file names or its declared outputs show). It shares the session pool and configuration file of the
+ * COCO detectors (`threads`, `concurrency`, `nmsIou` — the family's own by default, `inputSize`,
+ * `maxDetections`, `aliases`); its faces carry a calibrated confidence (face-family.ts) and, where
+ * the family gives them, five landmarks. Every reason not to serve it throws ModelRefused.
+ */
+export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
   let pool: OnnxSessionPool | undefined;
   try {
     const description = await readModelDescription(modelPath);
-    // UltraFace's own NMS IoU, not the COCO detectors' default, unless its configuration file names one.
-    const settings = settingsOf(description, { ...defaults, nmsIou: ultraface.nmsIou });
+    const settings = settingsOf(description, { ...defaults, nmsIou: family.nmsIou });
     const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
-    const [, channels, height, width] = opened.signature.inputShape;
-    if (channels !== 3 || typeof width !== 'number' || typeof height !== 'number') {
-      throw new Error(`an UltraFace model needs a fixed [1, 3, height, width] input, this one is [${opened.signature.inputShape.join(', ')}]`);
-    }
-    const spec = ultraface.input(width, height);
-    const dims = [1, 3, height, width];
-    await opened.warmUp(spec, dims);
+    const shape = opened.signature.inputShape;
+    const maxSide = description.inputSize ?? DEFAULT_FACE_INPUT_SIDE;
+    const warmUp = family.input(64, 64, shape, maxSide);
+    await opened.warmUp(warmUp.layout, warmUp.dims);
 
-    // Only the geometry here: the pixels are stretched in the inference worker (onnx-session-entry.ts).
-    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => ({
-      buffer,
-      image,
-      transform: { scaleX: width / image.width, scaleY: height / image.height, padLeft: 0, padTop: 0 },
-    });
-    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, spec, dims, alone);
-    const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
-      const maxDetections = detectionLimit(options, description);
-      return toImageDetections(ultraface.readCandidates(output, width, height, options.minScore), input.transform, input.image, { ...options, maxDetections, nmsIou: settings.nmsIou });
+    // Only the geometry here: the pixels are written into the input in the inference worker (onnx-session-entry.ts).
+    const preprocess = (image: RgbImage, buffer: number): FacePreprocessedInput => {
+      const { layout, dims, transform } = family.input(image.width, image.height, shape, maxSide);
+      return { buffer, image, transform, layout, dims };
     };
-
+    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => {
+      const { layout, dims } = input as FacePreprocessedInput;
+      return opened.run(input.image, layout, dims, alone);
+    };
+    const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
+      const { layout, dims, transform } = input as FacePreprocessedInput;
+      const faces = family.readFaces(output, { layout, dims, transform }, rawScoreFor(family.calibration, options.minScore));
+      for (const face of faces) face.score = confidenceOf(family.calibration, face.score);
+      const maxDetections = detectionLimit(options, description);
+      return toImageDetections(faces.filter((face) => face.score >= options.minScore), input.transform, input.image, { ...options, maxDetections, nmsIou: settings.nmsIou });
+    };
+    const [, , height, width] = shape;
     return {
       ...servedOnnxModel(modelPath, description, settings, opened),
       kind: 'faces',
-      family: ultraface.name,
+      family: family.name,
       labels: ['face'],
-      parents: ['person'],
-      inputSize: { width, height },
+      parents: ['face'],
+      inputSize: typeof width === 'number' && typeof height === 'number' ? { width, height } : { width: maxSide, height: maxSide },
       preprocess,
       inference,
       postprocess,

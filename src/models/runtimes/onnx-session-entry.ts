@@ -1,8 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { letterboxInto, type LetterboxTransform } from '../../vision/letterbox.js';
+import { padInto } from '../../vision/pad.js';
 import { stretchInto } from '../../vision/stretch.js';
-import { joinOutputs } from './joined-outputs.js';
+import type { OutputTensor } from '../types.js';
 import { sessionOptions } from './onnx-session-options.js';
 import type { CloseRequest, InputLayout, RunRequest, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 
@@ -27,6 +28,7 @@ port.postMessage({
 
 // The tensor ONNX Runtime reads (it takes no shared memory), filled in place by the letterbox:
 // the image's pixels are read where they were decoded, and no full tensor is copied between threads.
+// An input that changes size with each image (a padded one) is a view of the front of it.
 let ownInput = new Float32Array(0);
 /** What `ownInput` was last filled with: a letterbox's padding stays in place while both are the same. */
 let lastLayout: InputLayout | undefined;
@@ -34,6 +36,19 @@ let lastTransform: LetterboxTransform | undefined;
 
 const sameLayout = (a: InputLayout, b: InputLayout) => JSON.stringify(a) === JSON.stringify(b);
 const valuesOf = (layout: InputLayout) => ('size' in layout ? 3 * layout.size * layout.size : 3 * layout.width * layout.height);
+
+/** The input tensor's values for `layout`, refilled from the image. */
+function fill(image: { width: number; height: number; data: Buffer }, layout: InputLayout): Float32Array {
+  const values = valuesOf(layout);
+  if (!lastLayout || !sameLayout(lastLayout, layout)) lastTransform = undefined;
+  if (ownInput.length < values) ownInput = new Float32Array(values);
+  const input = ownInput.length === values ? ownInput : ownInput.subarray(0, values);
+  if ('size' in layout) lastTransform = letterboxInto(image, layout, input, lastTransform);
+  else if ('resizedWidth' in layout) padInto(image, layout, input);
+  else stretchInto(image, layout, input);
+  lastLayout = layout;
+  return input;
+}
 
 port.on('message', async (request: RunRequest | CloseRequest) => {
   if (request.type === 'close') {
@@ -44,18 +59,11 @@ port.on('message', async (request: RunRequest | CloseRequest) => {
   const { id, session, width, height, pixels, layout, dims } = request;
   try {
     const started = performance.now();
-    if (!lastLayout || !sameLayout(lastLayout, layout)) {
-      ownInput = new Float32Array(valuesOf(layout));
-      lastTransform = undefined;
-    }
-    const image = { width, height, data: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
-    if ('size' in layout) lastTransform = letterboxInto(image, layout, ownInput, lastTransform);
-    else stretchInto(image, layout, ownInput);
-    lastLayout = layout;
+    const input = fill({ width, height, data: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength) }, layout);
     const preprocessMs = performance.now() - started;
-    const results = await sessions[session].run({ [first.inputNames[0]]: new ort.Tensor('float32', ownInput, dims) });
-    const output = joinOutputs(first.outputNames.map((name) => ({ data: results[name].data as Float32Array, dims: results[name].dims })));
-    post({ type: 'output', id, output: { ...output, preprocessMs } }, [output.data.buffer as ArrayBuffer]);
+    const results = await sessions[session].run({ [first.inputNames[0]]: new ort.Tensor('float32', input, dims) });
+    const tensors: OutputTensor[] = first.outputNames.map((name) => ({ name, data: results[name].data as Float32Array, dims: results[name].dims }));
+    post({ type: 'output', id, output: { tensors, preprocessMs } }, [...new Set(tensors.map((tensor) => tensor.data.buffer as ArrayBuffer))]);
   } catch (error) {
     post({ type: 'failure', id, message: error instanceof Error ? error.message : String(error) }, []);
   }

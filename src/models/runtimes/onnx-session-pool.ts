@@ -137,7 +137,7 @@ export class OnnxSessionPool {
   async warmUp(layout: InputLayout, dims: readonly number[]): Promise<RawOutput> {
     const side = 64;
     const image = { width: side, height: side, data: Buffer.alloc(side * side * 3, 114) };
-    let output: RawOutput = { data: new Float32Array(0), dims: [] };
+    let output: RawOutput = { tensors: [] };
     for (const [index, sessions] of this.#sessionsPerWorker.entries()) {
       for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, image, layout, dims);
     }

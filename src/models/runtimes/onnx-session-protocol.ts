@@ -1,12 +1,14 @@
 import type { LetterboxSpec } from '../../vision/letterbox.js';
+import type { PadSpec } from '../../vision/pad.js';
 import type { StretchSpec } from '../../vision/stretch.js';
 import type { RawOutput } from '../types.js';
 
 /**
  * How the worker fills the model's input from an image: letterboxed into a square (the COCO
- * families), or stretched whole over a fixed, maybe not square, input (UltraFace).
+ * families), stretched whole over a fixed, maybe not square, input (UltraFace), or at its own size
+ * in a padded input (YuNet, RetinaFace).
  */
-export type InputLayout = LetterboxSpec | StretchSpec;
+export type InputLayout = LetterboxSpec | StretchSpec | PadSpec;
 
 /** One ONNX Runtime session a worker opens. */
 export interface SessionPlan {

@@ -23,7 +23,7 @@ export async function loadThreadedDetector(spec: ThreadedDetectorSpec, logger: (
   }
 
   function postprocess(output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] {
-    const candidates = endToEnd.readCandidates(output, width, options.minScore);
+    const candidates = endToEnd.readCandidates(output.tensors[0], width, options.minScore);
     return toImageDetections(candidates, input.transform, input.image, { ...options, nmsIou: undefined });
   }
 

@@ -9,6 +9,7 @@ import { keylessAddressRanges } from './0007-keyless-address-ranges.js';
 import { accountDisabled } from './0008-account-disabled.js';
 import { faceGalleries } from './0009-face-galleries.js';
 import { deepStackPredictionCap } from './0010-deepstack-prediction-cap.js';
+import { faceUseridKeysAndDescriptorKinds } from './0011-face-userid-keys-and-descriptor-kinds.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-account-disabled': accountDisabled,
   '0009-face-galleries': faceGalleries,
   '0010-deepstack-prediction-cap': deepStackPredictionCap,
+  '0011-face-userid-keys-and-descriptor-kinds': faceUseridKeysAndDescriptorKinds,
 };
 
 export const migrationProvider: MigrationProvider = {

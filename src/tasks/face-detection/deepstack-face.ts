@@ -5,7 +5,7 @@ import type { Box } from '../../vision/image.js';
 import { deepStackBox, deepStackField, deepStackImage } from '../deepstack-form.js';
 import type { FaceRecognition } from '../face-recognition.js';
 import type { DeepStackAnswer, DeepStackRequest, DeepStackRoute, TaskCall } from '../task.js';
-import { analyseFramed, findFaces } from './find-faces.js';
+import { detectFaces, findFaces } from './find-faces.js';
 import { UNKNOWN_PERSON } from './recognize.js';
 
 /** Photos one registration may carry (`image`, `image1`, `image2`, …). */
@@ -47,22 +47,14 @@ interface TakenFace {
   readonly box: Box;
 }
 
-/**
- * The largest face of one photo (a registration's, a comparison's), or undefined when it shows
- * none. The photo is framed first, whatever its size (find-faces.ts): such photos are often
- * portraits or tight crops of a face, which a detector trained on scenes misses bare.
- */
+/** The largest face of one photo (a registration's, a comparison's), found as every face route finds faces (find-faces.ts), or undefined when it shows none. */
 async function takeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<TakenFace | undefined> {
-  const analysis = await analyseFramed(
-    { bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE, fullResolution: true },
-    call.context.timings,
-  );
+  const analysis = await detectFaces({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE }, call.context.timings);
   try {
     const face = largestFace(analysis);
     if (!face) return undefined;
     const { box } = face;
-    const sent = (value: number) => Math.round(value * analysis.scale);
-    return { embedding: await recognition.describe(analysis.pixels!, box), box: { left: sent(box.left), top: sent(box.top), right: sent(box.right), bottom: sent(box.bottom) } };
+    return { embedding: await recognition.describe(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
   } finally {
     analysis.pixels?.release();
   }

@@ -6,49 +6,41 @@ import { assembleFoundResponse, type FoundResponse } from '../found-response.js'
 import type { ImageParameters } from '../image-parameters.js';
 import type { Detection } from '../../models/types.js';
 import type { Box } from '../../vision/image.js';
-import { ImageDecodeError } from '../../vision/decode.js';
-import { framePortrait, isSmallImage, photoPixels } from '../../vision/portrait.js';
-import { DetectdError } from '../../core/errors.js';
+import { frameSmallImage, photoPixels } from '../../vision/portrait.js';
 import { nameFaces } from './recognize.js';
 
 /** A detection of a framed photo → in the photo's own pixels; undefined when it lies in the frame, outside the photo. */
 function inPhoto(detection: Detection, photo: Box): Detection | undefined {
-  const { box } = detection;
+  const { box, landmarks } = detection;
   const left = Math.max(box.left, photo.left) - photo.left;
   const top = Math.max(box.top, photo.top) - photo.top;
   const right = Math.min(box.right, photo.right) - photo.left;
   const bottom = Math.min(box.bottom, photo.bottom) - photo.top;
-  return right > left && bottom > top ? { ...detection, box: { left, top, right, bottom } } : undefined;
+  if (right <= left || bottom <= top) return undefined;
+  return { ...detection, box: { left, top, right, bottom }, ...(landmarks && { landmarks: landmarks.map((point) => ({ x: point.x - photo.left, y: point.y - photo.top })) }) };
 }
 
 /**
- * The core pipeline on a photo framed in a grey border (vision/portrait.ts), where a detector
- * trained on scenes finds the face that fills a portrait or a crop; what is found is given back in
- * the photo's own pixels (at most 1280 px a side: a larger photo is brought down first, by
- * `scale`), with those pixels.
+ * The faces of one image, found the same way by every face route (detection, recognition,
+ * registration, comparison, the streams), so that one image and threshold give the same faces
+ * wherever they are sent: the image decoded at full resolution (recognition aligns faces on its
+ * own pixels), a small image (a face crop, a thumbnail) framed first (vision/portrait.ts), the
+ * service's face model through the core pipeline. The pixels come back with the faces: `release` them.
  */
-export async function analyseFramed(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis & { readonly scale: number }> {
-  const framed = await framePortrait(request.bytes, request.limits.maxPixels).catch((error: unknown) => {
-    throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;
-  });
+export async function detectFaces(request: Omit<AnalysisRequest, 'fullResolution'>, timings: StageTimings): Promise<ImageAnalysis> {
+  const framed = await frameSmallImage(request.bytes, request.limits.maxPixels);
+  if (!framed) return analyseImage({ ...request, fullResolution: true }, timings);
   const analysis = await analyseImage({ ...request, bytes: framed.bytes, fullResolution: true }, timings);
-  const { photo } = framed;
   const framedPixels = analysis.pixels!;
-  const own = photoPixels(framedPixels, photo);
+  const own = photoPixels(framedPixels, framed.photo);
   framedPixels.release();
   return {
     width: own.width,
     height: own.height,
     // The photo's pixels in memory of their own: nothing to give back.
     pixels: { ...own, format: framedPixels.format, fullWidth: own.width, fullHeight: own.height, release: () => {} },
-    detections: analysis.detections.flatMap((detection) => inPhoto(detection, photo) ?? []),
-    scale: framed.scale,
+    detections: analysis.detections.flatMap((detection) => inPhoto(detection, framed.photo) ?? []),
   };
-}
-
-/** The core pipeline, a small image (a face crop, a thumbnail) framed first (`analyseFramed`). */
-async function analyseSmallFramed(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
-  return (await isSmallImage(request.bytes)) ? analyseFramed(request, timings) : analyseImage(request, timings);
 }
 
 export interface FaceOutcome {
@@ -58,10 +50,10 @@ export interface FaceOutcome {
 }
 
 /**
- * Image bytes and parameters → the faces and who they are: the core pipeline on the service's face
- * model, recognition against the service's gallery when it has anyone (and `recognition` is given:
- * DeepStack's detection leaves it out), then the crops and the visualization (names drawn on the
- * faces) asked for. Shared by every way into this task.
+ * Image bytes and parameters → the faces and who they are: detectFaces, recognition against the
+ * service's gallery when it has anyone (and `recognition` is given: DeepStack's detection leaves it
+ * out), then the crops and the visualization (names drawn on the faces) asked for. Shared by every
+ * way into this task.
  */
 export async function findFaces(
   request: Omit<AnalysisRequest, 'minScore' | 'fullResolution'>,
@@ -72,8 +64,7 @@ export async function findFaces(
 ): Promise<FaceOutcome> {
   const matcher = await recognition?.matcher(service.id);
   const recognizer = recognition && matcher && { matcher, describe: recognition.describe.bind(recognition) };
-  const fullResolution = recognizer !== undefined || parameters.outputCroppedImage || parameters.outputVisualizedImage;
-  const analysis = await analyseSmallFramed({ ...request, minScore: parameters.confidenceThreshold, fullResolution }, timings);
+  const analysis = await detectFaces({ ...request, minScore: parameters.confidenceThreshold }, timings);
   try {
     const names = await nameFaces(analysis, recognizer, timings);
     const encodeStarted = performance.now();

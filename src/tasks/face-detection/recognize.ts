@@ -28,7 +28,7 @@ export async function nameFaces(
   const names: Naming[] = [];
   // One face after the other: the describer runs one face at a time anyway, and the order is the answer's.
   for (const detection of analysis.detections) {
-    const match = recognizer.matcher.match(await recognizer.describe(pixels, detection.box));
+    const match = recognizer.matcher.match(await recognizer.describe(pixels, detection));
     names.push(match ? { name: match.userid, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
   }
   timings.recognize = performance.now() - started;

@@ -36,7 +36,7 @@ export async function loadWorkerModel(options: { logger?: (msg: string) => void 
     try {
       const output = model.execute({ [INPUT_NAME]: input }, OUTPUT_NAME) as tf.Tensor;
       try {
-        return { data: (await output.data()) as Float32Array, dims: output.shape };
+        return { tensors: [{ name: 'detections', data: (await output.data()) as Float32Array, dims: output.shape }] };
       } finally {
         output.dispose();
       }

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { RgbImage } from '../../../vision/image.js';
 import type { RawOutput } from '../../types.js';
 import type { WorkerModel } from '../threaded-detector-protocol.js';
-import { packageFile, readWeightShards, tfjsBackend } from './tfjs-backend.js';
+import { faceApiInput, readFaceApiWeights } from './face-api-nets.js';
+import { tfjsBackend } from './tfjs-backend.js';
 
 /** What the describer's worker says of its model. */
 export interface FaceRecognitionSummary {
@@ -26,8 +25,6 @@ export interface FaceRecognitionSummary {
  */
 
 const INPUT_SIZE = 150;
-const MEAN_RGB = [122.782, 117.001, 104.298];
-const MANIFEST = 'face_recognition_model-weights_manifest.json';
 
 type Weights = tf.NamedTensorMap;
 
@@ -56,9 +53,9 @@ function residualDown(x: tf.Tensor4D, weights: Weights, name: string): tf.Tensor
   return tf.relu(tf.add(pooled, out)) as tf.Tensor4D;
 }
 
+/** The descriptor of a face as face-api's input makes it (face-api-nets.ts: 150×150, normalised). */
 function descriptorOf(face: tf.Tensor4D, weights: Weights): tf.Tensor2D {
-  const normalised = tf.div(tf.sub(face, tf.tensor1d(MEAN_RGB)), 255) as tf.Tensor4D;
-  let out = convLayer(normalised, weights, 'conv32_down', 2, true);
+  let out = convLayer(face, weights, 'conv32_down', 2, true);
   out = tf.maxPool(out, 3, 2, 'valid');
   for (const name of ['conv32_1', 'conv32_2', 'conv32_3']) out = residual(out, weights, name);
   out = residualDown(out, weights, 'conv64_down');
@@ -71,33 +68,20 @@ function descriptorOf(face: tf.Tensor4D, weights: Weights): tf.Tensor2D {
   return tf.matMul(tf.mean(out, [1, 2]) as tf.Tensor2D, weights.fc as tf.Tensor2D);
 }
 
-/** Pads to a square with the image centred (black), as the network was fed in face-api. */
-function padToSquare(image: tf.Tensor4D): tf.Tensor4D {
-  const [, height, width] = image.shape;
-  const difference = Math.abs(height - width);
-  const before = Math.round(difference / 2);
-  const after = difference - before;
-  return height > width ? tf.pad(image, [[0, 0], [0, 0], [before, after], [0, 0]]) : tf.pad(image, [[0, 0], [before, after], [0, 0], [0, 0]]);
-}
-
 export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel<FaceRecognitionSummary>> {
   const log = options.logger ?? (() => {});
   const runtime = await tfjsBackend(log);
-  const manifestPath = packageFile('@vladmandic/face-api', 'model', MANIFEST);
-  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as tf.io.WeightsManifestConfig;
-  const { specs, data } = await readWeightShards(path.dirname(manifestPath), manifest);
-  const weights = tf.io.decodeWeights(tf.io.concatenateArrayBuffers(data), specs);
+  const { source, weights } = await readFaceApiWeights('face_recognition_model');
   const size = (weights.fc?.shape[1] as number | undefined) ?? 0;
-  if (size === 0) throw new Error(`${manifestPath}: no fully connected layer "fc"`);
-  log(`face recognition net loaded from ${manifestPath} on ${runtime} (${INPUT_SIZE}×${INPUT_SIZE} → ${size})`);
+  if (size === 0) throw new Error(`${source}: no fully connected layer "fc"`);
+  log(`face recognition net loaded from ${source} on ${runtime} (${INPUT_SIZE}×${INPUT_SIZE} → ${size})`);
 
   async function run(image: RgbImage): Promise<RawOutput> {
     const descriptor = tf.tidy(() => {
-      const pixels = tf.tensor4d(Float32Array.from(image.data), [1, image.height, image.width, 3]);
-      return descriptorOf(tf.image.resizeBilinear(padToSquare(pixels), [INPUT_SIZE, INPUT_SIZE], false, false), weights);
+      return descriptorOf(faceApiInput(image, INPUT_SIZE), weights);
     });
     try {
-      return { data: (await descriptor.data()) as Float32Array, dims: descriptor.shape };
+      return { tensors: [{ name: 'descriptor', data: (await descriptor.data()) as Float32Array, dims: descriptor.shape }] };
     } finally {
       descriptor.dispose();
     }
