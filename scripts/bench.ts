@@ -5,7 +5,7 @@
  * - sizes: the photo, a 1920×1080 and a 4032×3024 JPEG made from it, each plain, with crops and
  *   with the visualized image: latency and c=8 throughput against the physical floor measured in
  *   the same run (raw inference + libjpeg-turbo's own decode/encode; tjbench from libjpeg-turbo-progs);
- * - memory: RSS of the service on the embedded TF.js model after 200 and after 2,000 requests;
+ * - memory: RSS of the service on the embedded model after 200 and after 2,000 requests;
  * - uploads: the same photo as base64 JSON, as the raw image body and as a multipart form, for
  *   the photo and for a 12-megapixel JPEG made from it at run time (not stored in the repository);
  * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
@@ -345,7 +345,7 @@ async function benchSizes(options: BenchOptions, imageBytes: Buffer): Promise<st
   }
 }
 
-/** RSS stays flat on the embedded TF.js model (issue target: after N requests within 5 % of after 200). */
+/** RSS stays flat on the embedded model (issue target: after N requests within 5 % of after 200). */
 async function benchMemory(options: BenchOptions, upload: Upload): Promise<string[]> {
   const server = await startLocalServer({ DETECTD_LOG_LEVEL: 'warn' });
   try {

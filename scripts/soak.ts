@@ -6,9 +6,12 @@
  * oversized PNG) — and video streams (JSON and Nvision protocols in turn, a 640×480 pan at 15 fps,
  * 10 s each). Every minute it pauses the clients for a moment to read the server's RSS at rest,
  * and prints it with RSS under load and p50/p99 latency; at the end, status counts and the targets:
- * no unplanned 5xx, the RSS at rest within ±10 % of minute 2 from then on.
+ * no unplanned 5xx, the RSS at rest within ±10 % of minute 2 from then on. With --faces, the
+ * traffic is a face service's instead (the embedded face model): recognition of crowds of
+ * 20–60 faces with people registered, detection, the Nvision face API with crops, registrations
+ * and deletions, and bad images on every face route — what holds the describer's memory.
  *
- *   npm run soak -- [--minutes 10] [--clients 6] [--streams 2] [--model FILE] [--no-jemalloc]
+ *   npm run soak -- [--minutes 10] [--clients 6] [--streams 2] [--model FILE] [--faces] [--no-jemalloc]
  */
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -31,9 +34,10 @@ const program = new Command()
   .option('--clients <n>', 'concurrent clients', positiveNumber, 6)
   .option('--streams <n>', 'video streams open at once (besides the clients)', nonNegativeInteger, 2)
   .option('--model <file>', 'ONNX model to serve', path.resolve('../shared/models/yolox-nano-416.onnx'))
+  .option('--faces', 'a face service\'s traffic instead of object detection\'s')
   .option('--no-jemalloc', 'run the server on the system allocator (DETECTD_JEMALLOC=0)')
   .parse();
-const options = program.opts<{ minutes: number; clients: number; streams: number; model: string; jemalloc: boolean }>();
+const options = program.opts<{ minutes: number; clients: number; streams: number; model: string; faces?: boolean; jemalloc: boolean }>();
 
 /** Answers that are the point of the request: a refusal under saturation (503 overloaded) is planned, a 500 never is. */
 const PLANNED_5XX = new Set(['overloaded', 'deadline_exceeded']);
@@ -63,11 +67,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function newApiKey(dataDir: string): Promise<string> {
+async function newApiKey(dataDir: string, type: string | undefined): Promise<string> {
   const db = await openDatabase({ dataDir, databaseUrl: undefined });
   const domain = accountDomain(db, loadServerSecret(undefined, dataDir), { serviceTypes: TASK_DESCRIPTIONS.types });
   const account = await domain.accounts.createAccount('soak@example.com', 'correct horse battery');
-  const { apiKey } = await domain.services.create(account.id, { name: 'soak' });
+  const { apiKey } = await domain.services.create(account.id, { name: 'soak', type });
   await db.destroy();
   return apiKey;
 }
@@ -124,6 +128,62 @@ async function calls(apiKey: string): Promise<Call[]> {
   return table.map((call) => ({ ...call, headers: { 'Content-Type': 'application/json', ...auth, ...call.headers } }));
 }
 
+/** A multipart form as bytes and its Content-Type, to send again and again. */
+async function form(fields: Record<string, Buffer | string>): Promise<Pick<Call, 'body' | 'headers'>> {
+  const data = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string') data.append(name, value);
+    else data.append(name, new Blob([new Uint8Array(value)]), `${name}.jpg`);
+  }
+  const encoded = new Response(data);
+  return { body: new Uint8Array(await encoded.arrayBuffer()), headers: { 'Content-Type': encoded.headers.get('content-type')! } };
+}
+
+/** A face service's calls: people are registered first (registerPeople), so that every face found is described and matched. */
+async function faceCalls(apiKey: string): Promise<Call[]> {
+  const faces = path.resolve('../shared/eval/faces');
+  const crowds = ['18--Concerts/18_Concerts_Concerts_18_151.jpg', '12--Group/12_Group_Team_Organized_Group_12_Group_Team_Organized_Group_12_927.jpg', '2--Demonstration/2_Demonstration_Demonstration_Or_Protest_2_895.jpg'].map((file) =>
+    fs.readFileSync(path.join(faces, 'wider-val', 'images', file)),
+  );
+  const group = fs.readFileSync(path.join(faces, 'bbt4.jpg'));
+  const portrait = await sharp(fs.readFileSync(path.join(faces, 'bbt3.jpg'))).extract({ left: 110, top: 50, width: 140, height: 196 }).resize({ width: 2000 }).jpeg({ quality: 90 }).toBuffer();
+  const crop = fs.readFileSync(path.join(faces, 'amy', 'amy2.png'));
+  const auth = { Authorization: `ApiKey ${apiKey}` };
+  const deepStack = async (route: string, fields: Record<string, Buffer | string>, kind: string, weight: number): Promise<Call> => {
+    const encoded = await form(fields);
+    return { kind, path: `/v1/vision/${route}`, body: encoded.body, headers: { ...auth, ...encoded.headers }, weight };
+  };
+  const nvision = (image: Buffer, configurations: Record<string, string>, kind: string, weight: number): Call => ({
+    kind,
+    path: '/api/v1/face-detection',
+    body: body(image, configurations),
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    weight,
+  });
+  return [
+    ...(await Promise.all(crowds.map((crowd, index) => deepStack('face/recognize', { image: crowd, min_confidence: '0.1' }, `recognize crowd ${index + 1}`, 10)))),
+    await deepStack('face/recognize', { image: group }, 'recognize group', 15),
+    await deepStack('face', { image: portrait }, 'detect 2000 px portrait', 10),
+    nvision(group, { OutputCroppedImage: 'true', OutputVisualizedImage: 'true' }, 'nvision crops+visualized', 10),
+    await deepStack('face/register', { image: crop, userid: 'visitor' }, 'register', 3),
+    await deepStack('face/delete', { userid: 'visitor' }, 'delete', 3),
+    await deepStack('face/match', { image1: crop, image2: portrait }, 'match', 5),
+    await deepStack('face/recognize', { image: Buffer.alloc(0) }, 'bad:empty image', 4),
+    await deepStack('face/register', { image: Buffer.from('not an image at all'), userid: 'x' }, 'bad:register not an image', 4),
+    { ...nvision(Buffer.from('not an image at all'), {}, 'bad:image', 4) },
+    await deepStack('face/register', { image: crop, userid: 'a\u0085b' }, 'bad:userid', 2),
+  ];
+}
+
+/** Registers the cast of ../shared/eval/faces (one crop each) with the face service. */
+async function registerPeople(url: string, apiKey: string): Promise<void> {
+  for (const person of ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart']) {
+    const call = await form({ image: fs.readFileSync(path.resolve('../shared/eval/faces', person, `${person}1.png`)), userid: person });
+    const response = await fetch(`${url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, ...call.headers }, body: call.body });
+    if (!response.ok) throw new Error(`registering ${person}: ${response.status} ${await response.text()}`);
+  }
+}
+
 function pick(table: readonly Call[]): Call {
   const total = table.reduce((sum, call) => sum + call.weight, 0);
   let at = Math.random() * total;
@@ -133,7 +193,7 @@ function pick(table: readonly Call[]): Call {
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-soak-'));
-  const apiKey = await newApiKey(dataDir);
+  const apiKey = await newApiKey(dataDir, options.faces ? 'face-detection' : undefined);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = spawn(process.execPath, ['dist/src/start.js'], {
@@ -146,10 +206,11 @@ async function main(): Promise<void> {
     process.exit(130);
   });
   while (!(await fetch(`${url}/readyz`).then((response) => response.ok, () => false))) await new Promise((resolve) => setTimeout(resolve, 250));
-  const table = await calls(apiKey);
-  const clip = await makePanClip(path.resolve('../shared/eval/photos/dog.jpg'));
+  if (options.faces) await registerPeople(url, apiKey);
+  const table = options.faces ? await faceCalls(apiKey) : await calls(apiKey);
+  const clip = await makePanClip(path.resolve(options.faces ? '../shared/eval/faces/bbt1.jpg' : '../shared/eval/photos/dog.jpg'));
   console.log(
-    `soak: ${options.minutes} min, ${options.clients} clients and ${options.streams} video streams, model ${path.basename(options.model)}, allocator ${options.jemalloc ? 'jemalloc (if installed)' : 'system'}, server pid ${server.pid}`,
+    `soak: ${options.minutes} min, ${options.clients} clients and ${options.streams} video streams, ${options.faces ? 'a face service (the embedded face model)' : `model ${path.basename(options.model)}`}, allocator ${options.jemalloc ? 'jemalloc (if installed)' : 'system'}, server pid ${server.pid}`,
   );
 
   const endAt = Date.now() + options.minutes * 60_000;
@@ -182,8 +243,9 @@ async function main(): Promise<void> {
       const started = performance.now();
       try {
         const response = await fetch(url + (call.path ?? '/api/v1/object-detection'), { method: 'POST', headers: call.headers, body: call.body });
-        const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string } };
-        const code = answer.error?.code ?? 'ok';
+        // The Nvision API's error is {code, message}; DeepStack's is a sentence, with its code beside it.
+        const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string } | string; code?: string };
+        const code = (typeof answer.error === 'object' ? answer.error.code : answer.code) ?? 'ok';
         count(`${response.status} ${code}`);
         if (response.status === 200 && !call.kind.startsWith('bad:')) {
           const ms = performance.now() - started;
@@ -214,7 +276,7 @@ async function main(): Promise<void> {
       const protocol = STREAM_PROTOCOLS[(index + round) % STREAM_PROTOCOLS.length];
       inFlight++;
       try {
-        const connection = await CONNECT_STREAM[protocol]({ url, apiKey });
+        const connection = await CONNECT_STREAM[protocol]({ url, apiKey, task: options.faces ? 'face-detection' : undefined });
         streamCounts.opened++;
         count(`stream ${protocol} opened`);
         connection.onAnswer((answer) => {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { SignUpPolicy } from './accounts/sign-up.js';
-import type { ModelSources } from './models/model-repository.js';
+import type { ModelSources, ModelsFolder } from './models/model-repository.js';
 
 /**
  * Every setting of the service, read once in the composition root and passed down frozen.
@@ -10,10 +10,15 @@ import type { ModelSources } from './models/model-repository.js';
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** ONNX model file(s) to serve; the first is the default for new services. Empty (and no `modelsDir`): the embedded default. */
+  /** ONNX model file(s) to serve; the first is the default for new services. Empty (and no model file in `modelsDir`): the embedded default. */
   readonly modelPaths: readonly string[];
-  /** Model repository folder: every `*.onnx` in it is served too, each with an optional `<name>.json` configuration. */
-  readonly modelsDir: string | undefined;
+  /**
+   * Model repository folder: every `*.onnx` in it is served too, each with an optional `<name>.json`
+   * configuration. DETECTD_MODELS_DIR, else DEFAULT_MODELS_DIR, where `detectd models pull` puts models.
+   */
+  readonly modelsDir: ModelsFolder;
+  /** Base URL of a mirror of the model catalogue's files, which `detectd models pull` downloads from instead of their upstream URLs. */
+  readonly modelsMirror: string | undefined;
   /** The model services naming none are answered by (a model name); absent: the first of `modelPaths`, else of `modelsDir` by name. */
   readonly defaultModel: string | undefined;
   readonly dataDir: string;
@@ -56,6 +61,9 @@ export interface Limits {
   /** Bytes of request bodies held at once across all requests (arriving or not yet answered); past it, 503 `overloaded`. */
   readonly maxUploadBytes: number;
 }
+
+/** The models folder when DETECTD_MODELS_DIR is not set: read if it exists (docs/models.md). */
+export const DEFAULT_MODELS_DIR = './models';
 
 /**
  * Default runs of a model at once: one per inference thread, up to 4 (each single-threaded session
@@ -156,6 +164,8 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
     throw new ConfigError('DETECTD_DATABASE_URL needs DETECTD_SECRET, the same on every replica');
   }
   const modelsDir = text(env, 'DETECTD_MODELS_DIR');
+  const modelsMirror = text(env, 'DETECTD_MODELS_MIRROR')?.replace(/\/+$/, '');
+  if (modelsMirror !== undefined && !/^https?:\/\//.test(modelsMirror)) throw new ConfigError('DETECTD_MODELS_MIRROR must be an http:// or https:// base URL');
   const publicUrl = text(env, 'DETECTD_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new ConfigError('DETECTD_PUBLIC_URL must be an absolute URL');
   const config: Config = {
@@ -166,7 +176,8 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
       .map((entry) => entry.trim())
       .filter((entry) => entry !== '')
       .map((entry) => path.resolve(entry)),
-    modelsDir: modelsDir === undefined ? undefined : path.resolve(modelsDir),
+    modelsDir: { path: path.resolve(modelsDir ?? DEFAULT_MODELS_DIR), required: modelsDir !== undefined },
+    modelsMirror,
     defaultModel: text(env, 'DETECTD_DEFAULT_MODEL'),
     dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
     databaseUrl,

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { ModelSettingsError } from './models/model-repository.js';
 import { startServer } from './server.js';
 import { turboJpeg } from './vision/turbojpeg.js';
 
@@ -34,7 +35,13 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (error) {
-    logger.fatal({ err: error }, 'start-up failed');
+    if (!(error instanceof ModelSettingsError)) {
+      logger.fatal({ err: error }, 'start-up failed');
+      process.exit(1);
+    }
+    // The operator's to fix, in words: no stack trace, and the sentence last, where a person reads it.
+    logger.fatal({ reason: error.message }, 'start-up failed');
+    process.stderr.write(`detectd: cannot start: ${error.message}\n`);
     process.exit(1);
   }
   const running = server;

@@ -26,7 +26,7 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { type TaskDependencies, taskTable } from './tasks/index.js';
 import { FaceGallery, FaceGalleryError } from './faces/face-gallery.js';
 import { faceSimilarity } from './faces/face-similarity.js';
-import { type FaceDescriber, loadFaceDescriber } from './models/face-describer.js';
+import { type FaceDescriber, loadFaceDescriber, SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import { DetectdError } from './core/errors.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
@@ -77,7 +77,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (README "Faces")');
   }
   const tasks = tasksOf({ faces: faces.recognition });
-  const needs = { faces: tasks.all.some((task) => task.detects === 'faces') };
+  const needs = { faces: tasks.kinds.has('faces') };
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
@@ -86,13 +86,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   for (const detector of registry.detectors) {
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
   }
-  const defaultChoice = defaultModelReason(modelSources, registry.detectors.length);
+  const defaultChoice = defaultModelReason(modelSources, registry);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
-  const modelsOfType = (type: string) => {
-    const task = tasks.find(type);
-    return task ? registry.ofKind(task.detects).map((detector) => detector.name) : registry.names;
-  };
+  const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack routes' part of the API reference does not depend on the caller: built once.
   const deepStackPaths = deepStackOpenApiPaths(tasks);
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
@@ -162,7 +159,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       streamRoutes(gate, tasks, streamTokens),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
-    readiness: { models: () => registry.names, databaseReachable: () => databaseReachable(db) },
+    readiness: { models: () => registry.detectors, databaseReachable: () => databaseReachable(db) },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
@@ -215,6 +212,7 @@ function faceRecognition(gallery: FaceGallery, logger: (message: string) => void
       return (await describer).describe(image, face);
     },
     similarity: faceSimilarity,
+    smallestFace: SMALLEST_DESCRIBED_FACE,
     async matcher(serviceId) {
       if ((await gallery.list(serviceId)).length === 0) return undefined;
       return gallery.matcher(serviceId);

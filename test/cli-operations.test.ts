@@ -224,7 +224,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(JSON.parse(created.stdout)).to.include({ model: 'yolox-nano-416' });
   });
 
-  it('checks --model against the server on this machine when the shell configures no model, and says when nothing can check it', async () => {
+  it('checks --model against the server on this machine when the shell configures no model, else against what a server with these settings would serve, each service type offered its own kind', async () => {
     const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = env;
     const besideServer = { ...shell, PORT: new URL(server.url).port, HOST: '127.0.0.1' };
     const created = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'pasted', '--model', 'yolo26n-640-int8', '--json'], besideServer);
@@ -233,14 +233,25 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(await detect(JSON.parse(created.stdout).api_key)).to.equal(200);
     const refused = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'unserved', '--model', 'yolox-nano-416', '--json'], besideServer);
     expect(refused.status).to.equal(1);
-    // The server's /readyz lists every model it loaded: the face task's embedded BlazeFace too.
-    expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8, blazeface' });
+    // The server's /readyz says what each of its models finds: an object service is offered its object models only, not the embedded YuNet-n.
+    expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8' });
 
+    // No server, no model settings: what `npm start` here would serve, the embedded models.
     const noServer = { ...shell, PORT: String(await closedPort()), HOST: '127.0.0.1' };
-    const unchecked = cli(['service', 'create', '--account', OWNER, '--name', 'unchecked', '--model', 'yolox-nano-416'], noServer);
-    expect(unchecked.status, unchecked.stderr).to.equal(0);
-    expect(unchecked.stderr).to.contain(`detectd: model "yolox-nano-416" not checked: this shell sets neither DETECTD_MODEL nor DETECTD_MODELS_DIR, and no server answers at http://127.0.0.1:${noServer.PORT}/readyz`);
-    expect(unchecked.stdout).to.contain('service created: unchecked (object-detection, model yolox-nano-416)');
+    const typo = cli(['service', 'create', '--account', OWNER, '--name', 'typo', '--model', 'yolo-typo'], noServer);
+    expect(typo.status).to.equal(1);
+    expect(typo.stderr).to.contain(
+      `detectd: no server answers at http://127.0.0.1:${noServer.PORT}/readyz, and this shell configures no model (DETECTD_MODEL, or a model file in ${path.resolve('models')}): ` +
+        'checked against the models a server started with these settings serves: yolox-nano-416, yunet-n\n',
+    );
+    expect(typo.stderr).to.contain('detectd: this server has no model named "yolo-typo"; choose one of: yolox-nano-416\n');
+    const faceForObjects = JSON.parse(cli(['service', 'create', '--account', OWNER, '--name', 'faces wrong', '--model', 'yunet-n', '--json'], noServer).stderr);
+    expect(faceForObjects.error).to.deep.equal({ code: 'unknown_model', message: '"yunet-n" does not serve object-detection services; choose one of: yolox-nano-416' });
+    const objectsForFaces = JSON.parse(cli(['service', 'create', '--account', OWNER, '--name', 'objects wrong', '--type', 'face-detection', '--model', 'yolox-nano-416', '--json'], noServer).stderr);
+    expect(objectsForFaces.error).to.deep.equal({ code: 'unknown_model', message: '"yolox-nano-416" does not serve face-detection services; choose one of: yunet-n' });
+    const embedded = cli(['service', 'create', '--account', OWNER, '--name', 'embedded', '--model', 'yolox-nano-416', '--json'], noServer);
+    expect(embedded.status, embedded.stderr).to.equal(0);
+    expect(JSON.parse(embedded.stdout)).to.include({ model: 'yolox-nano-416' });
   });
 
   it('renames a service and changes its model as the console does, checked by the same rules; the running server follows', async () => {

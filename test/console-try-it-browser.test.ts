@@ -14,7 +14,27 @@ async function openService(page: Page, server: TestServer, name: string): Promis
 }
 
 describe('"Try it" in Chromium: counts per class, the annotated image to download, errors that look like errors with times as times', () => {
-  const fixture = useServerAndBrowser();
+  // A newcomer's server: no model configured, the embedded one serves.
+  const fixture = useServerAndBrowser({ DETECTD_MODEL: '' });
+
+  it('starts where the embedded model\'s authors suggest, saying what the API\'s default is: the first answer on dog.jpg is the dog, the bicycle and the car', async () => {
+    const page = await fixture.browser.newPage({ viewport: LAPTOP });
+    await openService(page, fixture.server, 'service 1');
+    expect(await page.inputValue('#try-confidence')).to.equal('0.3');
+    expect(await page.textContent('#try-confidence-value')).to.equal('0.30');
+    expect(await page.textContent('#try-confidence-note')).to.equal('Starts at 0.30, what yolox-nano-416\u2019s authors suggest; a call that sends no ConfidenceThreshold gets 0.10.');
+    await page.setInputFiles('#try-file', photoPath('dog.jpg'));
+    await page.click('button:has-text("Detect")');
+    await page.waitForSelector('#try-result:not([hidden])');
+    expect(await page.textContent('#try-status')).to.match(/^\d found at confidence ≥ 0\.30 in \d+ ms\.$/);
+    const rows = await page.$$eval('#try-table tbody tr', (items) => items.map((row) => [row.children[0].textContent!, Number(row.children[1].textContent)] as const));
+    expect(rows.slice(0, 3).map(([name]) => name)).to.have.members(['dog', 'bicycle', 'car']);
+    for (const [name, confidence] of rows.slice(0, 3)) expect(confidence, name).to.be.above(0.75);
+    // Nothing else but the car seen again as a truck.
+    expect(rows.slice(3).map(([name]) => name).filter((name) => name !== 'truck')).to.deep.equal([]);
+    await page.locator('#try-title').locator('..').screenshot({ path: path.join(ARTIFACTS, 'console-try-it-first.png') });
+    await page.close();
+  });
 
   for (const [width, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
     it(`counts what it found per class and downloads the annotated image (${width})`, async () => {

@@ -100,6 +100,26 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     }
   });
 
+  it('a face too small to tell people apart (under 24 px) is never registered, and is recognized as nobody', async () => {
+    const own = await server.createService({ name: 'small faces', type: 'face-detection' });
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-small-'));
+    try {
+      // bbt1 at a seventh of its size: its four faces are 15–20 px tall.
+      const small = path.join(folder, 'bbt1-small.jpg');
+      await sharp(group('bbt1.jpg')).resize({ width: 195 }).jpeg({ quality: 95 }).toFile(small);
+      const refused = await deepstackFace(server, own, 'register', 'raj', small);
+      expect(refused.error).to.match(/status code: 400/);
+      await deepstackFace(server, own, 'register', 'raj', cropPath('raj', 1));
+      const large = await deepstackFace(server, own, 'recognize', group('bbt1.jpg'));
+      expect(userids(large.result)).to.deep.equal(['raj', 'unknown', 'unknown', 'unknown']);
+      const tiny = await deepstackFace(server, own, 'recognize', small);
+      expect(tiny.result.length).to.be.at.least(3);
+      expect(userids(tiny.result).every((userid) => userid === 'unknown')).to.equal(true);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('detect: one face in a portrait, the four of bbt1, boxes in pixels, highest confidence first', async () => {
     const one = await deepstackFace(server, key, 'detect', cropPath('penny', 1));
     expect(one.result).to.have.length(1);

@@ -76,7 +76,9 @@ function taskLiterals(root: string, types: readonly string[]): string[] {
     if (!relative.endsWith('.ts') || OWNS_TASKS.test(relative)) continue;
     const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) && types.some((type) => node.text.includes(type))) {
+      // A link to another site (a model's upstream repository) names none of our tasks, whatever its path says.
+      const literal = (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) && !/^https:\/\//.test(node.text);
+      if (literal && types.some((type) => node.text.includes(type))) {
         found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
       }
       node.forEachChild(visit);

@@ -4,6 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { openDatabase } from '../src/store/database.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, MAIN, requireBuild, startProcess } from './support/processes.js';
@@ -102,31 +103,49 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     expect(refused, 'no longer listening').to.be.instanceOf(Error);
   });
 
-  it('npm start with no model configured serves the embedded TF.js CenterNet, which finds the dog', async () => {
+  it('npm start with no model configured serves the embedded YOLOX-nano: the dog, the bicycle and the car at 0.5; a service stored with "centernet" is answered by it', async () => {
     const { DETECTD_MODEL: _unset, ...withoutModel } = env;
     const apiKey = createServiceWithCli(withoutModel, 'embedded@example.com', 'embedded');
+    const upgraded = createServiceWithCli(withoutModel, 'upgraded@example.com', 'from an older version');
+    // A service saved by a version whose embedded model was CenterNet names it.
+    const db = await openDatabase({ dataDir, databaseUrl: undefined });
+    await db.updateTable('services').set({ model: 'centernet' }).where('name', '=', 'from an older version').execute();
+    await db.destroy();
     const server = await startProcess(withoutModel, ['npm', 'start', '--silent']);
     try {
       const log = server.output.join('');
-      expect(log).to.contain('DETECTD_MODEL is not set: serving the embedded CenterNet');
+      expect(log).to.contain('No object model is configured (DETECTD_MODEL, or a model file in the models folder): serving the embedded yolox-nano-416');
+      expect(log).to.contain('`npx detectd models pull --list`').and.not.contain('../shared');
       // npm start preloads jemalloc (libjemalloc2, installed by .ci/run) so that libvips does not fragment the heap.
       expect(log).to.contain('"allocator":"jemalloc"');
-      expect(log).to.match(/"runtime":"tfjs-(wasm|node)"/);
+      expect(log).to.contain('"runtime":"onnxruntime-node"');
       const ready = (await (await fetch(server.url + '/readyz')).json()) as { models: string[] };
       // Zero configuration: the embedded object detector and the embedded face detector.
-      expect(ready.models).to.deep.equal(['centernet', 'blazeface']);
-      const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
-      expect(status).to.equal(200);
-      const objects = body.detected_objects as { name: string; parent: string; bounding_box: { left: number; bottom: number } }[];
-      const dog = objects.find((object) => object.name === 'dog');
-      expect(dog, JSON.stringify(body)).to.not.equal(undefined);
-      expect(dog!.parent).to.equal('animal');
-      // Roughly where the dog is (left ≈ 133, top ≈ 220, right ≈ 309, bottom ≈ 545).
-      expect(dog!.bounding_box.left).to.be.within(100, 170);
-      expect(dog!.bounding_box.bottom).to.be.within(500, 576);
+      expect(ready.models).to.deep.equal(['yolox-nano-416', 'yunet-n']);
+      for (const key of [apiKey, upgraded]) {
+        const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { ConfidenceThreshold: '0.5' }), { apiKey: key });
+        expect(status, JSON.stringify(body)).to.equal(200);
+        const objects = body.detected_objects as { name: string; parent: string; bounding_box: { left: number; bottom: number } }[];
+        expect(objects.map((object) => object.name)).to.have.members(['dog', 'bicycle', 'car']);
+        const dog = objects.find((object) => object.name === 'dog')!;
+        expect(dog.parent).to.equal('animal');
+        // Roughly where the dog is (left ≈ 133, top ≈ 220, right ≈ 309, bottom ≈ 545).
+        expect(dog.bounding_box.left).to.be.within(100, 170);
+        expect(dog.bounding_box.bottom).to.be.within(500, 576);
+      }
     } finally {
       await server.stop();
     }
+  });
+
+  it('stops start-up with one sentence, no stack trace, when DETECTD_MODEL names a file that does not exist', () => {
+    const missing = path.join(dataDir, 'yolo26n-640-int8.onnx');
+    const result = spawnSync(process.execPath, [MAIN], { env: { ...env, DETECTD_MODEL: missing }, encoding: 'utf8' });
+    expect(result.status).to.equal(1);
+    expect(result.stderr).to.equal(
+      `detectd: cannot start: DETECTD_MODEL names ${missing}, which does not exist: \`npx detectd models pull yolo26n-640-int8\` downloads it into ${path.resolve('models')}, where the server finds it without DETECTD_MODEL\n`,
+    );
+    expect(result.stdout + result.stderr).to.not.match(/\n\s+at /);
   });
 
   it('refuses to start with a clear message when the configuration is invalid', () => {

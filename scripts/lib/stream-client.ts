@@ -5,8 +5,9 @@ import WebSocket, { type ClientOptions } from 'ws';
 /** A server message as the test sees it (schemas/stream-server-message.json). */
 export type Message = Record<string, any> & { type: 'ready' | 'result' | 'error' };
 
-export const streamUrl = (serverUrl: string, token?: string) =>
-  serverUrl.replace(/^http/, 'ws') + '/api/v1/object-detection/stream' + (token ? `?token=${encodeURIComponent(token)}` : '');
+/** The JSON stream of a task (object detection unless `task` names another). */
+export const streamUrl = (serverUrl: string, token?: string, task = 'object-detection') =>
+  serverUrl.replace(/^http/, 'ws') + `/api/v1/${task}/stream` + (token ? `?token=${encodeURIComponent(token)}` : '');
 
 /** A real WebSocket client of the video stream that records every message and the close. */
 export class StreamClient {
@@ -35,8 +36,8 @@ export class StreamClient {
   }
 
   /** Opens a stream with an API key and sends `start`; resolves once `ready` arrived. */
-  static async start(serverUrl: string, apiKey: string, configurations: Record<string, string> = {}): Promise<StreamClient> {
-    const client = await StreamClient.open(streamUrl(serverUrl), { headers: { Authorization: `ApiKey ${apiKey}` } });
+  static async start(serverUrl: string, apiKey: string, configurations: Record<string, string> = {}, task?: string): Promise<StreamClient> {
+    const client = await StreamClient.open(streamUrl(serverUrl, undefined, task), { headers: { Authorization: `ApiKey ${apiKey}` } });
     client.sendJson({ type: 'start', configurations: Object.entries(configurations).map(([parameter, value]) => ({ parameter, value })) });
     await client.waitFor((messages) => messages.some((message) => message.type === 'ready'));
     return client;

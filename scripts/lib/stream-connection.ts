@@ -5,10 +5,11 @@ import { StreamClient } from './stream-client.js';
 export const STREAM_PROTOCOLS = ['json', 'nvision'] as const;
 export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
 
-/** Where a stream goes: a server and a service's key. */
+/** Where a stream goes: a server, a service's key, and the service's task (object detection unless named). */
 export interface StreamTarget {
   readonly url: string;
   readonly apiKey: string;
+  readonly task?: string;
 }
 
 /** What a server answered one frame with. */
@@ -27,7 +28,7 @@ export interface StreamConnection {
 }
 
 async function jsonConnection(target: StreamTarget): Promise<StreamConnection> {
-  const client = await StreamClient.start(target.url, target.apiKey);
+  const client = await StreamClient.start(target.url, target.apiKey, {}, target.task);
   return {
     send: (frame, id) => client.sendFrame(frame, id),
     onAnswer: (listener) =>
@@ -43,7 +44,7 @@ async function jsonConnection(target: StreamTarget): Promise<StreamConnection> {
 
 /** The Nvision protocol as the SDK speaks it: the key as subprotocol, one protobuf NvisionRequest per frame and per result. */
 async function nvisionConnection(target: StreamTarget): Promise<StreamConnection> {
-  const socket = new WebSocket(target.url.replace(/^http/, 'ws') + '/api/v1/object-detection', target.apiKey);
+  const socket = new WebSocket(target.url.replace(/^http/, 'ws') + `/api/v1/${target.task ?? 'object-detection'}`, target.apiKey);
   const closed = new Promise<number>((resolve) => socket.once('close', resolve));
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return {

@@ -1,8 +1,8 @@
 import { type AccountDomain, accountDomain } from '../accounts/account-domain.js';
 import { AccountError } from '../accounts/account-error.js';
 import { loadServerSecret } from '../accounts/server-secret.js';
-import { type Config, ConfigError, modelSourcesOf } from '../config.js';
-import { modelFiles } from '../models/load-models.js';
+import { type Config, ConfigError } from '../config.js';
+import type { Detector } from '../models/types.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { CliFailure, EXIT } from './exit-codes.js';
@@ -45,40 +45,8 @@ export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Where the server these settings describe answers on this machine (a wildcard address is reached on loopback). */
-function localServerUrl(config: Config): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-}
-
-/** How long the CLI waits for the local server's model list. */
-const SERVER_ANSWER_MS = 2000;
-
-/**
- * The models a service may name, as the CLI can know them: those this shell's settings configure
- * (DETECTD_MODEL, DETECTD_MODELS_DIR); with none configured here (a shell beside the server's,
- * as in the README's First detection), those the server on this machine lists at /readyz; with
- * neither, undefined — not checked here, which standard error says (a service whose model the
- * server does not serve is answered 503 model_unavailable).
- */
-export async function modelNamesToCheck(config: Config, output: OutputOptions, model: string): Promise<string[] | undefined> {
-  const files = await asConfiguration(() => modelFiles(modelSourcesOf(config)));
-  if (files.length > 0) return files.map((file) => file.name);
-  const readiness = `${localServerUrl(config)}/readyz`;
-  try {
-    const answer = (await (await fetch(readiness, { signal: AbortSignal.timeout(SERVER_ANSWER_MS) })).json()) as { models?: unknown };
-    if (Array.isArray(answer.models) && answer.models.length > 0) return answer.models.map(String);
-  } catch {
-    // No server here, or not detectd: the name cannot be checked.
-  }
-  if (!output.json) {
-    process.stderr.write(
-      `detectd: model "${model}" not checked: this shell sets neither DETECTD_MODEL nor DETECTD_MODELS_DIR, and no server answers at ${readiness}; ` +
-        'if the server does not serve it, the service\'s calls are answered 503 model_unavailable\n',
-    );
-  }
-  return undefined;
-}
+/** A model a server serves, as a service's `--model` is checked against it: its name and what it finds. */
+export type ServedModel = Pick<Detector, 'name' | 'kind'>;
 
 /** How a command uses the store. */
 export interface DomainUse {
@@ -88,8 +56,8 @@ export interface DomainUse {
    * refused instead of created empty (the CLI was run away from the server's data, most likely).
    */
   readonly mayCreate?: boolean;
-  /** The models a service may name (modelNamesToCheck); absent: not checked. */
-  readonly modelNames?: readonly string[];
+  /** The models a service may name (served-models.ts); absent: not checked. */
+  readonly models?: readonly ServedModel[];
 }
 
 /** The store under the account domain, for the commands that reach beyond it (a face service's people). */
@@ -129,7 +97,9 @@ export function withDomainServing(tasks: TaskTable): WithDomain {
     }
     try {
       const secret = loadServerSecret(config.secret, config.dataDir);
-      return await task(accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: use.modelNames, signUp: config.signUp }), { db, secret });
+      const { models } = use;
+      const modelChecks = models && { modelNames: models.map((model) => model.name), modelsOfType: (type: string) => tasks.modelsFor(type, models) };
+      return await task(accountDomain(db, secret, { serviceTypes: tasks.types, ...modelChecks, signUp: config.signUp }), { db, secret });
     } finally {
       await db.destroy();
     }

@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
 import { loadConfig, modelSourcesOf } from '../config.js';
-import { EMBEDDED_MODEL_NAME } from '../models/embedded-model.js';
-import { type ModelLoad, tryModelFiles } from '../models/load-models.js';
+import { EMBEDDED_MODEL_SOURCES, type ModelLoad, tryModelFiles } from '../models/load-models.js';
 import { modelNameOf } from '../models/model-repository.js';
 import { modelsByName } from '../models/registry.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
 import { asConfiguration, type OutputOptions, printResult, runCommand, table } from './command-context.js';
 import { EXIT } from './exit-codes.js';
+import { addPullCommand } from './model-pull.js';
 
-function modelJson(load: ModelLoad, index: number) {
-  const common = { name: modelNameOf(load.path), file: load.path, default: index === 0 };
+function modelJson(load: ModelLoad, index: number, embedded: boolean) {
+  const common = { name: modelNameOf(load.path), file: load.path, default: index === 0, embedded };
   if ('refused' in load) return { ...common, status: 'refused' as const, reason: load.refused.reason };
   const { detector } = load;
   return {
@@ -40,9 +40,12 @@ function namesProblem(loads: readonly ModelLoad[]): string | undefined {
   }
 }
 
-/** `detectd models list`: what the server would serve with these settings, each model loaded and checked as at start-up. */
+/**
+ * `detectd models list`: what the server would serve with these settings, each model loaded and
+ * checked as at start-up; and `detectd models pull` (model-pull.ts).
+ */
 export function addModelCommands(program: Command): void {
-  const models = program.command('models').description('the models this server serves (DETECTD_MODEL, DETECTD_MODELS_DIR)');
+  const models = program.command('models').description('the models this server serves (DETECTD_MODEL, the models folder), and downloading known-good ones');
   models
     .command('list')
     .description('load and check every configured model as the server would, and list them (exit 1 when one is refused)')
@@ -50,21 +53,16 @@ export function addModelCommands(program: Command): void {
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
         const config = loadConfig();
-        const loads = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
-        if (loads.length === 0) {
-          printResult(
-            options,
-            { models: [{ name: EMBEDDED_MODEL_NAME, file: null, default: true, status: 'ok', family: EMBEDDED_MODEL_NAME, runtime: 'tfjs' }] },
-            `${EMBEDDED_MODEL_NAME} (embedded; DETECTD_MODEL and DETECTD_MODELS_DIR are not set)`,
-          );
-          return;
-        }
-        const listed = loads.map(modelJson);
+        const configured = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
+        // As the server does: the embedded object model first when no configured one is.
+        const embedded = configured.some((load) => 'detector' in load && load.detector.kind === 'objects') ? [] : await tryModelFiles(EMBEDDED_MODEL_SOURCES, config.inference, false);
+        const loads = [...embedded, ...configured];
+        const listed = loads.map((load, index) => modelJson(load, index, index < embedded.length));
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
         const names = namesProblem(loads);
         const rows = listed.map((model) =>
           model.status === 'ok'
-            ? [model.name + (model.default ? ' *' : ''), 'ok', model.family, String(model.input_size), `${model.labels.length} (${model.label_source})`, model.file]
+            ? [model.name + (model.default ? ' *' : '') + (model.embedded ? ' (embedded)' : ''), 'ok', model.family, String(model.input_size), `${model.labels.length} (${model.label_source})`, model.file]
             : [model.name + (model.default ? ' *' : ''), 'REFUSED', '-', '-', '-', model.file],
         );
         printResult(
@@ -75,4 +73,5 @@ export function addModelCommands(program: Command): void {
         if (refused.length > 0 || names) process.exitCode = EXIT.refused;
       }),
     );
+  addPullCommand(models);
 }

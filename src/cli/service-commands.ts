@@ -6,7 +6,8 @@ import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
 import { FaceGallery } from '../faces/face-gallery.js';
 import type { TaskTable } from '../tasks/task-table.js';
-import { modelNamesToCheck, type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
+import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
+import { servedModels } from './served-models.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 interface ServiceOptions extends OutputOptions {
@@ -120,7 +121,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
     .action((options: OutputOptions & { account: string; name: string; type: string; model?: string }) =>
       runCommand(options, async () => {
         const config = loadConfig();
-        const modelNames = options.model === undefined ? undefined : await modelNamesToCheck(config, options, options.model);
+        const models = options.model === undefined ? undefined : await servedModels(config, tasks, options);
         await withDomain(
           config,
           options,
@@ -133,7 +134,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
               `service created: ${created.name} (${created.type}, model ${created.model ?? 'the server default'}), id ${created.id}\nAPI key: ${apiKey}\nKeep it safe; its owner can also read it on the service overview page of the console.`,
             );
           },
-          { modelNames },
+          { models },
         );
       }),
     );
@@ -356,7 +357,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       runCommand(options, async () => {
         if ((model === undefined) === (options.default === undefined)) throw new CliFailure('usage', 'give either a model name or --default', EXIT.usage);
         const config = loadConfig();
-        const modelNames = model === undefined ? undefined : await modelNamesToCheck(config, options, model);
+        const models = model === undefined ? undefined : await servedModels(config, tasks, options);
         await withDomain(
           config,
           options,
@@ -365,7 +366,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
             const changed = await domain.services.update(found, { name: found.name, model: model ?? null });
             printResult(options, serviceJson(changed, await ownerEmails(domain)), `model of ${changed.name}: ${changed.model ?? 'the server default'}`);
           },
-          { modelNames },
+          { models },
         );
       }),
     );

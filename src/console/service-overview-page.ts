@@ -23,6 +23,8 @@ export interface OverviewData {
   /** Base URL callers reach this server at, without a trailing slash. */
   readonly baseUrl: string;
   readonly defaultModel: string;
+  /** The confidence threshold the authors of the service's model suggest, if known (the model catalogue's): where Try it starts. */
+  readonly suggestedThreshold?: { readonly model: string; readonly threshold: number };
   /** The models a service of this type may name. */
   readonly models: readonly string[];
   /** The DeepStack / CodeProject.AI paths a service of this type answers with its key (the door's route table); none: no DeepStack card. */
@@ -115,6 +117,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
   const confidence = CONFIDENCE_LABELS[data.task?.detects ?? 'objects'];
+  const threshold = tryItThreshold(data);
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
     html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
@@ -143,8 +146,9 @@ export function serviceOverviewPage(data: OverviewData): string {
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
     <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
-      <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">0.50</output></label>
-        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="0.5"></div>
+      <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
+        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note">
+        <p class="muted small" id="try-confidence-note">${threshold.note}</p></div>
       <button type="submit" class="button primary">Detect</button>
     </form>
     <div id="try-status" class="try-status" role="status" aria-live="polite"></div>
@@ -187,6 +191,19 @@ export function serviceOverviewPage(data: OverviewData): string {
   </section>
 </div>`,
   );
+}
+
+/**
+ * Where Try it's threshold starts, and why: the threshold the model's authors suggest where one is
+ * known (a newcomer's first try shows what a person would call right), else the API's default;
+ * either way the note says what a call that sends none gets.
+ */
+function tryItThreshold(data: OverviewData): { readonly value: number; readonly note: string } {
+  const apiDefault = Number(data.task?.parameters.ConfidenceThreshold?.defaultValue ?? 0.5).toFixed(2);
+  const suggested = data.suggestedThreshold;
+  return suggested
+    ? { value: suggested.threshold, note: `Starts at ${suggested.threshold.toFixed(2)}, what ${suggested.model}\u2019s authors suggest; a call that sends no ConfidenceThreshold gets ${apiDefault}.` }
+    : { value: Number(apiDefault), note: `Starts at ${apiDefault}, what a call that sends no ConfidenceThreshold gets.` };
 }
 
 function apiKeyEntry(data: OverviewData, base: string): SafeHtml {

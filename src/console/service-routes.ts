@@ -7,6 +7,7 @@ import { FaceGalleryError } from '../faces/face-gallery.js';
 import { type NoticeSection, type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
+import { catalogueModel } from '../models/model-catalogue.js';
 import { baseUrlOf } from '../transports/base-url.js';
 import { deepStackRouteTable, shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
@@ -67,10 +68,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
 
   /** The models a service of `type` may name (those that find what its task finds), its default first. */
-  const modelsOfType = (type: string): string[] => {
-    const task = tasks.find(type);
-    return task ? models.ofKind(task.detects).map((detector) => detector.name) : models.names;
-  };
+  const modelsOfType = (type: string): string[] => tasks.modelsFor(type, models.detectors);
   const defaultOfType = (type: string): string => {
     const task = tasks.find(type);
     return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
@@ -101,6 +99,13 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     }
   });
 
+  /** What the authors of the model answering `service` suggest as its confidence threshold, if the model catalogue knows. */
+  const suggestedThreshold = (service: Service) => {
+    const model = models.find(service.model ?? defaultOfType(service.type));
+    const threshold = model && catalogueModel(model.name)?.suggestedThreshold;
+    return threshold === undefined ? undefined : { model: model!.name, threshold };
+  };
+
   const renderOverview = async (request: Request, response: Response, refused?: RefusedForm) => {
     const service = serviceOf(response);
     const task = tasks.find(service.type);
@@ -114,6 +119,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         task,
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: defaultOfType(service.type),
+        suggestedThreshold: suggestedThreshold(service),
         models: modelsOfType(service.type),
         deepStackPaths: task ? shownPathsOfTask(deepStackRoutes, task) : [],
         faceMatchThreshold: task?.detects === 'faces' ? await dependencies.faceThresholds.threshold(service.id) : undefined,

@@ -24,6 +24,13 @@ export interface FaceDescriber {
   dispose(): Promise<void>;
 }
 
+/**
+ * Height in image pixels of the smallest face described: below it the chip is a blur of a dozen
+ * pixels, its descriptor lies near every other such blur, and strangers in crowds were named (two
+ * of the three strangers the face eval still named were 15–16 px faces).
+ */
+export const SMALLEST_DESCRIBED_FACE = 24;
+
 /** Side of the square face image ("chip") dlib's recognition network was trained on. */
 export const CHIP_SIDE = 150;
 

@@ -1,29 +1,26 @@
-import { EMBEDDED_FACE_MODEL_PATH } from './embedded-model.js';
+import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
 import { ModelRefused } from './model-refused.js';
-import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, type ModelSources } from './model-repository.js';
+import { catalogueModel } from './model-catalogue.js';
+import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
 import { FILE_RUNTIMES } from './runtimes/index.js';
-import { loadThreadedDetector } from './runtimes/threaded-detector.js';
-import { moduleUrl } from './runtimes/worker-thread.js';
 import type { Detector } from './types.js';
 
-/**
- * The detector that arrives with `npm ci`: CenterNet (MobileNetV3, COCO-80) from the
- * `@vladmandic/human` package, run by TF.js in a worker thread.
- */
-export function loadEmbeddedDetector(logger: (message: string) => void): Promise<Detector> {
-  return loadThreadedDetector({ moduleUrl: moduleUrl('./runtimes/tfjs/centernet', import.meta.url) }, logger);
-}
+/** Where the embedded object model comes from: its file, as DETECTD_MODEL would name it. */
+export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODEL_FILE], modelsDir: undefined };
 
-/**
- * The zero-configuration face detector (embedded-model.ts), served by ONNX Runtime as any
- * configured model file is; serves faces when no face model is configured.
- */
-export async function loadEmbeddedFaceDetector(defaults: InferenceSettings, logger: (message: string) => void): Promise<Detector> {
-  const [load] = await tryModelFiles({ modelPaths: [EMBEDDED_FACE_MODEL_PATH], modelsDir: undefined }, defaults, true, logger);
+/** A model file of the checkout (embedded-model.ts), loaded by its runtime like any configured model file; a refusal throws. */
+async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
+  const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
   return load.detector;
 }
+
+/** The object detector that arrives with the checkout: YOLOX-nano; serves objects when no object model is configured. */
+export const loadEmbeddedDetector = (defaults: InferenceSettings, logger: (message: string) => void) => loadEmbeddedModel(EMBEDDED_MODEL_FILE, defaults, logger);
+
+/** The zero-configuration face detector: YuNet-n; serves faces when no face model is configured. */
+export const loadEmbeddedFaceDetector = (defaults: InferenceSettings, logger: (message: string) => void) => loadEmbeddedModel(EMBEDDED_FACE_MODEL_PATH, defaults, logger);
 
 /** Outcome of loading one model file: the detector, or why it is refused. */
 export type ModelLoad = { readonly path: string; readonly detector: FileDetector } | { readonly path: string; readonly refused: ModelRefused };
@@ -59,8 +56,19 @@ export interface ModelNeeds {
   readonly faces: boolean;
 }
 
+/** The start-up log's word on the embedded object model: what it is, and how to get a more accurate one. */
+function embeddedModelHint(embedded: Detector, folder: ModelsFolder | undefined): string {
+  const measured = catalogueModel(embedded.name);
+  const figures = measured ? ` — ${measured.accuracy}, ${measured.speed} per image on the reference machine` : '';
+  const into = folder ? ` into ${folder.path}, where the server finds them` : '';
+  return (
+    `No object model is configured (DETECTD_MODEL, or a model file in the models folder): serving the embedded ${embedded.name}${figures}. ` +
+    `For more accuracy, \`npx detectd models pull --list\` lists the models it downloads${into} and what each measured; see docs/models.md.`
+  );
+}
+
 /**
- * Loads each configured model (DETECTD_MODEL, then DETECTD_MODELS_DIR), the embedded detector
+ * Loads each configured model (DETECTD_MODEL, then the models folder), the embedded detector
  * when no object model is configured, and the embedded face detector when faces are needed and no
  * face model is configured. Like Triton's default (`--exit-on-error`), one refused model stops
  * start-up (a server silently missing a model would answer its services 503), and so does an alias
@@ -76,20 +84,22 @@ export async function loadModels(
   const loads = await tryModelFiles(sources, defaults, true, logger);
   const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
+  const embedded = new Set<Detector>();
   try {
-    if (refused.length > 0) throw new Error(refused.join('\n'));
+    if (refused.length > 0) throw new ModelSettingsError(refused.join('\n'));
     if (!detectors.some((detector) => detector.kind === 'objects')) {
-      logger(
-        'DETECTD_MODEL is not set: serving the embedded CenterNet (TF.js, AP 32.8, ~190 ms per image here). ' +
-          'An ONNX YOLO model is faster and more accurate, e.g. DETECTD_MODEL=../shared/models/yolo26n-640-int8.onnx (AP 43.6, 58 ms); see README "Models".',
-      );
-      detectors.unshift(await loadEmbeddedDetector(logger));
+      const detector = await loadEmbeddedDetector(defaults, logger);
+      detectors.unshift(detector);
+      embedded.add(detector);
+      logger(embeddedModelHint(detector, sources.modelsDir));
     }
     if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
       logger('No face model is configured: serving the embedded YuNet-n for faces; see README "Faces" for the more accurate RetinaFace.');
-      detectors.push(await loadEmbeddedFaceDetector(defaults, logger));
+      const detector = await loadEmbeddedFaceDetector(defaults, logger);
+      detectors.push(detector);
+      embedded.add(detector);
     }
-    return new ModelRegistry(detectors, reserved);
+    return new ModelRegistry(detectors, reserved, embedded);
   } catch (error) {
     await Promise.all(detectors.map((detector) => detector.dispose()));
     throw error;

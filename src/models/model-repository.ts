@@ -1,15 +1,27 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { catalogueModel } from './model-catalogue.js';
+import type { ModelRegistry } from './registry.js';
 import type { Detector } from './types.js';
+
+/** Model settings (DETECTD_MODEL, the models folder, DETECTD_DEFAULT_MODEL) that cannot be served as they are, in words an operator can act on. */
+export class ModelSettingsError extends Error {}
 
 /** Where the server's models come from (README "Model repository"). */
 export interface ModelSources {
   /** DETECTD_MODEL: model files named one by one; the first is the default model. */
   readonly modelPaths: readonly string[];
-  /** DETECTD_MODELS_DIR: a folder whose every model file (`*.onnx`: an extension a runtime loads) is a model, with an optional `<name>.json` beside it. */
-  readonly modelsDir: string | undefined;
+  /** The models folder: every model file in it (`*.onnx`: an extension a runtime loads) is a model, with an optional `<name>.json` beside it. */
+  readonly modelsDir: ModelsFolder | undefined;
   /** DETECTD_DEFAULT_MODEL: the name of the model that serves services naming none; else DETECTD_MODEL's first, else the folder's first by name. */
   readonly defaultModel?: string;
+}
+
+/** The models folder: DETECTD_MODELS_DIR, else the default one that `detectd models pull` fills (config.ts). */
+export interface ModelsFolder {
+  readonly path: string;
+  /** Named by DETECTD_MODELS_DIR: it must exist and hold a model file. The default folder may be missing or empty. */
+  readonly required: boolean;
 }
 
 /** What a detector loaded from a file reports beyond `Detector`, for the start-up log and `detectd models list`. */
@@ -51,44 +63,65 @@ export interface ModelFile {
 
 export const modelNameOf = (modelPath: string) => path.basename(modelPath, path.extname(modelPath));
 
+/** The paths of the files (not folders) in the models folder, by name; none when the default folder does not exist. */
+async function readFolder(folder: ModelsFolder): Promise<string[]> {
+  let entries;
+  try {
+    entries = await fs.readdir(folder.path, { withFileTypes: true });
+  } catch (error) {
+    if (!folder.required && (error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new ModelSettingsError(`${folder.required ? 'DETECTD_MODELS_DIR' : 'the models folder'} ${folder.path} cannot be read: ${(error as Error).message}`);
+  }
+  return entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.join(folder.path, entry.name))
+    .sort();
+}
+
+const exists = (file: string) => fs.access(file).then(() => true, () => false);
+
+/** Why DETECTD_MODEL's `modelPath` cannot be served when no file is there, and how to get it. */
+function missingModelFile(modelPath: string, folder: ModelsFolder | undefined): string {
+  const name = modelNameOf(modelPath);
+  const into = folder ? ` into ${folder.path}` : '';
+  const remedy = catalogueModel(name)
+    ? `\`npx detectd models pull ${name}\` downloads it${into}, where the server finds it without DETECTD_MODEL`
+    : 'correct the path, or download a model with `npx detectd models pull <name>` (`npx detectd models pull --list` lists them)';
+  return `DETECTD_MODEL names ${modelPath}, which does not exist: ${remedy}`;
+}
+
 /**
  * The model files to serve, default first: DETECTD_MODEL's in the order given, then the
  * repository folder's by name (a file named in both counts once), each with the runtime of
- * `runtimes` that declares its extension. Only reads the folder; an empty result means the
- * embedded model serves. Throws on a missing folder, a file no runtime loads or two models of one name.
+ * `runtimes` that declares its extension. Only looks at the files (none is opened); an empty result means the
+ * embedded model serves. Throws ModelSettingsError on a missing file or folder, a file no runtime
+ * loads or two models of one name.
  */
 export async function findModelFiles(sources: ModelSources, runtimes: readonly FileRuntime[]): Promise<ModelFile[]> {
   const runtimeOf = (file: string) => runtimes.find((runtime) => runtime.extensions.includes(path.extname(file).toLowerCase()));
   const extensions = runtimes.flatMap((runtime) => runtime.extensions).join(' or ');
   const paths = [...sources.modelPaths];
   for (const modelPath of paths) {
-    if (!runtimeOf(modelPath)) throw new Error(`${modelPath}: expected an ${extensions} model file`);
+    if (!runtimeOf(modelPath)) throw new ModelSettingsError(`${modelPath}: expected an ${extensions} model file`);
+    if (!(await exists(modelPath))) throw new ModelSettingsError(missingModelFile(modelPath, sources.modelsDir));
   }
   if (sources.modelsDir !== undefined) {
-    let entries;
-    try {
-      entries = await fs.readdir(sources.modelsDir, { withFileTypes: true });
-    } catch (error) {
-      throw new Error(`DETECTD_MODELS_DIR ${sources.modelsDir} cannot be read: ${(error as Error).message}`);
-    }
-    const found = entries
-      .filter((entry) => !entry.isDirectory() && runtimeOf(entry.name) !== undefined)
-      .map((entry) => path.join(sources.modelsDir!, entry.name))
-      .sort();
-    if (found.length === 0 && paths.length === 0) throw new Error(`DETECTD_MODELS_DIR ${sources.modelsDir} holds no ${extensions} model file`);
+    const folder = sources.modelsDir;
+    const found = (await readFolder(folder)).filter((file) => runtimeOf(file) !== undefined);
+    if (found.length === 0 && paths.length === 0 && folder.required) throw new ModelSettingsError(`DETECTD_MODELS_DIR ${folder.path} holds no ${extensions} model file`);
     paths.push(...found.filter((file) => !paths.includes(file)));
   }
   const files = paths.map((file) => ({ name: modelNameOf(file), path: file, runtime: runtimeOf(file)! }));
   const byName = new Map<string, string>();
   for (const file of files) {
     const other = byName.get(file.name);
-    if (other !== undefined) throw new Error(`two models are named "${file.name}": ${other} and ${file.path}; rename one`);
+    if (other !== undefined) throw new ModelSettingsError(`two models are named "${file.name}": ${other} and ${file.path}; rename one`);
     byName.set(file.name, file.path);
   }
   if (sources.defaultModel === undefined) return files;
   const chosen = files.find((file) => file.name === sources.defaultModel);
   if (!chosen) {
-    throw new Error(
+    throw new ModelSettingsError(
       files.length === 0
         ? `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", but no model file is configured (DETECTD_MODEL, DETECTD_MODELS_DIR)`
         : `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", which is none of the configured models: ${files.map((file) => file.name).join(', ')}`,
@@ -97,11 +130,11 @@ export async function findModelFiles(sources: ModelSources, runtimes: readonly F
   return [chosen, ...files.filter((file) => file !== chosen)];
 }
 
-/** Why the default model (the first of findModelFiles) is the default, for the start-up log; `warning` when nobody chose it. */
-export function defaultModelReason(sources: ModelSources, modelCount: number): { readonly reason: string; readonly warning: boolean } {
+/** Why the registry's default model is the default, for the start-up log; `warning` when nobody chose it. */
+export function defaultModelReason(sources: ModelSources, registry: ModelRegistry): { readonly reason: string; readonly warning: boolean } {
   if (sources.defaultModel !== undefined) return { reason: 'named by DETECTD_DEFAULT_MODEL', warning: false };
+  if (registry.isEmbedded(registry.defaultModel)) return { reason: 'the embedded model, as no object model file is configured', warning: false };
   if (sources.modelPaths.length > 0) return { reason: 'the first of DETECTD_MODEL', warning: false };
-  if (sources.modelsDir === undefined) return { reason: 'the embedded model, as no model file is configured', warning: false };
-  if (modelCount === 1) return { reason: 'the only model of DETECTD_MODELS_DIR', warning: false };
-  return { reason: 'the first by name of DETECTD_MODELS_DIR, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it', warning: true };
+  if (registry.ofKind('objects').length === 1) return { reason: 'the only object model of the models folder', warning: false };
+  return { reason: 'the first by name of the models folder, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it', warning: true };
 }

@@ -40,10 +40,13 @@ export class ModelRegistry {
   readonly detectors: readonly Detector[];
   readonly defaultModel: Detector;
   readonly #byName: ReadonlyMap<string, Detector>;
+  readonly #embedded: ReadonlySet<Detector>;
 
-  constructor(detectors: readonly Detector[], reserved: ReservedModelNames = new Map()) {
+  /** `embedded`: those of `detectors` served because no model file of their kind is configured. */
+  constructor(detectors: readonly Detector[], reserved: ReservedModelNames = new Map(), embedded: ReadonlySet<Detector> = new Set()) {
     this.#byName = modelsByName(detectors, reserved);
     this.detectors = detectors;
+    this.#embedded = embedded;
     const defaultModel = this.defaultOf('objects');
     if (!defaultModel) throw new Error('no object detector loaded');
     this.defaultModel = defaultModel;
@@ -61,6 +64,11 @@ export class ModelRegistry {
   /** The first detector of a kind; undefined when none of that kind is loaded. */
   defaultOf(kind: DetectorKind): Detector | undefined {
     return this.detectors.find((detector) => detector.kind === kind);
+  }
+
+  /** Whether `detector` is an embedded model, served because no model file of its kind is configured. */
+  isEmbedded(detector: Detector): boolean {
+    return this.#embedded.has(detector);
   }
 
   /** The detector that `name` (a model name or an alias) names. */

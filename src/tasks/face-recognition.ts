@@ -33,6 +33,8 @@ export interface FaceRecognition {
   describe(image: RgbImage, face: Pick<Detection, 'box' | 'landmarks'>): Promise<Float32Array>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;
+  /** Height in pixels of the smallest face worth describing: a smaller one is too coarse to tell people apart, so it is nobody (and never registered). */
+  readonly smallestFace: number;
   /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (nothing is described then). */
   matcher(serviceId: string): Promise<PersonMatcher | undefined>;
   /** Adds the samples to the person, creating them when new; true when the person is new. */

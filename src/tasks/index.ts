@@ -18,6 +18,7 @@ export function taskTable(dependencies: TaskDependencies): TaskTable {
 const NOT_RUNNING: FaceRecognition = {
   describe: notRunning,
   similarity: notRunning,
+  smallestFace: 0,
   matcher: notRunning,
   register: notRunning,
   list: notRunning,

@@ -1,4 +1,5 @@
 import { DetectdError } from '../core/errors.js';
+import type { Detector, DetectorKind } from '../models/types.js';
 import type { Task } from './task.js';
 
 /**
@@ -7,13 +8,22 @@ import type { Task } from './task.js';
  */
 export class TaskTable {
   readonly types: readonly string[];
+  /** What the tasks find, together: the kinds of model the server must load. */
+  readonly kinds: ReadonlySet<DetectorKind>;
 
   constructor(readonly all: readonly Task[]) {
     this.types = all.map((task) => task.type);
+    this.kinds = new Set(all.map((task) => task.detects));
   }
 
   find(type: string): Task | undefined {
     return this.all.find((task) => task.type === type);
+  }
+
+  /** The names of `models` a service of `type` may name: those that find what its task finds (every one for a type no task serves). */
+  modelsFor(type: string, models: readonly Pick<Detector, 'name' | 'kind'>[]): string[] {
+    const task = this.find(type);
+    return models.filter((model) => !task || model.kind === task.detects).map((model) => model.name);
   }
 
   /** The task of a service type named in a URL; 404 `unknown_service` listing the known ones otherwise. */

@@ -17,12 +17,12 @@ export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
 }
 
 /**
- * Runs `node dist/src/cli.js ARGS` without blocking this process: for a CLI that calls a server
- * running in this same process (spawnSync would hold its event loop).
+ * Runs `node dist/src/cli.js ARGS` (in the folder `cwd`, else this one) without blocking this
+ * process: for a CLI that calls a server running in this same process (spawnSync would hold its event loop).
  */
-export function cliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function cliAsync(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += String(chunk)));

@@ -13,11 +13,14 @@ export const ultraface: FaceFamily = {
   nmsIou: 0.3,
   landmarks: false,
   calibration: [
-    [0.3, 0.1],
-    [0.5, 0.25],
-    [0.7, 0.5],
-    [0.9, 0.85],
-    [0.97, 0.97],
+    [0.15, 0.1],
+    [0.25, 0.25],
+    [0.35, 0.31],
+    [0.45, 0.54],
+    [0.6, 0.62],
+    [0.75, 0.83],
+    [0.85, 0.94],
+    [0.95, 0.99],
   ],
   matchesOutputs(outputs) {
     const [scores, boxes] = outputs;

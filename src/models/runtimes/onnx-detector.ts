@@ -19,11 +19,11 @@ import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): OnnxFamily {
   const found = named ? familyByName(named) : familyForOutput(outputDims);
   if (found) return found;
-  const known = [...ONNX_FAMILIES, ...FACE_FAMILIES].map((entry) => entry.name).join(', ');
+  const objectFamilies = ONNX_FAMILIES.map((entry) => entry.name).join(', ');
   throw new Refusal(
     named
-      ? `unknown model family "${named}" (known: ${known})`
-      : `cannot tell the family of a model with output [${outputDims.join(', ')}]; name one of ${known} as "family" in ${path.basename(sidecarPath(modelPath))}`,
+      ? `unknown model family "${named}" (known: ${[...ONNX_FAMILIES, ...FACE_FAMILIES].map((entry) => entry.name).join(', ')})`
+      : `cannot tell the family of a model with output [${outputDims.join(', ')}]; name one of ${objectFamilies} as "family" in ${path.basename(sidecarPath(modelPath))}`,
   );
 }
 

@@ -1,5 +1,5 @@
 import type { RgbImage } from '../../vision/image.js';
-import type { Detector, RawOutput } from '../types.js';
+import type { RawOutput } from '../types.js';
 
 /** What the parent tells a model worker (threaded-model.ts) to load. */
 export interface ThreadedDetectorSpec {
@@ -8,17 +8,15 @@ export interface ThreadedDetectorSpec {
 }
 
 /**
- * A runtime module that runs in a model worker (runtimes/tfjs/centernet.ts, blazeface.ts,
- * face-recognition-net.ts): every one exports its loader under this one name.
+ * A runtime module that runs in a model worker (runtimes/tfjs/face-recognition-net.ts,
+ * face-landmark-net.ts): every one exports its loader under this one name.
  */
-export interface ThreadedRuntimeModule<Summary = DetectorSummary> {
+export interface ThreadedRuntimeModule<Summary> {
   loadWorkerModel(options: { logger: (message: string) => void }): Promise<WorkerModel<Summary>>;
 }
 
-export type DetectorSummary = Pick<Detector, 'name' | 'kind' | 'family' | 'runtime' | 'device' | 'aliases' | 'labels' | 'parents' | 'inputSize'>;
-
 /** A model as loaded inside the worker: the image goes in whole, the raw output comes back; `summary` describes it to the main thread. */
-export interface WorkerModel<Summary = DetectorSummary> {
+export interface WorkerModel<Summary> {
   readonly summary: Summary;
   run(image: RgbImage): Promise<RawOutput>;
   dispose(): void;

@@ -47,13 +47,18 @@ interface TakenFace {
   readonly box: Box;
 }
 
-/** The largest face of one photo (a registration's, a comparison's), found as every face route finds faces (find-faces.ts), or undefined when it shows none. */
+/**
+ * The largest face of one photo (a registration's, a comparison's), found as every face route finds
+ * faces (find-faces.ts), or undefined when it shows none; a face too small to describe is refused.
+ */
 async function takeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<TakenFace | undefined> {
   const analysis = await detectFaces({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE }, call.context.timings);
   try {
     const face = largestFace(analysis);
     if (!face) return undefined;
     const { box } = face;
+    const height = Math.round(box.bottom - box.top);
+    if (height < recognition.smallestFace) throw new DetectdError('no_face', `The largest face found is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
     return { embedding: await recognition.describe(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
   } finally {
     analysis.pixels?.release();

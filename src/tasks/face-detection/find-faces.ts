@@ -63,7 +63,7 @@ export async function findFaces(
   timings: StageTimings,
 ): Promise<FaceOutcome> {
   const matcher = await recognition?.matcher(service.id);
-  const recognizer = recognition && matcher && { matcher, describe: recognition.describe.bind(recognition) };
+  const recognizer = recognition && matcher && { matcher, describe: recognition.describe.bind(recognition), smallestFace: recognition.smallestFace };
   const analysis = await detectFaces({ ...request, minScore: parameters.confidenceThreshold }, timings);
   try {
     const names = await nameFaces(analysis, recognizer, timings);

@@ -12,13 +12,14 @@ const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 
 /**
  * Each detected face → who it is: the registered person it matches best at or above the service's
- * threshold (`name` = their userid, with the similarity), else `unknown`; every face is just
+ * threshold (`name` = their userid, with the similarity), else `unknown` (so is a face too small
+ * to describe: FaceRecognition.smallestFace); every face is just
  * `face` when the service has nobody registered or recognition is not asked for (`recognizer`
  * undefined: nothing is described then). The analysis holds the full-resolution pixels when there is a recognizer.
  */
 export async function nameFaces(
   analysis: ImageAnalysis,
-  recognizer: (Pick<FaceRecognition, 'describe'> & { readonly matcher: PersonMatcher }) | undefined,
+  recognizer: (Pick<FaceRecognition, 'describe' | 'smallestFace'> & { readonly matcher: PersonMatcher }) | undefined,
   timings: StageTimings,
 ): Promise<Naming[]> {
   if (!recognizer || analysis.detections.length === 0) return analysis.detections.map(() => UNRECOGNIZED);
@@ -28,7 +29,8 @@ export async function nameFaces(
   const names: Naming[] = [];
   // One face after the other: the describer runs one face at a time anyway, and the order is the answer's.
   for (const detection of analysis.detections) {
-    const match = recognizer.matcher.match(await recognizer.describe(pixels, detection));
+    const tooSmall = detection.box.bottom - detection.box.top < recognizer.smallestFace;
+    const match = tooSmall ? undefined : recognizer.matcher.match(await recognizer.describe(pixels, detection));
     names.push(match ? { name: match.userid, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
   }
   timings.recognize = performance.now() - started;

@@ -2,14 +2,14 @@ import { Router } from 'express';
 import type { Registry } from 'prom-client';
 
 export interface Readiness {
-  /** Names of the loaded models. */
-  models(): string[];
+  /** The loaded models: each one's name and what it finds (`objects`, `faces`). */
+  models(): readonly { readonly name: string; readonly kind: string }[];
   databaseReachable(): Promise<boolean>;
 }
 
 /**
  * `/healthz`: the process answers. `/readyz`: it can serve detections (model loaded, database
- * reachable). `/metrics`: Prometheus text.
+ * reachable), and which models it serves. `/metrics`: Prometheus text.
  */
 export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
   const router = Router();
@@ -20,7 +20,13 @@ export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
     const models = readiness.models();
     const database = await readiness.databaseReachable();
     const ready = models.length > 0 && database;
-    response.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', models, database: database ? 'reachable' : 'unreachable' });
+    response.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      models: models.map((model) => model.name),
+      // What each finds, so that a client (the CLI) offers a service only models of its kind.
+      model_kinds: Object.fromEntries(models.map((model) => [model.name, model.kind])),
+      database: database ? 'reachable' : 'unreachable',
+    });
   });
   router.get('/metrics', async (_request, response) => {
     response.type(metrics.contentType).send(await metrics.metrics());

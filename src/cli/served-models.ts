@@ -1,0 +1,54 @@
+import { type Config, modelSourcesOf } from '../config.js';
+import { loadModels, modelFiles } from '../models/load-models.js';
+import type { TaskTable } from '../tasks/task-table.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
+import { asConfiguration, type OutputOptions, type ServedModel } from './command-context.js';
+
+/** Where the server these settings describe answers on this machine (a wildcard address is reached on loopback). */
+function localServerUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** How long the CLI waits for the local server's model list. */
+const SERVER_ANSWER_MS = 2000;
+
+/** The models the detectd server at `readiness` (its /readyz) serves, or undefined when none answers there. */
+async function answeringServerModels(readiness: string): Promise<ServedModel[] | undefined> {
+  try {
+    const answer = (await (await fetch(readiness, { signal: AbortSignal.timeout(SERVER_ANSWER_MS) })).json()) as { model_kinds?: unknown };
+    const kinds = answer.model_kinds;
+    if (typeof kinds !== 'object' || kinds === null) return undefined;
+    return Object.entries(kinds).flatMap(([name, kind]) => (kind === 'objects' || kind === 'faces' ? [{ name, kind }] : []));
+  } catch {
+    return undefined; // No server here, or not detectd.
+  }
+}
+
+/**
+ * The models a service may name, as the server would serve them: with models configured in this
+ * shell (DETECTD_MODEL, or model files in the models folder), those, loaded and checked as the
+ * server does, with the embedded ones it adds; with none configured here (a shell beside the
+ * server's, as in the README's First detection), those the server on this machine lists at
+ * /readyz; with no server either, the embedded models a server started with these settings would
+ * serve, which standard error says. Settings the server would refuse are a configuration failure.
+ */
+export async function servedModels(config: Config, tasks: TaskTable, output: OutputOptions): Promise<ServedModel[]> {
+  const sources = modelSourcesOf(config);
+  const configured = await asConfiguration(() => modelFiles(sources));
+  const readiness = `${localServerUrl(config)}/readyz`;
+  const answered = configured.length === 0 ? await answeringServerModels(readiness) : undefined;
+  if (answered) return answered;
+  const models = await asConfiguration(async () => {
+    const registry = await loadModels(sources, config.inference, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, { faces: tasks.kinds.has('faces') });
+    await registry.dispose();
+    return registry.detectors.map(({ name, kind }) => ({ name, kind }));
+  });
+  if (configured.length === 0 && !output.json) {
+    process.stderr.write(
+      `detectd: no server answers at ${readiness}, and this shell configures no model (DETECTD_MODEL, or a model file in ${sources.modelsDir!.path}): ` +
+        `checked against the models a server started with these settings serves: ${models.map((model) => model.name).join(', ')}\n`,
+    );
+  }
+  return models;
+}

@@ -1,0 +1,218 @@
+import type { DetectorKind } from './types.js';
+
+/** The license of a catalogue model's weights, as `detectd models pull` shows it before downloading. */
+export interface ModelLicense {
+  /** SPDX identifier. */
+  readonly id: string;
+  readonly url: string;
+  /** What the license asks of a server that uses the weights, where it asks more than keeping the notice: shown, and accepted, before the download. */
+  readonly obligation?: string;
+}
+
+/**
+ * A model `detectd models pull` can download: one exact file, pinned by its sha256 (anything else
+ * is refused), with the figures measured on this project's reference machine (docs/models.md).
+ */
+export interface CatalogueModel {
+  /** The file's name in the models folder without `.onnx`: what services and `--model` name it by. */
+  readonly name: string;
+  readonly kind: DetectorKind;
+  readonly description: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** Upstream URLs serving exactly these bytes, pinned to a commit; none when only a mirror has them. */
+  readonly urls: readonly string[];
+  /** Where a mirror (DETECTD_MODELS_MIRROR) holds the file, relative to its base URL. */
+  readonly mirrorPath: string;
+  readonly license: ModelLicense;
+  readonly accuracy: string;
+  readonly speed: string;
+  /** The confidence threshold its authors' own demo uses, where they give one: where the console's Try it starts for it. */
+  readonly suggestedThreshold?: number;
+}
+
+const AGPL: ModelLicense = {
+  id: 'AGPL-3.0',
+  url: 'https://www.ultralytics.com/license',
+  obligation:
+    'AGPL-3.0 (Ultralytics YOLO weights): Ultralytics holds that software using these weights — detectd and what you build on it, also when offered only over a network — must give its users its source under AGPL-3.0, unless you have an Ultralytics Enterprise License',
+};
+const APACHE: ModelLicense = { id: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+const MIT: ModelLicense = { id: 'MIT', url: 'https://opensource.org/license/mit' };
+
+const ON_COCO = 'on coco-val122 (reference pipeline)';
+const ON_WIDER = 'AP@0.5 on wider-val through detectd (npm run eval -- --faces), faces ≥ 64 / ≥ 32 / ≥ 16 px';
+/** The face detectors were timed on a loaded machine: their speed reads as a ratio to the embedded YuNet-n's in the same runs. */
+const besideYunet = (ratio: string) => `${ratio} the embedded yunet-n's inference time`;
+
+/** Ultralytics' `predict` keeps boxes from this confidence on (its `conf` argument's default). */
+const ULTRALYTICS_CONF = 0.25;
+/** YOLOX's `tools/demo.py` draws boxes from this confidence on (its `--conf` default). */
+const YOLOX_DEMO_CONF = 0.3;
+
+const ULTRAFACE = 'https://raw.githubusercontent.com/Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB/dffdddda9794a50607cba8f318507a28c1c27cab/models/onnx';
+
+/**
+ * The known-good models: the COCO-80 detectors and face detectors this project measured. Sources,
+ * sha256 and figures: the shared models' READMEs (their "Download sources" for the URLs, each
+ * pinned to an upstream commit and checked against its bytes).
+ */
+export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
+  {
+    name: 'yolo26n-640-int8',
+    kind: 'objects',
+    description: 'YOLO26n, 640 px, int8 (re-encoded as uint8: outputs identical to upstream, about 3× faster)',
+    sha256: 'f6ea4d54e7008ab9fd55534ae45e5d49aa52b8a610c9bebd60f5fb1238cca33e',
+    bytes: 2908860,
+    urls: [],
+    mirrorPath: 'yolo26n-640-int8.onnx',
+    license: AGPL,
+    accuracy: `AP 43.6 ${ON_COCO}`,
+    speed: '58 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
+  },
+  {
+    name: 'yolo26n-640-int8-upstream',
+    kind: 'objects',
+    description: 'YOLO26n, 640 px, int8 as published upstream: the weights of yolo26n-640-int8 in their slower encoding',
+    sha256: '912af18b308425e7214fb2ea198261a8a336522579c55c8422d5e40dca1c2a5d',
+    bytes: 2908758,
+    urls: ['https://raw.githubusercontent.com/jatinbalajisailada/realtime-object-detection/cbd6d8ba00ab7b9d7623e4aa987e6a7bdc01ebcf/yolo26n_int8.onnx'],
+    mirrorPath: 'yolo26n-640-int8-upstream.onnx',
+    license: AGPL,
+    accuracy: `AP 43.6 ${ON_COCO} (outputs identical to yolo26n-640-int8)`,
+    speed: 'about 3× the 58 ms of yolo26n-640-int8',
+    suggestedThreshold: ULTRALYTICS_CONF,
+  },
+  {
+    name: 'yolo11n-640-int8',
+    kind: 'objects',
+    description: 'YOLO11n, 640 px, int8',
+    sha256: '81d6d2affeb367e3a535ce4fcf5891ebf9cc562fac0a0da019bbc5e1bcc46d44',
+    bytes: 3028908,
+    urls: [],
+    mirrorPath: 'yolo11n-640-int8.onnx',
+    license: AGPL,
+    accuracy: `AP 44.3 ${ON_COCO}`,
+    speed: '69 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
+  },
+  {
+    name: 'yolov8n-640-int8',
+    kind: 'objects',
+    description: 'YOLOv8n, 640 px, int8',
+    sha256: '83de8f0d2cd521e00ae2b138c340a03dece35b060b3898509bdc69afff417312',
+    bytes: 3504119,
+    urls: [],
+    mirrorPath: 'yolov8n-640-int8.onnx',
+    license: AGPL,
+    accuracy: `AP 43.0 ${ON_COCO}`,
+    speed: '72 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
+  },
+  {
+    name: 'yolov10n-640-int8',
+    kind: 'objects',
+    description: 'YOLOv10n, 640 px, int8 (re-encoded as uint8)',
+    sha256: 'af45ee8e74af3c0da1f30bebe477ca9815b3888aa3eff9ff8a111fc4d0464b6e',
+    bytes: 2740031,
+    urls: [],
+    mirrorPath: 'yolov10n-640-int8.onnx',
+    license: AGPL,
+    accuracy: 'not measured here; published COCO AP 38.5 (fp32)',
+    speed: '72 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
+  },
+  {
+    name: 'yolo11n-320-int8',
+    kind: 'objects',
+    description: 'YOLO11n, 320 px, int8',
+    sha256: 'a513b3f4a008def6dbda3c4028cc7d030e18e1034614a9256d2b9e3f815ce1fe',
+    bytes: 2923970,
+    urls: [],
+    mirrorPath: 'yolo11n-320-int8.onnx',
+    license: AGPL,
+    accuracy: `AP 35.4 ${ON_COCO}`,
+    speed: '19 ms',
+    suggestedThreshold: ULTRALYTICS_CONF,
+  },
+  {
+    name: 'yolox-nano-416',
+    kind: 'objects',
+    description: 'YOLOX-nano, 416 px (the embedded model: served without a download when no object model is configured)',
+    sha256: '695e750a5d5754bb5a8d5325643b59282191a7e7a564e435a415fd3c578eab14',
+    bytes: 3660092,
+    urls: ['https://raw.githubusercontent.com/Kazuhito00/YOLOX-ONNX-TFLite-Sample/3d4f1119d0694200671c08069ecb847aa0d8495a/model/yolox_nano.onnx'],
+    mirrorPath: 'yolox-nano-416.onnx',
+    license: APACHE,
+    accuracy: `AP 35.5 ${ON_COCO}`,
+    speed: '11 ms',
+    suggestedThreshold: YOLOX_DEMO_CONF,
+  },
+  {
+    name: 'ultraface-rfb-640',
+    kind: 'faces',
+    description: 'UltraFace RFB, 640×480',
+    sha256: '8f4c659275977e7a3bfbfa339a9c769ad793df50f9c0baa8c14b11baa1646430',
+    bytes: 1588012,
+    urls: [`${ULTRAFACE}/version-RFB-640.onnx`],
+    mirrorPath: 'faces/ultraface-rfb-640.onnx',
+    license: MIT,
+    accuracy: `${ON_WIDER}: 0.886 / 0.871 / 0.778`,
+    speed: besideYunet('1.1–1.8×'),
+  },
+  {
+    name: 'ultraface-rfb-320',
+    kind: 'faces',
+    description: 'UltraFace RFB, 320×240',
+    sha256: '34cd7e60aeff28744c657de7a3dc64e872d506741de66987f3426f2b79f88017',
+    bytes: 1270727,
+    urls: [`${ULTRAFACE}/version-RFB-320.onnx`],
+    mirrorPath: 'faces/ultraface-rfb-320.onnx',
+    license: MIT,
+    accuracy: `${ON_WIDER}: 0.850 / 0.782 / 0.616`,
+    speed: besideYunet('0.3–0.4×'),
+  },
+  {
+    name: 'yunet-n',
+    kind: 'faces',
+    description: 'YuNet-n (libfacedetection v3), any input size, 5 landmarks (the embedded face model: served without a download when no face model is configured)',
+    sha256: '104ee26c71d5c270ce79a6b3dced91c91013260d29a6bf18f9296c5b8c4c2b12',
+    bytes: 322906,
+    urls: [],
+    mirrorPath: 'faces/yunet-n.onnx',
+    license: APACHE,
+    accuracy: `${ON_WIDER}: 0.934 / 0.915 / 0.881`,
+    speed: '1× (the reference: 90–170 ms an image of 1024 px here under load)',
+  },
+  {
+    name: 'yunet-s',
+    kind: 'faces',
+    description: 'YuNet-s (the weights of OpenCV Zoo’s face_detection_yunet_2023mar), any input size, 5 landmarks',
+    sha256: 'daede24002cc8590f457998cc5e6c9e8b82f45f6bd969506a8913cd4ed10a2d3',
+    bytes: 237823,
+    urls: [],
+    mirrorPath: 'faces/yunet-s.onnx',
+    license: APACHE,
+    accuracy: `${ON_WIDER}: 0.929 / 0.908 / 0.858`,
+    speed: besideYunet('0.65–1×'),
+  },
+  {
+    name: 'retinaface-mnet025',
+    kind: 'faces',
+    description: 'RetinaFace, MobileNet-0.25 backbone, any input size, 5 landmarks',
+    sha256: '13a69f2cb3012162ccce8466b1cd9e445ae1337ae641f31c90419e6179f13650',
+    bytes: 1711594,
+    // The file ../shared/models/faces/README.md names as the source (ShiqiYu/libfacedetection.train@589da0c), not downloaded here to check: the sha256 refuses any other bytes.
+    urls: ['https://raw.githubusercontent.com/ShiqiYu/libfacedetection.train/589da0cd531986021b80118d2dff0d2b0dbb706a/onnx/retinaface_mbnet0.25.onnx'],
+    mirrorPath: 'faces/retinaface-mnet025.onnx',
+    license: MIT,
+    accuracy: `${ON_WIDER}: 0.947 / 0.927 / 0.864`,
+    speed: besideYunet('1.4–2×'),
+  },
+];
+
+/** The catalogue model named `name`, or undefined. */
+export function catalogueModel(name: string): CatalogueModel | undefined {
+  return MODEL_CATALOGUE.find((model) => model.name === name);
+}
