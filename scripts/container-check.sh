@@ -9,14 +9,30 @@
 #      container), the image's /app standing in for the checkout after `npm ci`: the service starts with
 #      its model, detects, logs jemalloc, and stops drained (result "success"); with its model file missing,
 #      it stops restarting and stays failed.
-# Needs root, podman with runc, podman-compose, debootstrap, curl (Debian: apt-get install podman
-# podman-compose debootstrap runc curl) and ../shared. No registry is needed: the base images are the
+# Needs root, podman with runc, podman-compose, debootstrap, curl and ../shared (Debian: apt-get install
+# podman podman-compose debootstrap runc curl golang-github-containernetworking-plugin-dnsname). The last
+# package: Debian 12's podman 4.3 networks containers with CNI, where a container reaches another by its
+# name on a compose network (the replicas reach "postgres", nginx "detectd") only through the dnsname
+# plugin; without it the compose step fails with getaddrinfo ENOTFOUND postgres. Both are checked before
+# anything starts. No registry is needed: the base images are the
 # local stand-ins of scripts/container-bases.sh, unless NODE_IMAGE, BUILD_IMAGE, POSTGRES_IMAGE,
 # NGINX_IMAGE and SYSTEMD_IMAGE are all set. The images stay for the next run (its builds then come from
-# podman's layer cache); containers, networks and volumes are removed. On a 2-core machine the first run
+# podman's layer cache); containers, networks and volumes are removed, whether the run passes or fails (and
+# any left by an interrupted run, before it starts). On a 2-core machine the first run
 # (no image at all) took 11 minutes, a later one 1¼–3½, ~5 after a change in src/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# What it needs, checked before anything starts.
+missing=()
+for command in podman podman-compose debootstrap runc curl node; do command -v "$command" >/dev/null || missing+=("$command"); done
+[ "${#missing[@]}" = 0 ] || { echo "container-check: not installed: ${missing[*]} (Debian: apt-get install podman podman-compose debootstrap runc curl golang-github-containernetworking-plugin-dnsname; node: Node.js >= 20.19)" >&2; exit 1; }
+[ -f ../shared/eval/photos/dog.jpg ] && [ -d ../shared/models ] || { echo "container-check: ../shared (models and photos) is not beside the checkout" >&2; exit 1; }
+if [ "$(podman info --format '{{.Host.NetworkBackend}}' 2>/dev/null)" = cni ] \
+  && ! ls /usr/lib/cni/dnsname /usr/libexec/cni/dnsname /opt/cni/bin/dnsname >/dev/null 2>&1; then
+  echo "container-check: podman networks containers with CNI here, whose compose networks resolve container names only with the dnsname plugin: apt-get install golang-github-containernetworking-plugin-dnsname" >&2
+  exit 1
+fi
 
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/deploy/podman/containers.conf}
 # Docker's image format: OCI images have no HEALTHCHECK.
@@ -77,11 +93,17 @@ create_key() {
 }
 # expect_log CONTAINER PATTERN WHAT (not grep -q: it would stop reading early, and podman logs fail on the closed pipe)
 expect_log() { [ "$(podman logs "$1" 2>&1 | grep -c -- "$2")" -gt 0 ] || fail "$1: $3"; }
+# Removes every container, network and volume of this check, by name and compose label, without compose.yaml
+# (its variables, such as POSTGRES_PASSWORD, are not set before the compose step, and podman-compose refuses
+# to read it without them).
 cleanup() {
-  podman rm -f -t 0 "$container" "$host" >/dev/null 2>&1 || true
-  compose down -v -t 0 >/dev/null 2>&1 || true
+  local leftover
+  podman rm -f -i -t 0 "$container" "$host" >/dev/null 2>&1 || true
+  for leftover in $(podman ps -a -q --filter "label=com.docker.compose.project=$project" 2>/dev/null); do podman rm -f -i -t 0 "$leftover" >/dev/null 2>&1 || true; done
+  podman network rm -f "${project}_default" >/dev/null 2>&1 || true
+  for leftover in $(podman volume ls -q --filter "label=com.docker.compose.project=$project" 2>/dev/null) "${project}_postgres-data"; do podman volume rm -f "$leftover" >/dev/null 2>&1 || true; done
 }
-# Left over from an interrupted run.
+# Left over from an interrupted or failed run.
 cleanup
 trap 'cleanup; rm -rf "$logs"' EXIT
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { addAccountCommands } from './cli/account-commands.js';
+import { addBackupCommands } from './cli/backup-commands.js';
 import { EXIT } from './cli/exit-codes.js';
 import { addModelCommands } from './cli/model-commands.js';
+import { addPostgresCommands } from './cli/postgres-commands.js';
 import { addServiceCommands } from './cli/service-commands.js';
 import { packageVersion } from './package-root.js';
 import { TASK_DESCRIPTIONS } from './tasks/index.js';
@@ -12,7 +14,7 @@ import { TASK_DESCRIPTIONS } from './tasks/index.js';
  * the server (README "Command line"). Each command lives in src/cli/; exit statuses in cli/exit-codes.ts.
  */
 const program = new Command('detectd')
-  .description('detectd administration: accounts, services, API keys and models')
+  .description('detectd administration: accounts, services, API keys, models, backups')
   .version(packageVersion())
   .showHelpAfterError('(add --help for usage)')
   // Commander exits by itself on a usage error; thrown instead, it is given the documented status below.
@@ -20,6 +22,8 @@ const program = new Command('detectd')
 addAccountCommands(program, TASK_DESCRIPTIONS);
 addServiceCommands(program, TASK_DESCRIPTIONS);
 addModelCommands(program);
+addBackupCommands(program);
+addPostgresCommands(program);
 
 try {
   await program.parseAsync();

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { ModelSettingsError } from './models/model-repository.js';
 import { startServer } from './server.js';
+import { startupFailureSentence } from './startup-failure.js';
 import { turboJpeg } from './vision/turbojpeg.js';
 
 /** Which malloc serves this process (`npm start` preloads jemalloc when installed): seen in its mapped libraries. */
@@ -35,13 +35,12 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (error) {
-    if (!(error instanceof ModelSettingsError)) {
-      logger.fatal({ err: error }, 'start-up failed');
-      process.exit(1);
-    }
-    // The operator's to fix, in words: no stack trace, and the sentence last, where a person reads it.
-    logger.fatal({ reason: error.message }, 'start-up failed');
-    process.stderr.write(`detectd: cannot start: ${error.message}\n`);
+    // The operator's to fix, in words: one sentence, no stack trace (at debug level: DETECTD_LOG_LEVEL=debug),
+    // in the JSON line for machines and last on standard error, where a person reads it.
+    const reason = startupFailureSentence(error, config);
+    logger.fatal({ reason, code: (error as { code?: unknown }).code }, 'start-up failed');
+    logger.debug({ err: error }, 'start-up failure');
+    process.stderr.write(`detectd: cannot start: ${reason}\n`);
     process.exit(1);
   }
   const running = server;

@@ -21,6 +21,7 @@ import { defaultModelReason } from './models/model-repository.js';
 import { packageVersion } from './package-root.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { databaseReachable, openDatabase } from './store/database.js';
+import { holdServerLock } from './store/server-lock.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { type TaskDependencies, taskTable } from './tasks/index.js';
@@ -68,7 +69,14 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const startedAt = new Date();
   const schemas = new SchemaCatalogue();
   const version = packageVersion();
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.
+  const lock = config.databaseUrl ? undefined : holdServerLock(config.dataDir);
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, (migrations) => {
+    if (migrations.length > 0) logger.info({ migrations }, 'database schema brought up to date');
+  }).catch((error: unknown) => {
+    lock?.release();
+    throw error;
+  });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
   const faces = faceRecognition(gallery, (message) => logger.info(message));
@@ -81,6 +89,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
     await db.destroy();
+    lock?.release();
     throw error;
   });
   for (const detector of registry.detectors) {
@@ -191,6 +200,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await registry.dispose();
       await faces.dispose();
       await db.destroy();
+      lock?.release();
       logger.info('stopped');
     })());
   return { url, port, tasks, close };

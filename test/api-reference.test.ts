@@ -32,7 +32,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
       expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, examplePhotoOf(task).file).curl);
       // "Try it" offers the first body form: the upload, with fields that are valid as filled in.
       const [first, ...others] = Object.keys(operation.requestBody.content);
-      expect([first, ...others]).to.deep.equal(['multipart/form-data', 'image/*', 'application/json']);
+      expect([first, ...others]).to.deep.equal(['multipart/form-data', 'image/*', 'application/octet-stream', 'application/json']);
       const fields = operation.requestBody.content['multipart/form-data'].schema.properties;
       expect(fields.image).to.include({ type: 'string', contentMediaType: 'image/*' });
       for (const [name, rule] of Object.entries(task.parameters)) if (rule.versions.includes('v1')) expect(fields[name].default, name).to.equal(rule.defaultValue);

@@ -82,7 +82,7 @@ describe('console forms validate in place: values kept, every error beside its f
     await visitor.get('/console/sign-up');
     const refused = await visitor.post('/console/sign-up', { email: 'not an email', password: 'short' });
     expect(refused.status).to.equal(400);
-    expect(errorBeside(refused, 'email')).to.equal('&#34;not an email&#34; is not an email address');
+    expect(errorBeside(refused, 'email')).to.equal('not an email address: &#34;not an email&#34;');
     expect(errorBeside(refused, 'password')).to.match(/^the password must have 8 to 1024 characters/);
     expect(control(refused, 'email')).to.contain('value="not an email"').and.contain('autofocus');
     expect(control(refused, 'password')).to.contain('minlength="8"').and.contain('required').and.not.contain('value="short"');

@@ -77,7 +77,7 @@ describeEachEngine('console management: password, service name and model, accoun
 
     const generated = cli(['account', 'reset-password', ADMIN.email], env);
     expect(generated.status, generated.stderr).to.equal(0);
-    expect(generated.stdout).to.match(/^password of user1@example.com reset; its console sessions have ended\. New password \(shown only now\):\n[\w-]{24}\n$/);
+    expect(generated.stdout).to.match(/^password of user1@example.com reset; its console sessions have ended and its sign-in is unlocked\. New password \(shown only now\):\n[\w-]{24}\n$/);
     const password = generated.stdout.trim().split('\n').at(-1)!;
     expect((await admin.get('/console/services')).location, 'its session ended').to.equal('/console/sign-in');
     expect((await new ConsoleClient(server.url).signIn(ADMIN.email, ADMIN.password)).status).to.equal(401);
@@ -98,6 +98,40 @@ describeEachEngine('console management: password, service name and model, accoun
     expect(server.logText()).to.not.contain(password);
     const listed = cli(['account', 'list'], env);
     expect(listed.stdout).to.match(/^EMAIL\s+ROLE\s+STATUS\s+SERVICES\s+CREATED\s+ID\n/).and.match(/user1@example.com\s+admin\s+active/);
+  });
+
+  it('a sign-in lockout says how an operator lifts it, and `account unlock` or `account reset-password` lifts it at once, from every address', async () => {
+    const email = 'locked@example.com';
+    const browser = new ConsoleClient(server.url);
+    expect((await browser.signUp(email, PASSWORD)).status).to.equal(303);
+    await browser.post('/console/sign-out');
+    const lockOut = async () => {
+      for (let attempt = 0; attempt < 5; attempt++) expect((await browser.signIn(email, `guess ${attempt} wrong`)).status).to.equal(401);
+      // The same account guessed at from another address too.
+      for (let attempt = 0; attempt < 5; attempt++) await server.domain.throttle.recordFailure(email, '192.0.2.7');
+      const limited = await browser.signIn(email, PASSWORD);
+      expect(limited.status).to.equal(429);
+      return limited;
+    };
+    const limited = await lockOut();
+    expect(/<p class="muted small" id="unlock-hint">([\s\S]*?)<\/p>/.exec(limited.text)?.[1]).to.equal(
+      `The server's operator can lift this at once: <code>detectd account unlock ${email}</code> (or set a new password with <code>detectd account reset-password ${email}</code>).`,
+    );
+
+    const unlocked = cli(['account', 'unlock', email], env);
+    expect(unlocked.status, unlocked.stderr).to.equal(0);
+    expect(unlocked.stdout).to.equal(`sign-in of ${email} unlocked: 10 recent failed sign-ins forgotten\n`);
+    expect(await server.domain.throttle.retryAfterSeconds(email, '192.0.2.7'), 'the other address too').to.equal(0);
+    expect((await browser.signIn(email, PASSWORD)).status).to.equal(303);
+    await browser.post('/console/sign-out');
+
+    await lockOut();
+    const reset = cli(['account', 'reset-password', email, '--password-stdin'], env, 'a brand new passphrase\n');
+    expect(reset.status, reset.stderr).to.equal(0);
+    expect((await browser.signIn(email, 'a brand new passphrase')).status).to.equal(303);
+    const nobody = cli(['account', 'unlock', 'nobody@example.com', '--json'], env);
+    expect(nobody.status).to.equal(1);
+    expect(JSON.parse(nobody.stderr).error.code).to.equal('account_not_found');
   });
 
   it('renames a service and changes its model among the models offered; a refusal shows every error in place; calls use the new model', async () => {

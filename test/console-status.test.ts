@@ -23,6 +23,8 @@ describe('status page: version, uptime, inference threads, loaded models and the
     const unauthorised = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey: 'dtd_wrong' });
     expect(unauthorised.status).to.equal(401);
 
+    expect((await new ConsoleClient(server.url).signIn('user1@example.com', 'not the password')).status).to.equal(401);
+
     const admin = new ConsoleClient(server.url);
     expect((await admin.signIn('user1@example.com', 'correct horse battery')).status).to.equal(303);
     const page = await admin.get('/console/status');
@@ -36,6 +38,9 @@ describe('status page: version, uptime, inference threads, loaded models and the
     const errors = page.text.slice(page.text.indexOf('id="status-errors"'));
     expect(errors).to.contain(`<code>400 ${refused.body.error.code}</code>`).and.contain(refused.body.error.request_id);
     expect(errors).to.contain('<code>401 unauthorized</code>');
+    // A failed sign-in: its status and where it came in (it has no error code).
+    expect(errors).to.match(/<td><code>401<\/code><\/td>\s*<td><code class="break">POST \/console\/sign-in<\/code><\/td>/);
+    expect(errors).to.contain('<code class="break">POST /api/v1/object-detection</code>').and.not.contain('unknown');
     expect(errors.indexOf('401 unauthorized'), 'newest first').to.be.lessThan(errors.indexOf(`400 ${refused.body.error.code}`));
     expect(page.text, 'no key on the page').to.not.contain(server.apiKey).and.not.contain('dtd_wrong');
     expect(page.text).to.contain('href="/console/status"');

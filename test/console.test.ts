@@ -24,7 +24,9 @@ describeEachEngine('web console over HTTP', (engine) => {
     expect(signedUp.location).to.equal('/console/services');
     const cookie = signedUp.headers.getSetCookie().find((line) => line.startsWith('detectd_session='));
     expect(cookie).to.match(/HttpOnly/i).and.match(/SameSite=Lax/i).and.match(/Path=\/console/);
-    expect((await ann.get('/console/services')).text).to.contain('No services yet');
+    const empty = (await ann.get('/console/services')).text;
+    expect(empty).to.contain('No services yet');
+    expect(empty).to.contain('<p>Create a service to get an API key for <code>POST /api/v1/object-detection</code> or <code>POST /api/v1/face-detection</code>.</p>');
 
     const taken = await new ConsoleClient(server.url).signUp('ANN@example.com', PASSWORD);
     expect(taken.status).to.equal(409);

@@ -145,7 +145,7 @@ describe('DeepStack / CodeProject.AI routes (real clients, real server, real mod
     expect(response.status).to.equal(200);
     expectDogPhoto(((await response.json()) as { predictions: Prediction[] }).predictions);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metrics).to.match(/detectd_http_requests_total\{route="\/v1\/vision\/detection",status="200",code=""\} [1-9]/);
+    expect(metrics).to.match(/detectd_http_requests_total\{route="\/v1\/vision\/detection",status="200",code="none"\} [1-9]/);
     expect(metrics).to.match(/detectd_http_requests_total\{route="\/v1\/vision\/detection",status="401",code="unauthorized"\} [1-9]/);
   });
 

@@ -54,13 +54,46 @@ describe('errors: every code from a real request, and the server keeps serving',
     expectError(await post({ raw_data: 'A' }), 400, 'invalid_base64');
   });
 
-  it('400 invalid_image: garbage, truncated JPEG, SVG', async () => {
-    expectError(await post(imageRequest(Buffer.from('hello, this is not an image'))), 400, 'invalid_image');
-    expectError(await post(imageRequest(images.truncatedJpeg())), 400, 'invalid_image');
-    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
-    const refused = await post(imageRequest(svg));
-    expectError(refused, 400, 'invalid_image');
-    expect(refused.body.error.message).to.contain('svg');
+  it('400 invalid_image: each refusal says what the bytes are and names the accepted formats, never in the decoding library\'s words', async () => {
+    const accepted = 'send a JPEG, PNG, WebP, GIF, TIFF or AVIF image';
+    const whole = 'send a whole JPEG, PNG, WebP, GIF, TIFF or AVIF image';
+    // An ISO-BMFF header naming HEIC, then bytes that lead nowhere (as a renamed or cut HEIC file does).
+    const fakeHeic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic\0\0\0\0mif1heic'), Buffer.alloc(4000, 0xee)]);
+    const cases: [string, Buffer, string][] = [
+      ['empty', Buffer.alloc(0), `the image is empty (0 bytes); ${accepted}`],
+      ['text', Buffer.from('hello, this is not an image'), `the bytes are not an image in a format detectd reads; ${accepted}`],
+      ['truncated JPEG', images.truncatedJpeg(), `the JPEG image is damaged or cut short and cannot be decoded; ${whole}`],
+      ['a JPEG header alone', images.dogJpeg().subarray(0, 300), `the JPEG image is damaged or cut short and cannot be decoded; ${whole}`],
+      ['fake HEIC', fakeHeic, `HEIC images (HEVC-coded HEIF, an iPhone camera's default) cannot be decoded here; ${accepted}`],
+      ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'), `SVG images are not accepted; ${accepted}`],
+      ['PDF', Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n'), `the bytes are a PDF document, not an image; ${accepted}`],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const refused = await post(bytes, { contentType: 'application/octet-stream' });
+      expectError(refused, 400, 'invalid_image');
+      expect(refused.body.error.message, name).to.equal(message);
+    }
+  });
+
+  it('an application/octet-stream body is the image itself, as image/jpeg is', async () => {
+    const answer = await post(images.dogJpeg(), { contentType: 'application/octet-stream' });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    expect(answer.body.detected_objects.map((object: { name: string }) => object.name)).to.include('dog');
+  });
+
+  it('401 for a bare key one character off: "unknown", not "send the key"', async () => {
+    const refused = await post(imageRequest(images.dogJpeg()), { authorization: `${server.apiKey}x` });
+    expectError(refused, 401, 'unauthorized');
+    expect(refused.body.error.message).to.equal('the API key is unknown, expired or revoked');
+    const missing = await post(imageRequest(images.dogJpeg()), { authorization: '' });
+    expect(missing.body.error.message).to.equal('send the service\'s API key as "Authorization: ApiKey <key>"');
+  });
+
+  it('403 for a key of another type of service, in words ("an object-detection service")', async () => {
+    const faceKey = await server.createService({ type: 'face-detection' });
+    const refused = await post(imageRequest(images.dogJpeg()), { apiKey: faceKey });
+    expectError(refused, 403, 'forbidden');
+    expect(refused.body.error.message).to.equal('this key belongs to a service of type face-detection; this route needs a key of an object-detection service');
   });
 
   it('400 invalid_configuration: unknown, repeated, bad values — naming the parameter and what is allowed', async () => {

@@ -13,8 +13,8 @@ const IDLE_MS = 2_000;
 
 interface LogLine {
   readonly msg: string;
-  /** Epoch ms (pino's). */
-  readonly time: number;
+  /** ISO 8601 (the server's logger: pino's isoTime). */
+  readonly time: string;
   readonly heap_used_mb_before?: number;
   readonly heap_used_mb_after?: number;
 }
@@ -56,7 +56,7 @@ describe('memory at rest: the server collects what its last images left once cal
     // (On a machine so slow that a call takes longer, one may come between calls too: not counted.)
     for (let i = 0; i < 3; i++) expect((await postDetection(server.url, body, { apiKey })).status).to.equal(200);
     const lastAnswered = Date.now();
-    const sinceLastCall = () => collections().filter((line) => line.time >= lastAnswered);
+    const sinceLastCall = () => collections().filter((line) => Date.parse(line.time) >= lastAnswered);
     const [collection] = await waitFor(() => sinceLastCall().length > 0 && sinceLastCall(), { what: 'the "idle collection" log line after the last call' });
     expect(collection.heap_used_mb_after).to.be.a('number').and.at.most(collection.heap_used_mb_before!);
     // Nothing reschedules it: a second idle period passes without another.

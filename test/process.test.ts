@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { expect } from 'chai';
 import { openDatabase } from '../src/store/database.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
@@ -136,6 +137,46 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('a start-up that fails says why in one sentence on standard error, and in one JSON line without a stack for machines', async () => {
+    const failedStart = (extra: NodeJS.ProcessEnv) => {
+      const result = spawnSync(process.execPath, [MAIN], { env: { ...env, ...extra }, encoding: 'utf8' });
+      expect(result.status, result.stderr).to.equal(1);
+      const fatal = result.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; reason: string; time: string })
+        .filter((line) => line.level === 60);
+      expect(fatal.map((line) => line.msg)).to.deep.equal(['start-up failed']);
+      expect(fatal[0].time, 'ISO 8601 times').to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(result.stderr).to.equal(`detectd: cannot start: ${fatal[0].reason}\n`);
+      expect(result.stdout + result.stderr).to.not.match(/\n\s+at /);
+      return fatal[0].reason;
+    };
+    const missing = path.join(dataDir, 'no-such-model.onnx');
+    expect(failedStart({ DETECTD_MODEL: missing })).to.contain(missing);
+    const taken = await new Promise<http.Server>((resolve) => {
+      const listener = http.createServer().listen(0, '127.0.0.1', () => resolve(listener));
+    });
+    try {
+      const port = (taken.address() as { port: number }).port;
+      expect(failedStart({ PORT: String(port) })).to.equal(`port ${port} on 127.0.0.1 is already in use by another program: stop it, or set PORT to a free port`);
+    } finally {
+      taken.close();
+    }
+    expect(failedStart({ DETECTD_DATABASE_URL: 'postgres://detectd:wrong@127.0.0.1:1/detectd', DETECTD_SECRET: 'x'.repeat(32) })).to.equal(
+      'cannot open PostgreSQL postgres://detectd@127.0.0.1:1/detectd: connect ECONNREFUSED 127.0.0.1:1',
+    );
+    // A database a newer version has migrated (a rollback without restoring the backup).
+    expect(cli(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    const database = new SqliteDatabase(path.join(dataDir, 'detectd.sqlite'));
+    database.prepare("insert into kysely_migration (name, timestamp) values ('0999-from-the-future', ?)").run(new Date().toISOString());
+    database.close();
+    expect(failedStart({})).to.equal(
+      `cannot open SQLite ${path.join(dataDir, 'detectd.sqlite')}: its schema was brought up to date by a newer detectd (0999-from-the-future), which this version cannot run on: ` +
+        'run that version or a later one, or restore a backup taken before the upgrade (docs/operations.md, "Upgrading")',
+    );
   });
 
   it('stops start-up with one sentence, no stack trace, when DETECTD_MODEL names a file that does not exist', () => {

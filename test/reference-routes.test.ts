@@ -75,10 +75,15 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect((await postDetection(server.url, dog, { apiKey: server.apiKey })).status).to.equal(200);
     expect((await postDetection(server.url, dog, { apiKey: 'dtd_' + 'Z'.repeat(43) })).status).to.equal(401);
     await fetch(server.url + '/no/such/thing');
+    for (const asset of ['/console/assets/console.css', '/console/assets/console.js', '/docs/assets/docs.js']) expect((await fetch(server.url + asset)).status, asset).to.equal(200);
     const response = await fetch(server.url + '/metrics');
     expect(response.headers.get('content-type')).to.contain('text/plain');
     const text = await response.text();
-    expect(text).to.contain('detectd_http_requests_total{route="/api/v1/:serviceType",status="200",code=""} 1');
+    expect(text).to.contain('detectd_http_requests_total{route="/api/v1/:serviceType",status="200",code="none"} 1');
+    expect(text).to.contain('detectd_http_requests_total{route="/console/assets/*",status="200",code="none"} 2');
+    expect(text).to.contain('detectd_http_requests_total{route="/docs/assets/*",status="200",code="none"} 1');
+    expect(text, 'only the unknown path is unmatched').to.not.match(/route="unmatched",status="200"/);
+    expect(text).to.not.contain('code=""');
     expect(text).to.contain('detectd_http_requests_total{route="/api/v1/:serviceType",status="401",code="unauthorized"} 1');
     expect(text).to.contain('detectd_http_requests_total{route="unmatched",status="404",code="not_found"} 1');
     for (const stage of ['decode', 'preprocess', 'inference', 'postprocess', 'encode']) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ARTIFACTS, signInOnPage, useBrowserStreamFixture } from './support/chromium.js';
+import { ARTIFACTS, launchChromium, signInOnPage, useBrowserStreamFixture } from './support/chromium.js';
 
 interface DrawnCheck {
   name: string;
@@ -13,6 +13,38 @@ interface DrawnCheck {
 
 describe('live video demo page (headless Chromium, real server, real model)', () => {
   const fixture = useBrowserStreamFixture();
+
+  it('over plain HTTP on a LAN address, the webcam says it needs HTTPS or localhost (no script error); a video file still streams there', async () => {
+    const { server, clip } = fixture;
+    const port = new URL(server.url).port;
+    // A name that is not localhost, for the server on this machine: as a LAN address is, it is not a secure origin.
+    const browser = await launchChromium(['--host-resolver-rules=MAP detectd-lan.test 127.0.0.1']);
+    try {
+      const page = await browser.newPage();
+      const scriptErrors: string[] = [];
+      page.on('pageerror', (error) => scriptErrors.push(error.message));
+      await page.goto(`http://detectd-lan.test:${port}/stream-demo`);
+      expect(await page.evaluate(() => window.isSecureContext)).to.equal(false);
+      const message =
+        `The webcam needs HTTPS or localhost: browsers offer the camera only to secure pages, and this page is http://detectd-lan.test:${port}. ` +
+        `Open it at http://localhost:${port} on the machine that runs detectd, or over HTTPS (a reverse proxy with TLS in front of it); a video file works here as it is.`;
+      await page.selectOption('#source', 'camera');
+      expect(await page.textContent('#status')).to.equal(message);
+      expect(await page.getAttribute('#status', 'class')).to.equal('is-error');
+      await page.fill('#apiKey', server.apiKey);
+      await page.click('#start');
+      expect(await page.textContent('#status'), 'pressing Start says the same').to.equal(message);
+      await page.selectOption('#source', 'file');
+      expect(await page.textContent('#status')).to.equal('');
+      await page.setInputFiles('#file', clip.webmPath);
+      await page.click('#start');
+      await page.waitForFunction(() => (window as unknown as { streamDemo: { results: number } }).streamDemo.results > 0);
+      await page.click('#stop');
+      expect(scriptErrors).to.deep.equal([]);
+    } finally {
+      await browser.close();
+    }
+  });
 
   it('streams a video file and draws boxes, labels and track ids over the analysed frames', async () => {
     const { server, clip, browser } = fixture;

@@ -51,7 +51,7 @@ export class Accounts {
   async createAccount(email: string, password: string): Promise<Account> {
     const normalised = normaliseEmail(email);
     throwProblems([
-      normalised.length > 254 || !EMAIL.test(normalised) ? new AccountError('invalid_email', `"${email}" is not an email address`, 'email') : undefined,
+      normalised.length > 254 || !EMAIL.test(normalised) ? new AccountError('invalid_email', `not an email address: "${email}"`, 'email') : undefined,
       passwordProblem(password, 'password'),
     ]);
     const emailTaken = () => new AccountError('email_taken', `an account for ${normalised} already exists`, 'email');

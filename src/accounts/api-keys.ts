@@ -26,12 +26,13 @@ export function sameDigest(a: string, b: string): boolean {
 
 /**
  * The key from `Authorization: ApiKey <key>`, `Bearer <key>` or the bare key (as some Nvision
- * apps send it), or undefined. A bare value counts only when it has a key's shape, so that a
- * header in some other scheme is never mistaken for a key.
+ * apps send it), or undefined. A bare value counts when it is one word that begins as a key does
+ * (`dtd_`), so that a header in some other scheme is never mistaken for a key, and a key mistyped
+ * by a character is answered as an unknown key rather than as a missing one.
  */
 export function apiKeyFromAuthorization(header: string | undefined): string | undefined {
   const value = (header ?? '').trim();
-  if (looksLikeApiKey(value)) return value;
+  if (value.startsWith(KEY_PREFIX) && !/\s/.test(value)) return value;
   const match = /^(?:ApiKey|Bearer)\s+(\S+)$/i.exec(value);
   return match?.[1];
 }

@@ -2,6 +2,7 @@ import { DetectdError } from '../core/errors.js';
 import type { ServiceKeys } from './service-keys.js';
 import type { Service } from '../core/service.js';
 import type { Services } from './services.js';
+import { withArticle } from '../indefinite-article.js';
 
 /**
  * The service behind an API key, if it may be used for `serviceType`; otherwise a 401/403
@@ -31,7 +32,7 @@ export function keyAuthenticator(keys: ServiceKeys): Authenticate {
     if (!service) throw new DetectdError('unauthorized', 'the API key is unknown, expired or revoked');
     if (service.accountDisabled) throw new DetectdError('forbidden', `the account that owns service "${service.name}" is disabled`);
     if (service.disabled) throw new DetectdError('forbidden', `service "${service.name}" is disabled`);
-    if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a service of type ${service.type}; this route needs a key of a ${serviceType} service`);
+    if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a service of type ${service.type}; this route needs a key of ${withArticle(serviceType)} service`);
     return service;
   };
 }

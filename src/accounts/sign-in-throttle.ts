@@ -39,16 +39,29 @@ export class SignInThrottle {
 
   async recordFailure(email: string, clientAddress: string): Promise<void> {
     await this.db.deleteFrom('sign_in_failures').where('failed_at', '<=', isoNow(-this.settings.windowSeconds)).execute();
-    await this.db.insertInto('sign_in_failures').values({ id: crypto.randomUUID(), subject: subject(email, clientAddress), failed_at: isoNow() }).execute();
+    await this.db
+      .insertInto('sign_in_failures')
+      .values({ id: crypto.randomUUID(), subject: subject(email, clientAddress), email_hash: emailHash(email), failed_at: isoNow() })
+      .execute();
   }
 
   /** A successful sign-in forgives the earlier failures from that address. */
   async clear(email: string, clientAddress: string): Promise<void> {
     await this.db.deleteFrom('sign_in_failures').where('subject', '=', subject(email, clientAddress)).execute();
   }
+
+  /** An operator's unlock: forgets the email's failed sign-ins from every address (how many there were). */
+  async forget(email: string): Promise<number> {
+    const { numDeletedRows } = await this.db.deleteFrom('sign_in_failures').where('email_hash', '=', emailHash(email)).executeTakeFirst();
+    return Number(numDeletedRows);
+  }
 }
 
 /** Hashed so the table holds neither emails nor addresses in the clear. */
 function subject(email: string, clientAddress: string): string {
   return crypto.createHash('sha256').update(`${normaliseEmail(email)}\n${clientAddress}`).digest('hex');
+}
+
+function emailHash(email: string): string {
+  return crypto.createHash('sha256').update(normaliseEmail(email)).digest('hex');
 }

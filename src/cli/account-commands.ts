@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { text } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import { AccountError } from '../accounts/account-error.js';
-import type { AccountSummary } from '../accounts/accounts.js';
+import { type AccountSummary, normaliseEmail } from '../accounts/accounts.js';
 import { loadConfig } from '../config.js';
 import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
 import type { TaskTable } from '../tasks/task-table.js';
@@ -22,7 +22,7 @@ function generatedPassword(): string {
   return crypto.randomBytes(18).toString('base64url');
 }
 
-/** `detectd account create|list|reset-password|invite|disable|enable`. */
+/** `detectd account create|list|reset-password|unlock|invite|disable|enable`. */
 export function addAccountCommands(program: Command, tasks: TaskTable): void {
   const withDomain = withDomainServing(tasks);
   const account = program.command('account').description('service accounts (the people who sign in to the console)');
@@ -72,10 +72,33 @@ export function addAccountCommands(program: Command, tasks: TaskTable): void {
     .action((email: string, options: OutputOptions & { passwordStdin?: boolean }) =>
       runCommand(options, async () => {
         const password = options.passwordStdin ? await passwordFromStdin() : generatedPassword();
-        const changed = await withDomain(loadConfig(), options, ({ accounts }) => accounts.resetPassword(email, password));
-        const sessions = 'its console sessions have ended';
+        const changed = await withDomain(loadConfig(), options, async ({ accounts, throttle }) => {
+          const account = await accounts.resetPassword(email, password);
+          await throttle.forget(email);
+          return account;
+        });
+        const sessions = 'its console sessions have ended and its sign-in is unlocked';
         if (options.passwordStdin) printResult(options, changed, `password of ${changed.email} reset; ${sessions}`);
         else printResult(options, { ...changed, password }, `password of ${changed.email} reset; ${sessions}. New password (shown only now):\n${password}`);
+      }),
+    );
+
+  account
+    .command('unlock <email>')
+    .description('lift the sign-in lockout of an account (after 5 wrong passwords), from every address, at once')
+    .option('--json', 'print one JSON object')
+    .action((email: string, options: OutputOptions) =>
+      runCommand(options, async () => {
+        const { account, forgotten } = await withDomain(loadConfig(), options, async ({ accounts, throttle }) => {
+          const found = await accounts.findAccount(email);
+          if (!found) throw new AccountError('account_not_found', `no account for ${normaliseEmail(email)}`);
+          return { account: { id: found.id, email: found.email, role: found.role }, forgotten: await throttle.forget(email) };
+        });
+        printResult(
+          options,
+          { ...account, failed_sign_ins_forgotten: forgotten },
+          `sign-in of ${account.email} unlocked: ${forgotten} recent failed sign-in${forgotten === 1 ? '' : 's'} forgotten`,
+        );
       }),
     );
 

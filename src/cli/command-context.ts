@@ -93,7 +93,7 @@ export function withDomainServing(tasks: TaskTable): WithDomain {
     try {
       db = await openDatabase(settings);
     } catch (error) {
-      throw new CliFailure('database', `cannot open the database: ${(error as Error).message}`, EXIT.environment);
+      throw new CliFailure('database', (error as Error).message, EXIT.environment);
     }
     try {
       const secret = loadServerSecret(config.secret, config.dataDir);

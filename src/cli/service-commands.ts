@@ -9,6 +9,7 @@ import type { TaskTable } from '../tasks/task-table.js';
 import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
 import { servedModels } from './served-models.js';
 import { CliFailure, EXIT } from './exit-codes.js';
+import { withArticle } from '../indefinite-article.js';
 
 interface ServiceOptions extends OutputOptions {
   /** The owner's email: then `<service>` may be the service's name. */
@@ -89,7 +90,7 @@ function keyJson(key: ActiveKey) {
 
 /** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
 function faceService(tasks: TaskTable, found: Service): Service {
-  if (tasks.find(found.type)?.detects !== 'faces') throw new CliFailure('not_a_face_service', `${found.name} is a ${found.type} service: only a face service has people`, EXIT.refused);
+  if (tasks.find(found.type)?.detects !== 'faces') throw new CliFailure('not_a_face_service', `${found.name} is ${withArticle(found.type)} service: only a face service has people`, EXIT.refused);
   return found;
 }
 

@@ -12,6 +12,8 @@ export interface SignInForm {
   /** Errors by field (`email`, `password`): a field left empty. */
   readonly errors?: Readonly<Record<string, string>>;
   readonly notice?: string;
+  /** The account is locked out after too many failed sign-ins: say how an operator lifts it. */
+  readonly lockedOut?: boolean;
   /** Whether the sign-up page would accept a visitor without an invitation (else its link is not offered). */
   readonly signUpOpen: boolean;
 }
@@ -23,6 +25,9 @@ export function signInPage(form: SignInForm): string {
   <h1>Sign in</h1>
   <p class="muted">Manage your services and their API keys.</p>
   ${formError(form.error)}
+  ${form.lockedOut
+    ? html`<p class="muted small" id="unlock-hint">The server's operator can lift this at once: <code>detectd account unlock ${form.email ?? 'EMAIL'}</code> (or set a new password with <code>detectd account reset-password ${form.email ?? 'EMAIL'}</code>).</p>`
+    : ''}
   <form method="post" action="/console/sign-in" novalidate>
     ${csrfField(form.csrfToken)}
     ${field({ label: 'Email', name: 'email', type: 'email', value: form.email, error: form.errors?.email, autocomplete: 'username', required: true, autofocus: !form.email })}

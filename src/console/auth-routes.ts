@@ -65,7 +65,7 @@ export function consoleAuthRoutes(dependencies: ConsoleDependencies): Router {
       const minutes = Math.ceil(retryAfter / 60);
       response.setHeader('Retry-After', String(retryAfter));
       return response.status(429).send(
-        signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` }),
+        signInPage({ csrfToken: csrfTokenOf(response), signUpOpen: await signUpOpen(), email, error: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, lockedOut: true }),
       );
     }
     let account;

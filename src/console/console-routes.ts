@@ -17,6 +17,7 @@ import { closeAfterEarlyAnswer } from '../transports/early-answer.js';
 import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
 import { pageSecurityHeaders } from '../transports/page-security-headers.js';
+import { routeLabel } from '../transports/route-label.js';
 
 
 const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted' };
@@ -59,7 +60,9 @@ function consolePageBefore(request: Request): string | undefined {
 /** The web console under /console: static assets, then pages behind CSRF protection and sessions. */
 export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger): Router {
   const pages = Router();
-  pages.use('/assets', express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
+  pages.use('/assets', routeLabel('/console/assets/*'), express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
+  // A page refused before its route (CSRF, a form body too large) is still the console's.
+  pages.use(routeLabel('/console/*'));
   pages.use(pageSecurityHeaders);
   pages.use(formBody(dependencies.bodyTimeoutMs, dependencies.uploads));
   pages.use(csrfProtection(dependencies.secret));

@@ -27,7 +27,7 @@ export function serviceListPage(options: { account: Account; csrfToken: string; 
 ${options.services.length === 0
   ? html`<section class="card empty">
   <h2>No services yet</h2>
-  <p>Create a service to get an API key for ${options.taskTypes.map((type) => html`<code>POST /api/v1/${type}</code> `)}.</p>
+  <p>Create a service to get an API key for ${options.taskTypes.map((type, index) => html`${index === 0 ? '' : index === options.taskTypes.length - 1 ? ' or ' : ', '}<code>POST /api/v1/${type}</code>`)}.</p>
   <p><a class="button primary" href="/console/services/new">Create your first service</a></p>
 </section>`
   : html`<section class="card flush"><div class="table-scroll"><table class="list">

@@ -32,8 +32,8 @@ export function statusPage(data: { account: Account; csrfToken: string; status: 
   const errors = status.recentErrors.map(
     (error) => html`<tr>
       <td class="nowrap"><time datetime="${error.at}">${minute(error.at)}</time></td>
-      <td><code>${error.status} ${error.code}</code></td>
-      <td>${error.transport}${error.model ? html` · <code>${error.model}</code>` : ''}</td>
+      <td><code>${error.code ? `${error.status} ${error.code}` : error.status}</code></td>
+      <td>${error.place ? html`<code class="break">${error.place}</code>` : error.transport}${error.model ? html` · <code>${error.model}</code>` : ''}</td>
       <td class="hide-narrow">${error.serviceId ? html`<code class="break">${error.serviceId}</code>` : '–'}</td>
       <td class="hide-narrow"><code class="break">${error.requestId}</code></td>
     </tr>`,

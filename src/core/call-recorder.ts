@@ -17,6 +17,8 @@ export interface CallOutcome {
   readonly fields: Readonly<Record<string, unknown>>;
   /** HTTP requests log at info; stream frames, many per second, at debug. */
   readonly logLevel: 'info' | 'debug';
+  /** Where the call came in, for a person reading the status page's recent errors (`POST /console/sign-in`). */
+  readonly place?: string;
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
@@ -54,7 +56,7 @@ export class CallRecorder {
     else this.logger[outcome.logLevel](entry, 'call');
     this.metrics.observe(call, outcome.transport, errorCode);
     if (entry.status >= 400) {
-      this.recentErrors.add({ at: new Date().toISOString(), requestId: call.requestId, transport: outcome.transport, status: entry.status, code: errorCode ?? 'unknown', serviceId: call.service?.id, model: call.model });
+      this.recentErrors.add({ at: new Date().toISOString(), requestId: call.requestId, transport: outcome.transport, place: outcome.place, status: entry.status, code: errorCode, serviceId: call.service?.id, model: call.model });
     }
     if (call.service) {
       this.usage.record({

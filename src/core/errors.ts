@@ -24,7 +24,7 @@ export const ERROR_CATALOGUE = {
   request_timeout: { status: 408, summary: 'The headers or the body did not arrive within their deadline; the connection is closed.' },
   payload_too_large: { status: 413, summary: 'The request body (declared, received or inflated) exceeds the body limit.' },
   image_too_large: { status: 413, summary: 'The image exceeds the pixel limit (checked before decoding).' },
-  unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`), `image/*` or `multipart/form-data`.' },
+  unsupported_media_type: { status: 415, summary: 'Content-Type is not `application/json` (optionally `; charset=utf-8`), `image/*`, `application/octet-stream` or `multipart/form-data`.' },
   unsupported_content_encoding: { status: 415, summary: '`Content-Encoding` is not one of `gzip`, `deflate`, `br`, `identity`.' },
   expectation_failed: { status: 417, summary: '`Expect` is something other than `100-continue`.' },
   image_too_complex: { status: 422, summary: 'The image costs too much to decode (a JPEG with too many progressive scans, or a decode past its deadline).' },

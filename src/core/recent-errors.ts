@@ -1,12 +1,15 @@
-/** One failed call as the status page lists it: what and where, never keys, headers, paths or image data. */
+/** One failed call as the status page lists it: what and where, never keys, headers, queries or image data. */
 export interface RecentError {
   /** When it was answered, ISO 8601. */
   readonly at: string;
   readonly requestId: string;
   /** The front door: `http`, `stream-json`, … */
   readonly transport: string;
+  /** Where on it, when the transport says: an HTTP request's method and path (without its query). */
+  readonly place?: string;
   readonly status: number;
-  readonly code: string;
+  /** The error code; absent for a refusal that has none (a console page's, whose status says it). */
+  readonly code?: string;
   readonly serviceId?: string;
   readonly model?: string;
 }

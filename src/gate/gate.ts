@@ -13,6 +13,7 @@ import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import type { ApiVersion, Task, TaskCall } from '../tasks/task.js';
 import type { SchemaCatalogue } from '../core/schema-catalogue.js';
 import { type BodyLimits, openBody, readBody } from './bounded-body.js';
+import { withArticle } from '../indefinite-article.js';
 
 /** Who a call says it is, wherever its front door found it. The first present of token, key, keyless address decides. */
 export interface Credentials {
@@ -182,7 +183,7 @@ export class Gate {
     if (credentials.token) {
       const service = await tokens.redeem(credentials.token);
       if (!service) throw new DetectdError('unauthorized', 'the stream token is unknown, used or expired; get a new one');
-      if (service.type !== task.type) throw new DetectdError('forbidden', `this stream token belongs to a service of type ${service.type}; this stream needs one of a ${task.type} service`);
+      if (service.type !== task.type) throw new DetectdError('forbidden', `this stream token belongs to a service of type ${service.type}; this stream needs one of ${withArticle(task.type)} service`);
       return service;
     }
     if (credentials.apiKey === undefined && credentials.keylessAddress !== undefined) return authenticateKeyless(credentials.keylessAddress, task.type);

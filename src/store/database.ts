@@ -1,8 +1,8 @@
-import { type Dialect, Kysely, Migrator, sql } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, type Dialect, Kysely, Migrator, sql } from 'kysely';
 import { postgresDialect } from './dialects/postgres.js';
 import fs from 'node:fs';
 import { sqliteDialect, sqliteFile } from './dialects/sqlite.js';
-import { migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import type { Tables } from './tables.js';
 
 export type Database = Kysely<Tables>;
@@ -33,14 +33,22 @@ export function databaseExists(settings: DatabaseSettings): boolean {
   return Boolean(settings.databaseUrl) || fs.existsSync(sqliteFile(settings.dataDir));
 }
 
-/** Opens the configured database and brings its schema up to date. */
-export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
-  const db = new Kysely<Tables>({ dialect: dialectFor(settings) });
+/**
+ * Opens the configured database and brings its schema up to date (`applied`: told the migrations it
+ * ran, for the start-up log); a failure says which database and why, in one sentence.
+ */
+export async function openDatabase(settings: DatabaseSettings, applied: (migrations: readonly string[]) => void = () => undefined): Promise<Database> {
+  let db: Database;
   try {
-    await migrate(db);
+    db = new Kysely<Tables>({ dialect: dialectFor(settings) });
+  } catch (error) {
+    throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    applied(await migrate(db));
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
   }
   return db;
 }
@@ -52,10 +60,28 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
  * tolerates the race of creating its own bookkeeping tables. test/replicas.test.ts proves it
  * (without that lock, concurrent runs fail on duplicate tables).
  */
-export async function migrate(db: Database): Promise<void> {
+export async function migrate(db: Database): Promise<readonly string[]> {
+  const unknown = (await appliedMigrations(db)).filter((name) => !MIGRATION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `its schema was brought up to date by a newer detectd (${unknown.join(', ')}), which this version cannot run on: ` +
+        'run that version or a later one, or restore a backup taken before the upgrade (docs/operations.md, "Upgrading")',
+    );
+  }
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
-  if (error || failed) throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  const reason = error instanceof Error ? error.message : String(error);
+  if (failed) throw new Error(`its schema migration ${failed.migrationName} failed: ${reason}`);
+  if (error) throw new Error(reason);
+  return (results ?? []).map((result) => result.migrationName);
+}
+
+/** The migrations applied to the database (none on a new one). */
+async function appliedMigrations(db: Database): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === MIGRATION_TABLE)) return [];
+  const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  return rows.map((row) => row.name);
 }
 
 /** True when the database answers a trivial query. */

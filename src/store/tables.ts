@@ -97,6 +97,8 @@ export interface Tables {
     id: string;
     /** Hash of the email and client address the failure counts against. */
     subject: string;
+    /** Hash of the email alone: an operator's unlock forgets its failures from every address. */
+    email_hash: string;
     failed_at: string;
   };
   usage_counters: {

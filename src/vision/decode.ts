@@ -60,10 +60,40 @@ export interface DecodeLimits {
   readonly maxPixels: number;
 }
 
-/** First sentence of a libvips/libjpeg message, without file-system paths or stack detail. */
+/** What every refusal of an image's bytes ends with: what would be accepted. */
+const SEND_INSTEAD = 'send a JPEG, PNG, WebP, GIF, TIFF or AVIF image';
+/** Formats as people name them (AVIF is what sharp calls heif among the accepted ones). */
+const FORMAT_NAMES: Record<string, string> = { jpeg: 'JPEG', png: 'PNG', webp: 'WebP', gif: 'GIF', tiff: 'TIFF', heif: 'AVIF', svg: 'SVG', pdf: 'PDF', jp2k: 'JPEG 2000', jxl: 'JPEG XL', raw: 'raw pixel' };
+const HEIC_REFUSED = `HEIC images (HEVC-coded HEIF, an iPhone camera's default) cannot be decoded here; ${SEND_INSTEAD}`;
+const damagedImage = (kind: string) => new ImageDecodeError('invalid_image', `the ${kind} image is damaged or cut short and cannot be decoded; send a whole JPEG, PNG, WebP, GIF, TIFF or AVIF image`);
+
+/** What the first bytes say a file is (`JPEG`, `HEIC`, `a PDF`), when they say anything: for a refusal in words. */
+function sniffedKind(bytes: Buffer): string | undefined {
+  const text = (start: number, end: number) => bytes.subarray(start, end).toString('latin1');
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'JPEG';
+  if (text(1, 4) === 'PNG') return 'PNG';
+  if (text(0, 4) === 'GIF8') return 'GIF';
+  if (text(0, 4) === 'RIFF' && text(8, 12) === 'WEBP') return 'WebP';
+  if (text(0, 4) === 'II*\0' || text(0, 4) === 'MM\0*') return 'TIFF';
+  if (text(4, 8) === 'ftyp') return /^avi[fs]$/.test(text(8, 12)) ? 'AVIF' : /^(heic|heix|hevc|hevx|heim|heis|mif1|msf1)$/.test(text(8, 12)) ? 'HEIC' : undefined;
+  return undefined;
+}
+
+/** The bytes are not an image this decoder reads: why, in words, never the decoding library's (`Input buffer is empty`, `bad seek to …`). */
+export function unreadableImage(bytes: Buffer): ImageDecodeError {
+  if (bytes.length === 0) return new ImageDecodeError('invalid_image', `the image is empty (0 bytes); ${SEND_INSTEAD}`);
+  const kind = sniffedKind(bytes);
+  if (kind === 'HEIC') return new ImageDecodeError('invalid_image', HEIC_REFUSED);
+  if (kind) return damagedImage(kind);
+  const start = bytes.subarray(0, 16).toString('latin1').trimStart();
+  const what = start.startsWith('%PDF') ? 'a PDF document' : start.startsWith('<') ? 'text (HTML, XML or SVG)' : start.startsWith('{') || start.startsWith('[') ? 'JSON text' : 'not an image in a format detectd reads';
+  return new ImageDecodeError('invalid_image', `the bytes are ${what}${what.startsWith('not') ? '' : ', not an image'}; ${SEND_INSTEAD}`);
+}
+
+/** The first line of a libvips message: only to tell its timeout from other failures. */
 function describe(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0].replace(/^Input buffer /, '').slice(0, 200);
+  return text.split('\n')[0];
 }
 
 /**
@@ -119,15 +149,14 @@ async function decodeWithLibvips(bytes: Buffer, limits: DecodeLimits, scale: Dec
   try {
     // Header only: no pixel limit here, so that an oversized image is reported as such below.
     metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
-  } catch (error) {
-    throw new ImageDecodeError('invalid_image', `not a readable image: ${describe(error)}`);
+  } catch {
+    throw unreadableImage(bytes);
   }
   const { format, width, height } = metadata;
-  if (!ACCEPTED_FORMATS.has(format) || (format === 'heif' && metadata.compression !== ACCEPTED_HEIF_COMPRESSION)) {
-    throw new ImageDecodeError('invalid_image', `unsupported image format "${format}"; send JPEG, PNG, WebP, GIF, TIFF or AVIF`);
-  }
+  if (format === 'heif' && metadata.compression !== ACCEPTED_HEIF_COMPRESSION) throw new ImageDecodeError('invalid_image', HEIC_REFUSED);
+  if (!ACCEPTED_FORMATS.has(format)) throw new ImageDecodeError('invalid_image', `${FORMAT_NAMES[format] ?? format.toUpperCase()} images are not accepted; ${SEND_INSTEAD}`);
   const frameHeight = metadata.pageHeight ?? height;
-  if (!width || !frameHeight) throw new ImageDecodeError('invalid_image', 'image has no size');
+  if (!width || !frameHeight) throw new ImageDecodeError('invalid_image', `the ${FORMAT_NAMES[format]} image has no width or height; ${SEND_INSTEAD}`);
   checkSize(width, frameHeight, limits);
   if (format === 'jpeg') checkScans(bytes, metadata.isProgressive === true);
 
@@ -152,6 +181,6 @@ async function decodeWithLibvips(bytes: Buffer, limits: DecodeLimits, scale: Dec
     return { format, width: info.width, height: info.height, data, fullWidth, fullHeight, release: nothingToRelease };
   } catch (error) {
     if (/^timeout:/.test(describe(error))) throw new ImageDecodeError('image_too_complex', `image took longer than ${DECODE_TIMEOUT_SECONDS} s to decode`);
-    throw new ImageDecodeError('invalid_image', `image could not be decoded: ${describe(error)}`);
+    throw damagedImage(FORMAT_NAMES[format]);
   }
 }

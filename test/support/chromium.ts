@@ -5,11 +5,11 @@ import { makePanClip, type PanClip } from '../../scripts/lib/pan-clip.js';
 import { photoPath } from './paths.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './test-server.js';
 
-/** Debian's Chromium, never a test tool's own browser download. */
-export const launchChromium = () =>
+/** Debian's Chromium, never a test tool's own browser download; `extraArgs` add switches (e.g. `--host-resolver-rules`). */
+export const launchChromium = (extraArgs: readonly string[] = []) =>
   chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-ui-for-media-stream'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-fake-ui-for-media-stream', ...extraArgs],
   });
 
 /** What a browser streaming test needs: a real server, a video clip of the dog photo panning, and Chromium. */

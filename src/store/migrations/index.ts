@@ -10,6 +10,7 @@ import { accountDisabled } from './0008-account-disabled.js';
 import { faceGalleries } from './0009-face-galleries.js';
 import { deepStackPredictionCap } from './0010-deepstack-prediction-cap.js';
 import { faceUseridKeysAndDescriptorKinds } from './0011-face-userid-keys-and-descriptor-kinds.js';
+import { signInFailureEmail } from './0012-sign-in-failure-email.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,7 +25,11 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-face-galleries': faceGalleries,
   '0010-deepstack-prediction-cap': deepStackPredictionCap,
   '0011-face-userid-keys-and-descriptor-kinds': faceUseridKeysAndDescriptorKinds,
+  '0012-sign-in-failure-email': signInFailureEmail,
 };
+
+/** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
 
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => MIGRATIONS,

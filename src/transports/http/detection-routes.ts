@@ -23,7 +23,8 @@ export interface DetectionRouteDependencies {
 /** From this size on, a JSON body's parsing and its base64 decode get separate turns of the event loop. */
 const LARGE_BODY_BYTES = 256 * 1024;
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
-const IMAGE_CONTENT_TYPE = /^image\/[\w.+-]+\s*(?:;|$)/i;
+/** The image itself: `image/…`, or `application/octet-stream`, what clients send for bytes they do not type (curl --data-binary with -H, many HTTP libraries). */
+const IMAGE_CONTENT_TYPE = /^(?:image\/[\w.+-]+|application\/octet-stream)\s*(?:;|$)/i;
 const ROUTES: readonly { path: string; version: ApiVersion }[] = [
   { path: '/api/v1/:serviceType', version: 'v1' },
   { path: '/api/:serviceType', version: 'legacy' },
@@ -51,7 +52,7 @@ function bodyFormOf(request: Request): BodyForm {
   const contentType = request.get('content-type') ?? '';
   const form = JSON_CONTENT_TYPE.test(contentType) ? 'json' : IMAGE_CONTENT_TYPE.test(contentType) ? 'image' : isMultipartForm(contentType) ? 'multipart' : undefined;
   if (!form) {
-    throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8), as the image itself (Content-Type: image/jpeg, image/png, …) or as multipart/form-data with an "image" file');
+    throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8), as the image itself (Content-Type: image/jpeg, image/png, … or application/octet-stream) or as multipart/form-data with an "image" file');
   }
   return form;
 }

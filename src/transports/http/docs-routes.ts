@@ -7,6 +7,7 @@ import express, { type Request, type RequestHandler, type Response, Router } fro
 import { packageRoot } from '../../package-root.js';
 import { baseUrlOf } from '../base-url.js';
 import { pageSecurityHeaders } from '../page-security-headers.js';
+import { routeLabel } from '../route-label.js';
 
 export interface DocsDependencies {
   /** The OpenAPI document for callers who reach this server at `serverUrl`. */
@@ -59,7 +60,7 @@ export function docsRoutes(dependencies: DocsDependencies): Router {
   router.get('/docs', pageSecurityHeaders, (_request, response) => {
     response.sendFile('docs.html', { root: DOCS_ASSETS_DIR });
   });
-  router.use('/docs/assets', express.static(DOCS_ASSETS_DIR, { maxAge: ASSET_MAX_AGE_SECONDS * 1000, index: false }));
+  router.use('/docs/assets', routeLabel('/docs/assets/*'), express.static(DOCS_ASSETS_DIR, { maxAge: ASSET_MAX_AGE_SECONDS * 1000, index: false }));
   for (const file of SWAGGER_UI_FILES) router.get(`/docs/swagger-ui/${file}`, swaggerUiFile(file));
   return router;
 }

@@ -1,14 +1,15 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { LATENCY_BUCKETS } from '../../core/call-metrics.js';
+import { LATENCY_BUCKETS, NO_ERROR_CODE } from '../../core/call-metrics.js';
 import { contextOf } from '../request-context.js';
+import { metricsRouteOf } from '../route-label.js';
 import { whenAnswered } from './when-answered.js';
 
 /** Prometheus metrics that only HTTP has: requests by matched route pattern, their latency, requests in flight. */
 export function httpMetrics(registry: Registry): RequestHandler {
   const requests = new Counter({
     name: 'detectd_http_requests_total',
-    help: 'HTTP requests answered, by route, status and error code',
+    help: 'HTTP requests answered, by route, status and error code ("none" for an answer without one)',
     labelNames: ['route', 'status', 'code'] as const,
     registers: [registry],
   });
@@ -25,9 +26,8 @@ export function httpMetrics(registry: Registry): RequestHandler {
     whenAnswered(response, () => {
       inFlight.dec();
       const context = contextOf(response);
-      // The matched route pattern (never the raw path: ids and typos would explode the label set).
-      const route = request.route ? request.baseUrl + String(request.route.path) : 'unmatched';
-      requests.inc({ route, status: response.headersSent ? response.statusCode : 499, code: context.errorCode ?? '' });
+      const route = metricsRouteOf(request, response);
+      requests.inc({ route, status: response.headersSent ? response.statusCode : 499, code: context.errorCode ?? NO_ERROR_CODE });
       duration.observe({ route }, (performance.now() - context.startedAt) / 1000);
     });
     next();

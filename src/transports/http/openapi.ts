@@ -97,7 +97,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
     tags: [task.type],
     security: [{ ApiKey: [] }],
     description:
-      `The image comes as the \`image\` file of a multipart form (parameters as fields), as the body itself (\`image/*\`, parameters in the query string) or as base64 in JSON; the response is the same. ` +
+      `The image comes as the \`image\` file of a multipart form (parameters as fields), as the body itself (\`image/*\` or \`application/octet-stream\`, parameters in the query string) or as base64 in JSON; the response is the same. ` +
       `Every parameter works in every form: in a form or query string the JSON body's fields${bodyFields.length > 0 ? ` (${bodyFields.map((field) => `\`${field.name}\``).join(', ')})` : ''} go by the same names, a list as repeated fields or comma-separated.\n\n` +
       `Example, with the key in \`DETECTD_API_KEY\` and ${photo.description}, \`${photo.file}\`, in the current folder (Linux and macOS):\n\n\`\`\`sh\n${example}\n\`\`\`\n\n` +
       `Configuration parameters:\n${parameters}`,
@@ -111,6 +111,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
       content: {
         'multipart/form-data': { schema: { type: 'object', required: ['image'], properties: { image: { type: 'string', contentMediaType: 'image/*' }, ...textFields, ...Object.fromEntries(bodyFields.map((field) => [field.name, fieldSchema(field)])) } } },
         'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
+        'application/octet-stream': { schema: { type: 'string', contentMediaType: 'image/*' } },
         'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.requestSchema)}` }, example: jsonRequestExample(task) },
       },
     },

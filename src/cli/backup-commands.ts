@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { readStoredSecret, secretFile } from '../accounts/server-secret.js';
+import { type Config, loadConfig } from '../config.js';
+import { packageVersion } from '../package-root.js';
+import { ArchiveRefused, type BackupManifest, readArchive, writeArchive } from '../store/backup-archive.js';
+import { databaseExists, databaseLocation } from '../store/database.js';
+import { sqliteFile } from '../store/dialects/sqlite.js';
+import { MIGRATION_NAMES } from '../store/migrations/index.js';
+import { DataFolderBusy, lockOutServers } from '../store/server-lock.js';
+import { checkSnapshot, snapshotDatabase, SnapshotRefused, type SnapshotSummary } from '../store/sqlite-snapshot.js';
+import { type OutputOptions, printResult, runCommand } from './command-context.js';
+import { CliFailure, EXIT } from './exit-codes.js';
+
+/** The names of the database and the secret inside a backup (as in the data folder). */
+const DATABASE_NAME = path.basename(sqliteFile('.'));
+const SECRET_NAME = path.basename(secretFile('.'));
+
+/** `backup` and `restore` are for the embedded database: PostgreSQL has its own tools. */
+function refusePostgres(config: Config, command: string): void {
+  if (!config.databaseUrl) return;
+  throw new CliFailure(
+    'postgresql',
+    `this shell's settings name ${databaseLocation({ dataDir: config.dataDir, databaseUrl: config.databaseUrl })}: back it up with pg_dump and restore it with pg_restore ` +
+      `(docs/operations.md, "PostgreSQL"), and keep DETECTD_SECRET with it; detectd ${command} is for the embedded SQLite database`,
+    EXIT.refused,
+  );
+}
+
+const counts = (summary: SnapshotSummary) => `${summary.accounts} account${summary.accounts === 1 ? '' : 's'}, ${summary.services} service${summary.services === 1 ? '' : 's'}`;
+
+/** A folder for the work files of a command, removed whatever happens; beside `near` so that renames stay on one file system. */
+async function inWorkFolder<T>(near: string, prefix: string, work: (folder: string) => Promise<T>): Promise<T> {
+  const folder = fs.mkdtempSync(path.join(near, prefix));
+  try {
+    return await work(folder);
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Moves the data folder's database and secret (whichever are there) into a new folder beside them; its path, or undefined when there was nothing. */
+function setAside(dataDir: string, takenAt: Date): string | undefined {
+  const database = sqliteFile(dataDir);
+  const present = [database, `${database}-wal`, `${database}-shm`, secretFile(dataDir)].filter((file) => fs.existsSync(file));
+  if (present.length === 0) return undefined;
+  const aside = path.join(dataDir, `replaced-${takenAt.toISOString().replace(/[:.]/g, '-')}`);
+  fs.mkdirSync(aside, { mode: 0o700 });
+  for (const file of present) fs.renameSync(file, path.join(aside, path.basename(file)));
+  return aside;
+}
+
+/** Run as root (e.g. by sudo), the restored files go to the data folder's owner, who runs the server. */
+function giveToFolderOwner(dataDir: string, files: readonly string[]): void {
+  if (process.getuid?.() !== 0) return;
+  const { uid, gid } = fs.statSync(dataDir);
+  for (const file of files) fs.chownSync(file, uid, gid);
+}
+
+/** `detectd backup FILE` and `detectd restore FILE` (docs/operations.md "Backup and restore"). */
+export function addBackupCommands(program: Command): void {
+  program
+    .command('backup <file>')
+    .description('copy the embedded SQLite database (also while the server runs) and the server secret into one file, FILE (.tar.gz)')
+    .option('--json', 'print one JSON object')
+    .action((file: string, options: OutputOptions) =>
+      runCommand(options, async () => {
+        const config = loadConfig();
+        refusePostgres(config, 'backup');
+        const settings = { dataDir: config.dataDir };
+        if (!options.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
+        if (!databaseExists(settings)) {
+          throw new CliFailure('database', `no database at ${databaseLocation(settings)}: run the command with the server's DETECTD_DATA_DIR, or in its folder`, EXIT.environment);
+        }
+        const secret = config.secret ?? readStoredSecret(config.dataDir);
+        if (!secret) {
+          throw new CliFailure('secret_missing', `no server secret: ${secretFile(config.dataDir)} is not there and DETECTD_SECRET is not set; the database's API keys cannot be used without it`, EXIT.environment);
+        }
+        const target = path.resolve(file);
+        if (fs.existsSync(target)) throw new CliFailure('file_exists', `${target} already exists: name a new file`, EXIT.refused);
+        if (!fs.existsSync(path.dirname(target))) throw new CliFailure('folder_missing', `the folder ${path.dirname(target)} does not exist`, EXIT.refused);
+        const { manifest, summary } = await inWorkFolder(path.dirname(target), '.detectd-backup-', async (folder) => {
+          const takenAt = new Date().toISOString();
+          const copied = await snapshotDatabase(sqliteFile(config.dataDir), path.join(folder, DATABASE_NAME));
+          fs.chmodSync(path.join(folder, DATABASE_NAME), 0o600);
+          fs.writeFileSync(path.join(folder, SECRET_NAME), secret + '\n', { mode: 0o600 });
+          const written = await writeArchive(target, folder, [DATABASE_NAME, SECRET_NAME], { detectd_version: packageVersion(), taken_at: takenAt, migrations: copied.migrations });
+          return { manifest: written, summary: copied };
+        });
+        const bytes = fs.statSync(target).size;
+        printResult(
+          options,
+          { file: target, bytes, taken_at: manifest.taken_at, detectd_version: manifest.detectd_version, accounts: summary.accounts, services: summary.services, migrations: manifest.migrations },
+          `backup written to ${target} (${bytes} bytes): the database as of ${manifest.taken_at} (${counts(summary)}) and the server secret.\n` +
+            'It opens every API key of the database: keep it as safe as the secret itself.',
+        );
+      }),
+    );
+
+  program
+    .command('restore <file>')
+    .description("put a backup made by `detectd backup` in place of the embedded database and secret (refused while a server runs on them; the files it replaces are kept aside)")
+    .option('--json', 'print one JSON object')
+    .action((file: string, options: OutputOptions) =>
+      runCommand(options, async () => {
+        const config = loadConfig();
+        refusePostgres(config, 'restore');
+        const source = path.resolve(file);
+        if (!fs.existsSync(source)) throw new CliFailure('file_not_found', `${source} does not exist`, EXIT.refused);
+        if (!options.json) process.stderr.write(`detectd: database: ${databaseLocation({ dataDir: config.dataDir })}\n`);
+        let lock;
+        try {
+          lock = lockOutServers(config.dataDir);
+        } catch (error) {
+          if (!(error instanceof DataFolderBusy)) throw error;
+          throw new CliFailure('server_running', `${error.message} (e.g. systemctl stop detectd), restore, then start it again`, EXIT.refused);
+        }
+        try {
+          const restored = await inWorkFolder(config.dataDir, '.restore-', async (folder) => {
+            const { manifest, summary } = await checkedBackup(source, folder);
+            const secret = fs.readFileSync(path.join(folder, SECRET_NAME), 'utf8').trim();
+            if (config.secret !== undefined && config.secret !== secret) {
+              throw new CliFailure(
+                'secret_mismatch',
+                "DETECTD_SECRET in this shell is not the secret in the backup, so the restored API keys would not work with it: unset it (the server then reads the restored secret.key) or set it to the backup's",
+                EXIT.refused,
+              );
+            }
+            const aside = setAside(config.dataDir, new Date());
+            const database = sqliteFile(config.dataDir);
+            fs.renameSync(path.join(folder, DATABASE_NAME), database);
+            fs.renameSync(path.join(folder, SECRET_NAME), secretFile(config.dataDir));
+            giveToFolderOwner(config.dataDir, [database, secretFile(config.dataDir)]);
+            return { manifest, summary, aside };
+          });
+          const { manifest, summary, aside } = restored;
+          const pending = MIGRATION_NAMES.filter((name) => !summary.migrations.includes(name));
+          printResult(
+            options,
+            { file: source, data_dir: config.dataDir, taken_at: manifest.taken_at, detectd_version: manifest.detectd_version, accounts: summary.accounts, services: summary.services, replaced: aside ?? null, migrations_pending: pending },
+            `restored ${source} into ${config.dataDir}: the database as of ${manifest.taken_at} (${counts(summary)}, taken by detectd ${manifest.detectd_version}) and its server secret.\n` +
+              (aside ? `The database and secret it replaced are in ${aside}.\n` : '') +
+              (pending.length > 0 ? `The server brings its schema up to date when it starts (${pending.length} migration${pending.length === 1 ? '' : 's'} to run).\n` : '') +
+              'Start the server.',
+          );
+        } finally {
+          lock.release();
+        }
+      }),
+    );
+}
+
+/** The backup unpacked into `folder` and checked whole: its files against the manifest, its database by SQLite, its schema known to this version. */
+async function checkedBackup(file: string, folder: string): Promise<{ manifest: BackupManifest; summary: SnapshotSummary }> {
+  try {
+    const manifest = await readArchive(file, folder);
+    for (const name of [DATABASE_NAME, SECRET_NAME]) {
+      if (!manifest.files.some((listed) => listed.name === name)) throw new ArchiveRefused(`${file} is not a detectd backup: it has no ${name}`);
+    }
+    const summary = checkSnapshot(path.join(folder, DATABASE_NAME));
+    const unknown = summary.migrations.filter((name) => !MIGRATION_NAMES.includes(name));
+    if (unknown.length > 0) {
+      throw new CliFailure(
+        'backup_too_new',
+        `${file} was taken by detectd ${manifest.detectd_version}, whose database has schema changes this version (${packageVersion()}) does not know (${unknown.join(', ')}): restore it with that version or a later one`,
+        EXIT.refused,
+      );
+    }
+    return { manifest, summary };
+  } catch (error) {
+    if (error instanceof ArchiveRefused || error instanceof SnapshotRefused) throw new CliFailure('invalid_backup', error.message, EXIT.refused);
+    throw error;
+  }
+}
