@@ -146,6 +146,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
           usage: usageStore,
           serviceLimits,
           models: registry,
+          faceThresholds: gallery,
           tasks,
           secret,
           keyRotationGraceSeconds: config.keyRotationGraceSeconds,

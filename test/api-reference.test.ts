@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { exampleCalls } from '../src/tasks/example-calls.js';
+import { exampleCalls, examplePhotoOf } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -29,7 +29,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     expect(document.servers).to.deep.equal([{ url: server.url, description: 'this server' }]);
     for (const task of TASK_DESCRIPTIONS.all) {
       const operation = document.paths[`/api/v1/${task.type}`].post;
-      expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, 'dog.jpg').curl);
+      expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, examplePhotoOf(task).file).curl);
       // "Try it" offers the first body form: the upload, with fields that are valid as filled in.
       const [first, ...others] = Object.keys(operation.requestBody.content);
       expect([first, ...others]).to.deep.equal(['multipart/form-data', 'image/*', 'application/octet-stream', 'application/json']);

@@ -21,10 +21,22 @@ describe('console: a new service names only a model this server loaded', () => {
     return client.post('/console/services', { type: 'object-detection', ...fields });
   };
 
-  it('offers the loaded models in the form', async () => {
+  it('offers the loaded models in the form, each under the type of service it serves, after the type\'s server default', async () => {
     const form = (await client.get('/console/services/new')).text;
-    const options = [...form.matchAll(/<option value="([^"]*)"[^>]*>/g)].map((match) => match[1]).filter((value) => !TASK_DESCRIPTIONS.types.includes(value));
-    expect(options).to.deep.equal(['yolo26n-640-int8', 'yolox-nano-416']);
+    const select = /<select id="field-model" name="model"[^>]*>([\s\S]*?)<\/select>/.exec(form)![1];
+    expect(select).to.match(/^<option value="" selected>Server default for the type<\/option><optgroup /);
+    const groups = [...select.matchAll(/<optgroup label="([^"]*)" data-type="([^"]*)" data-default-model="([^"]*)">(.*?)<\/optgroup>/g)].map(([, label, type, defaultModel, options]) => ({
+      label,
+      type,
+      defaultModel,
+      models: [...options.matchAll(/<option value="([^"]*)">/g)].map((match) => match[1]),
+    }));
+    expect(groups.map((group) => group.type)).to.deep.equal(TASK_DESCRIPTIONS.types);
+    expect(groups[0]).to.deep.equal({ label: 'object-detection models', type: 'object-detection', defaultModel: 'yolo26n-640-int8', models: ['yolo26n-640-int8', 'yolox-nano-416'] });
+    // The face detector every server loads when no face model is configured, whichever it is: the one loaded model besides the two named.
+    const loaded = ((await (await fetch(`${server.url}/readyz`)).json()) as { models: string[] }).models;
+    const faceDetector = loaded.filter((model) => !groups[0].models.includes(model));
+    expect(groups[1]).to.deep.equal({ label: 'face-detection models', type: 'face-detection', defaultModel: faceDetector[0], models: faceDetector });
   });
 
   it('refuses an unknown model with the reason under the model field, the loaded models named, and creates nothing', async () => {

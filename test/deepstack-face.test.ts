@@ -206,7 +206,13 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     const strict = cli(['service', 'face-threshold', serviceId, '1', '--json'], env);
     expect(JSON.parse(strict.stdout)).to.include({ face_match_threshold: 1, default: false });
     expect(userids((await deepstackFace(server, key, 'recognize', group('bbt5.jpg'))).result).every((userid) => userid === 'unknown')).to.equal(true);
-    expect(JSON.parse(cli(['service', 'face-threshold', serviceId, 'default', '--json'], env).stdout).default).to.equal(true);
+    // `service show` prints the threshold in force, and whether it is the default.
+    expect(JSON.parse(cli(['service', 'show', serviceId, '--json'], env).stdout)).to.include({ face_match_threshold: 1, face_match_threshold_default: false });
+    expect(cli(['service', 'show', serviceId], env).stdout).to.contain('\nfaces     named at similarity ≥ 1\n');
+    const backToDefault = JSON.parse(cli(['service', 'face-threshold', serviceId, 'default', '--json'], env).stdout);
+    expect(backToDefault.default).to.equal(true);
+    expect(JSON.parse(cli(['service', 'show', serviceId, '--json'], env).stdout)).to.include({ face_match_threshold: backToDefault.face_match_threshold, face_match_threshold_default: true });
+    expect(cli(['service', 'show', serviceId], env).stdout).to.contain(`\nfaces     named at similarity ≥ ${backToDefault.face_match_threshold} (the default)\n`);
     expect(cli(['service', 'face-threshold', serviceId, '1.5', '--json'], env).status).to.equal(2);
     const again = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
     expect(again.status).to.equal(1);
@@ -224,8 +230,10 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect([noServer.status, JSON.parse(noServer.stderr).error.code]).to.deep.equal([3, 'no_server']);
     const noPhoto = await cliAsync(['service', 'register', serviceId, 'howard', '/nonexistent.jpg', '--url', server.url], env);
     expect([noPhoto.status, noPhoto.stderr]).to.deep.equal([2, 'detectd: cannot read /nonexistent.jpg: no such file\n']);
-    const objects = cli(['service', 'people', (await server.domain.keys.authenticate(server.apiKey))!.id, '--json'], env);
+    const objectService = (await server.domain.keys.authenticate(server.apiKey))!.id;
+    const objects = cli(['service', 'people', objectService, '--json'], env);
     expect(JSON.parse(objects.stderr).error.code).to.equal('not_a_face_service');
+    expect(JSON.parse(cli(['service', 'show', objectService, '--json'], env).stdout), 'no threshold for an object service').to.not.have.property('face_match_threshold');
   });
 
   it('errors as DeepStack answers them: no userid, no face, a non-image or cut image, too many photos, a key of another service type (naming the type needed), a wrong key', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
+import { assembleFoundResponse, type Naming } from '../src/tasks/found-response.js';
 import { detectionDrawing, encodeVisualization } from '../src/vision/draw.js';
 import type { RgbImage } from '../src/vision/image.js';
 
@@ -68,5 +69,20 @@ describe('visualized image: outlines painted into the pixels, tags rendered at t
   it('draws nothing but encodes the image when there is no detection', async () => {
     const { data } = await rgbOfJpeg(await encodeVisualization(greyImage(), []));
     expect(data.every((value) => Math.abs(value - GREY) < 3)).to.equal(true);
+  });
+});
+
+describe('visualized answer of an image task: a recognized face is tagged with how sure the name is', () => {
+  const parameters = { confidenceThreshold: 0.5, outputCroppedImage: false, outputVisualizedImage: true };
+  const face = { classIndex: 0, score: 0.99, box: { left: 100, top: 100, right: 300, bottom: 350 } };
+  const answer = (naming: Naming) => assembleFoundResponse({ width: WIDTH, height: HEIGHT, pixels: greyImage() }, [face], [naming], parameters);
+  const drawn = (label: string, confidence: number) => encodeVisualization(greyImage(), [{ box: face.box, label, confidence }]);
+
+  it('"amy 0.84" (the similarity of the match), not "amy 0.99" (the detector\'s confidence that it is a face); an unknown face keeps the confidence', async () => {
+    const named = await answer({ name: 'amy', parent: 'face', similarity: 0.84 });
+    expect(named.found[0]).to.include({ name: 'amy', confidence: 0.99, similarity: 0.84 });
+    expect(named.visualized_image).to.equal(await drawn('amy', 0.84));
+    expect(named.visualized_image).to.not.equal(await drawn('amy', 0.99));
+    expect((await answer({ name: 'unknown', parent: 'face' })).visualized_image).to.equal(await drawn('unknown', 0.99));
   });
 });

@@ -153,7 +153,10 @@ function readAsBase64(file) {
 
 const confidenceInput = () => document.getElementById('try-confidence');
 
-// One row per thing found (an object, a face: its name is the person's when recognized): name, confidence, box. Built with DOM nodes, so names are never parsed as HTML.
+// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84").
+const nameOf = (object) => (object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`);
+
+// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
   body.replaceChildren(
@@ -161,7 +164,7 @@ function fillObjectTable(objects) {
       const row = document.createElement('tr');
       const box = object.bounding_box;
       for (const [text, numeric] of [
-        [object.name, false],
+        [nameOf(object), false],
         [object.confidence.toFixed(2), true],
         [`${box.left}, ${box.top}, ${box.right}, ${box.bottom}`, true],
       ]) {
@@ -211,8 +214,8 @@ async function tryIt() {
     return;
   }
   const threshold = confidenceInput().value;
-  // The field the service's task lists what it found in (detected_objects, detected_faces).
-  const { answer } = document.getElementById('try-form').dataset;
+  // The field the service's task lists what it found in (detected_objects, detected_faces), and what its confidence is of ("face confidence").
+  const { answer, confidence } = document.getElementById('try-form').dataset;
   showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
@@ -236,7 +239,7 @@ async function tryIt() {
       return;
     }
     const found = body[answer].length;
-    showStatus(`${found} found at confidence ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
+    showStatus(`${found} found at ${confidence} ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
     // The visualized image comes back as raw_data, where Nvision clients read it.
     document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
     offerDownload(body.raw_data, file.name);
@@ -298,9 +301,16 @@ async function listPeople() {
     document.querySelector('#people-table tbody').replaceChildren(
       ...people.map((person) => {
         const row = document.createElement('tr');
-        for (const [text, numeric] of [[person.userid, false], [String(person.photos), true], [new Date(person.added).toLocaleString(), false]]) {
+        // On a phone each row stacks (table.stack): the cells then say what they are.
+        for (const [label, text, numeric] of [['', person.userid, false], ['Photos ', String(person.photos), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]]) {
           const cell = document.createElement('td');
-          cell.textContent = text;
+          if (label) {
+            const stackLabel = document.createElement('span');
+            stackLabel.className = 'stack-label';
+            stackLabel.textContent = label;
+            cell.append(stackLabel);
+          }
+          cell.append(text);
           if (numeric) cell.className = 'num';
           row.append(cell);
         }
@@ -389,6 +399,8 @@ async function registerPerson() {
     }));
     taken.append(...figures);
     status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face).`;
+    // Registered: the form is ready for the next person (a refused one keeps what was typed, to correct it).
+    document.getElementById('people-form').reset();
   } catch (error) {
     status.textContent = `Could not register ${userid}: ${error.message}`;
   }
@@ -402,6 +414,23 @@ if (document.getElementById('people')) {
     registerPerson();
   });
 }
+// The new-service form: the model list is the chosen type's (a service is answered only by a model of its type), its server default named.
+function followType(typeSelect, modelSelect) {
+  const groups = [...modelSelect.querySelectorAll('optgroup')];
+  const serverDefault = modelSelect.querySelector('option[value=""]');
+  const showModelsOfType = () => {
+    const chosen = modelSelect.value;
+    const group = groups.find((each) => each.dataset.type === typeSelect.value);
+    modelSelect.replaceChildren(serverDefault, ...(group ? [group] : []));
+    if (group) serverDefault.textContent = `Server default (${group.dataset.defaultModel})`;
+    modelSelect.value = group && [...group.children].some((option) => option.value === chosen) ? chosen : '';
+  };
+  showModelsOfType();
+  typeSelect.addEventListener('change', showModelsOfType);
+}
+const newServiceForm = document.getElementById('new-service-form');
+if (newServiceForm) followType(newServiceForm.elements.type, newServiceForm.elements.model);
+
 // The usage panel refreshes itself while the page is open and shown: the same page, fetched again, gives the new panel.
 const USAGE_REFRESH_MS = 5000;
 async function refreshUsage() {

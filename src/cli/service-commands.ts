@@ -169,9 +169,12 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
 
   serviceCommand(service, 'show', 'show a service and its working API keys (never the keys themselves)').action((reference: string, options: ServiceOptions) =>
     runCommand(options, async () => {
-      await withDomain(loadConfig(), options, async (domain) => {
+      await withDomain(loadConfig(), options, async (domain, store) => {
         const found = await findService(domain, reference, options.account);
-        const shown = { ...serviceJson(found, await ownerEmails(domain)), keys: (await domain.keys.active(found)).map(keyJson) };
+        // A face service's threshold in force, as the gallery reads it (its own, or the server default).
+        const faces =
+          tasks.find(found.type)?.detects === 'faces' ? { face_match_threshold: await new FaceGallery(store.db, store.secret).threshold(found.id), face_match_threshold_default: found.faceMatchThreshold === null } : undefined;
+        const shown = { ...serviceJson(found, await ownerEmails(domain)), ...faces, keys: (await domain.keys.active(found)).map(keyJson) };
         const keyLines = shown.keys.map((key) => `  ${key.hint ?? '(made before encryption: rotate to show)'}  ${key.id}  ${key.expires_at ? `rotated out, works until ${key.expires_at}` : 'current'}`);
         printResult(
           options,
@@ -188,6 +191,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
             `quota     ${limitText(shown.monthly_quota, 'calls per month')}`,
             `deepstack ${limitText(shown.deepstack_max_predictions, 'predictions per answer at most')}`,
             `keyless   ${keylessText(shown.keyless_address_ranges)}`,
+            ...(faces ? [`faces     named at similarity ≥ ${faces.face_match_threshold}${faces.face_match_threshold_default ? ' (the default)' : ''}`] : []),
             `keys      ${shown.keys.length === 0 ? 'none working' : `${shown.keys.length} working:`}`,
             ...keyLines,
           ].join('\n'),

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AccountDomain } from '../accounts/account-domain.js';
 import type { Account } from '../accounts/accounts.js';
+import type { FaceGallery } from '../faces/face-gallery.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UploadBudget } from '../gate/upload-budget.js';
@@ -15,6 +16,8 @@ export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
   readonly models: Pick<ModelRegistry, 'detectors' | 'defaultModel' | 'defaultOf' | 'find'>;
+  /** Face services' match thresholds: the one in force, and a service's own set or cleared. */
+  readonly faceThresholds: Pick<FaceGallery, 'threshold' | 'setThreshold'>;
   /** The tasks a service may be of: the table every front door serves. */
   readonly tasks: TaskTable;
   /** Server secret: keys the CSRF tokens. */

@@ -71,13 +71,29 @@ export function field(options: FieldOptions): SafeHtml {
   );
 }
 
-/** A labelled drop-down of `choices` (value and label), `value` selected, with its error in place. */
-export function selectField(options: ControlOptions & { readonly value?: string; readonly choices: readonly { value: string; label: string }[]; readonly disabled?: boolean }): SafeHtml {
+/** One choice of a drop-down. */
+export interface Choice {
+  readonly value: string;
+  readonly label: string;
+}
+
+/** Choices under a heading of their own (an `<optgroup>`), with `data-*` attributes for the page's script. */
+export interface ChoiceGroup {
+  readonly label: string;
+  readonly data: Readonly<Record<string, string>>;
+  readonly choices: readonly Choice[];
+}
+
+/** A labelled drop-down of `choices` (value and label; or groups of them), `value` selected, with its error in place. */
+export function selectField(options: ControlOptions & { readonly value?: string; readonly choices: readonly (Choice | ChoiceGroup)[]; readonly disabled?: boolean }): SafeHtml {
+  const option = (choice: Choice) => html`<option value="${choice.value}"${choice.value === (options.value ?? '') ? html` selected` : ''}>${choice.label}</option>`;
   return labelled(
     options,
     (naming, state) =>
-      html`<select ${naming}${options.disabled ? html` disabled` : ''}${state}>${options.choices.map(
-        (choice) => html`<option value="${choice.value}"${choice.value === (options.value ?? '') ? html` selected` : ''}>${choice.label}</option>`,
+      html`<select ${naming}${options.disabled ? html` disabled` : ''}${state}>${options.choices.map((choice) =>
+        'choices' in choice
+          ? html`<optgroup label="${choice.label}"${Object.entries(choice.data).map(([name, value]) => html` data-${name}="${value}"`)}>${choice.choices.map(option)}</optgroup>`
+          : option(choice),
       )}</select>`,
   );
 }

@@ -1,6 +1,6 @@
 import type { Account } from '../accounts/accounts.js';
 import type { Service } from '../core/service.js';
-import { csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
+import { type Choice, type ChoiceGroup, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
 
@@ -37,19 +37,32 @@ ${options.services.length === 0
   );
 }
 
+/** The models a service of one type may name (those that find what its task finds), and the one it gets when it names none. */
+export interface ModelsOfType {
+  readonly type: string;
+  readonly models: readonly string[];
+  readonly defaultModel: string;
+}
+
 export interface NewServiceForm {
   readonly account: Account;
   readonly csrfToken: string;
-  readonly models: readonly string[];
-  /** The service types to choose from (the task table's). */
-  readonly taskTypes: readonly string[];
+  /** The service types to choose from (the task table's), each with its models; the first type is the default. */
+  readonly types: readonly ModelsOfType[];
   /** After a refusal: what was typed, and the errors by field (`name`, `type`, `model`). */
   readonly form?: FormState;
 }
 
-/** The models a service may name, as drop-down choices; the first is the server's default. */
-export function modelChoices(models: readonly string[]): { value: string; label: string }[] {
-  return models.map((model, index) => ({ value: model, label: index === 0 ? `${model} (default)` : model }));
+/**
+ * The model drop-down: the server default of the chosen type first, then each type's models under
+ * its type. Without JavaScript every type's list shows (the server refuses a model of another type,
+ * saying which it may be); console.js keeps only the chosen type's and names its default.
+ */
+function modelChoices(types: readonly ModelsOfType[]): (Choice | ChoiceGroup)[] {
+  return [
+    { value: '', label: 'Server default for the type' },
+    ...types.map((each) => ({ label: `${each.type} models`, data: { type: each.type, 'default-model': each.defaultModel }, choices: each.models.map((model) => ({ value: model, label: model })) })),
+  ];
 }
 
 export function newServicePage(page: NewServiceForm): string {
@@ -61,18 +74,17 @@ export function newServicePage(page: NewServiceForm): string {
 <section class="card narrow">
   <h1>New service</h1>
   ${formError(errors[''])}
-  <form method="post" action="/console/services" novalidate>
+  <form method="post" action="/console/services" id="new-service-form" novalidate>
     ${csrfField(page.csrfToken)}
     ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, hint: SERVICE_NAME_HINT, required: true, maxlength: 63, autofocus: focus === 'name' })}
-    ${selectField({ label: 'Type', name: 'type', value: values.type, error: errors.type, choices: page.taskTypes.map((type) => ({ value: type, label: type })), autofocus: focus === 'type' })}
+    ${selectField({ label: 'Type', name: 'type', value: values.type, error: errors.type, choices: page.types.map(({ type }) => ({ value: type, label: type })), autofocus: focus === 'type' })}
     ${selectField({
       label: 'Model',
       name: 'model',
       value: values.model,
       error: errors.model,
-      choices: modelChoices(page.models),
-      disabled: page.models.length < 2,
-      hint: page.models.length < 2 ? 'This server runs one model.' : 'The detector that answers this service\u2019s calls.',
+      choices: modelChoices(page.types),
+      hint: 'The detector that answers this service\u2019s calls: one of the models of its type.',
       autofocus: focus === 'model',
     })}
     <div class="actions"><button type="submit" class="button primary">Create service</button><a class="button secondary" href="/console/services">Cancel</a></div>

@@ -2,8 +2,9 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
+import type { DetectorKind } from '../models/types.js';
 import type { Task } from '../tasks/task.js';
-import { exampleCalls } from '../tasks/example-calls.js';
+import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
@@ -26,6 +27,10 @@ export interface OverviewData {
   readonly suggestedThreshold?: { readonly model: string; readonly threshold: number };
   /** The models a service of this type may name. */
   readonly models: readonly string[];
+  /** The DeepStack / CodeProject.AI paths a service of this type answers with its key (the door's route table); none: no DeepStack card. */
+  readonly deepStackPaths: readonly string[];
+  /** A face service's match threshold in force (its own, or the server default: service.faceMatchThreshold says which); absent for other services. */
+  readonly faceMatchThreshold?: number;
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
@@ -42,7 +47,7 @@ export interface OverviewData {
 }
 
 /** The overview's cards that have a form of their own, by their element id. */
-export type NoticeSection = 'keyless' | 'limits' | 'settings';
+export type NoticeSection = 'keyless' | 'limits' | 'settings' | 'face-threshold';
 
 /** The notice, if it belongs in the card `section`. */
 function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
@@ -51,7 +56,7 @@ function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
 
 /** A refused form of the overview page: which one, what was typed, and the errors by field. */
 export interface RefusedForm extends FormState {
-  readonly form: 'keyless' | 'limits' | 'settings';
+  readonly form: NoticeSection;
 }
 
 /** What was typed into `form` if it was just refused, else undefined (the page shows the stored values). */
@@ -70,9 +75,9 @@ function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
     <h2 id="people-title">People</h2>
     <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept).</p>
-    <div class="table-scroll"><table class="list compact" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
+    <div class="table-scroll"><table class="list compact stack" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
       <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table></div>
-    <form id="people-form" class="try-form">
+    <form id="people-form" class="try-form people-form">
       <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
       <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
       <button type="submit" class="button primary">Register person</button>
@@ -82,11 +87,36 @@ function peopleSection(): SafeHtml {
   </section>`;
 }
 
+/**
+ * A face service's match threshold: the one in force (its own, or the server default, as the
+ * gallery reads it), and a form setting the service's own (empty: back to the default).
+ */
+function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
+  if (data.faceMatchThreshold === undefined) return '';
+  const own = data.service.faceMatchThreshold;
+  const { values, errors } = refusedState(data, 'face-threshold') ?? { values: { threshold: own === null ? '' : String(own) }, errors: {} };
+  return html`<section class="card" aria-labelledby="face-threshold-title" id="face-threshold">
+    <h2 id="face-threshold-title">Face match threshold</h2>
+    ${noticeIn(data, 'face-threshold')}
+    <p class="muted">A face is named as the registered person it is most like when their similarity (0 to 1) reaches this threshold and clearly beats every other person's, else it is <em>unknown</em>. Higher names fewer strangers and leaves more of your people unknown.</p>
+    <p id="face-threshold-state">Faces are named at similarity ≥ <strong id="face-threshold-value">${own === null ? `default (${data.faceMatchThreshold})` : data.faceMatchThreshold}</strong>${own === null ? '' : ', this service\u2019s own'}.</p>
+    <form method="post" action="${base}/face-threshold" class="limits-form face-threshold-form" novalidate>
+      ${csrfField(data.csrfToken)}
+      ${field({ label: 'Threshold', name: 'threshold', value: values.threshold, error: errors.threshold, hint: 'A similarity from 0 to 1; empty: the server default.', autofocus: errors.threshold !== undefined })}
+      <button type="submit" class="button secondary" id="save-face-threshold">Save threshold</button>
+    </form>
+  </section>`;
+}
+
+/** What Try it calls the detector's confidence: a face's says it is a face, not who it is (that is the match's similarity). */
+const CONFIDENCE_LABELS: Readonly<Record<DetectorKind, string>> = { objects: 'Confidence', faces: 'Face confidence' };
+
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
+  const confidence = CONFIDENCE_LABELS[data.task?.detects ?? 'objects'];
   const threshold = tryItThreshold(data);
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
@@ -114,9 +144,9 @@ export function serviceOverviewPage(data: OverviewData): string {
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}">
+    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
-      <div class="try-field"><label for="try-confidence">Confidence threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
+      <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note">
         <p class="muted small" id="try-confidence-note">${threshold.note}</p></div>
       <button type="submit" class="button primary">Detect</button>
@@ -128,11 +158,13 @@ export function serviceOverviewPage(data: OverviewData): string {
       <div class="try-objects">
         <ul id="try-counts" class="try-counts" aria-label="Found, by name"></ul>
         <table class="list compact" id="try-table"><caption class="muted small">Found, surest first</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col" class="num">Confidence</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
+          <thead><tr><th scope="col">Name</th><th scope="col" class="num">${confidence}</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
       <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>
   </section>
+
+  ${faceThresholdSection(data, base)}
 
   <section class="card" aria-labelledby="live-title">
     <h2 id="live-title">Live video</h2>
@@ -218,19 +250,20 @@ function callItSection(data: OverviewData, endpoint: string): SafeHtml {
     return html`<section class="card" aria-labelledby="curl-title"><h2 id="curl-title">Call it</h2>
     <p class="warning" id="curl-example">This service has no working API key, so there is no command to call it with. Create a new key under <a href="#api-key-entry">API Key</a> first.</p></section>`;
   }
-  const calls = exampleCalls(task, endpoint, 'dog.jpg');
+  const photo = examplePhotoOf(task);
+  const calls = exampleCalls(task, endpoint, photo.file);
   const panels = [
     {
       id: 'curl',
       label: 'curl',
-      intro: html`Ready to paste into a shell on Linux or macOS, with an image file <code>dog.jpg</code> in the current folder.`,
+      intro: html`Ready to paste into a shell on Linux or macOS, with ${photo.description}, <code>${photo.file}</code>, in the current folder.`,
       code: html`export DETECTD_API_KEY='${keySlot}'
 ${calls.curl}`,
       copy: 'Copy command',
       run: undefined,
     },
-    { id: 'python', label: 'Python', intro: html`Python 3 with <code>requests</code> (<code>pip install requests</code>). Save it as <code>detect.py</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.python}`, copy: 'Copy Python', run: html`DETECTD_API_KEY='${keySlot}' python3 detect.py` },
-    { id: 'javascript', label: 'JavaScript', intro: html`Node.js 20 or later, no packages. Save it as <code>detect.mjs</code> beside <code>dog.jpg</code>, then run it with the key:`, code: html`${calls.javascript}`, copy: 'Copy JavaScript', run: html`DETECTD_API_KEY='${keySlot}' node detect.mjs` },
+    { id: 'python', label: 'Python', intro: html`Python 3 with <code>requests</code> (<code>pip install requests</code>). Save it as <code>detect.py</code> beside <code>${photo.file}</code>, then run it with the key:`, code: html`${calls.python}`, copy: 'Copy Python', run: html`DETECTD_API_KEY='${keySlot}' python3 detect.py` },
+    { id: 'javascript', label: 'JavaScript', intro: html`Node.js 20 or later, no packages. Save it as <code>detect.mjs</code> beside <code>${photo.file}</code>, then run it with the key:`, code: html`${calls.javascript}`, copy: 'Copy JavaScript', run: html`DETECTD_API_KEY='${keySlot}' node detect.mjs` },
   ];
   // A shell command wraps on a phone; a script's lines keep their indentation (its block scrolls sideways).
   return html`<section class="card" aria-labelledby="curl-title" id="call-it">
@@ -250,8 +283,9 @@ ${calls.curl}`,
   </section>`;
 }
 
-/** "Accept DeepStack calls without a key": off by default, its state stated plainly at the top of the card. */
-function keylessSection(data: OverviewData, base: string): SafeHtml {
+/** How DeepStack / CodeProject.AI clients call this service (its type's routes), and "Accept DeepStack calls without a key": off by default, its state stated plainly. */
+function keylessSection(data: OverviewData, base: string): SafeHtml | '' {
+  if (data.deepStackPaths.length === 0) return '';
   const ranges = data.service.keylessAddressRanges;
   const refused = refusedState(data, 'keyless');
   const error = refused?.errors.ranges;
@@ -259,7 +293,9 @@ function keylessSection(data: OverviewData, base: string): SafeHtml {
   return html`<section class="card" aria-labelledby="keyless-title" id="keyless">
     <h2 id="keyless-title">DeepStack / CodeProject.AI clients</h2>
     ${noticeIn(data, 'keyless')}
-    <p class="muted">Blue Iris, Agent DVR, Frigate and Home Assistant can call <code class="break">${data.baseUrl}/v1/vision/detection</code> with this service\u2019s key in the <code>api_key</code> field. Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
+    <p class="muted">DeepStack and CodeProject.AI clients (Blue Iris, Agent DVR, Frigate, Home Assistant, Double Take) call this service at <code class="break" id="deepstack-base-url">${data.baseUrl}</code> with its key in the <code>api_key</code> field, on the routes of its type:</p>
+    <ul class="route-list" id="deepstack-routes">${data.deepStackPaths.map((path) => html`<li><code>${path}</code></li>`)}</ul>
+    <p class="muted">Some (Blue Iris) cannot send a key at all: you can let calls without a key from chosen address ranges act as this service.</p>
     ${ranges === null
       ? html`<p id="keyless-state"><span class="badge off">Off</span> Calls without a key are refused (the default).</p>`
       : html`<p id="keyless-state" class="warning"><span class="badge on">On</span> Calls <strong>without a key</strong> from ${ranges.map((range, index) => html`${index ? ', ' : ''}<code>${range}</code>`)} are answered as this service.</p>`}

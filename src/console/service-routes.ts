@@ -3,11 +3,13 @@ import { AccountError } from '../accounts/account-error.js';
 import { messagesByField, refusalStatus } from './form-fields.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
+import { FaceGalleryError } from '../faces/face-gallery.js';
 import { type NoticeSection, type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
 import { catalogueModel } from '../models/model-catalogue.js';
 import { baseUrlOf } from '../transports/base-url.js';
+import { deepStackRouteTable, shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
@@ -22,6 +24,7 @@ const NOTICES = {
   'keyless-off': 'Calls without a key are refused again.',
   limits: 'Limits saved.',
   settings: 'Name and model saved.',
+  'face-threshold': 'Face match threshold saved.',
 } as const;
 
 /** The limits form's field names for the limits' names. */
@@ -34,7 +37,7 @@ function limitField(request: Request, name: string): number | null {
 }
 
 /** Notices of a form saved in a card of its own: shown in that card, where the page lands (its #anchor). */
-const NOTICE_SECTIONS: Partial<Record<keyof typeof NOTICES, NoticeSection>> = { 'keyless-on': 'keyless', 'keyless-off': 'keyless', limits: 'limits', settings: 'settings' };
+const NOTICE_SECTIONS: Partial<Record<keyof typeof NOTICES, NoticeSection>> = { 'keyless-on': 'keyless', 'keyless-off': 'keyless', limits: 'limits', settings: 'settings', 'face-threshold': 'face-threshold' };
 
 function doneOf(request: Request): keyof typeof NOTICES | undefined {
   const done = request.query.done;
@@ -51,6 +54,7 @@ const serviceOf = (response: Response) => response.locals.service as Service;
 /** Services of the signed-in account: list, create, overview, key actions, usage. */
 export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router {
   const { services, keys, usage, models, tasks } = dependencies;
+  const deepStackRoutes = deepStackRouteTable(tasks);
   const router = Router();
   router.use('/services', requireSignIn);
 
@@ -77,8 +81,10 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     );
   });
 
+  const typesWithModels = () => tasks.types.map((type) => ({ type, models: modelsOfType(type), defaultModel: defaultOfType(type) }));
+
   router.get('/services/new', (_request, response) => {
-    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), models: modelsOfType(tasks.types[0]), taskTypes: tasks.types }));
+    response.send(newServicePage({ account: signedInAccount(response)!, csrfToken: csrfTokenOf(response), types: typesWithModels() }));
   });
 
   router.post('/services', async (request, response) => {
@@ -89,7 +95,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
       response.redirect(303, overview(service, 'created'));
     } catch (error) {
       if (!(error instanceof AccountError)) throw error;
-      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), models: modelsOfType(values.type || tasks.types[0]), taskTypes: tasks.types, form: { values, errors: messagesByField(error) } }));
+      response.status(refusalStatus(error)).send(newServicePage({ account, csrfToken: csrfTokenOf(response), types: typesWithModels(), form: { values, errors: messagesByField(error) } }));
     }
   });
 
@@ -102,6 +108,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
 
   const renderOverview = async (request: Request, response: Response, refused?: RefusedForm) => {
     const service = serviceOf(response);
+    const task = tasks.find(service.type);
     const window = isUsageWindow(request.query.window) ? request.query.window : 'day';
     response.setHeader('Cache-Control', 'no-store');
     response.send(
@@ -109,11 +116,13 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         account: signedInAccount(response)!,
         csrfToken: csrfTokenOf(response),
         service,
-        task: tasks.find(service.type),
+        task,
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: defaultOfType(service.type),
         suggestedThreshold: suggestedThreshold(service),
         models: modelsOfType(service.type),
+        deepStackPaths: task ? shownPathsOfTask(deepStackRoutes, task) : [],
+        faceMatchThreshold: task?.detects === 'faces' ? await dependencies.faceThresholds.threshold(service.id) : undefined,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
@@ -195,6 +204,21 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     } catch (error) {
       await showRefused(request, response, error, { form: 'settings', values });
     }
+  });
+
+  // A face service's own match threshold; empty: the server default. The gallery checks the value.
+  router.post('/services/:id/face-threshold', ownedService, async (request, response) => {
+    const service = serviceOf(response);
+    if (tasks.find(service.type)?.detects !== 'faces') throw new DetectdError('not_found', 'Only a face service has a face match threshold.');
+    const typed = formField(request, 'threshold');
+    try {
+      await dependencies.faceThresholds.setThreshold(service.id, typed.trim() === '' ? null : Number(typed));
+    } catch (error) {
+      if (!(error instanceof FaceGalleryError)) throw error;
+      response.status(400);
+      return renderOverview(request, response, { form: 'face-threshold', values: { threshold: typed }, errors: { threshold: error.message } });
+    }
+    response.redirect(303, `${overview(service, 'face-threshold')}#face-threshold`);
   });
 
   router.post('/services/:id/delete', ownedService, async (_request, response) => {

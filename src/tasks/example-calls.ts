@@ -1,4 +1,21 @@
+import type { DetectorKind } from '../models/types.js';
 import type { Task } from './task.js';
+
+/** The photo a task's example call sends: a file name, and how the docs and the console describe it. */
+export interface ExamplePhoto {
+  readonly file: string;
+  /** What the file is, as in "with an image file, dog.jpg, in the current folder". */
+  readonly description: string;
+}
+
+/** What each kind of task is shown sending: a face task needs a photo with a face in it to show anything. */
+const EXAMPLE_PHOTOS: Readonly<Record<DetectorKind, ExamplePhoto>> = {
+  objects: { file: 'dog.jpg', description: 'an image file' },
+  faces: { file: 'face.jpg', description: 'a photo of a face' },
+};
+
+/** The photo `task`'s example call sends, chosen by what the task finds. */
+export const examplePhotoOf = (task: Pick<Task, 'detects'>): ExamplePhoto => EXAMPLE_PHOTOS[task.detects];
 
 /** The languages the README, /docs and the console show a task's call in. */
 export interface ExampleCalls {

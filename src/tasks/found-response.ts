@@ -53,9 +53,10 @@ export async function assembleFoundResponse(
       }),
     );
   }
-  // Last: the visualization draws on the image's own pixels.
+  // Last: the visualization draws on the image's own pixels. A recognized face's tag gives how sure
+  // the name is (the match's similarity), not how sure the detector is that it is a face.
   if (parameters.outputVisualizedImage) {
-    const boxes = detections.map((detection, index) => ({ box: detection.box, label: found[index].name, confidence: found[index].confidence }));
+    const boxes = detections.map((detection, index) => ({ box: detection.box, label: found[index].name, confidence: found[index].similarity ?? found[index].confidence }));
     response.visualized_image = await encodeVisualization(fullPixels(image), boxes);
   }
   return response;

@@ -52,6 +52,21 @@ export function useServerAndBrowser(env: Record<string, string> = {}): { server:
   return fixture;
 }
 
+/**
+ * A new page at `viewport`, signed in as the first account, on the overview of its service `name`;
+ * script errors on it go into `problems`, and its confirmations are accepted.
+ */
+export async function openServicePage(browser: Browser, serverUrl: string, name: string, viewport: typeof LAPTOP, problems: string[]): Promise<Page> {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('dialog', (dialog) => dialog.accept());
+  await signInOnPage(page, serverUrl);
+  await page.waitForURL('**/console/services');
+  await page.click(`table.list a:has-text("${name}")`);
+  await page.waitForURL(/\/console\/services\/[0-9a-f-]{36}$/);
+  return page;
+}
+
 /** Signs `page` in on the console's sign-in form (as a person types it); the test server's first account by default. */
 export async function signInOnPage(page: Page, serverUrl: string, email: string = FIRST_ACCOUNT.email, password: string = FIRST_ACCOUNT.password): Promise<void> {
   await page.goto(`${serverUrl}/console/sign-in`);

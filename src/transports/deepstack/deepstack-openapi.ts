@@ -1,5 +1,5 @@
 import type { TaskTable } from '../../tasks/task-table.js';
-import { type DeepStackAccess, type DeepStackRoute, deepStackRouteTable } from './deepstack-route-table.js';
+import { type DeepStackAccess, type DeepStackRoute, deepStackRouteTable, shownPath } from './deepstack-route-table.js';
 
 const ACCESS: Record<DeepStackAccess, string> = {
   key: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address.',
@@ -13,7 +13,7 @@ const FAILURE_SHAPE = 'Errors: `{"success": false, "error", "duration": 0, "code
 /** `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`, and its path parameters. */
 function openApiPath(expressPath: string): { path: string; parameters: string[] } {
   const parameters = [...expressPath.matchAll(/:(\w+)/g)].map((match) => match[1]);
-  return { path: expressPath.replace(/:(\w+)/g, '{$1}'), parameters };
+  return { path: shownPath(expressPath), parameters };
 }
 
 function operation(route: DeepStackRoute, parameters: readonly string[]): Record<string, unknown> {

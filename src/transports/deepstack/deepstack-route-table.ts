@@ -99,6 +99,12 @@ export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
   return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
 }
 
+/** A route's path as the reference and the console show it: `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`. */
+export const shownPath = (expressPath: string): string => expressPath.replace(/:(\w+)/g, '{$1}');
+
+/** The paths a service of `task` is called at with its key, as shown: the task's routes of `table`. */
+export const shownPathsOfTask = (table: readonly DeepStackRoute[], task: Task): string[] => table.filter((route) => route.task === task).map((route) => shownPath(route.path));
+
 /** The Express paths of a table, once each. */
 export const pathsOf = (routes: readonly DeepStackRoute[]): string[] => [...new Set(routes.map((route) => route.path))];
 

@@ -1,6 +1,6 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
-import { exampleCalls } from '../../tasks/example-calls.js';
+import { exampleCalls, examplePhotoOf } from '../../tasks/example-calls.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
 import { type UploadBodyField, uploadBodyFields } from '../../tasks/upload-request.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -79,7 +79,8 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
   // With its default, a field that "try it" fills in is valid as it stands.
   const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', default: task.parameters[name].defaultValue, description: task.parameters[name].description }]));
   // The README's example, from the same generator, aimed at this server.
-  const example = exampleCalls(task, serverUrl + taskPath(task, 'v1'), 'dog.jpg').curl;
+  const photo = examplePhotoOf(task);
+  const example = exampleCalls(task, serverUrl + taskPath(task, 'v1'), photo.file).curl;
   const parameters = names
     .map((name) => `- \`${name}\` (default "${task.parameters[name].defaultValue}"; ${task.parameters[name].allowed}): ${task.parameters[name].description}`)
     .join('\n');
@@ -98,7 +99,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
     description:
       `The image comes as the \`image\` file of a multipart form (parameters as fields), as the body itself (\`image/*\` or \`application/octet-stream\`, parameters in the query string) or as base64 in JSON; the response is the same. ` +
       `Every parameter works in every form: in a form or query string the JSON body's fields${bodyFields.length > 0 ? ` (${bodyFields.map((field) => `\`${field.name}\``).join(', ')})` : ''} go by the same names, a list as repeated fields or comma-separated.\n\n` +
-      `Example, with the key in \`DETECTD_API_KEY\` and an image \`dog.jpg\` in the current folder (Linux and macOS):\n\n\`\`\`sh\n${example}\n\`\`\`\n\n` +
+      `Example, with the key in \`DETECTD_API_KEY\` and ${photo.description}, \`${photo.file}\`, in the current folder (Linux and macOS):\n\n\`\`\`sh\n${example}\n\`\`\`\n\n` +
       `Configuration parameters:\n${parameters}`,
     parameters: [
       ...names.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `With an \`image/*\` body only. ${task.parameters[name].description}` })),
