@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
 
 /** The rows of the first table under docs/api.md's "## Errors" heading, each as its cells. */
-function readmeErrorRows(): string[][] {
-  const readme = fs.readFileSync('docs/api.md', 'utf8');
-  const section = readme.split(/^## Errors$/m)[1]?.split(/^## /m)[0];
+function documentedErrorRows(): string[][] {
+  const page = fs.readFileSync('docs/api.md', 'utf8');
+  const section = page.split(/^## Errors$/m)[1]?.split(/^## /m)[0];
   if (section === undefined) throw new Error('docs/api.md has no "## Errors" section');
   const tableLines = section
     .split('\n')
@@ -20,6 +20,6 @@ function readmeErrorRows(): string[][] {
 describe('docs/api.md "Errors" table', () => {
   it('lists exactly the ERROR_CATALOGUE: same codes, statuses and summary text, in the same order', () => {
     const expected = Object.entries(ERROR_CATALOGUE).map(([code, entry]) => [String(entry.status), `\`${code}\``, entry.summary]);
-    expect(readmeErrorRows()).to.deep.equal(expected);
+    expect(documentedErrorRows()).to.deep.equal(expected);
   });
 });
