@@ -50,7 +50,7 @@ ENV NODE_ENV=production \
     PORT=8080 \
     DETECTD_DATA_DIR=/var/lib/detectd
 USER detectd
-# Models are mounted read-only at /models (DETECTD_MODEL=/models/<file>.onnx); with none set, the embedded CenterNet serves.
+# Models are mounted read-only at /models (DETECTD_MODEL=/models/<file>.onnx); with none set, the embedded YOLOX-nano serves.
 VOLUME ["/var/lib/detectd"]
 EXPOSE 8080
 # Ready = model loaded and database reachable. No curl in the slim image: Node's fetch asks.

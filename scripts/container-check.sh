@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the detectd image and runs the three ways of README "Deployment" under podman on this machine:
+# Builds the detectd image and runs the three ways of docs/deployment.md under podman on this machine:
 #   1. the image (Dockerfile): healthy by its own HEALTHCHECK, an account and a service from its CLI, a
 #      detection of ../shared/eval/photos/dog.jpg, its log saying the jemalloc allocator, and on SIGTERM
 #      (podman stop) a drained exit with status 0;
 #   2. compose.yaml: two detectd replicas on PostgreSQL behind nginx; detections sent to nginx answered
 #      by both replicas (each one's log has calls), both on jemalloc and PostgreSQL;
-#   3. deploy/detectd.service: the README's systemd steps on a Debian machine booted with systemd (a
+#   3. deploy/detectd.service: the systemd steps of docs/deployment.md on a Debian machine booted with systemd (a
 #      container), the image's /app standing in for the checkout after `npm ci`: the service starts with
 #      its model, detects, logs jemalloc, and stops drained (result "success"); with its model file missing,
 #      it stops restarting and stays failed.
@@ -154,13 +154,13 @@ for name in "${names[@]}"; do
 done
 logged compose-down compose down -v
 
-step "deploy/detectd.service: the README's systemd steps"
+step "deploy/detectd.service: the systemd steps of docs/deployment.md"
 # CAP_SYS_ADMIN: systemd sets up the unit's sandbox (ProtectSystem, PrivateTmp, …) with mount namespaces.
 logged systemd-boot podman run -d --name "$host" --systemd=always --cap-add SYS_ADMIN \
   --mount "type=image,source=$image,destination=/mnt/image" -v "$PWD:/checkout:ro" -v "$models:/shared/models:ro" \
   -v "$photo:/dog.jpg:ro" "$SYSTEMD_IMAGE"
 wait_until 60 "systemd has booted" podman exec "$host" systemctl is-system-running
-# As README "Deployment" (root here, so without sudo); `cp -r . /opt/detectd && npm ci` becomes the image's
+# As docs/deployment.md (root here, so without sudo); `cp -r . /opt/detectd && npm ci` becomes the image's
 # /app: the same files after npm ci, built for this Node.js.
 logged systemd-install podman exec -w /checkout "$host" bash -euxo pipefail -c '
   useradd --system --home-dir /var/lib/detectd --shell /usr/sbin/nologin detectd
@@ -175,7 +175,7 @@ key=$(create_key podman exec "$host" systemd-run --quiet --pipe --wait -p User=d
 detect_dog http://127.0.0.1:8080 "$key" /dog.jpg podman exec "$host"
 journal() { podman exec "$host" journalctl -u detectd --no-pager -o cat; }
 [ "$(journal | grep -c '"allocator":"jemalloc"')" -gt 0 ] || fail "the service is not on jemalloc"
-[ "$(journal | grep -c '"model":"yolo26n-640-int8"')" -gt 0 ] || fail "the service did not load the model the README installs"
+[ "$(journal | grep -c '"model":"yolo26n-640-int8"')" -gt 0 ] || fail "the service did not load the model docs/deployment.md installs"
 logged systemd-stop podman exec "$host" systemctl stop detectd
 [ "$(podman exec "$host" systemctl show -P Result detectd)" = success ] || fail "stop: $(podman exec "$host" systemctl show -P Result detectd)"
 [ "$(journal | grep -c '"msg":"stopped"')" -gt 0 ] || fail "the service did not drain and stop on SIGTERM"

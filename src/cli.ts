@@ -11,7 +11,7 @@ import { TASK_DESCRIPTIONS } from './tasks/index.js';
 
 /**
  * `detectd`: administration from the command line, against the same database and settings as
- * the server (README "Command line"). Each command lives in src/cli/; exit statuses in cli/exit-codes.ts.
+ * the server (docs/configuration.md "Command line"). Each command lives in src/cli/; exit statuses in cli/exit-codes.ts.
  */
 const program = new Command('detectd')
   .description('detectd administration: accounts, services, API keys, models, backups')

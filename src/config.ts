@@ -5,7 +5,7 @@ import type { ModelSources, ModelsFolder } from './models/model-repository.js';
 
 /**
  * Every setting of the service, read once in the composition root and passed down frozen.
- * Nothing below `main.ts` reads `process.env`. README "Configuration" documents each entry.
+ * Nothing below `main.ts` reads `process.env`. docs/configuration.md documents each entry.
  */
 export interface Config {
   readonly port: number;
@@ -80,7 +80,7 @@ export interface InferenceSettings {
   readonly nmsIou: number;
 }
 
-/** The WebSocket video stream (README "Video stream (WebSocket)"). */
+/** The WebSocket video stream (docs/streams.md). */
 export interface StreamSettings {
   /** Largest accepted WebSocket message (one frame), bytes; a larger one closes the stream with 1009. */
   readonly maxFrameBytes: number;

@@ -82,7 +82,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const faces = faceRecognition(gallery, (message) => logger.info(message));
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
-    logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (README "Faces")');
+    logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
   }
   const tasks = tasksOf({ faces: faces.recognition });
   const needs = { faces: tasks.kinds.has('faces') };

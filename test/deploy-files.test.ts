@@ -18,13 +18,13 @@ import { MAIN, requireBuild, startProcess } from './support/processes.js';
  * with dockerfile-utils (the Dockerfile language service's validator) and its parsed instructions,
  * compose.yaml with dclint (Compose Specification schema and lint rules), the systemd unit with
  * `systemd-analyze verify`. Building and running them takes a container engine and ~11 minutes the first time:
- * scripts/container-check.sh does that under podman (README "Checking the deployment files").
+ * scripts/container-check.sh does that under podman (docs/deployment.md, "Checking the deployment files").
  */
 
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 
-/** The variables the README's Configuration table documents. */
-const DOCUMENTED = new Set([...read('README.md').matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((match) => match[1]));
+/** The variables the Configuration table of docs/configuration.md documents. */
+const DOCUMENTED = new Set([...read('docs/configuration.md').matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((match) => match[1]));
 
 describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () => {
   describe('Dockerfile', () => {
@@ -168,7 +168,7 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       expect(read('deploy/nginx.conf')).to.match(/^\s*server detectd:8080;$/m);
     });
 
-    it('sets only variables the README documents', () => {
+    it('sets only variables docs/configuration.md documents', () => {
       for (const name of Object.keys(compose.services.detectd.environment ?? {})) expect(DOCUMENTED, name).to.include(name);
     });
   });
@@ -203,7 +203,7 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       expect(unit).to.match(/^EnvironmentFile=\/etc\/detectd\/detectd\.env$/m);
     });
 
-    it('the env file names only variables the README documents, in systemd syntax', () => {
+    it('the env file names only variables docs/configuration.md documents, in systemd syntax', () => {
       const lines = read('deploy/detectd.env').split('\n');
       const names = lines.flatMap((line) => /^#? ?([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
       expect(names.length).to.be.greaterThan(3);

@@ -159,7 +159,7 @@ describe('face detection confidence (calibrated from each family\'s measured pre
   });
 });
 
-describe('face detection AP on WIDER FACE (../shared/eval/faces/wider-val, README "Faces")', () => {
+describe('face detection AP on WIDER FACE (../shared/eval/faces/wider-val, docs/faces.md)', () => {
   it('scores as WIDER does: a face found once counts, invalid and out-of-band faces count neither way', () => {
     const face = (left: number, height: number, invalid = false) => ({ left, top: 0, width: height, height, invalid });
     const box = (left: number, height: number, score: number) => ({ left, top: 0, right: left + height, bottom: height, score });

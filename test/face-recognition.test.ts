@@ -37,7 +37,7 @@ interface Tally {
 
 /**
  * Recognition on ../shared/eval/faces as `npm run eval -- --faces` measures it through the API
- * (README "Faces"): faces found by the embedded YuNet-n with their landmarks, aligned onto dlib's
+ * (docs/faces.md): faces found by the embedded YuNet-n with their landmarks, aligned onto dlib's
  * chip and described in colour, one crop registered per person in a real gallery (SQLite), at the
  * default threshold.
  */

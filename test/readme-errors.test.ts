@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
 
-/** The rows of the first table under README's "## Errors" heading, each as its cells. */
-function readmeErrorRows(): string[][] {
-  const readme = fs.readFileSync('README.md', 'utf8');
-  const section = readme.split(/^## Errors$/m)[1]?.split(/^## /m)[0];
-  if (section === undefined) throw new Error('README has no "## Errors" section');
+/** The rows of the first table under docs/api.md's "## Errors" heading, each as its cells. */
+function documentedErrorRows(): string[][] {
+  const page = fs.readFileSync('docs/api.md', 'utf8');
+  const section = page.split(/^## Errors$/m)[1]?.split(/^## /m)[0];
+  if (section === undefined) throw new Error('docs/api.md has no "## Errors" section');
   const tableLines = section
     .split('\n')
     .map((line) => line.trim())
@@ -17,9 +17,9 @@ function readmeErrorRows(): string[][] {
   return rows.map((row) => row.slice(1, -1).split('|').map((cell) => cell.trim()));
 }
 
-describe('README "Errors" table', () => {
+describe('docs/api.md "Errors" table', () => {
   it('lists exactly the ERROR_CATALOGUE: same codes, statuses and summary text, in the same order', () => {
     const expected = Object.entries(ERROR_CATALOGUE).map(([code, entry]) => [String(entry.status), `\`${code}\``, entry.summary]);
-    expect(readmeErrorRows()).to.deep.equal(expected);
+    expect(documentedErrorRows()).to.deep.equal(expected);
   });
 });

@@ -14,7 +14,7 @@ import { WHOLE_IMAGE_TYPE, wholeImageTask } from './support/whole-image-task.js'
 const WHOLE_DOG = { name: 'dog photo', parent: 'image', confidence: 1, bounding_box: { left: 0, top: 0, right: DOG_SIZE.width, bottom: DOG_SIZE.height } };
 
 /**
- * README "Architecture": a new task is one folder and one line in the task table, and every front
+ * docs/development.md "Architecture": a new task is one folder and one line in the task table, and every front
  * door picks it up. A test task (test/support/whole-image-task.ts) added to the table the server is
  * started with gets its REST routes (v1 and legacy), both video streams, stream tokens and its
  * OpenAPI paths, and the console's service form, with no line of any door or page changed — and its

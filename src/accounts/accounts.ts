@@ -11,7 +11,7 @@ export type { AccountRole } from '../store/tables.js';
 export interface Account {
   readonly id: string;
   readonly email: string;
-  /** `admin`: the first account, which may invite others (README "Sign-up"). */
+  /** `admin`: the first account, which may invite others (docs/console.md "Sign-up"). */
   readonly role: AccountRole;
 }
 

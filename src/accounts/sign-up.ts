@@ -5,7 +5,7 @@ import { AccountError } from './account-error.js';
 import { isoNow } from './iso-time.js';
 
 /**
- * Who may create an account in the console (`DETECTD_SIGNUP`, README "Sign-up"):
+ * Who may create an account in the console (`DETECTD_SIGNUP`, docs/console.md "Sign-up"):
  * - `invite` (the default): the first account, which becomes the administrator, then only holders
  *   of an administrator's invitation link — so a link the administrator makes always works;
  * - `open`: anyone who can reach the console;

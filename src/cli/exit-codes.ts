@@ -1,4 +1,4 @@
-/** Exit statuses of `detectd` (README "Command line"), so that scripts can tell failures apart. */
+/** Exit statuses of `detectd` (docs/configuration.md "Command line"), so that scripts can tell failures apart. */
 export const EXIT = {
   /** Done. */
   ok: 0,

@@ -2,7 +2,7 @@
  * The one table of error codes. Every failure a client can see is one of these, answered as
  * `{"error": {"code", "message", "request_id"}}` with the status below. The OpenAPI document and
  * the /docs page are built from this table (test/reference-routes.test.ts validates the served
- * OpenAPI document and checks its error codes against it); the README "Errors" table is written by
+ * OpenAPI document and checks its error codes against it); the "Errors" table of docs/api.md is written by
  * hand and test/readme-errors.test.ts fails unless it equals this table row for row.
  */
 export const ERROR_CATALOGUE = {

@@ -14,7 +14,7 @@ export interface Service {
   readonly disabled: boolean;
   /** Address ranges (canonical CIDR) from which DeepStack-style calls without a key act as this service; null: off, a key is always needed. */
   readonly keylessAddressRanges: readonly string[] | null;
-  /** Requests a minute its keys may make (README "Limits"); null: no rate limit. */
+  /** Requests a minute its keys may make (docs/console.md "Limits"); null: no rate limit. */
   readonly rateLimitPerMinute: number | null;
   /** Calls a UTC calendar month; null: no quota. */
   readonly monthlyQuota: number | null;

@@ -16,7 +16,7 @@ export function faceSimilarity(a: Float32Array, b: Float32Array): number {
  * The similarity a face must reach to be named as a registered person when its service sets none
  * (`services.face_match_threshold`), and how much more alike than any other registered person it
  * must be: a face about as like two people is neither. Chosen on the shared photos so that
- * strangers stay unknown (`npm run eval -- --faces`; README "Faces" gives the figures and what they
+ * strangers stay unknown (`npm run eval -- --faces`; docs/faces.md gives the figures and what they
  * trade).
  */
 export const DEFAULT_FACE_MATCH_THRESHOLD = 0.8;

@@ -73,7 +73,7 @@ export interface GateDependencies {
 }
 
 /**
- * The one gate every call passes, whatever its front door (README "Architecture"): authenticate
+ * The one gate every call passes, whatever its front door (docs/development.md "Architecture"): authenticate
  * (key, bare key, subprotocol, stream token, keyless range) → service state (disabled, model
  * loaded) → rate limit and quota → the bounded body → admission to the model → the task. HTTP
  * doors take `passHttp`, the streams `openStream` and then `admitFrame` for every frame; doors hold

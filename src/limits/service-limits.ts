@@ -69,7 +69,7 @@ export class ServiceLimits {
 
   /**
    * Calls admitted this UTC month, with or without a quota: a quota set mid-month counts the calls
-   * made before it (README "Limits"), so the console's quota line and its usage agree.
+   * made before it (docs/console.md "Limits"), so the console's quota line and its usage agree.
    */
   async callsThisMonth(serviceId: string): Promise<number> {
     const row = await this.db.selectFrom('service_monthly_calls').select('calls').where('service_id', '=', serviceId).where('month', '=', monthOf(this.clock())).executeTakeFirst();

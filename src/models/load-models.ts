@@ -94,7 +94,7 @@ export async function loadModels(
       logger(embeddedModelHint(detector, sources.modelsDir));
     }
     if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
-      logger('No face model is configured: serving the embedded YuNet-n for faces; see README "Faces" for the more accurate RetinaFace.');
+      logger('No face model is configured: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.');
       const detector = await loadEmbeddedFaceDetector(defaults, logger);
       detectors.push(detector);
       embedded.add(detector);

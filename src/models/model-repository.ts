@@ -7,7 +7,7 @@ import type { Detector } from './types.js';
 /** Model settings (DETECTD_MODEL, the models folder, DETECTD_DEFAULT_MODEL) that cannot be served as they are, in words an operator can act on. */
 export class ModelSettingsError extends Error {}
 
-/** Where the server's models come from (README "Model repository"). */
+/** Where the server's models come from (docs/models.md "Model repository"). */
 export interface ModelSources {
   /** DETECTD_MODEL: model files named one by one; the first is the default model. */
   readonly modelPaths: readonly string[];
@@ -31,7 +31,7 @@ export interface FileDetector extends Detector {
   readonly labelSource: string;
 }
 
-/** How a runtime runs a model, unless the model's own configuration file says otherwise (README "Inference settings"). */
+/** How a runtime runs a model, unless the model's own configuration file says otherwise (docs/configuration.md, DETECTD_INFERENCE_*). */
 export interface InferenceSettings {
   /** Intra-op threads of a run that has the model to itself. */
   readonly threads: number;

@@ -99,8 +99,7 @@ export interface DeepStackAnswer {
 }
 
 /**
- * A DeepStack / CodeProject.AI route a task answers (README "Moving from DeepStack /
- * CodeProject.AI"): a POST of a form, keyed, through the gate. The DeepStack door's route table
+ * A DeepStack / CodeProject.AI route a task answers (docs/deepstack.md): a POST of a form, keyed, through the gate. The DeepStack door's route table
  * takes it as it is, for its router and the OpenAPI document.
  */
 export interface DeepStackRoute {

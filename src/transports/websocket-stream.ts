@@ -16,7 +16,7 @@ import type { StreamMetrics } from '../streaming/stream-metrics.js';
 import { type FrameOutcome, type StreamFrame, StreamSession } from '../streaming/stream-session.js';
 
 /**
- * Close codes of both video stream protocols (README "Video stream"). Failed authentication never
+ * Close codes of both video stream protocols (docs/streams.md). Failed authentication never
  * reaches here: it is refused before the upgrade, with an HTTP status and error body.
  */
 export const CLOSE_CODES = {

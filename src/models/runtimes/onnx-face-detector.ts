@@ -11,7 +11,7 @@ import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 /**
  * Longest side, in pixels, of the input of a face detector that takes images at their own size,
  * unless its configuration file's `inputSize` says otherwise: larger images are brought down to
- * it (README "Faces" gives the accuracy and speed of each choice).
+ * it (docs/faces.md gives the accuracy and speed of each choice).
  */
 export const DEFAULT_FACE_INPUT_SIDE = 960;
 

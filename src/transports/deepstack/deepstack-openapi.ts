@@ -46,7 +46,7 @@ function operation(route: DeepStackRoute, parameters: readonly string[]): Record
   };
 }
 
-/** The OpenAPI path items of the DeepStack / CodeProject.AI routes (README "Moving from DeepStack / CodeProject.AI"). */
+/** The OpenAPI path items of the DeepStack / CodeProject.AI routes (docs/deepstack.md). */
 export function deepStackOpenApiPaths(tasks: TaskTable): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of deepStackRouteTable(tasks)) {

@@ -128,7 +128,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
 /** The groups of operations besides one per task, in the order the reference shows them after the tasks. */
 const TAGS = { streams: 'video streams', deepStack: 'DeepStack / CodeProject.AI', health: 'health' } as const;
 
-/** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (README "Nvision protocol"). */
+/** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (docs/streams.md "Nvision protocol"). */
 const NVISION_STREAM_OPERATION = {
   summary: 'Real-time video analysis over WebSocket in the Nvision protocol (upgrade request; the official SDK\'s stream)',
   operationId: 'openNvisionStream',
@@ -146,7 +146,7 @@ const NVISION_STREAM_OPERATION = {
   },
 };
 
-/** A task's video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and README "Video stream (WebSocket)". */
+/** A task's video streams' HTTP operations; their messages are in schemas/stream-*-message.json, schemas/nvision.proto and docs/streams.md. */
 function streamOperations(task: Task): Record<string, Record<string, unknown>> {
   const paths = streamPaths(task.type);
   // Operation ids are unique in a document: each task's carry its type, as its REST operations do.
@@ -211,7 +211,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
     servers: [{ url: serverUrl, description: 'this server' }],
     tags: [
       ...tasks.all.map((task) => ({ name: task.type, description: task.summary })),
-      { name: TAGS.streams, description: 'WebSocket upgrades: described here, opened by a WebSocket client (README "Video stream"); /stream-demo tries one.' },
+      { name: TAGS.streams, description: 'WebSocket upgrades: described here, opened by a WebSocket client (docs/streams.md); /stream-demo tries one.' },
       { name: TAGS.deepStack, description: 'The routes DeepStack and CodeProject.AI clients (Blue Iris, Frigate, Agent DVR, Home Assistant) call.' },
       { name: TAGS.health, description: 'For load balancers and orchestrators.' },
     ],

@@ -32,7 +32,7 @@ export function streamRoutes(gate: Gate, tasks: TaskTable, tokens: StreamTokens)
     });
     // WebSocket upgrades never get here (see transports/websocket-upgrade.ts); anything else is a client mistake.
     router.all(paths.json, () => {
-      throw new DetectdError('upgrade_required', 'open this URL as a WebSocket; see README "Video stream (WebSocket)"');
+      throw new DetectdError('upgrade_required', 'open this URL as a WebSocket; see docs/streams.md');
     });
   }
   router.get('/stream-demo', (_request, response) => {
