@@ -8,11 +8,11 @@ import { startTestServer, type TestServer } from './support/test-server.js';
 
 /**
  * The most CPU time the main thread may run between two ticks of a 1 ms timer during one request,
- * of any size or option. The work kept on the loop is sized to hold it at most about 5 ms (issue 20;
- * the README's "Limits and behaviour under load"); on a 2-core machine at load 8–11, with other processes on
- * the same cores, that same work measured up to 10 ms of CPU time. So the bound here is one that
- * load cannot reach and that any large synchronous step (a whole-image copy, one JSON.stringify or
- * JSON.parse of megabytes, a decode on the loop) passes.
+ * of any size or option. The work kept on the loop is sized to hold it about 5 ms at most (issue 20),
+ * but the same work takes more CPU time on a loaded machine (cores and caches shared): the bound is
+ * one that load does not reach and that any large synchronous step (a whole-image copy, one
+ * JSON.stringify or JSON.parse of megabytes, a decode on the loop) exceeds. The README's "Limits
+ * and behaviour under load" has the figures.
  */
 const MAX_HELD_MS = 15;
 const TICK_MS = 1;
