@@ -3,6 +3,7 @@
  * the face model's raw ONNX Runtime inference — detection alone, then detection and recognition of
  * every face once people are registered (`npm run bench -- --sections faces`).
  */
+import './lib/typescript-workers.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';

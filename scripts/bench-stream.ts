@@ -9,6 +9,7 @@
  * each frame is sent as soon as the previous result is in; and the RSS growth with N streams at
  * 30 fps each (server and clients share the process, so it is an upper bound for the server's part).
  */
+import './lib/typescript-workers.js';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';

@@ -12,6 +12,7 @@
  *
  *   npm run bench -- [--sections http,sizes,memory,uploads,stream,faces] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N] [--form json|multipart]
  */
+import './lib/typescript-workers.js';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';

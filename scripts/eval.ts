@@ -3,6 +3,7 @@
  * Every image of a COCO-format dataset folder is posted to /api/v1/object-detection
  * and the answers are scored with the pycocotools method (scripts/coco-map.ts).
  */
+import './lib/typescript-workers.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import cliProgress from 'cli-progress';

@@ -7,6 +7,7 @@
  * With --calibrate, each model's share of faces among its detections by raw score: the points of
  * its family's calibration (models/families/face-family.ts).
  */
+import './lib/typescript-workers.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { rawScoreFor } from '../src/models/families/face-family.js';

@@ -10,6 +10,7 @@
  *   faces, the man at the edge of bbt2, every face in the WIDER FACE images and in
  *   @vladmandic/face-api's demo photos (people who are none of the cast): how many are named.
  */
+import './lib/typescript-workers.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startLocalServer } from './lib/local-server.js';

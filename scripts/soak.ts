@@ -13,6 +13,7 @@
  *
  *   npm run soak -- [--minutes 10] [--clients 6] [--streams 2] [--model FILE] [--faces] [--no-jemalloc]
  */
+import './lib/typescript-workers.js';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import net from 'node:net';

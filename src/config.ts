@@ -67,7 +67,7 @@ export const DEFAULT_MODELS_DIR = './models';
 
 /**
  * Default runs of a model at once: one per inference thread, up to 4 (each single-threaded session
- * holds ~50 MB for a 640-pixel YOLO; beyond 4 the shared sessions get several threads each instead).
+ * holds tens of MB; beyond 4 the shared sessions get several threads each instead).
  */
 const MAX_DEFAULT_CONCURRENCY = 4;
 

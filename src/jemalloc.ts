@@ -17,10 +17,9 @@ const JEMALLOC_PATHS = [
 /**
  * jemalloc's own thread returns freed pages to the system ~10 s after they were last used (its
  * default decay), also when the server is idle and allocates nothing. A shorter decay made every
- * request fault its buffers in afresh (a 1 s decay: dog.jpg's decode 4 → 7 ms on the 2-core VM).
- * Transparent huge pages (`thp:always`) are left to the operator: they made fresh 12 MP buffers
- * cheap on that VM (12 MP crops and visualization at c=4: 6.7–7.0 req/s against 4.9–5.0) but kept
- * partly used 2 MiB pages resident (soak RSS at rest 289–345 MiB and creeping, against 220–235 flat).
+ * request fault its buffers in afresh. Transparent huge pages (`thp:always`) are left to the
+ * operator: they make fresh 12 MP buffers cheap but keep partly used 2 MiB pages resident, so RSS
+ * at rest creeps (docs/performance.md has both measurements).
  */
 const MALLOC_CONF = 'background_thread:true';
 

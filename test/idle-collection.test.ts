@@ -13,6 +13,7 @@ const IDLE_MS = 2_000;
 
 interface LogLine {
   readonly msg: string;
+  readonly path?: string;
   /** ISO 8601 (the server's logger: pino's isoTime). */
   readonly time: string;
   readonly heap_used_mb_before?: number;
@@ -27,13 +28,13 @@ describe('memory at rest: the server collects what its last images left once cal
   let dataDir: string;
   let server: ServerProcess;
   let apiKey: string;
-  const collections = () =>
+  const logLines = () =>
     server.output
       .join('')
       .split('\n')
       .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine)
-      .filter((line) => line.msg === 'idle collection');
+      .map((line) => JSON.parse(line) as LogLine);
+  const collections = () => logLines().filter((line) => line.msg === 'idle collection');
 
   before(async () => {
     requireBuild();
@@ -55,12 +56,19 @@ describe('memory at rest: the server collects what its last images left once cal
     // Calls closer together than the idle period postpone the collection: it comes after the last.
     // (On a machine so slow that a call takes longer, one may come between calls too: not counted.)
     for (let i = 0; i < 3; i++) expect((await postDetection(server.url, body, { apiKey })).status).to.equal(200);
-    const lastAnswered = Date.now();
-    const sinceLastCall = () => collections().filter((line) => Date.parse(line.time) >= lastAnswered);
+    // Times are the server's own log times: when the last call ended there, and when it collected.
+    const calls = () => logLines().filter((line) => line.msg === 'call' && line.path === '/api/v1/object-detection');
+    const lastCall = (await waitFor(() => calls().length === 3 && calls(), { what: "the three calls' log lines" })).at(-1)!;
+    const sinceLastCall = () => collections().filter((line) => line.time >= lastCall.time);
     const [collection] = await waitFor(() => sinceLastCall().length > 0 && sinceLastCall(), { what: 'the "idle collection" log line after the last call' });
     expect(collection.heap_used_mb_after).to.be.a('number').and.at.most(collection.heap_used_mb_before!);
-    // Nothing reschedules it: a second idle period passes without another.
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 500));
+    // Nothing reschedules it: the server is stopped once another idle period has passed since its
+    // collection (on the clock its log uses). It stops its collector only after draining, so a
+    // collection due by then, however late a loaded machine ran the server, is in its log.
+    const quietUntil = Date.parse(collection.time) + IDLE_MS + 500;
+    await waitFor(() => Date.now() >= quietUntil, { what: 'an idle period after the collection' });
+    expect(await server.stop()).to.equal(0);
+    expect(logLines().at(-1)?.msg, 'drained and stopped').to.equal('stopped');
     expect(sinceLastCall(), 'one collection per idle spell').to.have.length(1);
   });
 });

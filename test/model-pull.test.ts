@@ -11,6 +11,7 @@ import { catalogueModel, MODEL_CATALOGUE } from '../src/models/model-catalogue.j
 import { sha256Of } from './support/embedded-models.js';
 import { MODELS_DIR } from './support/paths.js';
 import { CLI, cliAsync, requireBuild } from './support/processes.js';
+import { waitFor } from './support/wait-for.js';
 
 /**
  * A mirror of the catalogue's files as DETECTD_MODELS_MIRROR reaches one: ../shared/models served
@@ -179,7 +180,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     const pulling = pull(['ultraface-rfb-640']);
     // While the resumed request waits, half the file is on disk under a name no runtime serves.
     const { bytes, sha256 } = catalogueModel('ultraface-rfb-640')!;
-    while (!mirror.requests.some((request) => request.range !== undefined)) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => mirror.requests.some((request) => request.range !== undefined), { what: 'the resumed (range) request' });
     const [partial] = filesIn(modelsFolder());
     expect(partial).to.match(/^ultraface-rfb-640\.onnx\.\d+\.download$/);
     const kept = fs.statSync(path.join(modelsFolder(), partial)).size;

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 
 const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, length: number, options: crypto.ScryptOptions) => Promise<Buffer>;
 
-/** scrypt with N = 2^15, r = 8 (32 MiB per hash): memory-hard, ~50–100 ms here. */
+/** scrypt with N = 2^15, r = 8 (32 MiB per hash): memory-hard, and slow enough per guess (docs/performance.md). */
 const COST = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 const KEY_LENGTH = 32;
 

@@ -26,8 +26,8 @@ export interface FaceDescriber {
 
 /**
  * Height in image pixels of the smallest face described: below it the chip is a blur of a dozen
- * pixels, its descriptor lies near every other such blur, and strangers in crowds were named (two
- * of the three strangers the face eval still named were 15–16 px faces).
+ * pixels, its descriptor lies near every other such blur, and strangers in crowds were named
+ * (docs/performance.md).
  */
 export const SMALLEST_DESCRIBED_FACE = 24;
 

@@ -71,7 +71,7 @@ export interface PreprocessedInput {
 }
 
 /**
- * A loaded object detector, whatever its runtime, split into its stages so that the model's
+ * A loaded detector of any kind (objects, faces), whatever its runtime, split into its stages so that the model's
  * scheduler (src/scheduler/) decides who runs when: a detector has no queue of its own. Outside
  * `models/`, only the scheduler calls these stages; the composition root loads and disposes
  * detectors (load-models.ts, registry.ts), and the rest sees their names and the result types

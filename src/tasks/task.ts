@@ -127,7 +127,7 @@ export interface DeepStackSide {
 }
 
 /**
- * A service type: `object-detection` today. Every front door (the REST routes, v1 and legacy; both
+ * A service type: `object-detection`, `face-detection`. Every front door (the REST routes, v1 and legacy; both
  * video streams; the DeepStack door), the OpenAPI document, the docs page, the console, the CLI and
  * the service store read the task table (tasks/index.ts, handed out by the composition root) and
  * reach a task only through this interface, so a second task is one new folder beside

@@ -63,12 +63,10 @@ const MAX_RUN = 8;
  *
  * The arithmetic runs in WebAssembly with 128-bit SIMD (bilinear.wat), four output pixels at a
  * time, in f64 like the scalar JavaScript it replaced (the same floats to the last bit), blending
- * each source row across once for the run of output rows that reads it. Per 640 × 480 letterbox in
- * an inference worker on the 2-core VM: 0.9 ms of CPU from 768 × 576, 1.1–1.25 ms from 1008 × 756
- * and 2.0–2.1 ms from 4032 × 3024, against 1.55–1.7, 1.5–1.6 and 2.1–2.15 ms for the tightest
- * scalar code (2.7–2.9 ms before either). WebAssembly cannot read the image or write the tensor
- * where they are, so the source rows are copied into its memory first (most of the 4032 × 3024
- * figure: a copy out of shared memory is several times slower than a plain memcpy), and the
+ * each source row across once for the run of output rows that reads it: faster than the tightest
+ * scalar code (docs/performance.md). WebAssembly cannot read the image or write the tensor
+ * where they are, so the source rows are copied into its memory first (most of the time for a
+ * large image: a copy out of shared memory is several times slower than a plain memcpy), and the
  * finished rows are copied out to the planes.
  */
 export function resampleInto(image: RgbImage, target: PlanarWindow, scale: number, offset: number): void {

@@ -9,7 +9,7 @@
 /** Scales of libjpeg-turbo's own decoder (turbojpeg.ts), largest reduction first. */
 export const JPEG_DENOMINATORS: readonly number[] = [8, 4, 2];
 // Not 1/2 through libvips: its shrink-on-load pipeline is then slower than libjpeg-turbo's direct
-// full-size decode (1920×1080: 16–21 ms against 9–10 ms on the 2-core VM).
+// full-size decode (docs/performance.md).
 export const SHRINK_ON_LOAD_DENOMINATORS: readonly number[] = [8, 4];
 
 /** Width and height of an image decoded at 1/`denominator` of its size (rounded up, as libjpeg does). */

@@ -101,11 +101,11 @@ function describe(error: unknown): string {
  * any colour space converted to sRGB, first frame of an animation).
  *
  * Upright 8-bit YCbCr, RGB or grey JPEGs — what cameras and browsers send almost always — are
- * read from their header (turbojpeg.ts, jpeg-segments.ts: no libvips round trip, 0.2–0.3 ms) and
+ * read from their header (turbojpeg.ts, jpeg-segments.ts: no libvips round trip) and
  * decoded by libjpeg-turbo directly, several times faster than the general libvips path,
  * into a reused buffer (pixel-buffers.ts): call `release` once the pixels are no longer read. With
  * `scale.fitInto`, a large one is decoded at 1/2, 1/4 or 1/8 of its size in the DCT domain — a
- * 12 MP photo for a 640-pixel model in 12 ms instead of 20, into a sixteenth of the memory. Other
+ * 12 MP photo for a 640-pixel model into a sixteenth of the memory, faster (docs/performance.md). Other
  * formats go through libvips, shrunk as their rows are decoded when they are at least four times
  * larger than needed, so a large PNG is never held at full size.
  */

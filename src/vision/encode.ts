@@ -30,7 +30,7 @@ async function base64InSlices(bytes: Buffer): Promise<string> {
 
 /**
  * RGB pixels as a base64 JPEG (quality 90, 4:2:0), by libjpeg-turbo directly, off the event loop:
- * 35 ms for 12 MP where libvips' encoder took 190 ms on the 2-core VM. `pixels` starts at the
+ * several times faster than libvips' encoder (docs/performance.md). `pixels` starts at the
  * region's first pixel; its rows are `rowPixels` apart. The JPEG is written into a reused buffer of
  * the worst-case size (pixel-buffers.ts), so no request leaves tens of MB of fresh memory behind
  * it for the garbage collector to chase.

@@ -1,8 +1,7 @@
 /**
  * Decoded pixels and encoded JPEGs are written into buffers kept here for the next image, not into new ones. A new
  * 36 MB buffer for a 12 MP photo costs more than the decode's own work: the kernel faults and
- * zeroes every page on first touch (libjpeg-turbo's full decode of a 4032×3024 JPEG: 44 ms of CPU
- * into a new buffer, 20 ms into a reused one, on the 2-core VM; tjbench, which reuses its buffer, 26).
+ * zeroes every page on first touch (docs/performance.md).
  */
 
 /** Free buffers kept at most, and their bytes together: a few images' worth, whatever their size. */

@@ -5,9 +5,8 @@ import type * as Koffi from 'koffi';
 /**
  * libjpeg-turbo's TurboJPEG 3 API, called through koffi (an FFI shipped prebuilt for each platform:
  * nothing compiles at install). It is the only JPEG decoder here that decodes at 1/2, 1/4 or 1/8 of
- * the size in the DCT domain straight into a buffer of ours: a 12 MP photo at 1/4 in 11.8 ms of CPU
- * on the 2-core VM (tjbench: 12.2), where libvips' shrink-on-load took 23.8 ms and no prebuilt
- * JPEG binding for Node exposes the scaling factors.
+ * the size in the DCT domain straight into a buffer of ours, faster than libvips'
+ * shrink-on-load (docs/performance.md); no prebuilt JPEG binding for Node exposes the scaling factors.
  *
  * The library is the one `@julusian/jpeg-turbo` (our JPEG encoder) ships on Linux, else the
  * system's. Where neither loads (or koffi has no binary for the platform), `turboJpeg` is
@@ -100,9 +99,9 @@ function bind(koffi: typeof Koffi, library: string): TurboJpeg {
     // A corrupt or truncated image stops at the first warning, with its message (otherwise the
     // decode goes on over garbage and only the return value tells).
     tj3Set(handle, TJPARAM_STOPONWARNING, 1);
-    // The fast integer IDCT at full size: 7 % less CPU for 12 MP, and the pixels the models were
-    // evaluated on (the JPEG binding used before decoded with it: AP 45.0 either way, 44.4 with the
-    // accurate one). Scaled decodes use their own reduced IDCTs, which this does not change.
+    // The fast integer IDCT at full size: less CPU, and the pixels the models were evaluated on
+    // (the JPEG binding used before decoded with it; the accurate one scored lower AP:
+    // docs/performance.md). Scaled decodes use their own reduced IDCTs, which this does not change.
     tj3Set(handle, TJPARAM_FASTDCT, 1);
     return handle;
   };

@@ -35,14 +35,14 @@ function parseResponse(data: Buffer): Parsed | undefined {
 }
 
 /**
- * Writes `parts` to a new connection (each part after `gapMs`, a part `'await-100'` waits for the
+ * Writes `parts` to a new connection, in order (a part `'await-100'` waits for the
  * interim answer) and reads one answer; then waits up to `closeWithinMs` to see whether the
  * server closes the connection.
  */
 export async function rawExchange(
   port: number,
   parts: readonly (string | Buffer | 'await-100')[],
-  options: { gapMs?: number; closeWithinMs?: number; answerWithinMs?: number } = {},
+  options: { closeWithinMs?: number; answerWithinMs?: number } = {},
 ): Promise<RawResponse> {
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => {}); // a reset after the answer is part of what is observed, not a failure
@@ -89,7 +89,6 @@ export async function rawExchange(
       continue;
     }
     socket.write(part);
-    if (options.gapMs) await new Promise((resolve) => setTimeout(resolve, options.gapMs));
   }
   let answer: Parsed | undefined;
   await until(() => {

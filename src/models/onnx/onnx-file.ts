@@ -4,8 +4,9 @@ import protobuf from 'protobufjs';
 /**
  * What detectd reads from an ONNX file without running it: the model's metadata properties
  * (where Ultralytics exports write `names`, `imgsz`, `task`, `stride`) and the declared shapes of
- * the graph's inputs and outputs. ONNX Runtime's JavaScript API exposes neither the metadata nor
- * symbolic dimensions, so the file is read as the protobuf it is (onnx/onnx.proto).
+ * the graph's inputs and outputs. ONNX Runtime's JavaScript API exposes no metadata properties, and
+ * gives the shapes (symbolic dimensions included: onnx-session-entry.ts reads them) only from an open
+ * session in a worker, so the file is read as the protobuf it is (onnx/onnx.proto), with no session.
  */
 export interface OnnxFileSummary {
   readonly metadata: ReadonlyMap<string, string>;

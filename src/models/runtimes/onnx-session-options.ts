@@ -4,8 +4,8 @@ import type * as ort from 'onnxruntime-node';
  * ORT session options of every detector session; the benchmark's raw baseline uses them too.
  * `spinning` false makes idle intra-op threads sleep rather than spin: right for a session that
  * runs beside others on the same cores. The planned memory pattern speeds up multi-threaded runs
- * (yolo26n, 2 threads: 30 ms with it, 46 without) but not single-threaded ones (45 and 44 ms),
- * where it would only hold ~35 MB more per session. ORT's own log says errors only: its warnings
+ * but not single-threaded ones, where it would only hold more memory per session
+ * (docs/performance.md). ORT's own log says errors only: its warnings
  * are about how a file was exported (UltraFace's weights listed as graph inputs: one line per
  * weight, hundreds at start-up), nothing an operator can act on; a model it cannot run still
  * fails with ORT's words.

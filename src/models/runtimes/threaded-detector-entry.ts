@@ -4,7 +4,7 @@ import type { RunRequest, ThreadedDetectorSpec, ThreadedRuntimeModule, WorkerMes
 /**
  * Worker-thread entry: loads one model and runs it on the images it is sent. Runtimes whose
  * inference is synchronous JavaScript/wasm (TF.js) run here so the HTTP event loop never stalls
- * behind a 200 ms model call.
+ * behind a model call.
  */
 const port = parentPort!;
 const spec = workerData as ThreadedDetectorSpec;

@@ -1,16 +1,15 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
-/** Running from src/ through tsx (tests, scripts) rather than compiled dist/. */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
+/** This module's extension: `.js` in dist/, `.ts` where a TypeScript loader runs the sources. */
+const EXTENSION = path.extname(import.meta.url);
 
-/** URL of a module of this package, relative to `base`, named without extension: `.ts` or `.js` as we run. */
+/** URL of a module of this package, relative to `base`, named without extension: with the extension this one has. */
 export function moduleUrl(relativePath: string, base: string): string {
-  return new URL(relativePath + (FROM_SOURCE ? '.ts' : '.js'), base).href;
+  return new URL(relativePath + EXTENSION, base).href;
 }
 
-/** A worker thread running the module at `entry` (a `moduleUrl`). From source, tsx's loader is registered in it first. */
+/** A worker thread running the module at `entry` (a `moduleUrl`). */
 export function startWorker(entry: string, workerData: unknown): Worker {
-  return FROM_SOURCE
-    ? new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`, { eval: true, workerData })
-    : new Worker(new URL(entry), { workerData });
+  return new Worker(new URL(entry), { workerData });
 }

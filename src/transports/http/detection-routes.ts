@@ -68,14 +68,14 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
     if (form === 'json') {
       let parsed: unknown;
       try {
-        // Base64 JSON is ASCII: read as Latin-1, the same text without UTF-8 decoding (1.6 MB: 5 ms instead of 8).
+        // Base64 JSON is ASCII: read as Latin-1, the same text without UTF-8 decoding (faster; docs/performance.md).
         parsed = JSON.parse(body.toString(isAscii(body) ? 'latin1' : 'utf8'));
       } catch {
         throw new DetectdError('invalid_json', 'request body is not valid JSON');
       }
-      // Parsing megabytes of JSON and decoding the image inside take up to 10 ms each on a small
+      // Parsing megabytes of JSON and decoding the image inside each take milliseconds on a small
       // machine: timers and other calls get a full turn of the event loop in between (a timeout,
-      // unlike setImmediate, lets due timers run first). A small body is not worth the 1 ms.
+      // unlike setImmediate, lets due timers run first). A small body is not worth the turn's cost.
       if (body.length >= LARGE_BODY_BYTES) await nextTurn();
       return (task, call) => task.runJson(parsed, call);
     }

@@ -24,8 +24,8 @@ const DOCS_ASSETS_DIR = path.join(packageRoot(), 'assets', 'docs');
 const ASSET_MAX_AGE_SECONDS = 3600;
 
 /**
- * Serves a Swagger UI file gzip'd to a browser that takes it: the bundle is 1.7 MB as shipped, 0.45 MB
- * compressed, which a phone feels. Compressed once, off the event loop, on its first request.
+ * Serves a Swagger UI file gzip'd to a browser that takes it: the bundle is megabytes as shipped, far
+ * less compressed, which a phone feels. Compressed once, off the event loop, on its first request.
  */
 function swaggerUiFile(file: string): RequestHandler {
   let compressed: Promise<Buffer> | undefined;

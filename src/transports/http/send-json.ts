@@ -9,8 +9,9 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Sends `body` as JSON with its Content-Length, like `response.json`, but a 12 MP visualization's
- * ~5 MB of base64 is escaped and copied in slices with a turn of the event loop between them:
- * one `JSON.stringify` and byte conversion of it would hold the loop for over 5 ms.
+ * megabytes of base64 are escaped and copied in slices with a turn of the event loop between them:
+ * one `JSON.stringify` and byte conversion of it would hold the loop longer than any other step
+ * (docs/performance.md).
  */
 export async function sendJson(response: Response, body: unknown): Promise<void> {
   const large: string[] = [];
@@ -42,8 +43,8 @@ export async function sendJson(response: Response, body: unknown): Promise<void>
       if (end < value.length && isHighSurrogate(value.charCodeAt(end - 1))) end--;
       const slice = value.slice(start, end);
       // Base64 (every large string we send) is printable ASCII: its JSON form is itself, copied as
-      // bytes (2.3 ms for 5 MB here, against 11 ms to escape it and encode it as UTF-8). Anything
-      // else is escaped, per character, so a slice's escaped form is that part of the whole.
+      // bytes (several times faster than escaping it and encoding it as UTF-8). Anything else is
+      // escaped, per character, so a slice's escaped form is that part of the whole.
       chunks.push(NEEDS_ESCAPING.test(slice) ? Buffer.from(JSON.stringify(slice).slice(1, -1)) : Buffer.from(slice, 'latin1'));
     }
   }
