@@ -1,7 +1,10 @@
 import type { Box, Point, RgbImage } from '../vision/image.js';
 
-/** What a detector finds; see `Detector.kind`. */
-export type DetectorKind = 'objects' | 'faces';
+/**
+ * What a model finds: `objects` (COCO-style classes), `faces`, or any kind a model's configuration
+ * declares (`plates`, `plate-text`, …); a task names the kind its models must be (Task.detects).
+ */
+export type DetectorKind = string;
 
 /** One object found in an image, in that image's pixel space. */
 export interface Detection {
@@ -80,7 +83,7 @@ export interface PreprocessedInput {
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */
   readonly name: string;
-  /** What it finds: COCO-style `objects`, or `faces` (labels ['face']); a task is offered only models of its kind. */
+  /** What it finds: its configuration's `kind`, else `faces` for a face family and `objects` for any other; a task is offered only models of its kind. */
   readonly kind: DetectorKind;
   /** Family module that reads its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
   readonly family: string;

@@ -2,6 +2,8 @@ import { DetectdError } from '../core/errors.js';
 import type { Detector, DetectorKind } from '../models/types.js';
 import type { Task } from './task.js';
 
+const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
+
 /**
  * The tasks a server offers, as every front door, the OpenAPI document, the console and the CLI
  * see them: built by the composition root from tasks/index.ts (a test may add its own task).
@@ -12,6 +14,10 @@ export class TaskTable {
   readonly kinds: ReadonlySet<DetectorKind>;
 
   constructor(readonly all: readonly Task[]) {
+    for (const task of all) {
+      // The JSON stream's schema (schemas/stream-server-message.json) takes any answer field of this form.
+      if (!ANSWER_FIELD.test(task.answerField)) throw new Error(`task ${task.type}: its answer field "${task.answerField}" must be detected_<what>, in lowercase letters and "_"`);
+    }
     this.types = all.map((task) => task.type);
     this.kinds = new Set(all.map((task) => task.detects));
   }

@@ -65,7 +65,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 
     return {
       ...servedOnnxModel(modelPath, description, settings, opened),
-      kind: 'objects',
+      kind: description.kind ?? 'objects',
       family: family.name,
       labels: categories.labels,
       parents: categories.parents,
@@ -84,9 +84,10 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 }
 
 /**
- * ONNX Runtime, as the model repository's runtime table lists it. A file whose configuration names
- * a face family, or that declares a face family's outputs, is a face detector (found in the same
- * places as the object detectors, no setting needed); any other, an object detector.
+ * ONNX Runtime, as the model repository's runtime table lists it. The family reads the outputs: a
+ * file whose configuration names a face family, or that has a face family's outputs, is read as
+ * faces (found in the same places as the object detectors, no setting needed); any other, as boxes
+ * of classes. What the model finds is its configuration's `kind`, else what its family reads.
  */
 export const onnxRuntime: FileRuntime = {
   name: 'onnxruntime',

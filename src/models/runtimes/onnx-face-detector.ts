@@ -59,7 +59,7 @@ export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily
     const [, , height, width] = shape;
     return {
       ...servedOnnxModel(modelPath, description, settings, opened),
-      kind: 'faces',
+      kind: description.kind ?? 'faces',
       family: family.name,
       labels: ['face'],
       parents: ['face'],
