@@ -25,7 +25,7 @@ export interface Credentials {
   readonly keylessAddress?: string;
 }
 
-/** A caller let in: its service and the model that answers it. */
+/** A caller let in: its service, and the scheduler of the model that answers it (`scheduler.detector` is the model). */
 export interface Caller {
   readonly service: Service;
   readonly scheduler: ModelScheduler;

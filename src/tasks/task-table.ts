@@ -1,5 +1,5 @@
 import { DetectdError } from '../core/errors.js';
-import type { Detector, DetectorKind } from '../models/types.js';
+import type { Detector, ModelKind } from '../models/types.js';
 import type { Task } from './task.js';
 
 const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
@@ -11,7 +11,7 @@ const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
 export class TaskTable {
   readonly types: readonly string[];
   /** What the tasks find, together: the kinds of model the server must load. */
-  readonly kinds: ReadonlySet<DetectorKind>;
+  readonly kinds: ReadonlySet<ModelKind>;
 
   constructor(readonly all: readonly Task[]) {
     for (const task of all) {

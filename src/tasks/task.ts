@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../core/schema-catalogue.js';
-import type { Detection, DetectorKind } from '../models/types.js';
+import type { Detection, ModelKind } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
@@ -73,7 +73,7 @@ export interface DeepStackCapabilities {
 export interface Task<Parameters = unknown> {
   readonly type: string;
   /** What the task's models find (a model's declared or detected kind): a service of this task is answered only by a model of this kind. */
-  readonly detects: DetectorKind;
+  readonly detects: ModelKind;
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */
