@@ -4,9 +4,9 @@ import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognitio
 import type { Naming } from '../found-response.js';
 
 /** Every face's `parent`, and the `name` of a face when the service has nobody registered to compare with. */
-export const FACE = 'face';
+const FACE = 'face';
 /** The `name` of a face that matches nobody registered (DeepStack's and CodeProject.AI's `userid` for it, too). */
-export const UNKNOWN_PERSON = 'unknown';
+const UNKNOWN_PERSON = 'unknown';
 
 const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 
