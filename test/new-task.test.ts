@@ -75,7 +75,7 @@ describe('a new task is one folder: a task with a new answer field and a new kin
   });
 
   it('touches one folder: nothing outside test/support/animal-detection/ (src/, schemas/, docs, the README) names its type, answer field or kind', () => {
-    expect(fs.readdirSync(TASK_FOLDER).sort()).to.deep.equal(['animal-detection-request.json', 'animal-detection-response.json', 'animal-detection-task.ts']);
+    expect(fs.readdirSync(TASK_FOLDER).sort()).to.deep.equal(['animal-detection-schemas.ts', 'animal-detection-task.ts']);
     expect(['src', 'schemas', 'docs'].flatMap((folder) => filesNaming(folder, ITS_NAMES))).to.deep.equal([]);
     expect(ITS_NAMES.filter((name) => fs.readFileSync('README.md', 'utf8').includes(name))).to.deep.equal([]);
   });

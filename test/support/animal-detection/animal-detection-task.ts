@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { JsonSchema } from '../../../src/core/schema-catalogue.js';
 import { analyseImage } from '../../../src/core/pipeline.js';
 import { assembleFoundResponse } from '../../../src/tasks/found-response.js';
+import { ANIMAL_DETECTION_REQUEST, ANIMAL_DETECTION_RESPONSE } from './animal-detection-schemas.js';
 import { type ImageParameters, imageParameterRules, parseImageConfigurations } from '../../../src/tasks/image-parameters.js';
 import type { AnalysisCall } from '../../../src/tasks/analysis-call.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../../../src/tasks/task.js';
@@ -15,9 +12,6 @@ export const ANIMALS = 'animals';
 /** What the model's classes an animal model keeps, and the parent every animal goes out with. */
 const ANIMAL_CLASSES = new Set(['bird', 'cat', 'dog', 'horse', 'sheep', 'cow', 'elephant', 'bear', 'zebra', 'giraffe']);
 const ANIMAL = 'animal';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const schemaOf = (name: string) => JSON.parse(fs.readFileSync(path.join(here, `${name}.json`), 'utf8')) as JsonSchema;
 
 const RULES = imageParameterRules({ one: 'animal', many: 'Animals' }, '0.3');
 
@@ -52,7 +46,7 @@ export const animalDetectionTask: Task<ImageParameters> = {
   summary: 'Detect animals in one image',
   requestSchema: 'animal-detection-request',
   responseSchema: 'animal-detection-response',
-  schemas: [schemaOf('animal-detection-request'), schemaOf('animal-detection-response')],
+  schemas: [ANIMAL_DETECTION_REQUEST, ANIMAL_DETECTION_RESPONSE],
   parameters: RULES,
   answerField: 'detected_animals',
   exampleFields: { ConfidenceThreshold: '0.3' },
