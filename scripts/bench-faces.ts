@@ -7,7 +7,7 @@ import './lib/typescript-workers.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
+import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { percentile } from './lib/bench-numbers.js';
 import { startLocalServer } from './lib/local-server.js';
 

@@ -24,7 +24,7 @@ import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { relaunchOnJemalloc } from '../src/jemalloc.js';
 import { ultralytics } from '../src/models/families/ultralytics.js';
-import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
+import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { JPEG_DENOMINATORS, scaleDenominator } from '../src/vision/decode-scale.js';
 import { letterboxInto } from '../src/vision/letterbox.js';

@@ -25,10 +25,9 @@ import { holdServerLock } from './store/server-lock.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { type TaskDependencies, taskTable } from './tasks/index.js';
-import { FaceGallery, FaceGalleryError } from './faces/face-gallery.js';
-import { faceSimilarity } from './faces/face-similarity.js';
-import { type FaceDescriber, loadFaceDescriber, SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
-import { DetectdError } from './core/errors.js';
+import { FaceGallery } from './faces/face-gallery.js';
+import { galleryRecognition } from './faces/face-recognition.js';
+import { loadFaceDescriber, SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
@@ -67,7 +66,6 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   sharp.cache(false);
   const startedAt = new Date();
-  const schemas = new SchemaCatalogue();
   const version = packageVersion();
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.
   const lock = config.databaseUrl ? undefined : holdServerLock(config.dataDir);
@@ -79,12 +77,13 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
-  const faces = faceRecognition(gallery, (message) => logger.info(message));
+  const faces = galleryRecognition(gallery, () => loadFaceDescriber((message) => logger.info(message)), SMALLEST_DESCRIBED_FACE);
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
   }
-  const tasks = tasksOf({ faces: faces.recognition });
+  const tasks = tasksOf({ faces });
+  const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   const needs = { faces: tasks.kinds.has('faces') };
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
@@ -132,13 +131,12 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     tokens: streamTokens,
     serviceLimits,
     schedulers,
-    schemas,
     limits: imageLimits,
     body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
   });
   const app = createApp({
     logger,
-    detection: { gate, tasks, maxBodyBytes: limits.maxBodyBytes },
+    detection: { gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes },
     frontDoors: [
       consoleRoutes(
         {
@@ -204,35 +202,4 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       logger.info('stopped');
     })());
   return { url, port, tasks, close };
-}
-
-/**
- * The face task's recognition: the gallery in the database and the describer, loaded in its worker
- * on the first face that needs describing (a server whose face services never register anyone
- * never loads it). A gallery's refusal (a bad userid) is the caller's 400.
- */
-function faceRecognition(gallery: FaceGallery, logger: (message: string) => void): { recognition: TaskDependencies['faces']; dispose(): Promise<void> } {
-  let describer: Promise<FaceDescriber> | undefined;
-  const refusedAsRequest = (error: unknown): never => {
-    throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
-  };
-  const recognition: TaskDependencies['faces'] = {
-    async describe(image, face) {
-      describer ??= loadFaceDescriber(logger);
-      return (await describer).describe(image, face);
-    },
-    similarity: faceSimilarity,
-    smallestFace: SMALLEST_DESCRIBED_FACE,
-    async matcher(serviceId) {
-      if ((await gallery.list(serviceId)).length === 0) return undefined;
-      return gallery.matcher(serviceId);
-    },
-    async register(serviceId, userid, embeddings) {
-      const person = await gallery.register(serviceId, userid, embeddings).catch(refusedAsRequest);
-      return person.samples + person.outdatedSamples === embeddings.length;
-    },
-    list: (serviceId) => gallery.list(serviceId),
-    remove: (serviceId, userid) => gallery.delete(serviceId, userid),
-  };
-  return { recognition, dispose: async () => (await describer)?.dispose() };
 }

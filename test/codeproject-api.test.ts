@@ -137,6 +137,19 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
     }
   });
 
+  it('every DeepStack route answers a wrong method 405 with its own method in Allow, in DeepStack\'s shape', async () => {
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {
+      const url = `${server.url}${route.path.replace(':model', DEFAULT_MODEL)}`;
+      for (const method of ['GET', 'POST', 'PUT', 'DELETE'].filter((each) => each !== route.method.toUpperCase())) {
+        const answer = await call(url, { method });
+        const label = `${method} ${route.path}`;
+        expect(answer.status, label).to.equal(405);
+        expect(answer.headers.allow, label).to.equal(route.method.toUpperCase());
+        expect(answer.body, label).to.include({ success: false, code: 405 });
+      }
+    }
+  });
+
   it('the OpenAPI document lists every DeepStack / CodeProject.AI route of the table', async () => {
     const document = (await call(`${server.url}/openapi.json`)).body;
     for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {

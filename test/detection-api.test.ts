@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
-import { type DetectedObject, expectDogPhotoObjects } from './support/dog-photo.js';
+import { type Finding, expectDogPhotoObjects } from './support/dog-photo.js';
 import * as images from './support/images.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -23,7 +23,7 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
     expect(status).to.equal(200);
     expect(headers.get('x-request-id')).to.match(/^[\w-]{8,}$/);
     expect(schemas.check('object-detection-response', body)).to.deep.equal({ ok: true });
-    const objects = body.detected_objects as DetectedObject[];
+    const objects = body.detected_objects as Finding[];
     expectDogPhotoObjects(objects);
     const confidences = objects.map((object) => object.confidence);
     expect(confidences).to.deep.equal([...confidences].sort((a, b) => b - a));
@@ -43,8 +43,8 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
     expect(low.status).to.equal(200);
     expect(high.status).to.equal(200);
     expect(high.body.detected_objects.length).to.be.lessThan(low.body.detected_objects.length);
-    expect(high.body.detected_objects.map((object: DetectedObject) => object.name).sort()).to.deep.equal(['bicycle', 'dog', 'truck']);
-    for (const object of high.body.detected_objects as DetectedObject[]) expect(object.confidence).to.be.at.least(0.6);
+    expect(high.body.detected_objects.map((object: Finding) => object.name).sort()).to.deep.equal(['bicycle', 'dog', 'truck']);
+    for (const object of high.body.detected_objects as Finding[]) expect(object.confidence).to.be.at.least(0.6);
   });
 
   it('accepts "; charset=utf-8", Bearer keys, data URLs and line-wrapped base64', async () => {
@@ -65,7 +65,7 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
   it('returns crops that decode to images of exactly the box size', async () => {
     const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { OutputCroppedImage: 'true' }), { apiKey: server.apiKey });
     expect(status).to.equal(200);
-    const objects = body.detected_objects as DetectedObject[];
+    const objects = body.detected_objects as Finding[];
     expect(objects.length).to.be.at.least(3);
     for (const object of objects) {
       const crop = await sharp(Buffer.from(object.cropped_image!, 'base64')).metadata();
@@ -91,7 +91,7 @@ describe('POST /api/v1/object-detection (real server, real model)', () => {
       const offset = (y * images.DOG_SIZE.width + x) * 3;
       return Math.abs(drawn[offset] - original[offset]) + Math.abs(drawn[offset + 1] - original[offset + 1]) + Math.abs(drawn[offset + 2] - original[offset + 2]);
     };
-    const dog = (body.detected_objects as DetectedObject[]).find((object) => object.name === 'dog')!.bounding_box;
+    const dog = (body.detected_objects as Finding[]).find((object) => object.name === 'dog')!.bounding_box;
     const midY = Math.round((dog.top + dog.bottom) / 2);
     expect(difference(dog.left, midY)).to.be.greaterThan(60);
     expect(difference(5, images.DOG_SIZE.height - 5)).to.be.lessThan(40);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parseConfigurations } from '../src/tasks/object-detection/parameters.js';
 import { DetectdError } from '../src/core/errors.js';
-import { decodeRawData } from '../src/tasks/raw-data.js';
+import { decodeRawData } from '../src/core/raw-data.js';
 
 describe('configuration parameters', () => {
   it('defaults to ConfidenceThreshold 0.1 and no extra images', () => {

@@ -88,6 +88,31 @@ function taskLiterals(root: string, types: readonly string[]): string[] {
   return found;
 }
 
+/** DeepStack's wire names: its box fields, a face's `userid`, an answer's `success`. */
+const DEEPSTACK_WIRE_NAMES = /\b(?:[xy]_(?:min|max)|userid|success)\b/;
+
+/**
+ * Identifiers, property names and string literals under `root`/src/tasks that name a DeepStack
+ * wire field, each as "file:line text": a task says which DeepStack verbs it offers
+ * (Task.deepStack), and the DeepStack door (transports/deepstack/) owns their fields. Comments may name them.
+ */
+function deepStackNamesInTasks(root: string): string[] {
+  const found: string[] = [];
+  const tasks = path.join(root, 'src', 'tasks');
+  for (const file of fs.readdirSync(tasks, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue;
+    const relative = `src/tasks/${file.split(path.sep).join('/')}`;
+    const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(tasks, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      const text = ts.isIdentifier(node) || ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node) ? node.text : undefined;
+      if (text !== undefined && DEEPSTACK_WIRE_NAMES.test(text)) found.push(`${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
+      node.forEachChild(visit);
+    };
+    visit(tree);
+  }
+  return found;
+}
+
 describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)', () => {
   it('has no import cycle and no import against the direction transports → tasks → core → scheduler → models → vision', async () => {
     const { ok, report } = await cruise(process.cwd());
@@ -139,6 +164,17 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
         `src/streaming/reach-in.ts:1 '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js'`,
         `src/transports/fixed-path.ts:1 '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream'`,
       ]);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+  it('keeps DeepStack\'s wire out of the tasks: nothing under src/tasks/ names x_min, userid or success (the DeepStack door owns them)', () => {
+    expect(deepStackNamesInTasks(process.cwd())).to.deep.equal([]);
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-wire-'));
+    try {
+      fs.cpSync('src/tasks', path.join(copy, 'src/tasks'), { recursive: true });
+      fs.writeFileSync(path.join(copy, 'src/tasks/wire.ts'), "export const answer = { success: true, x_min: 0 };\nexport const field = 'userid';\n");
+      expect(deepStackNamesInTasks(copy)).to.have.members(['src/tasks/wire.ts:1 success', 'src/tasks/wire.ts:1 x_min', "src/tasks/wire.ts:2 'userid'"]);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }

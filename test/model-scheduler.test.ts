@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { detectOnce, detectScheduled } from './support/detect-once.js';
-import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
+import { loadOnnxDetector } from '../src/models/runtimes/onnx/onnx-detector.js';
 import type { Detector } from '../src/models/types.js';
 import { type Lane, ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../src/scheduler/model-scheduler.js';
 import { decodeImage } from '../src/vision/decode.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { COCO_LABELS } from '../src/models/coco-categories.js';
-import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
+import { loadOnnxDetector } from '../src/models/runtimes/onnx/onnx-detector.js';
 import { detectOnce } from './support/detect-once.js';
 import { loadEmbeddedDetector } from '../src/models/load-models.js';
 import type { Detector } from '../src/models/types.js';

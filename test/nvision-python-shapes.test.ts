@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { type DetectedObject, expectDogPhotoObjects } from './support/dog-photo.js';
+import { type Finding, expectDogPhotoObjects } from './support/dog-photo.js';
 import * as images from './support/images.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -11,7 +11,7 @@ interface ShapeResult {
   path: 'v1' | 'legacy';
   shape: string;
   status: number;
-  body: { service_id?: string; raw_data?: string; detected_objects: DetectedObject[]; error?: unknown };
+  body: { service_id?: string; raw_data?: string; detected_objects: Finding[]; error?: unknown };
 }
 
 /** test/clients/nvision_python_shapes.py: the Python SDK's exact requests (headers, all three parameters) on v1 and the legacy path. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { type DetectedObject, expectDogPhotoObjects } from './support/dog-photo.js';
+import { type Finding, expectDogPhotoObjects } from './support/dog-photo.js';
 import * as images from './support/images.js';
 import { type NvisionHostRedirect, nvision, redirectNvisionHost } from './support/nvision-sdk.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -14,7 +14,7 @@ interface PredictAnswer {
   frame_id?: string;
   source_id?: string;
   raw_data?: string;
-  detected_objects: DetectedObject[];
+  detected_objects: Finding[];
   [other: string]: unknown;
 }
 

@@ -6,7 +6,7 @@ import { DOG_PHOTO_OBJECTS, dogJpeg, iou } from './support/images.js';
 import { PHOTOS_DIR } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
-interface DetectedObject {
+interface Finding {
   name: string;
   confidence: number;
   bounding_box: { left: number; right: number; top: number; bottom: number };
@@ -22,10 +22,10 @@ async function twelveMegapixel(photo: Buffer): Promise<Buffer> {
   return sharp(photo).resize(Math.round(width * factor), Math.round(height * factor)).jpeg({ quality: 90 }).toBuffer();
 }
 
-const edges = ({ left, top, right, bottom }: DetectedObject['bounding_box']) => [left, top, right, bottom];
+const edges = ({ left, top, right, bottom }: Finding['bounding_box']) => [left, top, right, bottom];
 
 /** Every object of `expected` above 0.3 confidence has one of the same name in `actual` with IoU > 0.9. */
-function expectSameObjects(actual: DetectedObject[], expected: DetectedObject[], what: string): void {
+function expectSameObjects(actual: Finding[], expected: Finding[], what: string): void {
   for (const object of expected.filter((candidate) => candidate.confidence > 0.3)) {
     const best = Math.max(0, ...actual.filter((other) => other.name === object.name).map((other) => iou(other.bounding_box, edges(object.bounding_box))));
     expect(best, `${what}: ${object.name} ${object.confidence} at ${edges(object.bounding_box).join(',')}`).to.be.greaterThan(0.9);
@@ -37,7 +37,7 @@ describe('camera-sized JPEGs are decoded only as large as the model needs (issue
   const detect = async (image: Buffer, configurations: Record<string, string> = {}) => {
     const answer = await postDetection(server.url, imageRequest(image, { ConfidenceThreshold: '0.2', ...configurations }), { apiKey: server.apiKey });
     expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).to.equal(200);
-    return answer.body as { detected_objects: DetectedObject[]; raw_data?: string };
+    return answer.body as { detected_objects: Finding[]; raw_data?: string };
   };
 
   before(async () => {

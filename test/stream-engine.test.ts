@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import type { Service } from '../src/core/service.js';
 import type { CallContext } from '../src/core/call-context.js';
 import type { CallOutcome, CallRecorder } from '../src/core/call-recorder.js';
-import { loadOnnxDetector } from '../src/models/runtimes/onnx-detector.js';
+import { loadOnnxDetector } from '../src/models/runtimes/onnx/onnx-detector.js';
 import type { Detector } from '../src/models/types.js';
 import { ModelScheduler, type ModelTurn } from '../src/scheduler/model-scheduler.js';
 import { StreamMetrics } from '../src/streaming/stream-metrics.js';

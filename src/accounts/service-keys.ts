@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey, looksLikeApiKey, sameDigest } from './api-k
 import { type Clock, isoAt } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
 import type { Service } from '../core/service.js';
-import { SERVICE_COLUMNS, toService } from './service.js';
+import { SERVICE_COLUMNS, toService } from './service-row.js';
 
 /** A key that still opens its service: the current one, or an older one inside its grace period. */
 export interface ActiveKey {

@@ -5,7 +5,7 @@ import { AccountError, throwProblems } from './account-error.js';
 import { inAddressRanges, LOOPBACK_RANGES, parseAddressRanges } from './address-ranges.js';
 import { isoNow } from './iso-time.js';
 import type { Service } from '../core/service.js';
-import { SERVICE_COLUMNS, toService } from './service.js';
+import { SERVICE_COLUMNS, toService } from './service-row.js';
 import type { ServiceKeys } from './service-keys.js';
 
 export interface NewService {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { DetectdError } from '../core/errors.js';
 import type { Database } from '../store/database.js';
 import type { Service } from '../core/service.js';
-import { toService } from './service.js';
+import { toService } from './service-row.js';
 
 /** Unused tokens one service may hold at once: plenty for any page, and it bounds what a key holder can make us store. */
 const MAX_OUTSTANDING_PER_SERVICE = 1000;

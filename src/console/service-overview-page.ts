@@ -2,7 +2,7 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
-import type { DetectorKind } from '../models/types.js';
+import type { ModelKind } from '../models/types.js';
 import type { Task } from '../tasks/task.js';
 import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
@@ -108,15 +108,15 @@ function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
   </section>`;
 }
 
-/** What Try it calls the detector's confidence: a face's says it is a face, not who it is (that is the match's similarity). */
-const CONFIDENCE_LABELS: Readonly<Record<DetectorKind, string>> = { objects: 'Confidence', faces: 'Face confidence' };
+/** What Try it calls the model's confidence (`Confidence` for any other kind): a face's says it is a face, not who it is (that is the match's similarity). */
+const CONFIDENCE_LABELS: Readonly<Record<ModelKind, string>> = { faces: 'Face confidence' };
 
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
-  const confidence = CONFIDENCE_LABELS[data.task?.detects ?? 'objects'];
+  const confidence = CONFIDENCE_LABELS[data.task?.detects ?? ''] ?? 'Confidence';
   const threshold = tryItThreshold(data);
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },

@@ -6,20 +6,24 @@ import { packageRoot } from '../package-root.js';
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * Every schema under `schemas/`, read and compiled once at start-up (a broken schema stops
- * start-up). They are the single truth for request validation and the OpenAPI document.
+ * Every schema under `schemas/`, and those the tasks bring (Task.schemas), read and compiled once
+ * at start-up (a broken schema stops start-up). They are the single truth for request validation
+ * and the OpenAPI document; each is named by its `$id` without `.json`.
  */
 export class SchemaCatalogue {
   readonly schemas: ReadonlyMap<string, JsonSchema>;
   readonly #ajv = new Ajv2020({ allErrors: false, strict: true });
   readonly #validators = new Map<string, ValidateFunction>();
 
-  constructor(directory: string = path.join(packageRoot(), 'schemas')) {
-    const entries = fs
-      .readdirSync(directory)
-      .filter((file) => file.endsWith('.json'))
-      .sort()
-      .map((file) => [path.basename(file, '.json'), JSON.parse(fs.readFileSync(path.join(directory, file), 'utf8')) as JsonSchema] as const);
+  constructor(directory: string = path.join(packageRoot(), 'schemas'), more: readonly JsonSchema[] = []) {
+    const entries = [
+      ...fs
+        .readdirSync(directory)
+        .filter((file) => file.endsWith('.json'))
+        .sort()
+        .map((file) => [path.basename(file, '.json'), JSON.parse(fs.readFileSync(path.join(directory, file), 'utf8')) as JsonSchema] as const),
+      ...more.map((schema) => [path.basename(String(schema.$id), '.json'), schema] as const),
+    ];
     this.schemas = new Map(entries);
     for (const [, schema] of entries) this.#ajv.addSchema(schema);
     for (const [name, schema] of entries) this.#validators.set(name, this.#ajv.compile(schema));

@@ -8,7 +8,7 @@ export interface Service {
   readonly name: string;
   /** A task's type (tasks/index.ts), e.g. object-detection. */
   readonly type: string;
-  /** Detector name, or null for the server default. */
+  /** The name of the model that answers it, or null for the default model of its task's kind. */
   readonly model: string | null;
   readonly createdAt: string;
   readonly disabled: boolean;

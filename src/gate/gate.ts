@@ -10,8 +10,8 @@ import { schedulerOfService } from '../core/service-scheduler.js';
 import type { LimitStanding, ServiceLimits } from '../limits/service-limits.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
-import type { ApiVersion, Task, TaskCall } from '../tasks/task.js';
-import type { SchemaCatalogue } from '../core/schema-catalogue.js';
+import type { AnalysisCall } from '../tasks/analysis-call.js';
+import type { Task } from '../tasks/task.js';
 import { type BodyLimits, openBody, readBody } from './bounded-body.js';
 import { withArticle } from '../indefinite-article.js';
 
@@ -25,39 +25,24 @@ export interface Credentials {
   readonly keylessAddress?: string;
 }
 
-/** A caller let in: its service and the model that answers it. */
+/** A caller let in: its service, and the scheduler of the model that answers it (`scheduler.detector` is the model). */
 export interface Caller {
   readonly service: Service;
   readonly scheduler: ModelScheduler;
 }
 
-/** An HTTP call through the gate. */
-export interface HttpEntry {
-  readonly task: Task;
-  /** Credentials of the request head (`Authorization`, the caller's address). */
-  readonly head: Credentials;
+/** A caller counted against its service's rate limit and quota: what admission takes, so no door reaches the model uncounted. */
+export interface CountedCaller extends Caller {
+  /** Where the service's limits stand with this call counted (a door's RateLimit headers). */
+  readonly standings: readonly LimitStanding[];
+}
+
+/** Where a call's gate steps write what they learn (its service and model) and how long they took. */
+export interface IdentifyOptions {
+  readonly context?: CallContext;
   /** A loaded model by name instead of the service's (DeepStack's custom route). */
   readonly modelName?: string;
-  /** Checks of the request head the door makes once the caller is let in and counted, before a byte of the body is read (its Content-Type). */
-  readonly beforeBody?: () => void;
-  /** Where the service's limits stand once the call is counted (the door's RateLimit headers). */
-  readonly counted?: (standings: readonly LimitStanding[]) => void;
 }
-
-/** An HTTP call let in: who, its body (as the door read it), and its task call. */
-export interface HttpPass<Body> extends Caller {
-  readonly body: Body;
-  /** The task's call on this pass, admitted to the model's request lane (or 503 `overloaded`). */
-  taskCall(version: ApiVersion): TaskCall;
-}
-
-/**
- * A door's reader of a streamed body whose clients may send their key inside it (DeepStack's
- * `api_key` field): it calls `letIn` with the credentials it finds as soon as it has them (ahead
- * of the image, so an unknown key costs no image upload), and may call it again at the end; the
- * first call decides, and with no call at all the head's credentials do.
- */
-export type BodyWithCredentials<Body> = (body: Readable, letIn: (credentials: Credentials) => Promise<void>) => Promise<Body>;
 
 export interface GateDependencies {
   readonly authenticate: Authenticate;
@@ -65,7 +50,6 @@ export interface GateDependencies {
   readonly tokens: Pick<StreamTokens, 'redeem'>;
   readonly serviceLimits: Pick<ServiceLimits, 'admit'>;
   readonly schedulers: ModelSchedulers;
-  readonly schemas: SchemaCatalogue;
   /** Limits of an image call (pixels, detections, the model deadline). */
   readonly limits: AnalysisLimits;
   /** The one bounded reader's limits: size, deadline, memory budget. */
@@ -73,59 +57,59 @@ export interface GateDependencies {
 }
 
 /**
- * The one gate every call passes, whatever its front door (docs/development.md "Architecture"): authenticate
- * (key, bare key, subprotocol, stream token, keyless range) → service state (disabled, model
- * loaded) → rate limit and quota → the bounded body → admission to the model → the task. HTTP
- * doors take `passHttp`, the streams `openStream` and then `admitFrame` for every frame; doors hold
- * no authenticator, limit, model or body reader of their own, so none can skip a step.
+ * The one gate every call passes, whatever its front door (docs/development.md "Architecture"), as explicit steps
+ * that each return a value: `identify` (authenticate — key, bare key, subprotocol, stream token,
+ * keyless range — then service state and the model) → `count` (rate limit and quota) → the bounded
+ * body (`readBody`, or `readBodyWith` for a door that parses it as it arrives) → `admit` (a place
+ * in the model's request lane, for a counted caller only). Streams take `openStream`, then
+ * `admitFrame` for every frame. Doors hold no authenticator, limit, model or body reader of their
+ * own; they own their wire (headers such as RateLimit and Allow, body forms, answers).
  */
 export class Gate {
   constructor(private readonly dependencies: GateDependencies) {}
 
-  /** Authenticate → service state: the caller's service and its model (or a loaded one by name), or a 401/403/404/503 DetectdError. */
-  async identify(credentials: Credentials, task: Task, modelName?: string): Promise<Caller> {
-    const service = await this.#authenticate(credentials, task);
-    return { service, scheduler: this.#schedulerOf(service, task, modelName) };
+  /** Authenticate → service state: the caller's service and its model (or a loaded one by name), or a 401/403/404/503 DetectdError. The context learns each as soon as it is known, so that a refusal is recorded against its service. */
+  async identify(credentials: Credentials, task: Task, options: IdentifyOptions = {}): Promise<Caller> {
+    const { context, modelName } = options;
+    const started = performance.now();
+    try {
+      const service = await this.#authenticate(credentials, task);
+      if (context) context.service = service;
+      const scheduler = this.#schedulerOf(service, task, modelName);
+      if (context) context.model = scheduler.detector.name;
+      return { service, scheduler };
+    } finally {
+      if (context) addGateTime(context.timings, started);
+    }
   }
 
-  /** Counts one call (an HTTP request, a stream frame) against its service's rate limit and quota; throws LimitExceededError (429). */
-  #count(service: Service): Promise<LimitStanding[]> {
-    return this.dependencies.serviceLimits.admit(service);
+  /** Counts one call against its service's rate limit and quota; throws LimitExceededError (429). */
+  async count(caller: Caller, context: CallContext): Promise<CountedCaller> {
+    const started = performance.now();
+    try {
+      return { ...caller, standings: await this.dependencies.serviceLimits.admit(caller.service) };
+    } finally {
+      addGateTime(context.timings, started);
+    }
   }
 
   /**
-   * An HTTP call: who (from the request head) → service state → limits → the bounded
-   * body (size from Content-Length before a byte is read and before `100 Continue`, deadline,
-   * memory budget, Content-Encoding). Admission waits for `taskCall`, so a slow upload holds no
-   * place. The call's context learns the service and model as soon as they are known, so that a
-   * refusal is recorded against its service.
+   * The bounded body, whole: size from Content-Length before a byte is read and before `100
+   * Continue`, deadline, memory budget, Content-Encoding. Its arrival is the call's `receive` stage.
    */
-  async passHttp(request: IncomingMessage, response: ServerResponse, context: CallContext, entry: HttpEntry): Promise<HttpPass<Buffer>> {
-    const caller = await this.#letIn(entry.head, entry, context);
-    entry.beforeBody?.();
-    const receiveStarted = performance.now();
+  async readBody(request: IncomingMessage, response: ServerResponse, context: CallContext): Promise<Buffer> {
+    const started = performance.now();
     const body = await readBody(request, response, this.dependencies.body);
-    context.timings.receive = performance.now() - receiveStarted;
-    return { ...caller, body, taskCall: (version) => this.#taskCall(caller, response, version, context) };
+    context.timings.receive = performance.now() - started;
+    return body;
   }
 
-  /**
-   * `passHttp` for a door whose clients may send the key inside the body: with a key in the head,
-   * the caller is let in before the body is opened; otherwise the bounded body (its size checked,
-   * `100 Continue` sent) goes to `read`, which lets the caller in with what it finds there.
-   */
-  async passHttpWithBodyCredentials<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, entry: HttpEntry, read: BodyWithCredentials<Body>): Promise<HttpPass<Body>> {
-    let letIn: Promise<Caller> | undefined = entry.head.apiKey === undefined ? undefined : this.#letIn(entry.head, entry, context);
-    await letIn;
-    entry.beforeBody?.();
-    const receiveStarted = performance.now();
-    const body = await read(openBody(request, response, this.dependencies.body), async (credentials) => {
-      letIn ??= this.#letIn({ ...entry.head, ...credentials }, entry, context);
-      await letIn;
-    });
-    context.timings.receive = performance.now() - receiveStarted;
-    const caller = await (letIn ?? this.#letIn(entry.head, entry, context));
-    return { ...caller, body, taskCall: (version) => this.#taskCall(caller, response, version, context) };
+  /** The bounded body as it arrives, to a door's own reader (DeepStack's form, whose key may be inside it). */
+  async readBodyWith<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, read: (body: Readable) => Promise<Body>): Promise<Body> {
+    const started = performance.now();
+    const body = await read(openBody(request, response, this.dependencies.body));
+    context.timings.receive = performance.now() - started;
+    return body;
   }
 
   /** The bounded body alone, for a route that serves no task and so needs no caller (DeepStack's model list). */
@@ -158,24 +142,25 @@ export class Gate {
   async admitFrame(service: Service, timings: StageTimings): Promise<void> {
     const started = performance.now();
     try {
-      await this.#count(service);
+      await this.dependencies.serviceLimits.admit(service);
     } finally {
       addGateTime(timings, started);
     }
   }
 
-  async #letIn(credentials: Credentials, entry: HttpEntry, context: CallContext): Promise<Caller> {
+  /** Admission of a counted caller to the model's request lane (or 503 `overloaded`): the call to analyse on. The place is given back when the response closes. */
+  admit(caller: CountedCaller, response: ServerResponse, context: CallContext): AnalysisCall {
+    const { limits } = this.dependencies;
     const started = performance.now();
-    try {
-      const service = await this.#authenticate(credentials, entry.task);
-      context.service = service;
-      const scheduler = this.#schedulerOf(service, entry.task, entry.modelName);
-      context.model = scheduler.detector.name;
-      entry.counted?.(await this.#count(service));
-      return { service, scheduler };
-    } finally {
-      addGateTime(context.timings, started);
-    }
+    const leave = admitRequest(caller.scheduler, limits);
+    const disconnected = new AbortController();
+    response.once('close', () => {
+      disconnected.abort();
+      leave();
+    });
+    const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
+    addGateTime(context.timings, started);
+    return { service: caller.service, scheduler: caller.scheduler, limits, signal, context };
   }
 
   async #authenticate(credentials: Credentials, task: Task): Promise<Service> {
@@ -196,21 +181,6 @@ export class Gate {
     const scheduler = schedulers.findOfKind(modelName, task.detects);
     if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.all.map((each) => each.detector.name).join(', ')}`);
     return scheduler;
-  }
-
-  /** Admission to the model's request lane; the place is given back when the response closes. */
-  #taskCall(caller: Caller, response: ServerResponse, version: ApiVersion, context: CallContext): TaskCall {
-    const { limits, schemas } = this.dependencies;
-    const started = performance.now();
-    const leave = admitRequest(caller.scheduler, limits);
-    const disconnected = new AbortController();
-    response.once('close', () => {
-      disconnected.abort();
-      leave();
-    });
-    const signal = AbortSignal.any([AbortSignal.timeout(limits.deadlineMs), disconnected.signal]);
-    addGateTime(context.timings, started);
-    return { version, service: caller.service, scheduler: caller.scheduler, schemas, limits, signal, context };
   }
 }
 

@@ -3,7 +3,7 @@ import { ModelRefused } from './model-refused.js';
 import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
-import { FILE_RUNTIMES } from './runtimes/index.js';
+import { RUNTIMES } from './runtimes/index.js';
 import type { Detector } from './types.js';
 
 /** Where the embedded object model comes from: its file, as DETECTD_MODEL would name it. */
@@ -27,7 +27,7 @@ export type ModelLoad = { readonly path: string; readonly detector: FileDetector
 
 /** The model files the sources name, each with the runtime (of runtimes/index.ts) that loads it. */
 export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
-  return findModelFiles(sources, FILE_RUNTIMES);
+  return findModelFiles(sources, RUNTIMES);
 }
 
 /**

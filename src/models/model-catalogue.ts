@@ -1,4 +1,4 @@
-import type { DetectorKind } from './types.js';
+import type { ModelKind } from './types.js';
 
 /** The license of a catalogue model's weights, as `detectd models pull` shows it before downloading. */
 export interface ModelLicense {
@@ -16,7 +16,7 @@ export interface ModelLicense {
 export interface CatalogueModel {
   /** The file's name in the models folder without `.onnx`: what services and `--model` name it by. */
   readonly name: string;
-  readonly kind: DetectorKind;
+  readonly kind: ModelKind;
   readonly description: string;
   readonly sha256: string;
   readonly bytes: number;

@@ -12,6 +12,8 @@ import { type InferenceSettings, modelNameOf } from './model-repository.js';
  * schemas/model-description.json.
  */
 export interface ModelDescription {
+  /** What the model finds (`objects`, `faces`, `plates`, …): the kind of task it serves. Absent: `faces` for a face family, else `objects`. */
+  readonly kind?: string;
   /** Family module that reads the outputs (see families/index.ts). */
   readonly family?: string;
   /** Square input side in pixels, for models whose input shape is dynamic. */

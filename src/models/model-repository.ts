@@ -41,14 +41,17 @@ export interface InferenceSettings {
 }
 
 /**
- * A runtime that serves model files (runtimes/index.ts lists them): the file extensions it loads
- * and how. The repository takes every file one of them declares; every reason not to serve a
- * file is a ModelRefused from `load`.
+ * A runtime that serves model files, one folder under runtimes/ (runtimes/index.ts lists them):
+ * the file extensions it loads, on which device, and how. The repository takes every file one of
+ * them declares; every reason not to serve a file is a ModelRefused from `load`. Families
+ * (families/) are runtime-neutral: a runtime runs the network, a family reads its outputs.
  */
-export interface FileRuntime {
+export interface Runtime {
   readonly name: string;
   /** Lower-case, with the dot: `.onnx`. */
   readonly extensions: readonly string[];
+  /** Where its runs execute: `CPU`, or the accelerator its execution provider drives (each detector's `device`). */
+  readonly device: string;
   /** `logger` hears of what the loaded detector does by itself later, such as restarting a worker. */
   load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector>;
 }
@@ -58,7 +61,7 @@ export interface ModelFile {
   readonly name: string;
   readonly path: string;
   /** The runtime that loads it, chosen by its extension. */
-  readonly runtime: FileRuntime;
+  readonly runtime: Runtime;
 }
 
 export const modelNameOf = (modelPath: string) => path.basename(modelPath, path.extname(modelPath));
@@ -97,7 +100,7 @@ function missingModelFile(modelPath: string, folder: ModelsFolder | undefined): 
  * embedded model serves. Throws ModelSettingsError on a missing file or folder, a file no runtime
  * loads or two models of one name.
  */
-export async function findModelFiles(sources: ModelSources, runtimes: readonly FileRuntime[]): Promise<ModelFile[]> {
+export async function findModelFiles(sources: ModelSources, runtimes: readonly Runtime[]): Promise<ModelFile[]> {
   const runtimeOf = (file: string) => runtimes.find((runtime) => runtime.extensions.includes(path.extname(file).toLowerCase()));
   const extensions = runtimes.flatMap((runtime) => runtime.extensions).join(' or ');
   const paths = [...sources.modelPaths];

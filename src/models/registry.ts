@@ -1,4 +1,4 @@
-import type { Detector, DetectorKind } from './types.js';
+import type { Detector, ModelKind } from './types.js';
 
 /** Names no model may have or alias, each with why (e.g. a front door's own path segment). */
 export type ReservedModelNames = ReadonlyMap<string, string>;
@@ -57,12 +57,12 @@ export class ModelRegistry {
   }
 
   /** The detectors of one kind, in configuration order: what a task of that kind may be given. */
-  ofKind(kind: DetectorKind): Detector[] {
+  ofKind(kind: ModelKind): Detector[] {
     return this.detectors.filter((detector) => detector.kind === kind);
   }
 
   /** The first detector of a kind; undefined when none of that kind is loaded. */
-  defaultOf(kind: DetectorKind): Detector | undefined {
+  defaultOf(kind: ModelKind): Detector | undefined {
     return this.detectors.find((detector) => detector.kind === kind);
   }
 

@@ -1,7 +1,10 @@
 import type { Box, Point, RgbImage } from '../vision/image.js';
 
-/** What a detector finds; see `Detector.kind`. */
-export type DetectorKind = 'objects' | 'faces';
+/**
+ * What a model finds: `objects` (COCO-style classes), `faces`, or any kind a model's configuration
+ * declares (`plates`, `plate-text`, …); a task names the kind its models must be (Task.detects).
+ */
+export type ModelKind = string;
 
 /** One object found in an image, in that image's pixel space. */
 export interface Detection {
@@ -37,6 +40,13 @@ export interface PostprocessOptions {
   readonly minScore: number;
   /** At most this many detections are returned (the highest-scoring). */
   readonly maxDetections: number;
+}
+
+/** An input or output a model file declares, whatever its runtime: what a family recognises its outputs by. */
+export interface TensorDeclaration {
+  readonly name: string;
+  /** Each dimension: a number when fixed, its symbolic name (or null) when not. */
+  readonly shape: readonly (number | string | null)[] | undefined;
 }
 
 /** One output tensor of a model run. */
@@ -80,8 +90,8 @@ export interface PreprocessedInput {
 export interface Detector {
   /** Short model name, e.g. the file name without extension. */
   readonly name: string;
-  /** What it finds: COCO-style `objects`, or `faces` (labels ['face']); a task is offered only models of its kind. */
-  readonly kind: DetectorKind;
+  /** What it finds: its configuration's `kind`, else `faces` for a face family and `objects` for any other; a task is offered only models of its kind. */
+  readonly kind: ModelKind;
   /** Family module that reads its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
   readonly family: string;
   /** Runtime that executes it, e.g. "onnxruntime-node". */

@@ -1,5 +1,5 @@
 import type { ModelRegistry } from '../models/registry.js';
-import type { DetectorKind } from '../models/types.js';
+import type { ModelKind } from '../models/types.js';
 import { ModelScheduler, type SchedulerSettings } from './model-scheduler.js';
 
 /** One scheduler per loaded model, by model name. */
@@ -17,7 +17,7 @@ export class ModelSchedulers {
    * The scheduler of the model that `name` names or aliases when it finds `kind` (null: that kind's
    * default); undefined when no such model of that kind is loaded.
    */
-  findOfKind(name: string | null, kind: DetectorKind): ModelScheduler | undefined {
+  findOfKind(name: string | null, kind: ModelKind): ModelScheduler | undefined {
     const detector = name === null ? this.registry.defaultOf(kind) : this.registry.find(name);
     return detector?.kind === kind ? this.#byName.get(detector.name) : undefined;
   }

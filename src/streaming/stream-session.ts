@@ -5,8 +5,8 @@ import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
-import type { DetectedObject } from '../tasks/detected-object.js';
-import { decodeRawData } from '../tasks/raw-data.js';
+import type { Finding } from '../tasks/finding.js';
+import { runTask } from '../tasks/run-task.js';
 import type { Task } from '../tasks/task.js';
 import { LatestFrameSlot } from './latest-frame.js';
 import type { StreamMetrics } from './stream-metrics.js';
@@ -26,7 +26,7 @@ export interface StreamFrame {
   readonly parameters: unknown;
 }
 
-export interface TrackedObject extends DetectedObject {
+export interface TrackedObject extends Finding {
   track_id: number;
 }
 
@@ -245,8 +245,7 @@ export class StreamSession {
     const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
     try {
-      const bytes = typeof frame.payload === 'string' ? decodeRawData(frame.payload) : frame.payload;
-      const analysis = await task.analyseFrame(bytes, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call });
+      const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call });
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
       call.timings.tracking = performance.now() - trackingStarted;

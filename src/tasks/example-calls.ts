@@ -1,21 +1,10 @@
-import type { DetectorKind } from '../models/types.js';
-import type { Task } from './task.js';
+import type { ExamplePhoto, Task } from './task.js';
 
-/** The photo a task's example call sends: a file name, and how the docs and the console describe it. */
-export interface ExamplePhoto {
-  readonly file: string;
-  /** What the file is, as in "with an image file, dog.jpg, in the current folder". */
-  readonly description: string;
-}
+/** What a task is shown sending unless it names its own photo. */
+const EXAMPLE_PHOTO: ExamplePhoto = { file: 'dog.jpg', description: 'an image file' };
 
-/** What each kind of task is shown sending: a face task needs a photo with a face in it to show anything. */
-const EXAMPLE_PHOTOS: Readonly<Record<DetectorKind, ExamplePhoto>> = {
-  objects: { file: 'dog.jpg', description: 'an image file' },
-  faces: { file: 'face.jpg', description: 'a photo of a face' },
-};
-
-/** The photo `task`'s example call sends, chosen by what the task finds. */
-export const examplePhotoOf = (task: Pick<Task, 'detects'>): ExamplePhoto => EXAMPLE_PHOTOS[task.detects];
+/** The photo `task`'s example call sends: its own (Task.examplePhoto), else dog.jpg. */
+export const examplePhotoOf = (task: Pick<Task, 'examplePhoto'>): ExamplePhoto => task.examplePhoto ?? EXAMPLE_PHOTO;
 
 /** The languages the README, /docs and the console show a task's call in. */
 export interface ExampleCalls {

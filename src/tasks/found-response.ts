@@ -2,7 +2,7 @@ import type { Detection } from '../models/types.js';
 import type { RgbImage } from '../vision/image.js';
 import { encodeVisualization } from '../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../vision/encode.js';
-import type { DetectedObject } from './detected-object.js';
+import type { Finding } from './finding.js';
 import type { ImageParameters } from './image-parameters.js';
 
 /**
@@ -11,7 +11,7 @@ import type { ImageParameters } from './image-parameters.js';
  * where Nvision clients read it.
  */
 export interface FoundResponse {
-  found: DetectedObject[];
+  found: Finding[];
   visualized_image?: string;
 }
 
@@ -23,7 +23,7 @@ export interface AnalysedImage {
 }
 
 /** How the task names one detection on the wire (an object's class, a face's person). */
-export type Naming = Pick<DetectedObject, 'name' | 'parent' | 'similarity'>;
+export type Naming = Pick<Finding, 'name' | 'parent' | 'similarity'>;
 
 function fullPixels(image: AnalysedImage): RgbImage {
   if (!image.pixels) throw new Error('crops and visualizations need the image decoded at full resolution');
@@ -37,7 +37,7 @@ export async function assembleFoundResponse(
   names: readonly Naming[],
   parameters: ImageParameters,
 ): Promise<FoundResponse> {
-  const found: DetectedObject[] = detections.map((detection, index) => {
+  const found: Finding[] = detections.map((detection, index) => {
     const region = pixelRegion(detection.box, image.width, image.height);
     return {
       ...names[index],

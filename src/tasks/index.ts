@@ -1,5 +1,5 @@
 import { faceDetectionTask } from './face-detection/face-detection-task.js';
-import type { FaceRecognition } from './face-recognition.js';
+import type { FaceRecognition } from '../faces/face-recognition.js';
 import { objectDetection } from './object-detection/object-detection-task.js';
 import { TaskTable } from './task-table.js';
 

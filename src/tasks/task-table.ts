@@ -1,6 +1,8 @@
 import { DetectdError } from '../core/errors.js';
-import type { Detector, DetectorKind } from '../models/types.js';
+import type { Detector, ModelKind } from '../models/types.js';
 import type { Task } from './task.js';
+
+const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
 
 /**
  * The tasks a server offers, as every front door, the OpenAPI document, the console and the CLI
@@ -9,9 +11,13 @@ import type { Task } from './task.js';
 export class TaskTable {
   readonly types: readonly string[];
   /** What the tasks find, together: the kinds of model the server must load. */
-  readonly kinds: ReadonlySet<DetectorKind>;
+  readonly kinds: ReadonlySet<ModelKind>;
 
   constructor(readonly all: readonly Task[]) {
+    for (const task of all) {
+      // The JSON stream's schema (schemas/stream-server-message.json) takes any answer field of this form.
+      if (!ANSWER_FIELD.test(task.answerField)) throw new Error(`task ${task.type}: its answer field "${task.answerField}" must be detected_<what>, in lowercase letters and "_"`);
+    }
     this.types = all.map((task) => task.type);
     this.kinds = new Set(all.map((task) => task.detects));
   }

@@ -17,13 +17,12 @@ export function httpStatusOf(error: DetectdError): number {
   return ERROR_CATALOGUE[error.code].status;
 }
 
-/** The headers HTTP adds to an error answer, shared by every front door that answers over HTTP. */
+/** The headers HTTP adds to an error answer, shared by every front door that answers over HTTP (a 405's `Allow` is the refusing route's: it sets it). */
 export function httpHeadersOf(error: DetectdError): Record<string, string> {
   // A refusal by a service's limit says where every limit stands, as a counted call's answer does.
   const headers: Record<string, string> = error instanceof LimitExceededError ? rateLimitHeaders(error.standings) : {};
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
   if (error.code === 'unauthorized') headers['WWW-Authenticate'] = API_KEY_CHALLENGE;
-  if (error.code === 'method_not_allowed') headers.Allow = 'POST';
   if (error.code === 'upgrade_required') headers.Upgrade = 'websocket';
   return headers;
 }

@@ -11,3 +11,6 @@ export interface StreamPaths {
 export function streamPaths(taskType: string): StreamPaths {
   return { json: `/api/v1/${taskType}/stream`, nvision: `/api/v1/${taskType}`, tokens: `/api/v1/${taskType}/stream-tokens` };
 }
+
+/** The answer fields schemas/nvision.proto's NvisionRequest has: only a task whose answer field is one of them has an Nvision stream. */
+export const NVISION_ANSWER_FIELDS: ReadonlySet<string> = new Set(['detected_objects', 'detected_faces']);

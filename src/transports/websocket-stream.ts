@@ -47,7 +47,7 @@ function closeReason(message: string): string {
 /** What every stream front door needs to let a caller in. */
 export interface StreamDoor {
   readonly gate: Gate;
-  /** Every task has its streams (Task.analyseFrame). */
+  /** Every task has its streams (Task.analyse on each frame). */
   readonly tasks: TaskTable;
   readonly openStreams: OpenStreams;
 }

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { DOG_PHOTO_OBJECTS, iou } from './images.js';
 
-export type DetectedObject = { name: string; parent: string; confidence: number; bounding_box: { left: number; right: number; top: number; bottom: number }; cropped_image?: string };
+export type Finding = { name: string; parent: string; confidence: number; bounding_box: { left: number; right: number; top: number; bottom: number }; cropped_image?: string };
 
 /** The dog photo's dog, bicycle and truck (or car) are found where they are. */
-export function expectDogPhotoObjects(objects: DetectedObject[]): void {
+export function expectDogPhotoObjects(objects: Finding[]): void {
   const best = (names: string[]) => objects.find((object) => names.includes(object.name));
   const dog = best(['dog']);
   const bicycle = best(['bicycle']);

@@ -1,14 +1,13 @@
 import sharp from 'sharp';
 import { DetectdError } from '../../src/core/errors.js';
-import type { DetectedObject } from '../../src/tasks/detected-object.js';
-import { decodeRawData } from '../../src/tasks/raw-data.js';
+import type { Finding } from '../../src/tasks/finding.js';
 import type { Task } from '../../src/tasks/task.js';
 
 /** The second task's type: what its URLs and its services are named by. */
 export const WHOLE_IMAGE_TYPE = 'whole-image';
 
 /** One "object": the whole image, named by the task's only parameter. */
-async function wholeImage(bytes: Buffer, label: string): Promise<{ width: number; height: number; found: DetectedObject[] }> {
+async function wholeImage(bytes: Buffer, label: string): Promise<{ width: number; height: number; found: Finding[] }> {
   const { width, height } = await sharp(bytes).metadata().catch(() => {
     throw new DetectdError('invalid_image', 'not an image');
   });
@@ -38,17 +37,8 @@ export const wholeImageTask: Task<string> = {
   parameters: { Label: { versions: ['v1', 'legacy'], defaultValue: 'image', allowed: 'any text', description: 'The name the image is found under.' } },
   answerField: 'detected_faces',
   exampleFields: { Label: 'image' },
-  async runJson(body, call) {
-    const request = body as { raw_data: string; configurations?: { parameter: string; value: string }[] };
-    const { found } = await wholeImage(decodeRawData(request.raw_data), labelOf(request.configurations));
-    return { service_id: call.service.id, detected_faces: found };
-  },
-  async runUpload(bytes, request, call) {
-    const { found } = await wholeImage(bytes, labelOf((request as { configurations?: { parameter: string; value: string }[] }).configurations));
-    return { service_id: call.service.id, detected_faces: found };
-  },
   parseParameters: (sent) => labelOf(sent.configurations),
-  async analyseFrame(image, label) {
+  async analyse(image, label) {
     const { width, height, found } = await wholeImage(image, label);
     return { width, height, found, tracked: [{ classIndex: 0, score: 1, box: { left: 0, top: 0, right: width, bottom: height } }] };
   },

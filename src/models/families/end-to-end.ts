@@ -1,11 +1,11 @@
 import type { OutputTensor } from '../types.js';
-import type { Candidate, OnnxFamily } from './family.js';
+import type { Candidate, ObjectFamily } from './family.js';
 
 /**
  * YOLO26 / YOLOv10 end-to-end exports: output [1, K, 6], rows x1, y1, x2, y2, score, class id.
  * The model already removed duplicates, so no NMS.
  */
-export const endToEnd: OnnxFamily = {
+export const endToEnd: ObjectFamily = {
   name: 'end-to-end',
   needsNms: false,
   matchesOutput: (dims) => dims.length === 3 && dims[2] === 6,

@@ -1,4 +1,4 @@
-import type { TensorDeclaration } from '../onnx/onnx-file.js';
+import type { TensorDeclaration } from '../types.js';
 import type { InputTransform, OutputTensor, RawOutput } from '../types.js';
 import { padGeometry, type PadSpec } from '../../vision/pad.js';
 import type { StretchSpec } from '../../vision/stretch.js';

@@ -15,9 +15,9 @@ export interface Candidate {
 
 /**
  * What makes a detector family different: how its input is filled and how its output is read.
- * Sessions, NMS and mapping back to image pixels are shared (runtimes/onnx-detector.ts, postprocess.ts).
+ * Sessions, NMS and mapping back to image pixels are shared (a runtime's detector, e.g. runtimes/onnx/onnx-detector.ts; postprocess.ts).
  */
-export interface OnnxFamily {
+export interface ObjectFamily {
   readonly name: string;
   /** True when an output of this shape is this family's (used when no sidecar names the family). */
   matchesOutput(dims: readonly number[]): boolean;

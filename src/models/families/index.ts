@@ -1,5 +1,5 @@
-import type { OnnxFamily } from './family.js';
-import type { TensorDeclaration } from '../onnx/onnx-file.js';
+import type { ObjectFamily } from './family.js';
+import type { TensorDeclaration } from '../types.js';
 import { endToEnd } from './end-to-end.js';
 import type { FaceFamily } from './face-family.js';
 import { retinaface } from './retinaface.js';
@@ -9,22 +9,23 @@ import { yolox } from './yolox.js';
 import { yunet } from './yunet.js';
 
 /**
- * Every ONNX family the server can read. Adding a family means adding its module and one line
- * here. Order matters only for detection by output shape: the first match wins.
+ * Every object family the server can read (boxes of classes), whatever runtime ran the network.
+ * Adding a family means adding its module and one line here. Order matters only for detection by
+ * output shape: the first match wins.
  */
-export const ONNX_FAMILIES = [endToEnd, ultralytics, yolox] as const satisfies readonly OnnxFamily[];
+export const OBJECT_FAMILIES = [endToEnd, ultralytics, yolox] as const satisfies readonly ObjectFamily[];
 
 /** Every face detector family, told apart by the names and shapes of their outputs. */
 export const FACE_FAMILIES = [yunet, retinaface, ultraface] as const satisfies readonly FaceFamily[];
 
-export type { FaceFamily, OnnxFamily };
+export type { FaceFamily, ObjectFamily };
 
-export function familyByName(name: string): OnnxFamily | undefined {
-  return ONNX_FAMILIES.find((family) => family.name === name);
+export function familyByName(name: string): ObjectFamily | undefined {
+  return OBJECT_FAMILIES.find((family) => family.name === name);
 }
 
-export function familyForOutput(dims: readonly number[]): OnnxFamily | undefined {
-  return ONNX_FAMILIES.find((family) => family.matchesOutput(dims));
+export function familyForOutput(dims: readonly number[]): ObjectFamily | undefined {
+  return OBJECT_FAMILIES.find((family) => family.matchesOutput(dims));
 }
 
 export function faceFamilyByName(name: string): FaceFamily | undefined {

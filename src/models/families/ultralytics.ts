@@ -1,11 +1,11 @@
 import type { OutputTensor } from '../types.js';
-import type { Candidate, OnnxFamily } from './family.js';
+import type { Candidate, ObjectFamily } from './family.js';
 
 /**
  * YOLOv8 / YOLO11 exports: output [1, 4 + C, N], channel-major. Rows 0–3 are cx, cy, w, h;
  * rows 4.. are per-class sigmoid scores (no objectness). Needs NMS.
  */
-export const ultralytics: OnnxFamily = {
+export const ultralytics: ObjectFamily = {
   name: 'ultralytics',
   needsNms: true,
   matchesOutput: (dims) => dims.length === 3 && dims[1] > 4 && dims[1] < dims[2],

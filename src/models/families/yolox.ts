@@ -1,5 +1,5 @@
 import type { OutputTensor } from '../types.js';
-import type { Candidate, OnnxFamily } from './family.js';
+import type { Candidate, ObjectFamily } from './family.js';
 
 const STRIDES = [8, 16, 32];
 
@@ -8,7 +8,7 @@ const STRIDES = [8, 16, 32];
  * already applied), boxes still relative to grid cells of strides 8, 16, 32. Input is BGR,
  * raw 0–255, image at the top-left of the padded square. Needs NMS.
  */
-export const yolox: OnnxFamily = {
+export const yolox: ObjectFamily = {
   name: 'yolox',
   needsNms: true,
   matchesOutput: (dims) => dims.length === 3 && dims[2] > 5 && dims[2] < dims[1],

@@ -5,7 +5,7 @@ import type { ApiVersion, Configuration } from '../task.js';
 /** The face task's parameters: the Nvision three; faces have no classes to choose among. */
 export const FACE_PARAMETER_RULES = imageParameterRules({ one: 'face', many: 'Faces' }, '0.5');
 
-export function parseFaceConfigurations(configurations: readonly Configuration[] | undefined, version: ApiVersion): ImageParameters {
+function parseFaceConfigurations(configurations: readonly Configuration[] | undefined, version: ApiVersion): ImageParameters {
   return parseImageConfigurations(FACE_PARAMETER_RULES, configurations, version);
 }
 

@@ -1,9 +1,9 @@
 import type { StageTimings } from '../../core/call-context.js';
 import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
-import type { Service } from '../../core/service.js';
-import type { FaceRecognition } from '../face-recognition.js';
+import type { FaceRecognition } from '../../faces/face-recognition.js';
 import { assembleFoundResponse, type FoundResponse } from '../found-response.js';
 import type { ImageParameters } from '../image-parameters.js';
+import type { AnalysisCall } from '../analysis-call.js';
 import type { Detection } from '../../models/types.js';
 import type { Box } from '../../vision/image.js';
 import { frameSmallImage, photoPixels } from '../../vision/portrait.js';
@@ -55,21 +55,16 @@ export interface FaceOutcome {
  * out), then the crops and the visualization (names drawn on the faces) asked for. Shared by every
  * way into this task.
  */
-export async function findFaces(
-  request: Omit<AnalysisRequest, 'minScore' | 'fullResolution'>,
-  parameters: ImageParameters,
-  service: Service,
-  recognition: FaceRecognition | undefined,
-  timings: StageTimings,
-): Promise<FaceOutcome> {
+export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall, recognition: FaceRecognition | undefined): Promise<FaceOutcome> {
+  const { service, scheduler, limits, signal, turn, context } = call;
   const matcher = await recognition?.matcher(service.id);
   const recognizer = recognition && matcher && { matcher, describe: recognition.describe.bind(recognition), smallestFace: recognition.smallestFace };
-  const analysis = await detectFaces({ ...request, minScore: parameters.confidenceThreshold }, timings);
+  const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
   try {
-    const names = await nameFaces(analysis, recognizer, timings);
+    const names = await nameFaces(analysis, recognizer, context.timings);
     const encodeStarted = performance.now();
     const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
-    timings.encode = performance.now() - encodeStarted;
+    context.timings.encode = performance.now() - encodeStarted;
     return { analysis: { ...analysis, pixels: undefined }, response };
   } finally {
     analysis.pixels?.release();

@@ -1,12 +1,12 @@
 import type { StageTimings } from '../../core/call-context.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
-import type { FaceRecognition, PersonMatcher } from '../face-recognition.js';
+import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognition.js';
 import type { Naming } from '../found-response.js';
 
 /** Every face's `parent`, and the `name` of a face when the service has nobody registered to compare with. */
-export const FACE = 'face';
+const FACE = 'face';
 /** The `name` of a face that matches nobody registered (DeepStack's and CodeProject.AI's `userid` for it, too). */
-export const UNKNOWN_PERSON = 'unknown';
+const UNKNOWN_PERSON = 'unknown';
 
 const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 
@@ -31,7 +31,7 @@ export async function nameFaces(
   for (const detection of analysis.detections) {
     const tooSmall = detection.box.bottom - detection.box.top < recognizer.smallestFace;
     const match = tooSmall ? undefined : recognizer.matcher.match(await recognizer.describe(pixels, detection));
-    names.push(match ? { name: match.userid, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
+    names.push(match ? { name: match.name, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
   }
   timings.recognize = performance.now() - started;
   return names;

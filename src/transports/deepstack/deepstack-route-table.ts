@@ -1,12 +1,15 @@
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { DeepStackRoute as TaskDeepStackRoute, Task } from '../../tasks/task.js';
+import type { Task } from '../../tasks/task.js';
+import { deepStackDetectionRoutes } from './deepstack-detection-routes.js';
+import { deepStackFaceRoutes } from './deepstack-face-routes.js';
+import type { DeepStackTaskRoute } from './deepstack-form.js';
 
 /**
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
  * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
- * own housekeeping routes here, and the routes each task declares (Task.deepStack) — a task's
- * route is one entry in its folder, a housekeeping route one entry here (and its handler, when it
- * does something new).
+ * own housekeeping routes here, and the routes of the verbs each task offers (Task.deepStack:
+ * object detection, the face API) — a verb's routes are one module here, a housekeeping route one
+ * entry here (and its handler, when it does something new).
  */
 
 /** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
@@ -38,7 +41,7 @@ export interface DeepStackRoute {
   /** CodeProject.AI's `command` in an `analyse` route's answer. */
   readonly command?: string;
   /** How an `analyse` route's task answers its form. */
-  readonly respond?: TaskDeepStackRoute['respond'];
+  readonly respond?: DeepStackTaskRoute['respond'];
   /** Files an `analyse` route reads in any fields, up to this many; absent: one, in `image`. */
   readonly files?: number;
 }
@@ -91,10 +94,16 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
   },
 ];
 
+/** The routes of the DeepStack verbs a task offers. */
+function routesOffered(task: Task): DeepStackTaskRoute[] {
+  const offered = task.deepStack ?? {};
+  return [...(offered.detection ? deepStackDetectionRoutes(task) : []), ...(offered.faces ? deepStackFaceRoutes(offered.faces) : [])];
+}
+
 /** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */
 export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
   const taskRoutes = tasks.all.flatMap((task) =>
-    (task.deepStack?.routes ?? []).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: 'analyse', access: 'key', task })),
+    routesOffered(task).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: 'analyse', access: 'key', task })),
   );
   return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import { collectBody } from '../../gate/bounded-body.js';
-import type { Gate } from '../../gate/gate.js';
+import type { CountedCaller, Credentials, Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import { closeAfterEarlyAnswer } from '../early-answer.js';
@@ -14,12 +14,12 @@ import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
 import { type CallFacts, customModelList, DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
-import { updateAnswer, versionAnswer } from './server-status.js';
+import { updateAnswer, versionAnswer } from './codeproject-status.js';
 
 export interface DeepStackDependencies {
   /** Every keyed call passes it: authentication, service state, limits, the bounded body, admission. */
   readonly gate: Gate;
-  /** Each task with a DeepStack side answers its routes (Task.deepStack). */
+  /** Each task answers the routes of the DeepStack verbs it offers (Task.deepStack). */
   readonly tasks: TaskTable;
   /** The loaded models, for the custom model list only. */
   readonly schedulers: ModelSchedulers;
@@ -74,33 +74,34 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     const context = contextOf(response);
     // A form with files, or only fields (CodeProject.AI's clients list faces with a URL-encoded key, or no body at all).
     const form = isForm(request.get('content-type'));
-    const pass = await gate.passHttpWithBodyCredentials(
-      request,
-      response,
-      context,
-      {
-        task,
-        head: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
-        modelName: request.params.model === undefined ? undefined : String(request.params.model),
-        counted: (standings) => setRateLimitHeaders(response, standings),
-      },
-      async (body, letIn): Promise<ImageForm> => {
-        // A key in a field sent ahead of the image (as DeepStack's clients send it) is checked before the image is read.
-        const beforeImage = async (fields: ImageForm['fields']) => {
-          const key = fieldKey(fields);
-          if (key) await letIn({ apiKey: key });
-        };
-        const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files }) : (await collectBody(body), NO_FORM);
-        await letIn({ apiKey: fieldKey(read.fields) });
-        return read;
-      },
-    );
-    const { files, fields } = pass.body;
-    const found = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, pass.taskCall('v1'));
+    const head: Credentials = { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' };
+    const modelName = request.params.model === undefined ? undefined : String(request.params.model);
+    // The gate's identify → count, once: before the body is opened when the head has a key; else
+    // with the first key the form carries (ahead of its image, as DeepStack's clients send it), or
+    // at its end with the head's credentials (a keyless address).
+    let letIn: Promise<CountedCaller> | undefined;
+    const letInWith = (credentials: Credentials): Promise<CountedCaller> =>
+      (letIn ??= (async () => {
+        const caller = await gate.count(await gate.identify({ ...head, ...credentials }, task, { context, modelName }), context);
+        setRateLimitHeaders(response, caller.standings);
+        return caller;
+      })());
+    if (head.apiKey !== undefined) await letInWith({});
+    const { files, fields } = await gate.readBodyWith(request, response, context, async (body): Promise<ImageForm> => {
+      const beforeImage = async (fieldsSoFar: ImageForm['fields']) => {
+        const key = fieldKey(fieldsSoFar);
+        if (key) await letInWith({ apiKey: key });
+      };
+      const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files }) : (await collectBody(body), NO_FORM);
+      await letInWith({ apiKey: fieldKey(read.fields) });
+      return read;
+    });
+    const caller = await letInWith({});
+    const found = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, gate.admit(caller, response, context));
     // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
-    const cap = pass.service.deepStackMaxPredictions;
+    const cap = caller.service.deepStackMaxPredictions;
     const answer = cap === null || !found.predictions ? found : { ...found, predictions: found.predictions.slice(0, cap) };
-    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: pass.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
+    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: caller.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
   // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).

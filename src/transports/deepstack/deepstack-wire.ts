@@ -1,6 +1,6 @@
 import { type DetectdError, ERROR_CATALOGUE } from '../../core/errors.js';
 import type { Stage, StageTimings } from '../../core/call-context.js';
-import type { DeepStackAnswer, DeepStackPrediction } from '../../tasks/task.js';
+import type { DeepStackAnswer, DeepStackPrediction } from './deepstack-form.js';
 
 /**
  * DeepStack's and CodeProject.AI Server's answers, as their clients parse them

@@ -4,9 +4,11 @@ import { setTimeout as nextTurn } from 'node:timers/promises';
 import { type Request, Router } from 'express';
 import { DetectdError } from '../../core/errors.js';
 import type { Gate } from '../../gate/gate.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { ApiVersion, Task, TaskCall } from '../../tasks/task.js';
-import { type UploadField, uploadRequest } from '../../tasks/upload-request.js';
+import type { ApiVersion } from '../../tasks/task.js';
+import { answerRestCall, type RestBody } from './rest-call.js';
+import type { UploadField } from './upload-request.js';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import { contextOf } from '../request-context.js';
@@ -16,6 +18,8 @@ import { sendJson } from './send-json.js';
 export interface DetectionRouteDependencies {
   readonly gate: Gate;
   readonly tasks: TaskTable;
+  /** Each task's request schema checks its JSON bodies and upload fields. */
+  readonly schemas: SchemaCatalogue;
   /** The body limit, for the multipart parser's own count. */
   readonly maxBodyBytes: number;
 }
@@ -36,15 +40,6 @@ function queryFields(request: Request): UploadField[] {
   return [...new URLSearchParams(query)];
 }
 
-/** An upload's image and text fields → the task's run: the fields read as the task's JSON request would carry them. */
-const uploadRun =
-  (image: Buffer, fields: readonly UploadField[]): TaskRun =>
-  (task, call) =>
-    task.runUpload(image, uploadRequest(fields, task.requestSchema, call.schemas), call);
-
-/** How a request body reaches its task: JSON with base64 inside, the image itself, or a form with the image file. */
-type TaskRun = (task: Task, call: TaskCall) => Promise<unknown>;
-
 type BodyForm = 'json' | 'image' | 'multipart';
 
 /** The form of the body its Content-Type names, checked before a byte of it is read. */
@@ -60,11 +55,11 @@ function bodyFormOf(request: Request): BodyForm {
 /** `POST /api/v1/<task>` and `POST /api/<task>` for every task in the task table, each call through the gate. */
 export function detectionRoutes(dependencies: DetectionRouteDependencies): Router {
   const router = Router();
-  const { gate, tasks, maxBodyBytes } = dependencies;
+  const { gate, tasks, schemas, maxBodyBytes } = dependencies;
 
-  /** The body, read by the gate, in the form its Content-Type names: the answer is the same whichever form the image came in. */
-  const taskRunOf = async (request: Request, form: BodyForm, body: Buffer): Promise<TaskRun> => {
-    if (form === 'image') return uploadRun(body, queryFields(request));
+  /** The body, read by the gate, in the form its Content-Type names (rest-call.ts answers the same whichever form the image came in). */
+  const restBodyOf = async (request: Request, form: BodyForm, body: Buffer): Promise<RestBody> => {
+    if (form === 'image') return { image: body, fields: queryFields(request) };
     if (form === 'json') {
       let parsed: unknown;
       try {
@@ -77,30 +72,29 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
       // machine: timers and other calls get a full turn of the event loop in between (a timeout,
       // unlike setImmediate, lets due timers run first). A small body is not worth the turn's cost.
       if (body.length >= LARGE_BODY_BYTES) await nextTurn();
-      return (task, call) => task.runJson(parsed, call);
+      return { json: parsed };
     }
     const { image, fields } = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
     if (!image) throw new DetectdError('invalid_multipart', `the form has no file in the "${IMAGE_FIELD}" field`);
-    return uploadRun(image, fields);
+    return { image, fields };
   };
 
   for (const { path, version } of ROUTES) {
     router.post(path, async (request, response) => {
       const task = tasks.named(String(request.params.serviceType));
-      let form: BodyForm = 'json';
-      const pass = await gate.passHttp(request, response, contextOf(response), {
-        task,
-        head: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
-        counted: (standings) => setRateLimitHeaders(response, standings),
-        beforeBody: () => {
-          form = bodyFormOf(request);
-        },
-      });
-      const run = await taskRunOf(request, form, pass.body);
-      await sendJson(response, await run(task, pass.taskCall(version)));
+      const context = contextOf(response);
+      const identified = await gate.identify({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, { context });
+      const caller = await gate.count(identified, context);
+      setRateLimitHeaders(response, caller.standings);
+      // The Content-Type, checked before a byte of the body is read.
+      const form = bodyFormOf(request);
+      const received = await gate.readBody(request, response, context);
+      const body = await restBodyOf(request, form, received);
+      await sendJson(response, await answerRestCall(task, body, { version, schemas }, () => gate.admit(caller, response, context)));
     });
-    router.all(path, (request) => {
+    router.all(path, (request, response) => {
       tasks.named(String(request.params.serviceType));
+      response.set('Allow', 'POST');
       throw new DetectdError('method_not_allowed', 'use POST');
     });
   }

@@ -2,9 +2,9 @@ import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
 import { exampleCalls, examplePhotoOf } from '../../tasks/example-calls.js';
 import { ERROR_CATALOGUE } from '../../core/errors.js';
-import { type UploadBodyField, uploadBodyFields } from '../../tasks/upload-request.js';
+import { type UploadBodyField, uploadBodyFields } from './upload-request.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
-import { streamPaths } from '../stream-paths.js';
+import { NVISION_ANSWER_FIELDS, streamPaths } from '../stream-paths.js';
 
 /**
  * A schema as an OpenAPI component `name`: `$id`/`$schema` dropped and every `$ref` re-aimed, since
@@ -152,7 +152,8 @@ function streamOperations(task: Task): Record<string, Record<string, unknown>> {
   // Operation ids are unique in a document: each task's carry its type, as its REST operations do.
   const id = (name: string) => `${task.type}-${name}`;
   return {
-    [paths.nvision]: { get: { ...NVISION_STREAM_OPERATION, operationId: id(NVISION_STREAM_OPERATION.operationId) } },
+    // The Nvision protobuf has fields for some answers only: a task whose answer it cannot carry has no Nvision stream.
+    ...(NVISION_ANSWER_FIELDS.has(task.answerField) && { [paths.nvision]: { get: { ...NVISION_STREAM_OPERATION, operationId: id(NVISION_STREAM_OPERATION.operationId) } } }),
     [paths.tokens]: {
       post: {
         summary: 'Trade the API key for a single-use video stream token (for browsers, whose WebSocket cannot send headers)',

@@ -27,7 +27,8 @@ export function streamRoutes(gate: Gate, tasks: TaskTable, tokens: StreamTokens)
       const { token, expiresAt } = await tokens.issue(service);
       response.status(201).set('Cache-Control', 'no-store').json({ token, expires_at: expiresAt.toISOString(), stream_path: paths.json });
     });
-    router.all(paths.tokens, () => {
+    router.all(paths.tokens, (_request, response) => {
+      response.set('Allow', 'POST');
       throw new DetectdError('method_not_allowed', 'use POST');
     });
     // WebSocket upgrades never get here (see transports/websocket-upgrade.ts); anything else is a client mistake.

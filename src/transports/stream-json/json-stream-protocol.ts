@@ -27,5 +27,5 @@ export type ServerMessage =
       /** The visualized frame (base64 JPEG), with OutputVisualizedImage "true": the image API's name for it. */
       raw_data?: string;
       timings: FrameTimings;
-    } & Partial<Record<Task['answerField'], TrackedObject[]>>) // what was found, under the task's answer field
+    } & Partial<Record<Task['answerField'], TrackedObject[] | unknown>>) // what was found, under the task's answer field
   | ({ type: 'error'; frame_id?: FrameId; retry_after_seconds?: number } & ErrorBody);

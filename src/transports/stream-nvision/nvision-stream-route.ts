@@ -4,7 +4,7 @@ import { DetectdError } from '../../core/errors.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { Task } from '../../tasks/task.js';
-import { streamPaths } from '../stream-paths.js';
+import { NVISION_ANSWER_FIELDS, streamPaths } from '../stream-paths.js';
 import type { WebSocketRoute } from '../websocket-upgrade.js';
 import { admitStream, serveWebSocketStream, type StreamCodec, type StreamTransportDependencies } from '../websocket-stream.js';
 import { decodeNvisionMessage, ENCODING_BASE64, encodeNvisionMessage, type NvisionMessage } from './nvision-wire.js';
@@ -84,6 +84,9 @@ export function nvisionStreamRoute(dependencies: StreamTransportDependencies): W
     matches: (path) => taskAt(path) !== undefined,
     async accept({ request, path, query, requestId, protocols }) {
       const task = taskAt(path)!;
+      if (!NVISION_ANSWER_FIELDS.has(task.answerField)) {
+        throw new DetectdError('not_found', `the Nvision protocol (schemas/nvision.proto) has no field for ${task.type}'s answer, "${task.answerField}": stream it over the JSON stream, ${streamPaths(task.type).json}`);
+      }
       const offered = protocols[0];
       // A stream token offered as the subprotocol is used as one; anything else offered there is taken for an API key.
       const offeredToken = offered?.startsWith(STREAM_TOKEN_PREFIX) === true;

@@ -1,5 +1,11 @@
 import type * as ort from 'onnxruntime-node';
 
+/** The execution providers every session asks for: the CPU's (no accelerator provider is configured). */
+export const EXECUTION_PROVIDERS = ['cpu'] as const;
+
+/** The device the sessions run on, as CodeProject.AI's `inferenceDevice` names it: the first provider's. */
+export const EXECUTION_DEVICE = EXECUTION_PROVIDERS[0].toUpperCase();
+
 /**
  * ORT session options of every detector session; the benchmark's raw baseline uses them too.
  * `spinning` false makes idle intra-op threads sleep rather than spin: right for a session that
@@ -12,6 +18,7 @@ import type * as ort from 'onnxruntime-node';
  */
 export function sessionOptions(threads: number, spinning = true): ort.InferenceSession.SessionOptions {
   return {
+    executionProviders: [...EXECUTION_PROVIDERS],
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',

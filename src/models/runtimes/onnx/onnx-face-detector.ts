@@ -1,10 +1,10 @@
-import type { RgbImage } from '../../vision/image.js';
-import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../families/face-family.js';
-import { readModelDescription, settingsOf } from '../model-description.js';
-import { ModelRefused } from '../model-refused.js';
-import type { FileDetector, InferenceSettings } from '../model-repository.js';
-import { toImageDetections } from '../postprocess.js';
-import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../types.js';
+import type { RgbImage } from '../../../vision/image.js';
+import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/face-family.js';
+import { readModelDescription, settingsOf } from '../../model-description.js';
+import { ModelRefused } from '../../model-refused.js';
+import type { FileDetector, InferenceSettings } from '../../model-repository.js';
+import { toImageDetections } from '../../postprocess.js';
+import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
 import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 
@@ -59,7 +59,7 @@ export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily
     const [, , height, width] = shape;
     return {
       ...servedOnnxModel(modelPath, description, settings, opened),
-      kind: 'faces',
+      kind: description.kind ?? 'faces',
       family: family.name,
       labels: ['face'],
       parents: ['face'],

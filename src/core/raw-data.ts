@@ -1,4 +1,4 @@
-import { DetectdError } from '../core/errors.js';
+import { DetectdError } from './errors.js';
 
 const DATA_URL_PREFIX = /^data:image\/[\w.+-]+;base64,/i;
 const WHITESPACE = /\s/;

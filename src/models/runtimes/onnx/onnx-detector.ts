@@ -1,28 +1,29 @@
 import path from 'node:path';
-import type { RgbImage } from '../../vision/image.js';
-import { type LetterboxSpec, letterboxTransform } from '../../vision/letterbox.js';
-import type { OnnxFamily } from '../families/family.js';
-import { FACE_FAMILIES, faceFamilyByName, faceFamilyForOutputs, familyByName, familyForOutput, ONNX_FAMILIES } from '../families/index.js';
-import { ultralytics } from '../families/ultralytics.js';
-import { readModelDescription, settingsOf, sidecarPath } from '../model-description.js';
-import { ModelRefused } from '../model-refused.js';
-import type { FileDetector, FileRuntime, InferenceSettings } from '../model-repository.js';
-import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from '../onnx/model-facts.js';
-import { readOnnxFile } from '../onnx/onnx-file.js';
-import { toImageDetections } from '../postprocess.js';
-import type { PostprocessOptions, Detection, PreprocessedInput, RawOutput } from '../types.js';
+import type { RgbImage } from '../../../vision/image.js';
+import { type LetterboxSpec, letterboxTransform } from '../../../vision/letterbox.js';
+import type { ObjectFamily } from '../../families/family.js';
+import { FACE_FAMILIES, faceFamilyByName, faceFamilyForOutputs, familyByName, familyForOutput, OBJECT_FAMILIES } from '../../families/index.js';
+import { ultralytics } from '../../families/ultralytics.js';
+import { readModelDescription, settingsOf, sidecarPath } from '../../model-description.js';
+import { ModelRefused } from '../../model-refused.js';
+import type { FileDetector, Runtime, InferenceSettings } from '../../model-repository.js';
+import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from './model-facts.js';
+import { readOnnxFile } from './onnx-file.js';
+import { toImageDetections } from '../../postprocess.js';
+import type { PostprocessOptions, Detection, PreprocessedInput, RawOutput } from '../../types.js';
 import { loadOnnxFaceDetector } from './onnx-face-detector.js';
+import { EXECUTION_DEVICE } from './onnx-session-options.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
 import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 
 
-function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): OnnxFamily {
+function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): ObjectFamily {
   const found = named ? familyByName(named) : familyForOutput(outputDims);
   if (found) return found;
-  const objectFamilies = ONNX_FAMILIES.map((entry) => entry.name).join(', ');
+  const objectFamilies = OBJECT_FAMILIES.map((entry) => entry.name).join(', ');
   throw new Refusal(
     named
-      ? `unknown model family "${named}" (known: ${[...ONNX_FAMILIES, ...FACE_FAMILIES].map((entry) => entry.name).join(', ')})`
+      ? `unknown model family "${named}" (known: ${[...OBJECT_FAMILIES, ...FACE_FAMILIES].map((entry) => entry.name).join(', ')})`
       : `cannot tell the family of a model with output [${outputDims.join(', ')}]; name one of ${objectFamilies} as "family" in ${path.basename(sidecarPath(modelPath))}`,
   );
 }
@@ -65,7 +66,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 
     return {
       ...servedOnnxModel(modelPath, description, settings, opened),
-      kind: 'objects',
+      kind: description.kind ?? 'objects',
       family: family.name,
       labels: categories.labels,
       parents: categories.parents,
@@ -84,13 +85,15 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 }
 
 /**
- * ONNX Runtime, as the model repository's runtime table lists it. A file whose configuration names
- * a face family, or that declares a face family's outputs, is a face detector (found in the same
- * places as the object detectors, no setting needed); any other, an object detector.
+ * ONNX Runtime, as the model repository's runtime table lists it. The family reads the outputs: a
+ * file whose configuration names a face family, or that has a face family's outputs, is read as
+ * faces (found in the same places as the object detectors, no setting needed); any other, as boxes
+ * of classes. What the model finds is its configuration's `kind`, else what its family reads.
  */
-export const onnxRuntime: FileRuntime = {
+export const onnxRuntime: Runtime = {
   name: 'onnxruntime',
   extensions: ['.onnx'],
+  device: EXECUTION_DEVICE,
   async load(modelPath, defaults, logger) {
     // An unreadable file or configuration is the object loader's to refuse, in its own words.
     const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);

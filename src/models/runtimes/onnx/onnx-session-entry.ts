@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { letterboxInto, type LetterboxTransform } from '../../vision/letterbox.js';
-import { padInto } from '../../vision/pad.js';
-import { stretchInto } from '../../vision/stretch.js';
-import type { OutputTensor } from '../types.js';
+import { letterboxInto, type LetterboxTransform } from '../../../vision/letterbox.js';
+import { padInto } from '../../../vision/pad.js';
+import { stretchInto } from '../../../vision/stretch.js';
+import type { OutputTensor } from '../../types.js';
 import { sessionOptions } from './onnx-session-options.js';
 import type { CloseRequest, InputLayout, RunRequest, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 

@@ -1,6 +1,12 @@
-import { DetectdError } from '../core/errors.js';
-import type { JsonSchema, SchemaCatalogue } from '../core/schema-catalogue.js';
-import type { Configuration, UploadRequest } from './task.js';
+import { DetectdError } from '../../core/errors.js';
+import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { Configuration } from '../../tasks/task.js';
+
+/**
+ * An upload's request: the task's JSON request body without `raw_data` (the image came as bytes),
+ * each field checked against the task's request schema.
+ */
+export type UploadRequest = Readonly<Record<string, unknown>>;
 
 /** One text field of an upload as sent: a form field, or a query-string pair beside a raw image. */
 export type UploadField = readonly [name: string, value: string];

@@ -1,6 +1,7 @@
-import type { ModelDescription } from '../model-description.js';
-import { type FileDetector, type InferenceSettings, modelNameOf } from '../model-repository.js';
-import type { PostprocessOptions } from '../types.js';
+import type { ModelDescription } from '../../model-description.js';
+import { type FileDetector, type InferenceSettings, modelNameOf } from '../../model-repository.js';
+import type { PostprocessOptions } from '../../types.js';
+import { EXECUTION_DEVICE } from './onnx-session-options.js';
 import type { OnnxSessionPool } from './onnx-session-pool.js';
 
 /** The fields of a FileDetector that every ONNX Runtime model has alike, whatever it detects. */
@@ -15,8 +16,7 @@ export function servedOnnxModel(modelPath: string, description: ModelDescription
   return {
     name: modelNameOf(modelPath),
     runtime: 'onnxruntime-node',
-    // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
-    device: 'CPU',
+    device: EXECUTION_DEVICE,
     aliases: description.aliases ?? [],
     capacity: { inputs: settings.concurrency + 1, runs: settings.concurrency },
     dispose: () => pool.close(),

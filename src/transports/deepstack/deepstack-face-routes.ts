@@ -1,22 +1,12 @@
 import { DetectdError } from '../../core/errors.js';
-import type { ImageAnalysis } from '../../core/pipeline.js';
-import type { Detection } from '../../models/types.js';
-import type { Box } from '../../vision/image.js';
-import { deepStackBox, deepStackField, deepStackImage } from '../deepstack-form.js';
-import type { FaceRecognition } from '../face-recognition.js';
-import type { DeepStackAnswer, DeepStackRequest, DeepStackRoute, TaskCall } from '../task.js';
-import { detectFaces, findFaces } from './find-faces.js';
-import { UNKNOWN_PERSON } from './recognize.js';
+import type { FaceApi, TakenFace } from '../../tasks/face-api.js';
+import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from './deepstack-form.js';
+
+/** DeepStack's and CodeProject.AI's `userid` of a face that matches nobody registered. */
+const UNKNOWN_PERSON = 'unknown';
 
 /** Photos one registration may carry (`image`, `image1`, `image2`, …). */
 const MAX_REGISTRATION_PHOTOS = 10;
-/**
- * The lowest detection confidence of the face taken from a registration photo or a comparison:
- * CodeProject.AI's own (0.55), whatever `min_confidence` says, so that a stray low-confidence box is
- * never registered as a person.
- */
-const REGISTRATION_MIN_CONFIDENCE = 0.55;
-
 const KEY_FIELD = { api_key: 'The API key (or send `Authorization`; none from an address the service accepts keyless calls from).' };
 const IMAGE_FIELDS = {
   image: 'The image file (JPEG, PNG, WebP, …).',
@@ -35,36 +25,6 @@ const CODEPROJECT_FIELDS = '"message", "command", "moduleId", "requestId", "infe
 
 const facesFound = (count: number) => (count === 1 ? 'Found 1 face' : `Found ${count} faces`);
 
-/** The face of a photo a person is registered or compared by: the largest one found (the photo's subject, in a photo of several). */
-function largestFace(analysis: ImageAnalysis): Detection | undefined {
-  const area = (detection: Detection) => (detection.box.right - detection.box.left) * (detection.box.bottom - detection.box.top);
-  return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
-}
-
-/** The largest face of a photo: its embedding, and its box in the photo's pixels as sent. */
-interface TakenFace {
-  readonly embedding: Float32Array;
-  readonly box: Box;
-}
-
-/**
- * The largest face of one photo (a registration's, a comparison's), found as every face route finds
- * faces (find-faces.ts), or undefined when it shows none; a face too small to describe is refused.
- */
-async function takeLargestFace(bytes: Buffer, call: TaskCall, recognition: FaceRecognition): Promise<TakenFace | undefined> {
-  const analysis = await detectFaces({ bytes, scheduler: call.scheduler, limits: call.limits, signal: call.signal, minScore: REGISTRATION_MIN_CONFIDENCE }, call.context.timings);
-  try {
-    const face = largestFace(analysis);
-    if (!face) return undefined;
-    const { box } = face;
-    const height = Math.round(box.bottom - box.top);
-    if (height < recognition.smallestFace) throw new DetectdError('no_face', `The largest face found is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
-    return { embedding: await recognition.describe(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
-  } finally {
-    analysis.pixels?.release();
-  }
-}
-
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
 function useridOf(request: DeepStackRequest): string {
   const userid = deepStackField(request, 'userid');
@@ -78,32 +38,19 @@ function useridOf(request: DeepStackRequest): string {
  * a person from one or more photos, recognition (`userid`, `unknown` below the service's
  * threshold), the list of people, deletion and the comparison of two photos.
  */
-export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRoute[] {
-  const detect = async (request: DeepStackRequest, call: TaskCall, recognize: boolean) => {
-    const parameters = { confidenceThreshold: request.minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-    const { analysis, response } = await findFaces(
-      { bytes: deepStackImage(request), scheduler: call.scheduler, limits: call.limits, signal: call.signal },
-      parameters,
-      call.service,
-      recognize ? recognition : undefined,
-      call.context.timings,
-    );
-    call.context.objects = analysis.detections.length;
-    return response.found;
-  };
-
+export function deepStackFaceRoutes(faces: FaceApi): DeepStackTaskRoute[] {
   return [
     {
       path: '/v1/vision/face',
       command: 'detect',
-      operationId: 'deepstack-face-detection',
+      operationId: 'deepstack-face-detect',
       summary: 'DeepStack / CodeProject.AI face detection (the service\'s face model)',
       formFields: IMAGE_FIELDS,
       answer: `\`{"success": true, "predictions": [{${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`, highest confidence first`,
       failures: IMAGE_FAILURES,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const faces = await detect(request, call, false);
-        return { predictions: faces.map((face) => ({ confidence: face.confidence, ...deepStackBox(face) })), message: facesFound(faces.length) };
+        const found = await faces.find(deepStackImage(request), request.minConfidence, false, call);
+        return { predictions: found.map((face) => ({ confidence: face.confidence, ...deepStackBox(face.bounding_box) })), message: facesFound(found.length) };
       },
     },
     {
@@ -115,13 +62,13 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
       answer: `\`{"success": true, "predictions": [{"userid", ${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`: \`userid\` the registered person (\`confidence\` their similarity, 0–1) or \`unknown\` (\`confidence\` 0) below the service's face match threshold`,
       failures: IMAGE_FAILURES,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const faces = await detect(request, call, true);
-        const predictions = faces.map((face) =>
+        const found = await faces.find(deepStackImage(request), request.minConfidence, true, call);
+        const predictions = found.map((face) =>
           face.similarity === undefined
-            ? { userid: UNKNOWN_PERSON, confidence: 0, ...deepStackBox(face) }
-            : { userid: face.name, confidence: face.similarity, ...deepStackBox(face) },
+            ? { userid: UNKNOWN_PERSON, confidence: 0, ...deepStackBox(face.bounding_box) }
+            : { userid: face.name, confidence: face.similarity, ...deepStackBox(face.bounding_box) },
         );
-        const message = faces.length === 0 ? 'No face found in image' : predictions.some((face) => face.userid !== UNKNOWN_PERSON) ? 'A face was recognised' : 'No known faces';
+        const message = found.length === 0 ? 'No face found in image' : predictions.some((face) => face.userid !== UNKNOWN_PERSON) ? 'A face was recognised' : 'No known faces';
         return { predictions, message };
       },
     },
@@ -143,14 +90,14 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
         if (request.images.length === 0) throw new DetectdError('invalid_multipart', 'No valid image file found');
         const taken: { field: string; face: TakenFace }[] = [];
         for (const image of request.images) {
-          const face = await takeLargestFace(image.bytes, call, recognition);
+          const face = await faces.largestFace(image.bytes, call);
           if (face) taken.push({ field: image.field, face });
         }
         if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
-        const added = await recognition.register(call.service.id, userid, taken.map(({ face }) => face.embedding));
+        const added = await faces.register(call.service.id, userid, taken.map(({ face }) => face.embedding));
         // detectd's addition (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page.
-        const faces = taken.map(({ field, face }) => ({ image: field, x_min: face.box.left, y_min: face.box.top, x_max: face.box.right, y_max: face.box.bottom }));
-        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: faces } };
+        const facesTaken = taken.map(({ field, face }) => ({ image: field, ...deepStackBox(face.box) }));
+        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: facesTaken } };
       },
     },
     {
@@ -162,11 +109,11 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
       answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "added"}], ${CODEPROJECT_FIELDS}}\``,
       failures: KEYED_FAILURES,
       async respond(_request, call): Promise<DeepStackAnswer> {
-        const people = await recognition.list(call.service.id);
-        const faces = people.map((person) => person.userid);
+        const people = await faces.list(call.service.id);
+        const userids = people.map((person) => person.name);
         // `people` is detectd's addition (clients read `faces`): each person's photos and when they were added, for the console's People page.
-        const listed = people.map((person) => ({ userid: person.userid, photos: person.samples, added: person.created }));
-        return { fields: { faces, people: listed }, message: faces.length === 1 ? '1 registered face' : `${faces.length} registered faces` };
+        const listed = people.map((person) => ({ userid: person.name, photos: person.samples, added: person.created }));
+        return { fields: { faces: userids, people: listed }, message: userids.length === 1 ? '1 registered face' : `${userids.length} registered faces` };
       },
     },
     {
@@ -178,7 +125,7 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
       answer: `\`{"success": true, ${CODEPROJECT_FIELDS}}\` (also for a userid that is not registered, as DeepStack answers)`,
       failures: { '400': 'No `userid`.', ...KEYED_FAILURES },
       async respond(request, call): Promise<DeepStackAnswer> {
-        const removed = await recognition.remove(call.service.id, useridOf(request));
+        const removed = await faces.remove(call.service.id, useridOf(request));
         return { message: removed ? 'face deleted' : 'no such userid' };
       },
     },
@@ -192,10 +139,10 @@ export function deepStackFaceRoutes(recognition: FaceRecognition): DeepStackRout
       failures: { '400': 'A photo missing or bad, or no face in one of them (`no_face`).', ...KEYED_FAILURES },
       files: 2,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const first = await takeLargestFace(deepStackImage(request, 'image1'), call, recognition);
-        const second = await takeLargestFace(deepStackImage(request, 'image2'), call, recognition);
+        const first = await faces.largestFace(deepStackImage(request, 'image1'), call);
+        const second = await faces.largestFace(deepStackImage(request, 'image2'), call);
         if (!first || !second) throw new DetectdError('no_face', 'No face found in one or both images');
-        const similarity = Math.round(recognition.similarity(first.embedding, second.embedding) * 1e5) / 1e5;
+        const similarity = Math.round(faces.similarity(first.embedding, second.embedding) * 1e5) / 1e5;
         return { fields: { similarity }, message: `similarity ${similarity}` };
       },
     },

@@ -1,7 +1,7 @@
-import type { LetterboxSpec } from '../../vision/letterbox.js';
-import type { PadSpec } from '../../vision/pad.js';
-import type { StretchSpec } from '../../vision/stretch.js';
-import type { RawOutput } from '../types.js';
+import type { LetterboxSpec } from '../../../vision/letterbox.js';
+import type { PadSpec } from '../../../vision/pad.js';
+import type { StretchSpec } from '../../../vision/stretch.js';
+import type { RawOutput } from '../../types.js';
 
 /**
  * How the worker fills the model's input from an image: letterboxed into a square (the COCO

@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
-import type { RgbImage } from '../../vision/image.js';
-import type { RawOutput } from '../types.js';
+import type { RgbImage } from '../../../vision/image.js';
+import type { RawOutput } from '../../types.js';
 import type { CloseRequest, InputLayout, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
-import { InferenceWorkerLost } from '../inference-worker-lost.js';
-import { moduleUrl, startWorker } from './worker-thread.js';
+import { InferenceWorkerLost } from '../../inference-worker-lost.js';
+import { moduleUrl, startWorker } from '../worker-thread.js';
 
 const ENTRY = moduleUrl('./onnx-session-entry', import.meta.url);
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import protobuf from 'protobufjs';
+import type { TensorDeclaration } from '../../types.js';
 
 /**
  * What detectd reads from an ONNX file without running it: the model's metadata properties
@@ -14,11 +15,6 @@ export interface OnnxFileSummary {
   readonly outputs: readonly TensorDeclaration[];
 }
 
-export interface TensorDeclaration {
-  readonly name: string;
-  /** Each dimension: a number when fixed, its symbolic name (or null) when not. */
-  readonly shape: readonly (number | string | null)[] | undefined;
-}
 
 // Field numbers of onnx.proto. Only these fields are decoded; everything else is skipped unread.
 const MODEL_GRAPH = 7;

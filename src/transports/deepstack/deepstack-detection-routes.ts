@@ -1,4 +1,6 @@
-import type { DeepStackRoute } from '../task.js';
+import { runTask } from '../../tasks/run-task.js';
+import type { Task } from '../../tasks/task.js';
+import { deepStackBox, deepStackImage, type DeepStackTaskRoute } from './deepstack-form.js';
 
 const DETECTION_FIELDS = {
   image: 'The image file (JPEG, PNG, WebP, …).',
@@ -14,8 +16,17 @@ const DETECTION_FAILURES = {
   '503': 'Overloaded or past the deadline.',
 };
 
-/** DeepStack's and CodeProject.AI's object detection, as this task answers it (each answered by the task's `respondDeepStack`). */
-export const DEEPSTACK_DETECTION_ROUTES: readonly Omit<DeepStackRoute, 'respond'>[] = [
+/** DeepStack's detection: the form's `image` at its `min_confidence` (no crops, no drawing) → what was found as `predictions`, each with its `label`. */
+function respond(task: Task): DeepStackTaskRoute['respond'] {
+  return async (request, call) => {
+    const parameters = task.parseParameters({ configurations: [{ parameter: 'ConfidenceThreshold', value: String(request.minConfidence) }] }, 'v1', call.scheduler);
+    const { found } = await runTask(task, deepStackImage(request), parameters, call);
+    return { predictions: found.map((object) => ({ label: object.name, confidence: object.confidence, ...deepStackBox(object.bounding_box) })) };
+  };
+}
+
+/** DeepStack's and CodeProject.AI's object detection, for a task that offers it (DeepStackCapabilities.detection): the service's model, or a loaded model by name or alias. */
+export const deepStackDetectionRoutes = (task: Task): DeepStackTaskRoute[] => [
   {
     path: '/v1/vision/detection',
     command: 'detect',
@@ -24,6 +35,7 @@ export const DEEPSTACK_DETECTION_ROUTES: readonly Omit<DeepStackRoute, 'respond'
     formFields: DETECTION_FIELDS,
     answer: DETECTION_ANSWER,
     failures: DETECTION_FAILURES,
+    respond: respond(task),
   },
   {
     path: '/v1/vision/custom/:model',
@@ -33,5 +45,6 @@ export const DEEPSTACK_DETECTION_ROUTES: readonly Omit<DeepStackRoute, 'respond'
     formFields: DETECTION_FIELDS,
     answer: DETECTION_ANSWER,
     failures: { ...DETECTION_FAILURES, '404': 'No loaded model has that name or alias.' },
+    respond: respond(task),
   },
 ];

@@ -1,0 +1,99 @@
+import { DetectdError } from '../core/errors.js';
+import type { Box, Point, RgbImage } from '../vision/image.js';
+import { type FaceGallery, FaceGalleryError } from './face-gallery.js';
+import { faceSimilarity } from './face-similarity.js';
+
+/** A face found in an image: its box, and its five landmarks where its detector gives them. */
+export interface FaceToDescribe {
+  readonly box: Box;
+  readonly landmarks?: readonly Point[];
+}
+
+/** A face recognition model: a face → its L2-normalised embedding (models/face-describer.ts). */
+export interface FaceDescriber {
+  describe(image: RgbImage, face: FaceToDescribe): Promise<Float32Array>;
+  dispose(): Promise<void>;
+}
+
+/** A registered person of a face service, as its gallery lists them. */
+export interface RegisteredPerson {
+  /** The name the person was registered by (DeepStack's userid). */
+  readonly name: string;
+  /** Face samples (photos) registered for the person. */
+  readonly samples: number;
+  /** ISO time of the first registration. */
+  readonly created: string;
+}
+
+/** The best registered match of a face at or above the service's threshold. */
+export interface PersonMatch {
+  /** The registered person's name. */
+  readonly name: string;
+  /** 0–1, higher is more alike. */
+  readonly similarity: number;
+}
+
+/** A service's gallery as read at one moment. */
+export interface PersonMatcher {
+  /** The best-matching person at or above the service's threshold; undefined when nobody is that alike. */
+  match(embedding: Float32Array): PersonMatch | undefined;
+}
+
+/**
+ * Face recognition, the one port the face task uses: the describer (a face → its embedding), the
+ * comparison of embeddings, and each service's gallery of people. Embeddings are biometric data:
+ * they pass through here and into the gallery, never into a log or an answer.
+ */
+export interface FaceRecognition {
+  /** The L2-normalised embedding of a face found in `image` (full-resolution pixels): its box, and its landmarks where its detector gives them. */
+  describe(image: RgbImage, face: FaceToDescribe): Promise<Float32Array>;
+  /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
+  similarity(a: Float32Array, b: Float32Array): number;
+  /** Height in pixels of the smallest face worth describing: a smaller one is too coarse to tell people apart, so it is nobody (and never registered). */
+  readonly smallestFace: number;
+  /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (nothing is described then). */
+  matcher(serviceId: string): Promise<PersonMatcher | undefined>;
+  /** Adds the samples to the person, creating them when new; true when the person is new. */
+  register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  list(serviceId: string): Promise<readonly RegisteredPerson[]>;
+  /** Removes the person and every sample; false when there was no such person. */
+  remove(serviceId: string, person: string): Promise<boolean>;
+}
+
+/**
+ * The recognition of a running server: the gallery in the database, and the describer, loaded (by
+ * `loadDescriber`) on the first face that needs describing, so that a server whose face services
+ * never register anyone never loads it. A gallery's refusal (a bad userid) is the caller's 400.
+ * `smallestFace`: the describer's smallest face worth describing.
+ */
+export function galleryRecognition(gallery: FaceGallery, loadDescriber: () => Promise<FaceDescriber>, smallestFace: number): FaceRecognition & { dispose(): Promise<void> } {
+  let describer: Promise<FaceDescriber> | undefined;
+  const refusedAsRequest = (error: unknown): never => {
+    throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
+  };
+  return {
+    async describe(image, face) {
+      describer ??= loadDescriber();
+      return (await describer).describe(image, face);
+    },
+    similarity: faceSimilarity,
+    smallestFace,
+    async matcher(serviceId) {
+      if ((await gallery.list(serviceId)).length === 0) return undefined;
+      const matcher = await gallery.matcher(serviceId);
+      return {
+        match(embedding) {
+          const found = matcher.match(embedding);
+          return found && { name: found.userid, similarity: found.similarity };
+        },
+      };
+    },
+    async register(serviceId, person, embeddings) {
+      const registered = await gallery.register(serviceId, person, embeddings).catch(refusedAsRequest);
+      return registered.samples + registered.outdatedSamples === embeddings.length;
+    },
+    list: async (serviceId) => (await gallery.list(serviceId)).map(({ userid, samples, created }) => ({ name: userid, samples, created })),
+    remove: (serviceId, person) => gallery.delete(serviceId, person),
+    dispose: async () => (await describer)?.dispose(),
+  };
+}

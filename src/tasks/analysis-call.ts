@@ -1,0 +1,17 @@
+import type { CallContext } from '../core/call-context.js';
+import type { AnalysisLimits } from '../core/pipeline.js';
+import type { Service } from '../core/service.js';
+import type { ModelScheduler, ModelTurn } from '../scheduler/model-scheduler.js';
+
+/** One analysis of one image, whichever door it came through. */
+export interface AnalysisCall {
+  readonly service: Service;
+  /** The model that answers the call: the service's, or one a door named (DeepStack's custom route). */
+  readonly scheduler: ModelScheduler;
+  readonly limits: AnalysisLimits;
+  /** The call's deadline, the client leaving, or the stream ending. */
+  readonly signal: AbortSignal;
+  readonly context: CallContext;
+  /** A model turn the caller already holds (a stream frame's); absent: the call waits for one. */
+  readonly turn?: ModelTurn;
+}

@@ -1,0 +1,29 @@
+import type { Box } from '../vision/image.js';
+import type { Finding } from './finding.js';
+import type { RegisteredPerson } from '../faces/face-recognition.js';
+import type { AnalysisCall } from './analysis-call.js';
+
+/** The largest face of a photo: its embedding, and its box in the photo's pixels as sent. */
+export interface TakenFace {
+  readonly embedding: Float32Array;
+  readonly box: Box;
+}
+
+/**
+ * What a face task offers beyond `analyse`, for a door's face verbs (DeepStack's register, list,
+ * delete, match): faces found as every face route finds them, the largest face of a photo, and the
+ * service's gallery. Embeddings pass through here into the gallery, never into a log or an answer.
+ */
+export interface FaceApi {
+  /** The faces of an image at or above `minConfidence`, each named by the service's gallery when `recognize` (else just `face`). */
+  find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly Finding[]>;
+  /** The largest face of a photo (its subject), or undefined when it shows none; 400 `no_face` when it is too small to describe. */
+  largestFace(image: Buffer, call: AnalysisCall): Promise<TakenFace | undefined>;
+  /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
+  similarity(a: Float32Array, b: Float32Array): number;
+  /** Adds the embeddings to the person, creating them when new; true when the person is new. */
+  register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  list(serviceId: string): Promise<readonly RegisteredPerson[]>;
+  /** Removes the person and every sample; false when there was no such person. */
+  remove(serviceId: string, person: string): Promise<boolean>;
+}

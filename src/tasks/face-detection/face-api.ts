@@ -1,0 +1,50 @@
+import { DetectdError } from '../../core/errors.js';
+import type { ImageAnalysis } from '../../core/pipeline.js';
+import type { Detection } from '../../models/types.js';
+import type { FaceApi, TakenFace } from '../face-api.js';
+import type { FaceRecognition } from '../../faces/face-recognition.js';
+import type { AnalysisCall } from '../analysis-call.js';
+import { detectFaces, findFaces } from './find-faces.js';
+
+/**
+ * The lowest detection confidence of the face taken from a registration photo or a comparison:
+ * CodeProject.AI's own (0.55), whatever the caller's minimum says, so that a stray low-confidence
+ * box is never registered as a person.
+ */
+const REGISTRATION_MIN_CONFIDENCE = 0.55;
+
+/** The face of a photo a person is registered or compared by: the largest one found (the photo's subject, in a photo of several). */
+function largestOf(analysis: ImageAnalysis): Detection | undefined {
+  const area = (detection: Detection) => (detection.box.right - detection.box.left) * (detection.box.bottom - detection.box.top);
+  return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
+}
+
+/** The face task's port for a door's face verbs: faces found as `analyse` finds them (find-faces.ts), and the service's gallery. */
+export function faceApi(recognition: FaceRecognition): FaceApi {
+  return {
+    async find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall) {
+      const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
+      const { analysis, response } = await findFaces(image, parameters, call, recognize ? recognition : undefined);
+      call.context.objects = analysis.detections.length;
+      return response.found;
+    },
+    async largestFace(image: Buffer, call: AnalysisCall): Promise<TakenFace | undefined> {
+      const { scheduler, limits, signal, context } = call;
+      const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
+      try {
+        const face = largestOf(analysis);
+        if (!face) return undefined;
+        const { box } = face;
+        const height = Math.round(box.bottom - box.top);
+        if (height < recognition.smallestFace) throw new DetectdError('no_face', `The largest face found is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
+        return { embedding: await recognition.describe(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
+      } finally {
+        analysis.pixels?.release();
+      }
+    },
+    similarity: (a, b) => recognition.similarity(a, b),
+    register: (serviceId, person, embeddings) => recognition.register(serviceId, person, embeddings),
+    list: (serviceId) => recognition.list(serviceId),
+    remove: (serviceId, person) => recognition.remove(serviceId, person),
+  };
+}
