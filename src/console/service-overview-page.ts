@@ -109,7 +109,7 @@ function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
 }
 
 /** What Try it calls the detector's confidence: a face's says it is a face, not who it is (that is the match's similarity). */
-const CONFIDENCE_LABELS: Readonly<Record<DetectorKind, string>> = { objects: 'Confidence', faces: 'Face confidence' };
+const CONFIDENCE_LABELS: Readonly<Record<DetectorKind, string>> = { objects: 'Confidence', faces: 'Face confidence', plates: 'Plate confidence' };
 
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {

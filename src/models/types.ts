@@ -1,7 +1,7 @@
 import type { Box, Point, RgbImage } from '../vision/image.js';
 
-/** What a detector finds; see `Detector.kind`. */
-export type DetectorKind = 'objects' | 'faces';
+/** What a detector finds; see `Detector.kind`. `plates`: licence plates (labels ['plate']), whose text a PlateReader (plates.ts) reads. */
+export type DetectorKind = 'objects' | 'faces' | 'plates';
 
 /** One object found in an image, in that image's pixel space. */
 export interface Detection {

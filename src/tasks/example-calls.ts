@@ -12,6 +12,7 @@ export interface ExamplePhoto {
 const EXAMPLE_PHOTOS: Readonly<Record<DetectorKind, ExamplePhoto>> = {
   objects: { file: 'dog.jpg', description: 'an image file' },
   faces: { file: 'face.jpg', description: 'a photo of a face' },
+  plates: { file: 'car.jpg', description: 'a photo of a car with its number plate in view' },
 };
 
 /** The photo `task`'s example call sends, chosen by what the task finds. */
