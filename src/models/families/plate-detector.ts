@@ -6,7 +6,7 @@ const ROW = 7;
 
 /**
  * open-image-models' licence-plate detectors (YOLOv9, exported "end2end"; ../shared/models/plates/README.md):
- * the Ultralytics letterbox, output [K, 7] with rows batch, x1, y1, x2, y2, class (always 0), score
+ * the Ultralytics letterbox (antialiased), output [K, 7] with rows batch, x1, y1, x2, y2, class (always 0), score
  * in letterboxed pixels, already deduplicated (NMS inside the model), in any order, [0, 7] when
  * nothing is found. Its shape says nothing a COCO export could not say too, so a model is of this
  * family only when its configuration names it: `matchesOutput` never claims one.
@@ -16,7 +16,8 @@ export const plateDetector: OnnxFamily = {
   needsNms: false,
   matchesOutput: () => false,
   classCount: () => 1,
-  letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
+  // Antialiased: plates are small in a camera's frame (docs/plates.md: it found and read more of them).
+  letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114, antialias: true }),
   readCandidates({ data, dims }: OutputTensor, _inputSize: number, minScore: number): Candidate[] {
     if (dims.length !== 2 || dims[1] !== ROW) throw new Error(`a plate detector's output is [K, ${ROW}], this one is [${dims.join(', ')}]`);
     const candidates: Candidate[] = [];

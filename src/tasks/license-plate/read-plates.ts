@@ -9,13 +9,16 @@ import type { Box } from '../../vision/image.js';
  * exactly on the shared set (../shared/models/plates/README.md; docs/plates.md).
  */
 export const PLATE_CROP_MARGIN = 0.1;
-/** Fewest characters a plate is kept with: the detector also fires on other text (a sign, a shirt), which reads short. */
-export const MIN_PLATE_CHARACTERS = 3;
-/**
- * Lowest mean character probability a plate is kept with: text that is no plate reads unsure
- * (docs/plates.md has the figures: it removed every false plate on vehicle-free photos and no right read).
- */
-export const MIN_PLATE_READ_CONFIDENCE = 0.7;
+/** Which read plates are kept: the detector also fires on other text (a sign, a shirt), which reads short or unsure. */
+export interface PlateFilter {
+  /** Fewest characters. */
+  readonly minCharacters: number;
+  /** Lowest mean character probability. */
+  readonly minReadConfidence: number;
+}
+
+/** The filter measured to remove every false plate on vehicle-free photos and no right read (docs/plates.md). */
+export const PLATE_FILTER: PlateFilter = { minCharacters: 3, minReadConfidence: 0.7 };
 
 /** One licence plate found and read. */
 export interface FoundPlate {
@@ -52,11 +55,16 @@ export const plateCharacters = (text: string) => text.toUpperCase().replace(/[^A
 /**
  * Image bytes → the licence plates in it, read: the image decoded once at full size, the plate
  * detector (the request's scheduler: kind `plates`) through the core pipeline at `minScore`, then
- * every plate's crop (PLATE_CROP_MARGIN around its box) read by `reader` in one batch. Plates whose
- * text is shorter than MIN_PLATE_CHARACTERS or read less surely than MIN_PLATE_READ_CONFIDENCE are
- * dropped: the detector's boxes on other text. The reader's time counts in `timings` as `recognize`.
+ * every plate's crop (PLATE_CROP_MARGIN around its box) read by `reader` in one batch. Plates that
+ * `filter` does not keep are dropped: the detector's boxes on other text. The reader's time counts
+ * in `timings` as `recognize`.
  */
-export async function readPlates(request: Omit<AnalysisRequest, 'fullResolution'>, reader: PlateReader, timings: StageTimings): Promise<PlateAnalysis> {
+export async function readPlates(
+  request: Omit<AnalysisRequest, 'fullResolution'>,
+  reader: PlateReader,
+  timings: StageTimings,
+  filter: PlateFilter = PLATE_FILTER,
+): Promise<PlateAnalysis> {
   const analysis = await analyseImage({ ...request, fullResolution: true }, timings);
   const pixels = analysis.pixels!;
   try {
@@ -69,7 +77,7 @@ export async function readPlates(request: Omit<AnalysisRequest, 'fullResolution'
     for (const [index, detection] of detections.entries()) {
       const reading = readings[index];
       const text = plateCharacters(reading.text);
-      if (text.length < MIN_PLATE_CHARACTERS || reading.confidence < MIN_PLATE_READ_CONFIDENCE) continue;
+      if (text.length < filter.minCharacters || reading.confidence < filter.minReadConfidence) continue;
       plates.push({ text, confidence: detection.score, box: detection.box, readConfidence: reading.confidence, ...(reading.region && { region: reading.region }) });
     }
     return { width, height, plates };
