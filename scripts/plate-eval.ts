@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { loadConfig } from '../src/config.js';
+import type { StageTimings } from '../src/core/call-context.js';
 import { plateDetector } from '../src/models/families/plate-detector.js';
 import { loadPlateModels, type PlateModels } from '../src/models/load-plate-models.js';
 import { sessionOptions } from '../src/models/runtimes/onnx-session-options.js';
@@ -173,10 +174,11 @@ async function rawSessions(threads: number) {
 }
 
 /** Every plate of the image, unfiltered, and the whole path's milliseconds. */
-async function readAll(models: PlateModels, scheduler: ModelScheduler, bytes: Buffer): Promise<{ plates: readonly FoundPlate[]; ms: number }> {
+async function readAll(models: PlateModels, scheduler: ModelScheduler, bytes: Buffer): Promise<{ plates: readonly FoundPlate[]; ms: number; timings: StageTimings }> {
   const started = performance.now();
-  const { plates } = await readPlates({ bytes, scheduler, minScore: PLATE_MIN_SCORE, limits: LIMITS, signal: new AbortController().signal }, models.reader, {}, NO_FILTER);
-  return { plates, ms: performance.now() - started };
+  const timings: StageTimings = {};
+  const { plates } = await readPlates({ bytes, scheduler, minScore: PLATE_MIN_SCORE, limits: LIMITS, signal: new AbortController().signal }, models.reader, timings, NO_FILTER);
+  return { plates, ms: performance.now() - started, timings };
 }
 
 export async function evaluatePlates(limit?: number): Promise<void> {
@@ -188,10 +190,12 @@ export async function evaluatePlates(limit?: number): Promise<void> {
     const halves = splitHalves(await readPlateBenchmark(PLATE_DATASET));
     const whole: number[] = [];
     const rawMs: number[] = [];
+    const stages: StageTimings[] = [];
     const run = async (file: string) => {
       const bytes = await readFile(file);
       const result = await readAll(models, scheduler, bytes);
       whole.push(result.ms);
+      stages.push(result.timings);
       rawMs.push(await raw(bytes, result.plates.map((plate) => plate.box)));
       return result.plates;
     };
@@ -227,6 +231,8 @@ export async function evaluatePlates(limit?: number): Promise<void> {
     const p50 = percentile(whole, 50);
     const rawP50 = percentile(rawMs, 50);
     console.log(`\nSpeed (${whole.length} images, in turn; threads ${settings.threads}, concurrency ${settings.concurrency}):`);
+    const stageNames = [...new Set(stages.flatMap((timings) => Object.keys(timings)))] as (keyof StageTimings)[];
+    console.log(`  the path's stages, p50: ${stageNames.map((stage) => `${stage} ${percentile(stages.map((timings) => timings[stage] ?? 0), 50).toFixed(1)} ms`).join(', ')}`);
     console.log(`  whole path p50 ${p50.toFixed(1)} ms (p90 ${percentile(whole, 90).toFixed(1)}); raw decode + detector + reader p50 ${rawP50.toFixed(1)} ms (p90 ${percentile(rawMs, 90).toFixed(1)}); ratio ${(p50 / rawP50).toFixed(2)}`);
   } finally {
     await models.detector.dispose();

@@ -10,24 +10,31 @@ export function shrinkByBlocks(image: RgbImage, factor: number): RgbImage {
   const width = Math.floor(image.width / factor);
   const height = Math.floor(image.height / factor);
   const data = Buffer.allocUnsafe(width * height * 3);
-  const rowValues = width * 3;
-  const sums = new Uint32Array(rowValues);
+  const source = new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.length);
+  const sourceRow = image.width * 3;
+  // Each block row: the `factor` source rows summed down their columns (one pass along memory), then across.
+  const columns = new Uint32Array(sourceRow);
   const area = factor * factor;
-  for (let y = 0; y < height; y++) {
-    sums.fill(0);
-    for (let dy = 0; dy < factor; dy++) {
-      let from = (y * factor + dy) * image.width * 3;
-      for (let x = 0; x < width; x++) {
-        const at = x * 3;
-        for (let dx = 0; dx < factor; dx++, from += 3) {
-          sums[at] += image.data[from];
-          sums[at + 1] += image.data[from + 1];
-          sums[at + 2] += image.data[from + 2];
-        }
-      }
+  const half = area >> 1;
+  for (let y = 0, out = 0; y < height; y++) {
+    columns.set(source.subarray(y * factor * sourceRow, (y * factor + 1) * sourceRow));
+    for (let dy = 1; dy < factor; dy++) {
+      const from = (y * factor + dy) * sourceRow;
+      for (let i = 0; i < sourceRow; i++) columns[i] += source[from + i];
     }
-    const out = y * rowValues;
-    for (let i = 0; i < rowValues; i++) data[out + i] = (sums[i] + (area >> 1)) / area;
+    for (let x = 0, at = 0; x < width; x++, at += 3 * factor) {
+      let red = 0;
+      let green = 0;
+      let blue = 0;
+      for (let k = at; k < at + 3 * factor; k += 3) {
+        red += columns[k];
+        green += columns[k + 1];
+        blue += columns[k + 2];
+      }
+      data[out++] = (red + half) / area;
+      data[out++] = (green + half) / area;
+      data[out++] = (blue + half) / area;
+    }
   }
   return { width, height, data };
 }

@@ -14,8 +14,8 @@ function taps(start: number, extent: number, sourceLength: number, targetLength:
   const weight = new Float32Array(targetLength);
   const ratio = extent / targetLength;
   for (let i = 0; i < targetLength; i++) {
-    // Half-pixel centres, as OpenCV's INTER_LINEAR; the edges repeat (no sample from beyond the image).
-    const position = Math.min(sourceLength - 1, Math.max(0, start + (i + 0.5) * ratio - 0.5));
+    // Half-pixel centres, as OpenCV's INTER_LINEAR on the region cut out: its edge pixels repeat, nothing beyond them is read.
+    const position = Math.min(sourceLength - 1, start + Math.max(0, extent - 1), Math.max(0, start, start + (i + 0.5) * ratio - 0.5));
     const first = Math.min(sourceLength - 2, Math.floor(position));
     index[i] = Math.max(0, first);
     weight[i] = sourceLength > 1 ? position - index[i] : 0;
