@@ -42,39 +42,33 @@ describe('licence plates: detector → crops → reader, with the real models an
     expect(models.reader).to.include({ name: 'cct_xs_v2_global', family: 'fast-plate-ocr', regions: true });
   });
 
-  for (const [file, plate, region, labelled] of [
+  for (const [file, plate, region, [x, y, w, h]] of [
     ['us/wts-lg-000014.jpg', 'DG2Z6U', 'United States', [552, 172, 90, 45]],
-    ['br/JQS5683.jpg', 'JQS5683', 'Brazil', undefined],
+    ['br/JQS5683.jpg', 'JQS5683', 'Brazil', [512, 537, 181, 58]],
+    // The reader guesses a country for every plate; on this British one, its guess is wrong (Austria): not asserted.
+    ['eu/eu1.jpg', 'M5XSX', undefined, [396, 340, 203, 46]],
   ] as const) {
-    it(`reads ${plate} on ${file}, its box over the plate, with a country guess`, async () => {
+    it(`reads ${plate} on ${file}, its box over the labelled plate`, async () => {
       const { plates, width, height } = await read(fs.readFileSync(path.join(PHOTOS, file)));
       const found = plates.find((candidate) => candidate.text === plate);
       expect(found, JSON.stringify(plates)).to.not.equal(undefined);
       expect(found!.confidence).to.be.within(0.25, 1);
       expect(found!.readConfidence).to.be.within(0.8, 1);
-      expect(found!.region?.name).to.equal(region);
+      if (region) expect(found!.region?.name).to.equal(region);
       const { box } = found!;
       expect(box.left).to.be.at.least(0);
+      expect(box.top).to.be.at.least(0);
       expect(box.right).to.be.at.most(width);
       expect(box.bottom).to.be.at.most(height);
-      if (labelled) {
-        const [x, y, w, h] = labelled;
-        // The box lies over the labelled plate: its centre inside the labelled box.
-        expect((box.left + box.right) / 2).to.be.within(x, x + w);
-        expect((box.top + box.bottom) / 2).to.be.within(y, y + h);
-      }
+      expect((box.left + box.right) / 2).to.be.within(x, x + w);
+      expect((box.top + box.bottom) / 2).to.be.within(y, y + h);
     });
   }
 
-  it('reads a European plate and a Brazilian one read in the same run of the reader', async () => {
-    const eu = await read(fs.readFileSync(path.join(PHOTOS, 'eu', fs.readdirSync(path.join(PHOTOS, 'eu')).sort()[0])));
-    expect(eu.plates.length).to.be.at.least(1);
-    for (const plate of eu.plates) expect(plate.text).to.match(/^[A-Z0-9]{3,10}$/);
-  });
-
   it('finds no plate on photos without a vehicle, also where the detector fires on other text', async () => {
-    // 000000000285 (a bear), 000000000632 (a bedroom), 000000000724 (a stop sign: text the detector takes for a plate, read unsure).
-    for (const file of ['000000000285.jpg', '000000000632.jpg', '000000000724.jpg']) {
+    // 000000000285: nothing like a plate. The detector fires on the others: 000000002587 reads "M590" at a mean
+    // character probability of 0.74, 000000007278 "LU", 000000002685 nothing at all.
+    for (const file of ['000000000285.jpg', '000000002587.jpg', '000000007278.jpg', '000000002685.jpg']) {
       const { plates } = await read(fs.readFileSync(path.join(COCO, file)));
       expect(plates, file).to.deep.equal([]);
     }
