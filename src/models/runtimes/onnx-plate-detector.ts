@@ -1,11 +1,10 @@
-import type { RgbImage } from '../../vision/image.js';
-import { letterboxTransform } from '../../vision/letterbox.js';
 import type { OnnxFamily } from '../families/family.js';
 import { readModelDescription, settingsOf } from '../model-description.js';
 import { ModelRefused } from '../model-refused.js';
 import type { FileDetector, InferenceSettings } from '../model-repository.js';
 import { toImageDetections } from '../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../types.js';
+import { letterboxStages } from './onnx-letterbox-stages.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
 import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
 
@@ -28,12 +27,7 @@ export async function loadOnnxPlateDetector(modelPath: string, family: OnnxFamil
     const dims = [1, 3, side, side];
     await opened.warmUp(letterbox, dims);
 
-    // Only the geometry here: the pixels are letterboxed in the inference worker (onnx-session-entry.ts).
-    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => {
-      const transform = letterboxTransform(image.width, image.height, letterbox);
-      return { buffer, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
-    };
-    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, letterbox, dims, alone);
+    const { preprocess, inference } = letterboxStages(opened, letterbox, dims);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output.tensors[0], side, options.minScore);
       return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections: detectionLimit(options, description), nmsIou: undefined });
