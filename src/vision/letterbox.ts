@@ -70,7 +70,8 @@ export function letterboxInto(
   if (!previous || !sameGeometry(previous, transform)) tensor.fill(spec.padValue * spec.pixelScale);
 
   const target = { ...planesOf(tensor, plane, spec.channelOrder), stride: size, left: padLeft, top: padTop, width: resizedWidth, height: resizedHeight };
-  const factor = spec.antialias ? Math.floor(1 / transform.scale) : 1;
+  // Never a block larger than the image's shorter side: a long thin strip keeps a row.
+  const factor = spec.antialias ? Math.min(Math.floor(1 / transform.scale), image.width, image.height) : 1;
   // The blocks leave out fewer than `factor` pixels at the right and bottom: a shift of boxes far below a pixel of the input.
   resampleInto(factor >= 2 ? shrinkByBlocks(image, factor) : image, target, spec.pixelScale, 0);
   return transform;
