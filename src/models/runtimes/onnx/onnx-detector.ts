@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { RgbImage } from '../../../vision/image.js';
-import { type LetterboxSpec, letterboxTransform } from '../../../vision/letterbox.js';
+import type { LetterboxSpec } from '../../../vision/letterbox.js';
 import type { ObjectFamily } from '../../families/family.js';
 import { FACE_FAMILIES, faceFamilyByName, faceFamilyForOutputs, familyByName, familyForOutput, OBJECT_FAMILIES } from '../../families/index.js';
 import { ultralytics } from '../../families/ultralytics.js';
@@ -12,6 +11,7 @@ import { readOnnxFile } from './onnx-file.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { PostprocessOptions, Detection, PreprocessedInput, RawOutput } from '../../types.js';
 import { loadOnnxFaceDetector } from './onnx-face-detector.js';
+import { letterboxStages } from './onnx-letterbox-stages.js';
 import { EXECUTION_DEVICE } from './onnx-session-options.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
 import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
@@ -52,12 +52,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
     const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
     const letterbox: LetterboxSpec = family.letterbox(inputSize);
 
-    // Only the geometry here: the pixels are letterboxed in the inference worker (onnx-session-entry.ts).
-    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => {
-      const transform = letterboxTransform(image.width, image.height, letterbox);
-      return { buffer, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
-    };
-    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, letterbox, dims, alone);
+    const { preprocess, inference } = letterboxStages(opened, letterbox, dims);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output.tensors[0], inputSize, options.minScore);
       const maxDetections = detectionLimit(options, description);
