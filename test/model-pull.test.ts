@@ -167,6 +167,21 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     expect(sha256Of(beside)).to.equal(config.sha256);
   });
 
+  it('pulls the plate detector with its configuration declaring its kind and family (its shape cannot tell them), an operator\'s own left as it is', async () => {
+    const name = 'yolo-v9-t-416-license-plates-end2end-int8';
+    const sidecar = path.join(modelsFolder(), `${name}.json`);
+    const pulled = await pull([name, '--json']);
+    expect(pulled.status, pulled.stderr).to.equal(0);
+    expect(JSON.parse(pulled.stdout)).to.deep.include({ model: name, kind: 'plates', downloaded: true, companions: [sidecar] });
+    expect(JSON.parse(fs.readFileSync(sidecar, 'utf8'))).to.deep.equal({ kind: 'plates', family: 'yolo-plates-end2end' });
+
+    const own = { kind: 'plates', family: 'yolo-plates-end2end', threads: 1 };
+    fs.writeFileSync(sidecar, JSON.stringify(own));
+    const again = await pull([name, '--json']);
+    expect(JSON.parse(again.stdout)).to.deep.include({ downloaded: false, companions: [] });
+    expect(JSON.parse(fs.readFileSync(sidecar, 'utf8'))).to.deep.equal(own);
+  });
+
   it('shows a progress bar on a terminal', async () => {
     // script(1) gives the command a pseudo-terminal, as a person's shell would.
     const command = [process.execPath, CLI, 'models', 'pull', 'ultraface-rfb-320'].map((word) => `'${word}'`).join(' ');

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { DetectdError } from '../src/core/errors.js';
 import { loadPlateModels, loadPlateReader, type PlateModels } from '../src/models/load-plate-models.js';
+import { tryModelFiles } from '../src/models/load-models.js';
 import { ModelRefused } from '../src/models/model-refused.js';
+import { modelNameOf } from '../src/models/model-repository.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
 import { type PlateAnalysis, readPlates } from '../src/tasks/license-plate/read-plates.js';
 import { cropsInto } from '../src/vision/crops.js';
@@ -94,6 +96,21 @@ describe('licence plates: detector → crops → reader, with the real models an
       const refusal = await loadPlateReader(alone, SETTINGS).then(() => undefined, (error: unknown) => error);
       expect(refusal).to.be.instanceOf(ModelRefused);
       expect((refusal as Error).message).to.include(`${path.join(folder, 'cct_xs_v2_global_plate_config.yaml')} does not exist`);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('is served from a models folder as the kind its configuration declares; without one it is never taken for a plate detector', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-plate-models-'));
+    const file = path.join(folder, path.basename(MODELS.detector));
+    fs.symlinkSync(path.resolve(MODELS.detector), file);
+    try {
+      const [undeclared] = await tryModelFiles({ modelPaths: [], modelsDir: { path: folder, required: true } }, SETTINGS, false);
+      expect('detector' in undeclared && undeclared.detector.kind, 'no configuration').to.not.equal('plates');
+      fs.writeFileSync(path.join(folder, `${modelNameOf(file)}.json`), JSON.stringify({ kind: 'plates', family: 'yolo-plates-end2end' }));
+      const [declared] = await tryModelFiles({ modelPaths: [], modelsDir: { path: folder, required: true } }, SETTINGS, false);
+      expect('detector' in declared && declared.detector).to.include({ kind: 'plates', family: 'yolo-plates-end2end' });
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

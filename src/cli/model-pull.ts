@@ -6,6 +6,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { type CatalogueFile, type CatalogueModel, catalogueModel, MODEL_CATALOGUE } from '../models/model-catalogue.js';
+import { sidecarPath } from '../models/model-description.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { type DownloadEvents, DownloadFailed, downloadPinned, sha256Of } from './model-download.js';
@@ -95,9 +96,21 @@ async function download(pinned: CatalogueFile, file: string, model: CatalogueMod
   }
 }
 
-/** The files the model's family reads beside it that are not there yet, downloaded (their names in the result). */
+/** The files the model's family reads beside it that are not there yet, downloaded, and its configuration unless one is there (their names in the result). */
 async function pullCompanions(model: CatalogueModel, folder: string, mirror: string | undefined, options: PullOptions): Promise<string[]> {
   const pulled: string[] = [];
+  if (model.configuration) {
+    const file = sidecarPath(path.join(folder, `${model.name}.onnx`));
+    // An operator's own configuration of the model stays as it is.
+    const written = await fsPromises.writeFile(file, `${JSON.stringify(model.configuration, null, 2)}\n`, { flag: 'wx' }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      },
+    );
+    if (written) pulled.push(file);
+  }
   for (const companion of model.companions ?? []) {
     const file = path.join(folder, companion.file);
     if (await alreadyThere(file, companion, model)) continue;

@@ -28,6 +28,11 @@ export interface CatalogueModel extends CatalogueFile {
   readonly name: string;
   readonly kind: ModelKind;
   readonly description: string;
+  /**
+   * Its configuration (`<name>.json`), written beside it by the pull unless one is there: what its
+   * shape cannot tell (a plate detector's outputs look like a COCO end-to-end export's).
+   */
+  readonly configuration?: { readonly kind: ModelKind; readonly family: string };
   /** Files the model's family reads beside it (a plate reader's `<name>_plate_config.yaml`), downloaded with it under these names. */
   readonly companions?: readonly (CatalogueFile & { readonly file: string })[];
   readonly license: ModelLicense;
@@ -223,6 +228,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
   {
     name: 'yolo-v9-t-416-license-plates-end2end-int8',
     kind: 'plates',
+    configuration: { kind: 'plates', family: 'yolo-plates-end2end' },
     description:
       'Licence-plate detector: open-image-models YOLOv9-t, 416 px, NMS inside, weights dynamic-int8 (a third party’s quantization of the MIT fp32 release; the quantizing repository states no licence of its own)',
     sha256: '5a5eac89c5736f6e0d94ef2422defc8a1eed828b6ad1124d0128df4d47fc2b65',

@@ -34,7 +34,8 @@ export async function loadOnnxPlateDetector(modelPath: string, family: ObjectFam
     };
     return {
       ...servedOnnxModel(modelPath, description, settings, opened),
-      kind: 'plates',
+      // What it finds is its configuration's word, `plates` unless it says otherwise.
+      kind: description.kind ?? 'plates',
       family: family.name,
       labels: ['plate'],
       parents: ['vehicle'],
