@@ -154,8 +154,8 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     expect(pulled.status, pulled.stderr).to.equal(0);
     const file = path.join(modelsFolder(), 'cct_xs_v2_global.onnx');
     const beside = path.join(modelsFolder(), config.file);
-    expect(JSON.parse(pulled.stdout)).to.deep.include({ model: 'cct_xs_v2_global', kind: 'plate-text', file, downloaded: true, companions: [beside] });
-    expect(filesIn(modelsFolder())).to.deep.equal(['cct_xs_v2_global.onnx', 'cct_xs_v2_global_plate_config.yaml']);
+    expect(JSON.parse(pulled.stdout)).to.deep.include({ model: 'cct_xs_v2_global', kind: 'plate-text', file, downloaded: true, companions: [path.join(modelsFolder(), 'cct_xs_v2_global.json'), beside] });
+    expect(filesIn(modelsFolder())).to.deep.equal(['cct_xs_v2_global.json', 'cct_xs_v2_global.onnx', 'cct_xs_v2_global_plate_config.yaml']);
     expect(sha256Of(file)).to.equal(reader.sha256);
     expect(sha256Of(beside)).to.equal(config.sha256);
     expect(mirror.requests.map((request) => request.path)).to.deep.equal(['plates/cct_xs_v2_global_plate_config.yaml', 'plates/cct_xs_v2_global.onnx']);

@@ -244,6 +244,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
   {
     name: 'cct_xs_v2_global',
     kind: 'plate-text',
+    configuration: { kind: 'plate-text', family: 'fast-plate-ocr' },
     description: 'Licence-plate reader: fast-plate-ocr CCT-XS v2 "global" (65+ countries, with a country guess), reads every plate of an image in one batch',
     sha256: '8031afb5fdc6b4d80462c9d542f1284ebd2cfddf5dbacd62609848d7e2855f44',
     bytes: 3344292,

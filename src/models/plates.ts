@@ -1,4 +1,5 @@
 import type { Box, RgbImage } from '../vision/image.js';
+import type { CompanionModel } from './types.js';
 
 /** One plate as a plate reader read it. */
 export interface PlateReading {
@@ -23,16 +24,9 @@ export interface PlateReaderTimings {
  * A loaded plate reader (the second stage of licence-plate recognition): reads the text of
  * plate regions of an image, every region of one image in one run.
  */
-export interface PlateReader {
-  /** The model file's name without extension. */
-  readonly name: string;
-  /** Family module that reads its outputs, e.g. "fast-plate-ocr". */
-  readonly family: string;
-  readonly runtime: string;
-  readonly device: string;
+export interface PlateReader extends CompanionModel {
   /** Whether its readings carry a country or region guess. */
   readonly regions: boolean;
   /** The regions' readings in order, in one batch; none for no region. `regions` are in `image`'s pixels. */
   read(image: RgbImage, regions: readonly Box[]): Promise<{ readonly readings: PlateReading[]; readonly timings: PlateReaderTimings }>;
-  dispose(): Promise<void>;
 }

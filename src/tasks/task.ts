@@ -74,6 +74,12 @@ export interface Task<Parameters = unknown> {
   readonly type: string;
   /** What the task's models find (a model's declared or detected kind): a service of this task is answered only by a model of this kind. */
   readonly detects: ModelKind;
+  /**
+   * The kind of a second model the task runs on what its detector found (a plate reader, kind
+   * `plate-text`): a companion model (models/types.ts CompanionModel), which the task is handed by
+   * TaskDependencies.companions. Absent: the detector alone.
+   */
+  readonly companion?: ModelKind;
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */

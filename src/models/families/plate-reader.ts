@@ -5,6 +5,9 @@ import type { PlateReading } from '../plates.js';
 import type { RawOutput } from '../types.js';
 import { tensorNamed } from './face-family.js';
 
+/** The family's name, as a reader's configuration (`<model>.json` "family") names it. */
+export const PLATE_READER_FAMILY = 'fast-plate-ocr';
+
 /** A plate reader's own configuration (fast-plate-ocr's `<model>_plate_config.yaml`): what its outputs mean. */
 export interface PlateReaderConfig {
   /** Character slots the model reads (its `plate` output's second dimension). */

@@ -1,6 +1,7 @@
 import type { StageTimings } from '../../core/call-context.js';
-import { type AnalysisRequest, analyseImage } from '../../core/pipeline.js';
+import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../core/pipeline.js';
 import type { PlateReader, PlateReading } from '../../models/plates.js';
+import type { Detection } from '../../models/types.js';
 import type { Box } from '../../vision/image.js';
 
 /**
@@ -52,12 +53,37 @@ function withMargin(box: Box, margin: number, width: number, height: number): Bo
 /** What a plate's text is compared as: upper case, letters and digits only (a reader's pad or separator is no character). */
 export const plateCharacters = (text: string) => text.toUpperCase().replace(/[^A-Z0-9]/g, '');
 
+/** A detection the filter kept, with what the reader read in it. */
+export interface ReadPlate {
+  readonly detection: Detection;
+  readonly reading: PlateReading;
+  /** `reading`'s text as plateCharacters gives it. */
+  readonly text: string;
+}
+
+/**
+ * The plates `analysis` found (its full-resolution pixels kept), read: every plate's crop
+ * (PLATE_CROP_MARGIN around its box) read by `reader` in one batch. Plates that `filter` does
+ * not keep are dropped: the detector's boxes on other text. The reader's time counts in `timings`
+ * as `recognize`.
+ */
+export async function readFoundPlates(analysis: ImageAnalysis, reader: PlateReader, timings: StageTimings, filter: PlateFilter = PLATE_FILTER): Promise<ReadPlate[]> {
+  const { width, height, detections } = analysis;
+  const crops = detections.map((detection) => withMargin(detection.box, PLATE_CROP_MARGIN, width, height));
+  const started = performance.now();
+  const { readings } = await reader.read(analysis.pixels!, crops);
+  timings.recognize = performance.now() - started;
+  return detections.flatMap((detection, index) => {
+    const reading = readings[index];
+    const text = plateCharacters(reading.text);
+    return text.length < filter.minCharacters || reading.confidence < filter.minReadConfidence ? [] : [{ detection, reading, text }];
+  });
+}
+
 /**
  * Image bytes → the licence plates in it, read: the image decoded once at full size, the plate
  * detector (the request's scheduler: kind `plates`) through the core pipeline at `minScore`, then
- * every plate's crop (PLATE_CROP_MARGIN around its box) read by `reader` in one batch. Plates that
- * `filter` does not keep are dropped: the detector's boxes on other text. The reader's time counts
- * in `timings` as `recognize`.
+ * readFoundPlates.
  */
 export async function readPlates(
   request: Omit<AnalysisRequest, 'fullResolution'>,
@@ -66,22 +92,17 @@ export async function readPlates(
   filter: PlateFilter = PLATE_FILTER,
 ): Promise<PlateAnalysis> {
   const analysis = await analyseImage({ ...request, fullResolution: true }, timings);
-  const pixels = analysis.pixels!;
   try {
-    const { width, height, detections } = analysis;
-    const crops = detections.map((detection) => withMargin(detection.box, PLATE_CROP_MARGIN, width, height));
-    const started = performance.now();
-    const { readings } = await reader.read(pixels, crops);
-    timings.recognize = performance.now() - started;
-    const plates: FoundPlate[] = [];
-    for (const [index, detection] of detections.entries()) {
-      const reading = readings[index];
-      const text = plateCharacters(reading.text);
-      if (text.length < filter.minCharacters || reading.confidence < filter.minReadConfidence) continue;
-      plates.push({ text, confidence: detection.score, box: detection.box, readConfidence: reading.confidence, ...(reading.region && { region: reading.region }) });
-    }
-    return { width, height, plates };
+    const read = await readFoundPlates(analysis, reader, timings, filter);
+    const plates = read.map(({ detection, reading, text }): FoundPlate => ({
+      text,
+      confidence: detection.score,
+      box: detection.box,
+      readConfidence: reading.confidence,
+      ...(reading.region && { region: reading.region }),
+    }));
+    return { width: analysis.width, height: analysis.height, plates };
   } finally {
-    pixels.release();
+    analysis.pixels!.release();
   }
 }

@@ -11,8 +11,10 @@ import { readOnnxFile } from './onnx-file.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { PostprocessOptions, Detection, PreprocessedInput, RawOutput } from '../../types.js';
 import { plateDetector } from '../../families/plate-detector.js';
+import { PLATE_READER_FAMILY } from '../../families/plate-reader.js';
 import { loadOnnxFaceDetector } from './onnx-face-detector.js';
 import { loadOnnxPlateDetector } from './onnx-plate-detector.js';
+import { loadOnnxPlateReader } from './onnx-plate-reader.js';
 import { letterboxStages } from './onnx-letterbox-stages.js';
 import { EXECUTION_DEVICE } from './onnx-session-options.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
@@ -85,7 +87,8 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
  * ONNX Runtime, as the model repository's runtime table lists it. The family reads the outputs: a
  * file whose configuration names a face family, or that has a face family's outputs, is read as
  * faces (found in the same places as the object detectors, no setting needed); one whose configuration
- * names the plate family (its outputs look like a COCO end-to-end export's), as plates; any other, as boxes
+ * names the plate family (its outputs look like a COCO end-to-end export's), as plates; one whose
+ * configuration names the plate reader's family, as that companion model; any other, as boxes
  * of classes. What the model finds is its configuration's `kind`, else what its family reads.
  */
 export const onnxRuntime: Runtime = {
@@ -96,8 +99,9 @@ export const onnxRuntime: Runtime = {
     // An unreadable file or configuration is the object loader's to refuse, in its own words.
     const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
     const named = await readModelDescription(modelPath).then((description) => description.family, () => undefined);
-    if (named === plateDetector.name) return loadOnnxPlateDetector(modelPath, plateDetector, defaults, logger);
+    if (named === PLATE_READER_FAMILY) return { companion: await loadOnnxPlateReader(modelPath, defaults, logger) };
+    if (named === plateDetector.name) return { detector: await loadOnnxPlateDetector(modelPath, plateDetector, defaults, logger) };
     const faceFamily = named === undefined ? faceFamilyForOutputs(outputs) : faceFamilyByName(named);
-    return faceFamily ? loadOnnxFaceDetector(modelPath, faceFamily, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger);
+    return { detector: await (faceFamily ? loadOnnxFaceDetector(modelPath, faceFamily, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger)) };
   },
 };

@@ -1,5 +1,5 @@
 import type { CropsSpec } from '../../../vision/crops.js';
-import { readPlateOutputs, readPlateReaderConfig } from '../../families/plate-reader.js';
+import { PLATE_READER_FAMILY, readPlateOutputs, readPlateReaderConfig } from '../../families/plate-reader.js';
 import { readModelDescription, settingsOf } from '../../model-description.js';
 import { ModelRefused } from '../../model-refused.js';
 import { type InferenceSettings, modelNameOf } from '../../model-repository.js';
@@ -16,7 +16,8 @@ export async function loadOnnxPlateReader(modelPath: string, defaults: Inference
   let pool: OnnxSessionPool | undefined;
   try {
     const config = await readPlateReaderConfig(modelPath);
-    const settings = settingsOf(await readModelDescription(modelPath), defaults);
+    const description = await readModelDescription(modelPath);
+    const settings = settingsOf(description, defaults);
     const opened = await OnnxSessionPool.open(modelPath, settings, logger);
     pool = opened;
     const [, height, width, channels] = opened.signature.inputShape;
@@ -28,7 +29,9 @@ export async function loadOnnxPlateReader(modelPath: string, defaults: Inference
     readPlateOutputs(warmUp, 1, config);
     return {
       name: modelNameOf(modelPath),
-      family: 'fast-plate-ocr',
+      // What it reads is its configuration's word, `plate-text` unless it says otherwise.
+      kind: description.kind ?? 'plate-text',
+      family: PLATE_READER_FAMILY,
       runtime: 'onnxruntime-node',
       // The sessions name no execution provider (onnx-session-options.ts): ONNX Runtime's default, the CPU's.
       device: 'CPU',

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
+import { SHARED_DIR } from './support/paths.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+const PLATE_MODELS = path.join(SHARED_DIR, 'models', 'plates');
+const DETECTOR = 'yolo-v9-t-416-license-plates-end2end-int8';
+const READER = 'cct_xs_v2_global';
+const PHOTOS = path.join(SHARED_DIR, 'eval', 'plates', 'images');
+/** Labelled photos of ../shared/eval/plates, one per region, and what their plate says. */
+const LABELLED = [
+  { file: 'us/wts-lg-000014.jpg', plate: 'DG2Z6U' },
+  { file: 'br/JQS5683.jpg', plate: 'JQS5683' },
+  { file: 'eu/eu1.jpg', plate: 'M5XSX' },
+];
+const photo = (file: string) => fs.readFileSync(path.join(PHOTOS, file));
+const TASK = licensePlateTask(() => undefined);
+
+interface Plate {
+  name: string;
+  parent: string;
+  confidence: number;
+  read_confidence: number;
+  bounding_box: { left: number; right: number; top: number; bottom: number };
+  country?: { name: string; confidence: number };
+}
+
+/** A models folder as `detectd models pull` leaves it: the two plate models, each with its configuration (links to the shared files). */
+export function plateModelsFolder(): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-plates-'));
+  for (const file of [`${DETECTOR}.onnx`, `${READER}.onnx`, `${READER}_plate_config.yaml`]) fs.symlinkSync(path.resolve(PLATE_MODELS, file), path.join(folder, file));
+  fs.writeFileSync(path.join(folder, `${DETECTOR}.json`), JSON.stringify({ kind: 'plates', family: 'yolo-plates-end2end' }));
+  fs.writeFileSync(path.join(folder, `${READER}.json`), JSON.stringify({ kind: 'plate-text', family: 'fast-plate-ocr' }));
+  return folder;
+}
+
+describe('license-plate task: real plate models, real photos, the real server', function () {
+  this.timeout(120_000);
+  let server: TestServer;
+  let models: string;
+  let apiKey: string;
+
+  before(async () => {
+    models = plateModelsFolder();
+    server = await startTestServer({ DETECTD_MODELS_DIR: models });
+    apiKey = await server.createService({ name: 'plates', type: 'license-plate' });
+  });
+  after(async () => {
+    await server?.close();
+    fs.rmSync(models, { recursive: true, force: true });
+  });
+
+  const post = (route: string, body: BodyInit, contentType: string) =>
+    fetch(`${server.url}${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': contentType }, body });
+
+  it('loads the reader as a companion model beside the plate detector', () => {
+    expect(server.logText()).to.contain('"companion model loaded"').and.contain(READER);
+  });
+
+  for (const { file, plate } of LABELLED) {
+    it(`REST v1, legacy and a form: reads ${plate} on ${file} under detected_plates, valid against the task's schema`, async () => {
+      const schemas = new SchemaCatalogue(undefined, TASK.schemas);
+      const bytes = photo(file);
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), 'car.jpg');
+      const answers = [
+        await post('/api/v1/license-plate', new Uint8Array(bytes), 'image/jpeg'),
+        await post('/api/license-plate', JSON.stringify({ raw_data: bytes.toString('base64'), frame_id: 'f1' }), 'application/json'),
+        await fetch(`${server.url}/api/v1/license-plate`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form }),
+      ];
+      for (const answer of answers) {
+        expect(answer.status).to.equal(200);
+        const body = (await answer.json()) as { detected_plates: Plate[] };
+        expect(schemas.check(TASK.responseSchema, body)).to.deep.equal({ ok: true });
+        const [found] = body.detected_plates;
+        expect(found).to.include({ name: plate, parent: 'plate' });
+        expect(found.confidence).to.be.within(0.25, 1);
+        expect(found.read_confidence).to.be.within(0.8, 1);
+        expect(found.bounding_box.right).to.be.greaterThan(found.bounding_box.left);
+        expect(body).to.not.have.property('detected_objects');
+      }
+    });
+  }
+
+  it('gives the reader\'s country guess, crops and a visualization when asked', async () => {
+    const answer = await post('/api/v1/license-plate?OutputCroppedImage=true&OutputVisualizedImage=true', new Uint8Array(photo('br/JQS5683.jpg')), 'image/jpeg');
+    const body = (await answer.json()) as { detected_plates: (Plate & { cropped_image: string })[]; raw_data: string };
+    expect(body.detected_plates[0].country?.name).to.be.a('string');
+    expect(Buffer.from(body.detected_plates[0].cropped_image, 'base64').subarray(0, 2)).to.deep.equal(Buffer.from([0xff, 0xd8]));
+    expect(Buffer.from(body.raw_data, 'base64').subarray(0, 2)).to.deep.equal(Buffer.from([0xff, 0xd8]));
+  });
+
+  it('refuses hostile input precisely: no image, zero bytes, a corrupt image, a parameter it does not take', async () => {
+    const cases: [BodyInit, string, number, string][] = [
+      [JSON.stringify({}), 'application/json', 400, 'invalid_request'],
+      [new Uint8Array(0), 'image/jpeg', 400, ''],
+      [new Uint8Array(photo('us/wts-lg-000014.jpg').subarray(0, 300)), 'image/jpeg', 400, 'invalid_image'],
+      [new Uint8Array(Buffer.from('not an image at all')), 'image/jpeg', 400, 'invalid_image'],
+    ];
+    for (const [body, type, status, code] of cases) {
+      const answer = await post('/api/v1/license-plate', body, type);
+      const error = (await answer.json()) as { error: { code: string } };
+      expect(answer.status, `${type} ${code}`).to.equal(status);
+      if (code) expect(error.error.code).to.equal(code);
+    }
+    const wrong = await post('/api/v1/license-plate?TargetClasses=car', new Uint8Array(photo('eu/eu1.jpg')), 'image/jpeg');
+    expect(wrong.status).to.equal(400);
+  });
+
+  it('JSON stream: the plates under detected_plates; the Nvision stream refuses, naming the answer field', async () => {
+    const client = await StreamClient.open(`${server.url.replace(/^http/, 'ws')}/api/v1/license-plate/stream`, { headers: { Authorization: `ApiKey ${apiKey}` } });
+    client.sendJson({ type: 'start' });
+    client.sendFrame(photo('eu/eu1.jpg'), 'one');
+    const [result] = (await client.waitFor((messages) => messages.some((message) => message.type === 'result'))).filter((message) => message.type === 'result');
+    expect(result.detected_plates.map((plate: Plate) => plate.name)).to.deep.equal(['M5XSX']);
+    await client.close();
+    const refused = await refusedUpgrade(`${server.url.replace(/^http/, 'ws')}/api/v1/license-plate`, { headers: { Authorization: `ApiKey ${apiKey}` } });
+    expect(refused.status).to.equal(404);
+    expect(refused.body.error.message).to.contain('detected_plates');
+  });
+});
