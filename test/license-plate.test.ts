@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
@@ -110,6 +112,60 @@ describe('license-plate task: real plate models, real photos, the real server', 
     }
     const wrong = await post('/api/v1/license-plate?TargetClasses=car', new Uint8Array(photo('eu/eu1.jpg')), 'image/jpeg');
     expect(wrong.status).to.equal(400);
+  });
+
+  /** Runs a client's request script (test/clients/) against `route` with `file`; its status and JSON answer. */
+  async function client(script: string, route: string, file: string): Promise<{ status: number; json: Record<string, unknown> & { predictions: Record<string, unknown>[] } }> {
+    const { stdout } = await promisify(execFile)('python3', [path.join('test', 'clients', script), `${server.url}${route}`, path.join(PHOTOS, file)]);
+    return JSON.parse(stdout);
+  }
+
+  it('CodeProject.AI ALPR: AITool, Agent DVR and frigate_plate_recognizer, keyless from a range the service accepts, get its answer exactly', async () => {
+    const service = await server.domain.keys.authenticate(apiKey);
+    await server.domain.services.setKeylessAddressRanges(service!, '');
+    const scripts = [
+      ['aitool_alpr_request.py', '/v1/image/alpr'],
+      ['agent_dvr_alpr_request.py', '/v1/image/alpr'],
+      ['frigate_plate_recognizer_request.py', '/v1/vision/alpr'],
+    ];
+    for (const [script, route] of scripts) {
+      for (const { file, plate } of LABELLED) {
+        const { status, json } = await client(script, route, file);
+        expect(status, `${script} ${file}`).to.equal(200);
+        expect(json).to.include({ success: true, message: `Found Plate: ${plate}`, count: 1 });
+        expect(json.processMs).to.be.a('number');
+        expect(json.inferenceMs).to.be.a('number');
+        const [prediction] = json.predictions;
+        expect(prediction).to.include({ label: `Plate: ${plate}`, plate });
+        for (const field of ['confidence', 'x_min', 'y_min', 'x_max', 'y_max']) expect(prediction[field], field).to.be.a('number');
+      }
+    }
+    // A photo without a vehicle, where the detector fires on other text: the reader's filter leaves no plate.
+    const none = await client('agent_dvr_alpr_request.py', '/v1/image/alpr', path.join('..', '..', 'coco-val122', 'images', '000000002587.jpg'));
+    expect(none.json).to.include({ success: true, message: 'No plates found', count: 0 });
+  });
+
+  it('CodeProject.AI ALPR: no file, zero bytes, a corrupt image or a wrong key → 4xx {success: false, error}', async () => {
+    const alpr = (form: FormData, headers: Record<string, string> = {}) => fetch(`${server.url}/v1/image/alpr`, { method: 'POST', headers, body: form });
+    const withFile = (bytes: Buffer) => {
+      const form = new FormData();
+      form.append('upload', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), 'car.jpg');
+      return form;
+    };
+    const empty = new FormData();
+    empty.append('api_key', apiKey);
+    const cases: [Response, number][] = [
+      [await alpr(empty), 400],
+      [await alpr(withFile(Buffer.alloc(0)), { Authorization: `ApiKey ${apiKey}` }), 400],
+      [await alpr(withFile(photo('eu/eu1.jpg').subarray(0, 300)), { Authorization: `ApiKey ${apiKey}` }), 400],
+      [await alpr(withFile(photo('eu/eu1.jpg')), { Authorization: 'ApiKey wrong' }), 401],
+    ];
+    for (const [answer, status] of cases) {
+      expect(answer.status).to.equal(status);
+      const body = (await answer.json()) as { success: boolean; error: string };
+      expect(body.success).to.equal(false);
+      expect(body.error).to.be.a('string').and.not.equal('');
+    }
   });
 
   it('JSON stream: the plates under detected_plates; the Nvision stream refuses, naming the answer field', async () => {

@@ -59,6 +59,8 @@ export interface DeepStackCapabilities {
   readonly detection?: boolean;
   /** The face API (detection, recognition, registration, the list of people, deletion, comparison), over the face port. */
   readonly faces?: FaceApi;
+  /** CodeProject.AI's licence-plate reading (`/v1/image/alpr`, `/v1/vision/alpr`): `analyse` at the task's default confidence, each finding's `name` the plate's text. */
+  readonly plates?: boolean;
 }
 
 /**

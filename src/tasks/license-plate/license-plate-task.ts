@@ -77,5 +77,6 @@ export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel
         analysis.pixels?.release();
       }
     },
+    deepStack: { plates: true },
   };
 }
