@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -8,10 +7,9 @@ import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
 import { SHARED_DIR } from './support/paths.js';
+import { plateModelsFolder } from './support/plate-models.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
-const PLATE_MODELS = path.join(SHARED_DIR, 'models', 'plates');
-const DETECTOR = 'yolo-v9-t-416-license-plates-end2end-int8';
 const READER = 'cct_xs_v2_global';
 const PHOTOS = path.join(SHARED_DIR, 'eval', 'plates', 'images');
 /** Labelled photos of ../shared/eval/plates, one per region, and what their plate says. */
@@ -30,15 +28,6 @@ interface Plate {
   read_confidence: number;
   bounding_box: { left: number; right: number; top: number; bottom: number };
   country?: { name: string; confidence: number };
-}
-
-/** A models folder as `detectd models pull` leaves it: the two plate models, each with its configuration (links to the shared files). */
-export function plateModelsFolder(): string {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-plates-'));
-  for (const file of [`${DETECTOR}.onnx`, `${READER}.onnx`, `${READER}_plate_config.yaml`]) fs.symlinkSync(path.resolve(PLATE_MODELS, file), path.join(folder, file));
-  fs.writeFileSync(path.join(folder, `${DETECTOR}.json`), JSON.stringify({ kind: 'plates', family: 'yolo-plates-end2end' }));
-  fs.writeFileSync(path.join(folder, `${READER}.json`), JSON.stringify({ kind: 'plate-text', family: 'fast-plate-ocr' }));
-  return folder;
 }
 
 describe('license-plate task: real plate models, real photos, the real server', function () {
