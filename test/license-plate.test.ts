@@ -89,7 +89,7 @@ describe('license-plate task: real plate models, real photos, the real server', 
   it('refuses hostile input precisely: no image, zero bytes, a corrupt image, a parameter it does not take', async () => {
     const cases: [BodyInit, string, number, string][] = [
       [JSON.stringify({}), 'application/json', 400, 'invalid_request'],
-      [new Uint8Array(0), 'image/jpeg', 400, ''],
+      [new Uint8Array(0), 'image/jpeg', 400, 'invalid_image'],
       [new Uint8Array(photo('us/wts-lg-000014.jpg').subarray(0, 300)), 'image/jpeg', 400, 'invalid_image'],
       [new Uint8Array(Buffer.from('not an image at all')), 'image/jpeg', 400, 'invalid_image'],
     ];
@@ -97,7 +97,7 @@ describe('license-plate task: real plate models, real photos, the real server', 
       const answer = await post('/api/v1/license-plate', body, type);
       const error = (await answer.json()) as { error: { code: string } };
       expect(answer.status, `${type} ${code}`).to.equal(status);
-      if (code) expect(error.error.code).to.equal(code);
+      expect(error.error.code).to.equal(code);
     }
     const wrong = await post('/api/v1/license-plate?TargetClasses=car', new Uint8Array(photo('eu/eu1.jpg')), 'image/jpeg');
     expect(wrong.status).to.equal(400);
@@ -155,6 +155,25 @@ describe('license-plate task: real plate models, real photos, the real server', 
       expect(body.success).to.equal(false);
       expect(body.error).to.be.a('string').and.not.equal('');
     }
+  });
+
+  it('through the gate like every task: counted in the metrics (its model, the reader\'s recognize stage), held to the service\'s rate limit on REST and ALPR alike', async () => {
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const found = metrics.match(/^detectd_detected_objects_total\{model="yolo-v9-t-416-license-plates-end2end-int8"\} (\d+)/m);
+    expect(Number(found?.[1])).to.be.greaterThan(0);
+    expect(metrics).to.match(/^detectd_detection_stage_seconds_count\{stage="recognize",model="yolo-v9-t-416-license-plates-end2end-int8"\} [1-9]/m);
+
+    const limitedKey = await server.createService({ name: 'one a minute', type: 'license-plate' });
+    const limited = (await server.domain.keys.authenticate(limitedKey))!;
+    await server.domain.services.setLimits(limited, { rateLimitPerMinute: 1, monthlyQuota: null });
+    const rest = () => fetch(`${server.url}/api/v1/license-plate`, { method: 'POST', headers: { Authorization: `ApiKey ${limitedKey}`, 'Content-Type': 'image/jpeg' }, body: new Uint8Array(photo('eu/eu1.jpg')) });
+    expect((await rest()).status).to.equal(200);
+    expect((await rest()).status).to.equal(429);
+    const form = new FormData();
+    form.append('upload', new Blob([new Uint8Array(photo('eu/eu1.jpg'))], { type: 'image/jpeg' }), 'car.jpg');
+    const alpr = await fetch(`${server.url}/v1/image/alpr`, { method: 'POST', headers: { Authorization: `ApiKey ${limitedKey}` }, body: form });
+    expect(alpr.status).to.equal(429);
+    expect(await alpr.json()).to.include({ success: false });
   });
 
   it('JSON stream: the plates under detected_plates; the Nvision stream refuses, naming the answer field', async () => {
