@@ -13,6 +13,7 @@ import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection 
 import { DEFAULT_FACE_DATASET, evaluateFaceModels, printCalibration, printFaceTable } from './face-eval.js';
 import { printRecognitionTable, type RecognitionScore, scoreRecognition } from './face-recognition-eval.js';
 import { startLocalServer } from './lib/local-server.js';
+import { evaluatePlates } from './plate-eval.js';
 
 /** Face models whose recognition is measured beside the embedded one's: RetinaFace (five landmarks) and UltraFace (none: face-api's 68-point net marks its faces). */
 const RECOGNITION_FACE_MODELS = ['../shared/models/faces/retinaface-mnet025.onnx', '../shared/models/faces/ultraface-rfb-640.onnx'];
@@ -20,6 +21,7 @@ const RECOGNITION_FACE_MODELS = ['../shared/models/faces/retinaface-mnet025.onnx
 interface EvalOptions {
   dataset?: string;
   faces?: boolean;
+  plates?: boolean;
   calibrate?: boolean;
   recognition: boolean;
   model?: string;
@@ -70,6 +72,7 @@ function parseOptions(): EvalOptions {
     .description('Measure COCO bbox AP of detectd through its HTTP API')
     .option('--dataset <dir>', `folder with images/ and a COCO annotations.json (with --faces: a WIDER FACE folder, default ${DEFAULT_FACE_DATASET})`)
     .option('--faces', 'measure faces instead: detection AP by face height of the embedded face model and each face model (--model, else ../shared/models/faces/*), then recognition (closed and open set) with the embedded model and RetinaFace and UltraFace (or --model)')
+    .option('--plates', 'measure licence plates instead: found, read exactly, O ≡ 0, within one character, per region, on both halves of ../shared/eval/plates; false plates on vehicle-free photos; the whole path\'s speed against its raw parts (scripts/plate-eval.ts)')
     .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
     .option('--no-recognition', 'with --faces: detection only')
     .addOption(new Option('--model <file>', 'ONNX model for the launched server (default: its embedded model)').conflicts('url'))
@@ -83,7 +86,8 @@ function parseOptions(): EvalOptions {
     .parse();
   const options = program.opts<EvalOptions>();
   if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
-  if (options.dataset === undefined && !options.faces) program.error("required option '--dataset <dir>' not specified");
+  if (options.dataset === undefined && !options.faces && !options.plates) program.error("required option '--dataset <dir>' not specified");
+  if (options.plates && (options.url !== undefined || options.faces || options.dataset !== undefined)) program.error('--plates measures the plate models on ../shared/eval/plates: no --url, --faces or --dataset');
   if (options.faces && options.url !== undefined) program.error('--faces measures the models themselves: no --url');
   return options;
 }
@@ -177,6 +181,10 @@ function printReport(images: number, detections: number, metrics: CocoMetrics, m
 
 async function main(): Promise<void> {
   const options = parseOptions();
+  if (options.plates) {
+    await evaluatePlates(options.limit);
+    return;
+  }
   if (options.faces) {
     const detection = await evaluateFaceModels(options.dataset ?? DEFAULT_FACE_DATASET, options.model === undefined ? undefined : [options.model], options.limit);
     printFaceTable(detection);

@@ -83,7 +83,7 @@ export async function evaluateFaceModels(folder: string, modelPaths: readonly st
     ...(modelPaths ?? (await sharedFaceModels())).map((modelPath) => async () => {
       const [load] = await tryModelFiles({ modelPaths: [modelPath], modelsDir: undefined }, settings, true);
       if ('refused' in load) throw load.refused;
-      if (load.detector.kind !== 'faces') throw new Error(`${modelPath} is not a face detector (its outputs are no face family's)`);
+      if (!('detector' in load) || load.detector.kind !== 'faces') throw new Error(`${modelPath} is not a face detector (its outputs are no face family's)`);
       return load.detector;
     }),
   ];

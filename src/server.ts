@@ -17,6 +17,7 @@ import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
+import type { CompanionModel, ModelKind } from './models/types.js';
 import { defaultModelReason } from './models/model-repository.js';
 import { packageVersion } from './package-root.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
@@ -82,7 +83,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   if (registerAgain > 0) {
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
   }
-  const tasks = tasksOf({ faces });
+  // The models load after the task table (it says which are needed): a companion is looked up when a call needs one.
+  let companionOf: (kind: ModelKind) => CompanionModel | undefined = () => undefined;
+  const tasks = tasksOf({ faces, companions: (kind) => companionOf(kind) });
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   const needs = { faces: tasks.kinds.has('faces') };
   const modelSources = modelSourcesOf(config);
@@ -91,8 +94,17 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     lock?.release();
     throw error;
   });
+  companionOf = (kind) => registry.companionOf(kind);
   for (const detector of registry.detectors) {
     logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
+  }
+  for (const companion of registry.companions) {
+    logger.info({ model: companion.name, kind: companion.kind, family: companion.family, runtime: companion.runtime }, 'companion model loaded');
+  }
+  for (const task of tasks.all) {
+    if (task.companion && registry.defaultOf(task.detects) && !registry.companionOf(task.companion)) {
+      logger.warn({ task: task.type, kind: task.companion }, `a model of kind ${task.detects} is loaded but no model of kind ${task.companion}: ${task.type} services answer 503 until one is in the models folder`);
+    }
   }
   const defaultChoice = defaultModelReason(modelSources, registry);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');

@@ -48,7 +48,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     const document = (await (await fetch(server.url + '/openapi.json')).json()) as any;
     for (const task of TASK_DESCRIPTIONS.all) {
       const { example } = document.paths[`/api/v1/${task.type}`].post.requestBody.content['application/json'];
-      expect(new SchemaCatalogue().check(task.requestSchema, example), task.type).to.deep.equal({ ok: true });
+      expect(new SchemaCatalogue(undefined, task.schemas).check(task.requestSchema, example), task.type).to.deep.equal({ ok: true });
       expect(example.configurations, 'the example calls\' fields').to.deep.equal(Object.entries(task.exampleFields).map(([parameter, value]) => ({ parameter, value })));
     }
     const [detection] = TASK_DESCRIPTIONS.all;

@@ -19,6 +19,7 @@ const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheld
 async function loadFaceFile(file: string): Promise<Detector> {
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, SETTINGS, true);
   if ('refused' in load) throw load.refused;
+  if (!('detector' in load)) throw new Error(`${file} is not a detector`);
   return load.detector;
 }
 

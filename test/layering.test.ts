@@ -78,7 +78,8 @@ function taskLiterals(root: string, types: readonly string[]): string[] {
     const visit = (node: ts.Node): void => {
       // A link to another site (a model's upstream repository) names none of our tasks, whatever its path says.
       const literal = (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) && !/^https:\/\//.test(node.text);
-      if (literal && types.some((type) => node.text.includes(type))) {
+      // A type as a word of its own: a model file's name (`…-license-plates-end2end`) that contains one names no task.
+      if (literal && types.some((type) => new RegExp(`(?<![\\w-])${type}(?![\\w-])`).test(node.text))) {
         found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
       }
       node.forEachChild(visit);

@@ -36,6 +36,25 @@ describe('letterbox', () => {
     expect(at(2, 7, 7)).to.be.closeTo(114 / 255, 1e-6);
   });
 
+  it('antialiased, shrinks by whole blocks first: every pixel counts, and a thin strip still fills its rows', () => {
+    // Columns repeat 255, 0, 0, 0: the mean is 63.75, while bilinear alone samples between the zeros.
+    const image = { width: 8, height: 8, data: Buffer.alloc(8 * 8 * 3) };
+    for (let i = 0; i < 64; i++) if (i % 4 === 0) image.data.fill(255, i * 3, i * 3 + 3);
+    const spec: LetterboxSpec = { ...ULTRALYTICS, size: 2 };
+    const plain = new Float32Array(3 * 4);
+    letterboxInto(image, spec, plain);
+    expect([...plain]).to.deep.equal(new Array(12).fill(0));
+    const smoothed = new Float32Array(3 * 4);
+    letterboxInto(image, { ...spec, antialias: true }, smoothed);
+    for (const value of smoothed) expect(value).to.be.closeTo(64 / 255, 1e-6);
+
+    const strip = { width: 4000, height: 2, data: Buffer.alloc(4000 * 2 * 3, 200) };
+    const input = new Float32Array(3 * 416 * 416);
+    const { resizedHeight, padTop } = letterboxInto(strip, { ...ULTRALYTICS, size: 416, antialias: true }, input);
+    expect(resizedHeight).to.equal(1);
+    expect(input[padTop * 416 + 10]).to.be.closeTo(200 / 255, 1e-6);
+  });
+
   it('writes BGR planes for YOLOX and interpolates bilinearly with half-pixel centres', () => {
     // 2×1 image: red then blue; upscaled ×2 into the top 4×2 of a 4×4 input, inner columns blend 3:1.
     const image = { width: 2, height: 1, data: Buffer.from([255, 0, 0, 0, 0, 255]) };

@@ -147,6 +147,41 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     expect(mirror.requests.at(-1)!.path).to.equal('faces/ultraface-rfb-320.onnx');
   });
 
+  it('pulls a plate reader with the configuration its family reads beside it, each verified', async () => {
+    const reader = catalogueModel('cct_xs_v2_global')!;
+    const [config] = reader.companions!;
+    const pulled = await pull(['cct_xs_v2_global', '--json']);
+    expect(pulled.status, pulled.stderr).to.equal(0);
+    const file = path.join(modelsFolder(), 'cct_xs_v2_global.onnx');
+    const beside = path.join(modelsFolder(), config.file);
+    expect(JSON.parse(pulled.stdout)).to.deep.include({ model: 'cct_xs_v2_global', kind: 'plate-text', file, downloaded: true, companions: [path.join(modelsFolder(), 'cct_xs_v2_global.json'), beside] });
+    expect(filesIn(modelsFolder())).to.deep.equal(['cct_xs_v2_global.json', 'cct_xs_v2_global.onnx', 'cct_xs_v2_global_plate_config.yaml']);
+    expect(sha256Of(file)).to.equal(reader.sha256);
+    expect(sha256Of(beside)).to.equal(config.sha256);
+    expect(mirror.requests.map((request) => request.path)).to.deep.equal(['plates/cct_xs_v2_global_plate_config.yaml', 'plates/cct_xs_v2_global.onnx']);
+
+    // A configuration lost since is fetched again, the model left as it is.
+    fs.rmSync(beside);
+    const again = await pull(['cct_xs_v2_global', '--json']);
+    expect(JSON.parse(again.stdout)).to.deep.include({ downloaded: false, companions: [beside] });
+    expect(sha256Of(beside)).to.equal(config.sha256);
+  });
+
+  it('pulls the plate detector with its configuration declaring its kind and family (its shape cannot tell them), an operator\'s own left as it is', async () => {
+    const name = 'yolo-v9-t-416-license-plates-end2end-int8';
+    const sidecar = path.join(modelsFolder(), `${name}.json`);
+    const pulled = await pull([name, '--json']);
+    expect(pulled.status, pulled.stderr).to.equal(0);
+    expect(JSON.parse(pulled.stdout)).to.deep.include({ model: name, kind: 'plates', downloaded: true, companions: [sidecar] });
+    expect(JSON.parse(fs.readFileSync(sidecar, 'utf8'))).to.deep.equal({ kind: 'plates', family: 'yolo-plates-end2end' });
+
+    const own = { kind: 'plates', family: 'yolo-plates-end2end', threads: 1 };
+    fs.writeFileSync(sidecar, JSON.stringify(own));
+    const again = await pull([name, '--json']);
+    expect(JSON.parse(again.stdout)).to.deep.include({ downloaded: false, companions: [] });
+    expect(JSON.parse(fs.readFileSync(sidecar, 'utf8'))).to.deep.equal(own);
+  });
+
   it('shows a progress bar on a terminal', async () => {
     // script(1) gives the command a pseudo-terminal, as a person's shell would.
     const command = [process.execPath, CLI, 'models', 'pull', 'ultraface-rfb-320'].map((word) => `'${word}'`).join(' ');
@@ -219,7 +254,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
 
   it('docs/models.md: its catalogue table is the catalogue, and each of its sh blocks runs as pasted (against the mirror)', async () => {
     const page = fs.readFileSync('docs/models.md', 'utf8');
-    const rows = new Map([...page.matchAll(/^\| `([^`]+)` \| (objects|faces) \| ([^|]+) \|.*\| (GitHub|mirror only) \|$/gm)].map((row) => [row[1], { kind: row[2], license: row[3], download: row[4] }]));
+    const rows = new Map([...page.matchAll(/^\| `([^`]+)` \| (objects|faces|plates|plate-text) \| ([^|]+) \|.*\| (GitHub|mirror only) \|$/gm)].map((row) => [row[1], { kind: row[2], license: row[3], download: row[4] }]));
     expect([...rows.keys()]).to.deep.equal(MODEL_CATALOGUE.map((model) => model.name));
     for (const model of MODEL_CATALOGUE) {
       expect(rows.get(model.name), model.name).to.deep.equal({ kind: model.kind, license: model.license.id, download: model.urls.length > 0 ? 'GitHub' : 'mirror only' });

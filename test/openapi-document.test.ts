@@ -26,7 +26,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.error = { $ref: 'error-response.json#/properties/error' };
     });
     try {
-      const document = buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS);
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS);
       const response = (document.components as any).schemas.ObjectDetectionResponse;
       expect(response.properties.request_id).to.deep.equal({ $ref: '#/components/schemas/ObjectDetectionResponse/$defs/requestId' });
       expect(response.properties.error).to.deep.equal({ $ref: '#/components/schemas/ErrorResponse/properties/error' });
@@ -49,7 +49,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.frame = { $ref: 'stream-client-message.json#/$defs/frame' };
     });
     try {
-      const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(directory), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS));
+      const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS));
       expect(result.valid).to.equal(false);
       expect(String(result.errors)).to.contain('StreamClientMessage');
     } finally {

@@ -4,13 +4,14 @@ import { ERROR_CATALOGUE } from '../src/core/errors.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { parameterNames } from '../src/tasks/task.js';
+import { NVISION_ANSWER_FIELDS } from '../src/transports/stream-paths.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 describe('health, readiness, metrics and API reference routes', () => {
   let server: TestServer;
-  const schemas = new SchemaCatalogue();
+  const schemas = new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? []));
   before(async () => {
     server = await startTestServer();
   });
@@ -36,13 +37,13 @@ describe('health, readiness, metrics and API reference routes', () => {
     const FACE_ROUTES = ['face', 'face/recognize', 'face/register', 'face/list', 'face/delete', 'face/match'].map((route) => `/v1/vision/${route}`);
     const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
     const taskPaths = TASK_DESCRIPTIONS.all.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
-    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz']);
+    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz']);
     const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
     for (const task of TASK_DESCRIPTIONS.all) {
       for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {
         const operation = document.paths[route].post;
-        // v1's path is also the Nvision stream's WebSocket upgrade (GET), as the official SDK opens it.
-        expect(Object.keys(document.paths[route]), route).to.have.members(version === 'v1' ? ['post', 'get'] : ['post']);
+        // v1's path is also the Nvision stream's WebSocket upgrade (GET), as the official SDK opens it, where its protobuf has a field for the task's answer.
+        expect(Object.keys(document.paths[route]), route).to.have.members(version === 'v1' && NVISION_ANSWER_FIELDS.has(task.answerField) ? ['post', 'get'] : ['post']);
         expect(operation.requestBody.content['application/json'].schema.$ref).to.equal(componentRef(task.requestSchema));
         expect(operation.responses['200'].content['application/json'].schema.$ref).to.equal(componentRef(task.responseSchema));
         for (const name of parameterNames(task.parameters, version)) expect(operation.description, `${route} documents ${name}`).to.contain(`\`${name}\``);

@@ -11,6 +11,8 @@ import { addPullCommand } from './model-pull.js';
 function modelJson(load: ModelLoad, index: number, embedded: boolean) {
   const common = { name: modelNameOf(load.path), file: load.path, default: index === 0, embedded };
   if ('refused' in load) return { ...common, status: 'refused' as const, reason: load.refused.reason };
+  // A companion model (a plate reader) is run by its task, not by a service: no input size, labels or scheduling settings to show.
+  if ('companion' in load) return { ...common, status: 'companion' as const, kind: load.companion.kind, family: load.companion.family, runtime: load.companion.runtime };
   const { detector } = load;
   return {
     ...common,
@@ -63,7 +65,9 @@ export function addModelCommands(program: Command): void {
         const rows = listed.map((model) =>
           model.status === 'ok'
             ? [model.name + (model.default ? ' *' : '') + (model.embedded ? ' (embedded)' : ''), 'ok', model.family, String(model.input_size), `${model.labels.length} (${model.label_source})`, model.file]
-            : [model.name + (model.default ? ' *' : ''), 'REFUSED', '-', '-', '-', model.file],
+            : model.status === 'companion'
+              ? [model.name, `ok (${model.kind})`, model.family, '-', '-', model.file]
+              : [model.name + (model.default ? ' *' : ''), 'REFUSED', '-', '-', '-', model.file],
         );
         printResult(
           options,

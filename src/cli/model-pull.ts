@@ -5,7 +5,8 @@ import { createInterface } from 'node:readline/promises';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
-import { type CatalogueModel, catalogueModel, MODEL_CATALOGUE } from '../models/model-catalogue.js';
+import { type CatalogueFile, type CatalogueModel, catalogueModel, MODEL_CATALOGUE } from '../models/model-catalogue.js';
+import { sidecarPath } from '../models/model-description.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { type DownloadEvents, DownloadFailed, downloadPinned, sha256Of } from './model-download.js';
@@ -17,9 +18,9 @@ interface PullOptions extends OutputOptions {
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
-/** Where the model can be downloaded from: the mirror when one is set (machines without internet), else its upstream URLs. */
-function downloadUrls(model: CatalogueModel, mirror: string | undefined): string[] {
-  return mirror === undefined ? [...model.urls] : [`${mirror}/${model.mirrorPath}`];
+/** Where a file can be downloaded from: the mirror when one is set (machines without internet), else its upstream URLs. */
+function downloadUrls(file: CatalogueFile, mirror: string | undefined): string[] {
+  return mirror === undefined ? [...file.urls] : [`${mirror}/${file.mirrorPath}`];
 }
 
 function catalogueJson(model: CatalogueModel) {
@@ -74,12 +75,49 @@ function downloadEvents(model: CatalogueModel, options: PullOptions): DownloadEv
   };
 }
 
-/** Whether `file` already is the model (then there is nothing to do); a different file of that name is refused, never overwritten. */
-async function alreadyThere(file: string, model: CatalogueModel): Promise<boolean> {
+/** Whether `file` already holds `pinned`'s bytes (then there is nothing to do); a different file of that name is refused, never overwritten. */
+async function alreadyThere(file: string, pinned: CatalogueFile, model: CatalogueModel): Promise<boolean> {
   if (!fs.existsSync(file)) return false;
   const hash = await sha256Of(file);
-  if (hash === model.sha256) return true;
+  if (hash === pinned.sha256) return true;
   throw new CliFailure('file_exists', `${file} exists and is not the catalogue's ${model.name} (its sha256 is ${hash}): move it away, then pull again`, EXIT.refused);
+}
+
+/** Downloads one pinned file of the model into `file`; nothing is kept when it fails. */
+async function download(pinned: CatalogueFile, file: string, model: CatalogueModel, urls: string[], options: PullOptions): Promise<string> {
+  const events = downloadEvents(model, options);
+  try {
+    return (await downloadPinned({ urls, sha256: pinned.sha256, bytes: pinned.bytes }, file, events)).url;
+  } catch (error) {
+    if (!(error instanceof DownloadFailed)) throw error;
+    throw new CliFailure('download_failed', `${model.name} was not downloaded, and nothing was kept: ${error.message}`, EXIT.refused);
+  } finally {
+    events.stop();
+  }
+}
+
+/** The files the model's family reads beside it that are not there yet, downloaded, and its configuration unless one is there (their names in the result). */
+async function pullCompanions(model: CatalogueModel, folder: string, mirror: string | undefined, options: PullOptions): Promise<string[]> {
+  const pulled: string[] = [];
+  if (model.configuration) {
+    const file = sidecarPath(path.join(folder, `${model.name}.onnx`));
+    // An operator's own configuration of the model stays as it is.
+    const written = await fsPromises.writeFile(file, `${JSON.stringify(model.configuration, null, 2)}\n`, { flag: 'wx' }).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return false;
+        throw error;
+      },
+    );
+    if (written) pulled.push(file);
+  }
+  for (const companion of model.companions ?? []) {
+    const file = path.join(folder, companion.file);
+    if (await alreadyThere(file, companion, model)) continue;
+    await download(companion, file, model, downloadUrls(companion, mirror), options);
+    pulled.push(file);
+  }
+  return pulled;
 }
 
 async function pull(config: Config, name: string, options: PullOptions): Promise<void> {
@@ -94,8 +132,9 @@ async function pull(config: Config, name: string, options: PullOptions): Promise
   const folder = config.modelsDir.path;
   const file = path.join(folder, `${model.name}.onnx`);
   const result = { model: model.name, kind: model.kind, file, sha256: model.sha256, bytes: model.bytes, license: model.license.id };
-  if (await alreadyThere(file, model)) {
-    printResult(options, { ...result, downloaded: false }, `${model.name} is already in ${folder} (sha256 verified)`);
+  if (await alreadyThere(file, model, model)) {
+    const companions = await pullCompanions(model, folder, config.modelsMirror, options);
+    printResult(options, { ...result, downloaded: false, companions }, `${model.name} is already in ${folder} (sha256 verified)${companions.length > 0 ? `; downloaded beside it: ${companions.join(', ')}` : ''}`);
     return;
   }
   const urls = downloadUrls(model, config.modelsMirror);
@@ -104,20 +143,13 @@ async function pull(config: Config, name: string, options: PullOptions): Promise
   }
   await agreeToLicense(model, options);
   await fsPromises.mkdir(folder, { recursive: true });
-  const events = downloadEvents(model, options);
-  let source: { url: string };
-  try {
-    source = await downloadPinned({ urls, sha256: model.sha256, bytes: model.bytes }, file, events);
-  } catch (error) {
-    if (!(error instanceof DownloadFailed)) throw error;
-    throw new CliFailure('download_failed', `${model.name} was not downloaded, and nothing was kept: ${error.message}`, EXIT.refused);
-  } finally {
-    events.stop();
-  }
+  // The files read beside the model first: a server never finds the model without them.
+  const companions = await pullCompanions(model, folder, config.modelsMirror, options);
+  const url = await download(model, file, model, urls, options);
   printResult(
     options,
-    { ...result, downloaded: true, url: source.url },
-    `${model.name} downloaded from ${source.url} into ${file} (sha256 verified). A server whose models folder this is serves it from its next start ` +
+    { ...result, downloaded: true, url, companions },
+    `${model.name} downloaded from ${url} into ${file} (sha256 verified)${companions.length > 0 ? `, with ${companions.join(', ')}` : ''}. A server whose models folder this is serves it from its next start ` +
       `(\`detectd models list\` checks it); services name it "${model.name}".`,
   );
 }

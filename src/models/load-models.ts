@@ -1,7 +1,7 @@
 import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
 import { ModelRefused } from './model-refused.js';
 import { catalogueModel } from './model-catalogue.js';
-import { type FileDetector, findModelFiles, type InferenceSettings, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
+import { type FileDetector, findModelFiles, type InferenceSettings, type LoadedModel, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
 import { RUNTIMES } from './runtimes/index.js';
 import type { Detector } from './types.js';
@@ -13,6 +13,7 @@ export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODE
 async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
+  if (!('detector' in load)) throw new ModelRefused(file, 'it is not a detector');
   return load.detector;
 }
 
@@ -22,8 +23,8 @@ export const loadEmbeddedDetector = (defaults: InferenceSettings, logger: (messa
 /** The zero-configuration face detector: YuNet-n; serves faces when no face model is configured. */
 export const loadEmbeddedFaceDetector = (defaults: InferenceSettings, logger: (message: string) => void) => loadEmbeddedModel(EMBEDDED_FACE_MODEL_PATH, defaults, logger);
 
-/** Outcome of loading one model file: the detector, or why it is refused. */
-export type ModelLoad = { readonly path: string; readonly detector: FileDetector } | { readonly path: string; readonly refused: ModelRefused };
+/** Outcome of loading one model file: the detector or companion model, or why it is refused. */
+export type ModelLoad = ({ readonly path: string } & LoadedModel) | { readonly path: string; readonly refused: ModelRefused };
 
 /** The model files the sources name, each with the runtime (of runtimes/index.ts) that loads it. */
 export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
@@ -39,9 +40,9 @@ export async function tryModelFiles(sources: ModelSources, defaults: InferenceSe
   const loads: ModelLoad[] = [];
   for (const file of await modelFiles(sources)) {
     try {
-      const detector = await file.runtime.load(file.path, defaults, logger);
-      if (!keep) await detector.dispose();
-      loads.push({ path: file.path, detector });
+      const loaded = await file.runtime.load(file.path, defaults, logger);
+      if (!keep) await ('detector' in loaded ? loaded.detector : loaded.companion).dispose();
+      loads.push({ path: file.path, ...loaded });
     } catch (error) {
       if (!(error instanceof ModelRefused)) throw error;
       loads.push({ path: file.path, refused: error });
@@ -83,6 +84,7 @@ export async function loadModels(
 ): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true, logger);
   const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
+  const companions = loads.flatMap((load) => ('companion' in load ? [load.companion] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
   const embedded = new Set<Detector>();
   try {
@@ -99,9 +101,9 @@ export async function loadModels(
       detectors.push(detector);
       embedded.add(detector);
     }
-    return new ModelRegistry(detectors, reserved, embedded);
+    return new ModelRegistry(detectors, reserved, embedded, companions);
   } catch (error) {
-    await Promise.all(detectors.map((detector) => detector.dispose()));
+    await Promise.all([...detectors, ...companions].map((model) => model.dispose()));
     throw error;
   }
 }

@@ -9,21 +9,32 @@ export interface ModelLicense {
   readonly obligation?: string;
 }
 
-/**
- * A model `detectd models pull` can download: one exact file, pinned by its sha256 (anything else
- * is refused), with the figures measured on this project's reference machine (docs/models.md).
- */
-export interface CatalogueModel {
-  /** The file's name in the models folder without `.onnx`: what services and `--model` name it by. */
-  readonly name: string;
-  readonly kind: ModelKind;
-  readonly description: string;
+/** One exact file `detectd models pull` downloads, pinned by its sha256 (anything else is refused). */
+export interface CatalogueFile {
   readonly sha256: string;
   readonly bytes: number;
   /** Upstream URLs serving exactly these bytes, pinned to a commit; none when only a mirror has them. */
   readonly urls: readonly string[];
   /** Where a mirror (DETECTD_MODELS_MIRROR) holds the file, relative to its base URL. */
   readonly mirrorPath: string;
+}
+
+/**
+ * A model `detectd models pull` can download: its model file and any file its family reads beside
+ * it, each pinned, with the figures measured on this project's reference machine (docs/models.md).
+ */
+export interface CatalogueModel extends CatalogueFile {
+  /** The file's name in the models folder without `.onnx`: what services and `--model` name it by. */
+  readonly name: string;
+  readonly kind: ModelKind;
+  readonly description: string;
+  /**
+   * Its configuration (`<name>.json`), written beside it by the pull unless one is there: what its
+   * shape cannot tell (a plate detector's outputs look like a COCO end-to-end export's).
+   */
+  readonly configuration?: { readonly kind: ModelKind; readonly family: string };
+  /** Files the model's family reads beside it (a plate reader's `<name>_plate_config.yaml`), downloaded with it under these names. */
+  readonly companions?: readonly (CatalogueFile & { readonly file: string })[];
   readonly license: ModelLicense;
   readonly accuracy: string;
   readonly speed: string;
@@ -49,6 +60,10 @@ const besideYunet = (ratio: string) => `${ratio} the embedded yunet-n's inferenc
 const ULTRALYTICS_CONF = 0.25;
 /** YOLOX's `tools/demo.py` draws boxes from this confidence on (its `--conf` default). */
 const YOLOX_DEMO_CONF = 0.3;
+
+const ON_PLATES = 'on the check half of ../shared/eval/plates, with the plate pipeline (npm run eval -- --plates; docs/plates.md)';
+/** The commit of agusibrahim/fast-alpr-rs whose models/ holds the plate files measured here (../shared/models/plates/README.md). */
+const FAST_ALPR_RS = 'https://raw.githubusercontent.com/agusibrahim/fast-alpr-rs/9a4e03d2f2f26a041e05752bed5668ee7ebc1e64/models';
 
 const ULTRAFACE = 'https://raw.githubusercontent.com/Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB/dffdddda9794a50607cba8f318507a28c1c27cab/models/onnx';
 
@@ -209,6 +224,45 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     license: MIT,
     accuracy: `${ON_WIDER}: 0.947 / 0.927 / 0.864`,
     speed: besideYunet('1.4–2×'),
+  },
+  {
+    name: 'yolo-v9-t-416-license-plates-end2end-int8',
+    kind: 'plates',
+    configuration: { kind: 'plates', family: 'yolo-plates-end2end' },
+    description:
+      'Licence-plate detector: open-image-models YOLOv9-t, 416 px, NMS inside, weights dynamic-int8 (a third party’s quantization of the MIT fp32 release; the quantizing repository states no licence of its own)',
+    sha256: '5a5eac89c5736f6e0d94ef2422defc8a1eed828b6ad1124d0128df4d47fc2b65',
+    bytes: 2493847,
+    // Not downloaded here to check: the sha256 refuses any other bytes.
+    urls: [`${FAST_ALPR_RS}/yolo-v9-t-416-license-plates-end2end1.onnx`],
+    mirrorPath: 'plates/yolo-v9-t-416-license-plates-end2end-int8.onnx',
+    license: MIT,
+    accuracy: `plates found 100 % ${ON_PLATES}`,
+    speed: 'about 50 ms (most of a plate read)',
+    suggestedThreshold: 0.25,
+  },
+  {
+    name: 'cct_xs_v2_global',
+    kind: 'plate-text',
+    configuration: { kind: 'plate-text', family: 'fast-plate-ocr' },
+    description: 'Licence-plate reader: fast-plate-ocr CCT-XS v2 "global" (65+ countries, with a country guess), reads every plate of an image in one batch',
+    sha256: '8031afb5fdc6b4d80462c9d542f1284ebd2cfddf5dbacd62609848d7e2855f44',
+    bytes: 3344292,
+    // The same bytes as fast-plate-ocr's own release asset (releases/download/arg-plates/cct_xs_v2_global.onnx), which no commit pins.
+    urls: [`${FAST_ALPR_RS}/cct_xs_v2_global.onnx`],
+    mirrorPath: 'plates/cct_xs_v2_global.onnx',
+    companions: [
+      {
+        file: 'cct_xs_v2_global_plate_config.yaml',
+        sha256: '0335c74a305173bb6f393efed0fde03cadeaa0b649ed8e19f431016d8232d0a6',
+        bytes: 1725,
+        urls: [`${FAST_ALPR_RS}/cct_xs_v2_global_plate_config.yaml`],
+        mirrorPath: 'plates/cct_xs_v2_global_plate_config.yaml',
+      },
+    ],
+    license: MIT,
+    accuracy: `96.4 % read exactly, 100 % within one character ${ON_PLATES}`,
+    speed: 'about 5 ms a plate',
   },
 ];
 

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { catalogueModel } from './model-catalogue.js';
 import type { ModelRegistry } from './registry.js';
-import type { Detector } from './types.js';
+import type { CompanionModel, Detector } from './types.js';
 
 /** Model settings (DETECTD_MODEL, the models folder, DETECTD_DEFAULT_MODEL) that cannot be served as they are, in words an operator can act on. */
 export class ModelSettingsError extends Error {}
@@ -52,9 +52,12 @@ export interface Runtime {
   readonly extensions: readonly string[];
   /** Where its runs execute: `CPU`, or the accelerator its execution provider drives (each detector's `device`). */
   readonly device: string;
-  /** `logger` hears of what the loaded detector does by itself later, such as restarting a worker. */
-  load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector>;
+  /** `logger` hears of what the loaded model does by itself later, such as restarting a worker. */
+  load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<LoadedModel>;
 }
+
+/** What a model file is once loaded: a detector (a scheduler runs it), or a companion model a task runs (CompanionModel). */
+export type LoadedModel = { readonly detector: FileDetector } | { readonly companion: CompanionModel };
 
 export interface ModelFile {
   /** The file name without its extension: what services and `--model` name it by. */

@@ -1,4 +1,4 @@
-import type { Detector, ModelKind } from './types.js';
+import type { CompanionModel, Detector, ModelKind } from './types.js';
 
 /** Names no model may have or alias, each with why (e.g. a front door's own path segment). */
 export type ReservedModelNames = ReadonlyMap<string, string>;
@@ -42,8 +42,13 @@ export class ModelRegistry {
   readonly #byName: ReadonlyMap<string, Detector>;
   readonly #embedded: ReadonlySet<Detector>;
 
-  /** `embedded`: those of `detectors` served because no model file of their kind is configured. */
-  constructor(detectors: readonly Detector[], reserved: ReservedModelNames = new Map(), embedded: ReadonlySet<Detector> = new Set()) {
+  /** `embedded`: those of `detectors` served because no model file of their kind is configured; `companions`: the models tasks run beside them (CompanionModel). */
+  constructor(
+    detectors: readonly Detector[],
+    reserved: ReservedModelNames = new Map(),
+    embedded: ReadonlySet<Detector> = new Set(),
+    readonly companions: readonly CompanionModel[] = [],
+  ) {
     this.#byName = modelsByName(detectors, reserved);
     this.detectors = detectors;
     this.#embedded = embedded;
@@ -66,6 +71,11 @@ export class ModelRegistry {
     return this.detectors.find((detector) => detector.kind === kind);
   }
 
+  /** The first companion model of a kind; undefined when none of that kind is loaded. */
+  companionOf(kind: ModelKind): CompanionModel | undefined {
+    return this.companions.find((companion) => companion.kind === kind);
+  }
+
   /** Whether `detector` is an embedded model, served because no model file of its kind is configured. */
   isEmbedded(detector: Detector): boolean {
     return this.#embedded.has(detector);
@@ -77,6 +87,6 @@ export class ModelRegistry {
   }
 
   async dispose(): Promise<void> {
-    await Promise.all(this.detectors.map((detector) => detector.dispose()));
+    await Promise.all([...this.detectors, ...this.companions].map((model) => model.dispose()));
   }
 }

@@ -6,6 +6,22 @@ import type { Box, Point, RgbImage } from '../vision/image.js';
  */
 export type ModelKind = string;
 
+/**
+ * A model a task runs on what its detector found, beside the detector its scheduler runs (a plate
+ * reader reads the plates a `plates` detector found): loaded from the models folder like a
+ * detector, of the kind its configuration declares, and run by the task itself (Task.companion).
+ */
+export interface CompanionModel {
+  /** The model file's name without extension. */
+  readonly name: string;
+  readonly kind: ModelKind;
+  /** Family module that reads its outputs, e.g. "fast-plate-ocr". */
+  readonly family: string;
+  readonly runtime: string;
+  readonly device: string;
+  dispose(): Promise<void>;
+}
+
 /** One object found in an image, in that image's pixel space. */
 export interface Detection {
   /** Index into the detector's `labels`. */

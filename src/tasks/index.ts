@@ -1,5 +1,7 @@
 import { faceDetectionTask } from './face-detection/face-detection-task.js';
 import type { FaceRecognition } from '../faces/face-recognition.js';
+import type { CompanionModel, ModelKind } from '../models/types.js';
+import { licensePlateTask } from './license-plate/license-plate-task.js';
 import { objectDetection } from './object-detection/object-detection-task.js';
 import { TaskTable } from './task-table.js';
 
@@ -7,11 +9,13 @@ import { TaskTable } from './task-table.js';
 export interface TaskDependencies {
   /** The face task's describer and galleries. */
   readonly faces: FaceRecognition;
+  /** The loaded companion model of a kind (Task.companion), looked up when a call needs it; undefined when none is loaded. */
+  readonly companions: (kind: ModelKind) => CompanionModel | undefined;
 }
 
 /** Every service type the server offers; one line per task folder. */
 export function taskTable(dependencies: TaskDependencies): TaskTable {
-  return new TaskTable([objectDetection, faceDetectionTask(dependencies.faces)]);
+  return new TaskTable([objectDetection, faceDetectionTask(dependencies.faces), licensePlateTask(dependencies.companions)]);
 }
 
 /** Recognition of a table that only describes the tasks (the CLI, tests, scripts): none of its tasks is ever run. */
@@ -30,4 +34,4 @@ function notRunning(): never {
 }
 
 /** The tasks as the CLI (and tests and scripts) describe them, without a server running them. */
-export const TASK_DESCRIPTIONS = taskTable({ faces: NOT_RUNNING });
+export const TASK_DESCRIPTIONS = taskTable({ faces: NOT_RUNNING, companions: notRunning });

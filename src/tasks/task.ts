@@ -59,6 +59,8 @@ export interface DeepStackCapabilities {
   readonly detection?: boolean;
   /** The face API (detection, recognition, registration, the list of people, deletion, comparison), over the face port. */
   readonly faces?: FaceApi;
+  /** CodeProject.AI's licence-plate reading (`/v1/image/alpr`, `/v1/vision/alpr`): `analyse` at the task's default confidence, each finding's `name` the plate's text. */
+  readonly plates?: boolean;
 }
 
 /**
@@ -74,6 +76,12 @@ export interface Task<Parameters = unknown> {
   readonly type: string;
   /** What the task's models find (a model's declared or detected kind): a service of this task is answered only by a model of this kind. */
   readonly detects: ModelKind;
+  /**
+   * The kind of a second model the task runs on what its detector found (a plate reader, kind
+   * `plate-text`): a companion model (models/types.ts CompanionModel), which the task is handed by
+   * TaskDependencies.companions. Absent: the detector alone.
+   */
+  readonly companion?: ModelKind;
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */

@@ -1,4 +1,5 @@
 import { planesOf, resampleInto } from './bilinear.js';
+import { shrinkByBlocks } from './box-shrink.js';
 import type { RgbImage } from './image.js';
 
 /** How a detector wants its square input filled. */
@@ -15,6 +16,12 @@ export interface LetterboxSpec {
   readonly pixelScale: number;
   /** Pad value, 0–255 (Ultralytics and YOLOX both use 114). */
   readonly padValue: number;
+  /**
+   * An image shrunk to less than half its size is first brought down by whole blocks
+   * (box-shrink.ts), then resized bilinear: for a model that reads fine detail from large photos
+   * (the plate detector). Absent: bilinear alone, as the reference pipelines of the COCO families.
+   */
+  readonly antialias?: boolean;
 }
 
 /** Where the image landed inside the network input; maps boxes back to image pixels. */
@@ -63,7 +70,10 @@ export function letterboxInto(
   if (!previous || !sameGeometry(previous, transform)) tensor.fill(spec.padValue * spec.pixelScale);
 
   const target = { ...planesOf(tensor, plane, spec.channelOrder), stride: size, left: padLeft, top: padTop, width: resizedWidth, height: resizedHeight };
-  resampleInto(image, target, spec.pixelScale, 0);
+  // Never a block larger than the image's shorter side: a long thin strip keeps a row.
+  const factor = spec.antialias ? Math.min(Math.floor(1 / transform.scale), image.width, image.height) : 1;
+  // The blocks leave out fewer than `factor` pixels at the right and bottom: a shift of boxes far below a pixel of the input.
+  resampleInto(factor >= 2 ? shrinkByBlocks(image, factor) : image, target, spec.pixelScale, 0);
   return transform;
 }
 

@@ -17,6 +17,8 @@ export interface DeepStackRequest {
 export interface DeepStackPrediction {
   readonly label?: string;
   readonly userid?: string;
+  /** A licence plate's text (CodeProject.AI's ALPR). */
+  readonly plate?: string;
   readonly confidence: number;
   readonly x_min: number;
   readonly y_min: number;

@@ -1,5 +1,6 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
+import { deepStackAlprRoutes } from './deepstack-alpr-routes.js';
 import { deepStackDetectionRoutes } from './deepstack-detection-routes.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
 import type { DeepStackTaskRoute } from './deepstack-form.js';
@@ -8,7 +9,7 @@ import type { DeepStackTaskRoute } from './deepstack-form.js';
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
  * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
  * own housekeeping routes here, and the routes of the verbs each task offers (Task.deepStack:
- * object detection, the face API) — a verb's routes are one module here, a housekeeping route one
+ * object detection, the face API, licence plates) — a verb's routes are one module here, a housekeeping route one
  * entry here (and its handler, when it does something new).
  */
 
@@ -97,7 +98,11 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
 /** The routes of the DeepStack verbs a task offers. */
 function routesOffered(task: Task): DeepStackTaskRoute[] {
   const offered = task.deepStack ?? {};
-  return [...(offered.detection ? deepStackDetectionRoutes(task) : []), ...(offered.faces ? deepStackFaceRoutes(offered.faces) : [])];
+  return [
+    ...(offered.detection ? deepStackDetectionRoutes(task) : []),
+    ...(offered.faces ? deepStackFaceRoutes(offered.faces) : []),
+    ...(offered.plates ? deepStackAlprRoutes(task) : []),
+  ];
 }
 
 /** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */

@@ -69,7 +69,7 @@ export interface CallFacts {
 
 const MODULE = 'detectd';
 /** Stages that CodeProject.AI counts as processing (its `processMs`): everything but the queue and the reply. */
-const PROCESS_STAGES: readonly Stage[] = ['decode', 'preprocess', 'inference', 'postprocess'];
+const PROCESS_STAGES: readonly Stage[] = ['decode', 'preprocess', 'inference', 'postprocess', 'recognize'];
 
 function foundMessage(labels: readonly string[]): string {
   if (labels.length === 0) return 'No objects found';

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { RgbImage } from '../../../vision/image.js';
-import { type LetterboxSpec, letterboxTransform } from '../../../vision/letterbox.js';
+import type { LetterboxSpec } from '../../../vision/letterbox.js';
 import type { ObjectFamily } from '../../families/family.js';
 import { FACE_FAMILIES, faceFamilyByName, faceFamilyForOutputs, familyByName, familyForOutput, OBJECT_FAMILIES } from '../../families/index.js';
 import { ultralytics } from '../../families/ultralytics.js';
@@ -11,7 +10,12 @@ import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from './mo
 import { readOnnxFile } from './onnx-file.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { PostprocessOptions, Detection, PreprocessedInput, RawOutput } from '../../types.js';
+import { plateDetector } from '../../families/plate-detector.js';
+import { PLATE_READER_FAMILY } from '../../families/plate-reader.js';
 import { loadOnnxFaceDetector } from './onnx-face-detector.js';
+import { loadOnnxPlateDetector } from './onnx-plate-detector.js';
+import { loadOnnxPlateReader } from './onnx-plate-reader.js';
+import { letterboxStages } from './onnx-letterbox-stages.js';
 import { EXECUTION_DEVICE } from './onnx-session-options.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
 import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
@@ -52,12 +56,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
     const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
     const letterbox: LetterboxSpec = family.letterbox(inputSize);
 
-    // Only the geometry here: the pixels are letterboxed in the inference worker (onnx-session-entry.ts).
-    const preprocess = (image: RgbImage, buffer: number): PreprocessedInput => {
-      const transform = letterboxTransform(image.width, image.height, letterbox);
-      return { buffer, image, transform: { scaleX: transform.scale, scaleY: transform.scale, padLeft: transform.padLeft, padTop: transform.padTop } };
-    };
-    const inference = (input: PreprocessedInput, alone: boolean): Promise<RawOutput> => opened.run(input.image, letterbox, dims, alone);
+    const { preprocess, inference } = letterboxStages(opened, letterbox, dims);
     const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
       const candidates = family.readCandidates(output.tensors[0], inputSize, options.minScore);
       const maxDetections = detectionLimit(options, description);
@@ -87,7 +86,9 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
 /**
  * ONNX Runtime, as the model repository's runtime table lists it. The family reads the outputs: a
  * file whose configuration names a face family, or that has a face family's outputs, is read as
- * faces (found in the same places as the object detectors, no setting needed); any other, as boxes
+ * faces (found in the same places as the object detectors, no setting needed); one whose configuration
+ * names the plate family (its outputs look like a COCO end-to-end export's), as plates; one whose
+ * configuration names the plate reader's family, as that companion model; any other, as boxes
  * of classes. What the model finds is its configuration's `kind`, else what its family reads.
  */
 export const onnxRuntime: Runtime = {
@@ -98,7 +99,9 @@ export const onnxRuntime: Runtime = {
     // An unreadable file or configuration is the object loader's to refuse, in its own words.
     const outputs = await readOnnxFile(modelPath).then((summary) => summary.outputs, () => []);
     const named = await readModelDescription(modelPath).then((description) => description.family, () => undefined);
+    if (named === PLATE_READER_FAMILY) return { companion: await loadOnnxPlateReader(modelPath, defaults, logger) };
+    if (named === plateDetector.name) return { detector: await loadOnnxPlateDetector(modelPath, plateDetector, defaults, logger) };
     const faceFamily = named === undefined ? faceFamilyForOutputs(outputs) : faceFamilyByName(named);
-    return faceFamily ? loadOnnxFaceDetector(modelPath, faceFamily, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger);
+    return { detector: await (faceFamily ? loadOnnxFaceDetector(modelPath, faceFamily, defaults, logger) : loadOnnxDetector(modelPath, defaults, logger)) };
   },
 };

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { cropsInto, type CropsSpec } from '../../../vision/crops.js';
 import { letterboxInto, type LetterboxTransform } from '../../../vision/letterbox.js';
 import { padInto } from '../../../vision/pad.js';
 import { stretchInto } from '../../../vision/stretch.js';
@@ -30,15 +31,26 @@ port.postMessage({
 // the image's pixels are read where they were decoded, and no full tensor is copied between threads.
 // An input that changes size with each image (a padded one) is a view of the front of it.
 let ownInput = new Float32Array(0);
+/** Likewise for a uint8 input (a batch of crops). */
+let ownBytes = new Uint8Array(0);
 /** What `ownInput` was last filled with: a letterbox's padding stays in place while both are the same. */
 let lastLayout: InputLayout | undefined;
 let lastTransform: LetterboxTransform | undefined;
 
 const sameLayout = (a: InputLayout, b: InputLayout) => JSON.stringify(a) === JSON.stringify(b);
-const valuesOf = (layout: InputLayout) => ('size' in layout ? 3 * layout.size * layout.size : 3 * layout.width * layout.height);
+const valuesOf = (layout: Exclude<InputLayout, CropsSpec>) => ('size' in layout ? 3 * layout.size * layout.size : 3 * layout.width * layout.height);
+
+/** The uint8 input of a batch of crops, refilled from the image. */
+function fillCrops(image: { width: number; height: number; data: Buffer }, layout: CropsSpec): Uint8Array {
+  const values = 3 * layout.width * layout.height * layout.crops.length;
+  if (ownBytes.length < values) ownBytes = new Uint8Array(values);
+  const input = ownBytes.subarray(0, values);
+  cropsInto(image, layout, input);
+  return input;
+}
 
 /** The input tensor's values for `layout`, refilled from the image. */
-function fill(image: { width: number; height: number; data: Buffer }, layout: InputLayout): Float32Array {
+function fill(image: { width: number; height: number; data: Buffer }, layout: Exclude<InputLayout, CropsSpec>): Float32Array {
   const values = valuesOf(layout);
   if (!lastLayout || !sameLayout(lastLayout, layout)) lastTransform = undefined;
   if (ownInput.length < values) ownInput = new Float32Array(values);
@@ -59,9 +71,10 @@ port.on('message', async (request: RunRequest | CloseRequest) => {
   const { id, session, width, height, pixels, layout, dims } = request;
   try {
     const started = performance.now();
-    const input = fill({ width, height, data: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength) }, layout);
+    const image = { width, height, data: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
+    const tensor = 'crops' in layout ? new ort.Tensor('uint8', fillCrops(image, layout), dims) : new ort.Tensor('float32', fill(image, layout), dims);
     const preprocessMs = performance.now() - started;
-    const results = await sessions[session].run({ [first.inputNames[0]]: new ort.Tensor('float32', input, dims) });
+    const results = await sessions[session].run({ [first.inputNames[0]]: tensor });
     const tensors: OutputTensor[] = first.outputNames.map((name) => ({ name, data: results[name].data as Float32Array, dims: results[name].dims }));
     post({ type: 'output', id, output: { tensors, preprocessMs } }, [...new Set(tensors.map((tensor) => tensor.data.buffer as ArrayBuffer))]);
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { CropsSpec } from '../../../vision/crops.js';
 import type { LetterboxSpec } from '../../../vision/letterbox.js';
 import type { PadSpec } from '../../../vision/pad.js';
 import type { StretchSpec } from '../../../vision/stretch.js';
@@ -5,10 +6,11 @@ import type { RawOutput } from '../../types.js';
 
 /**
  * How the worker fills the model's input from an image: letterboxed into a square (the COCO
- * families), stretched whole over a fixed, maybe not square, input (UltraFace), or at its own size
- * in a padded input (YuNet, RetinaFace).
+ * families), stretched whole over a fixed, maybe not square, input (UltraFace), at its own size
+ * in a padded input (YuNet, RetinaFace) — all float NCHW — or as a batch of regions, each stretched
+ * over the input, in uint8 NHWC (a plate reader).
  */
-export type InputLayout = LetterboxSpec | StretchSpec | PadSpec;
+export type InputLayout = LetterboxSpec | StretchSpec | PadSpec | CropsSpec;
 
 /** One ONNX Runtime session a worker opens. */
 export interface SessionPlan {

@@ -1,0 +1,58 @@
+import type { Box, RgbImage } from './image.js';
+
+/** How a model that reads image regions wants them: each stretched over `width` × `height`, as uint8 RGB rows (NHWC). */
+export interface CropsSpec {
+  /** The regions, in image pixels (edges continuous, as a Box's); clipped to the image here. */
+  readonly crops: readonly Box[];
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The sample positions along one axis: source index of each target pixel's first tap, and the second tap's weight. */
+function taps(start: number, extent: number, sourceLength: number, targetLength: number): { index: Int32Array; weight: Float32Array } {
+  const index = new Int32Array(targetLength);
+  const weight = new Float32Array(targetLength);
+  const ratio = extent / targetLength;
+  for (let i = 0; i < targetLength; i++) {
+    // Half-pixel centres, as OpenCV's INTER_LINEAR on the region cut out: its edge pixels repeat, nothing beyond them is read.
+    const position = Math.min(sourceLength - 1, start + Math.max(0, extent - 1), Math.max(0, start, start + (i + 0.5) * ratio - 0.5));
+    const first = Math.min(sourceLength - 2, Math.floor(position));
+    index[i] = Math.max(0, first);
+    weight[i] = sourceLength > 1 ? position - index[i] : 0;
+  }
+  return { index, weight };
+}
+
+/**
+ * Each region of `image` stretched over `width` × `height` (aspect not kept), bilinear with
+ * half-pixel centres, one after another in `tensor` as interleaved RGB bytes: an NHWC uint8 batch.
+ * The regions are sampled where they lie in the image: nothing is cut out first.
+ */
+export function cropsInto(image: RgbImage, spec: CropsSpec, tensor: Uint8Array): void {
+  const { width, height } = spec;
+  const crop = width * height * 3;
+  if (tensor.length !== crop * spec.crops.length) throw new RangeError(`tensor holds ${tensor.length} values, expected ${crop * spec.crops.length}`);
+  const stride = image.width * 3;
+  const last = image.width > 1 ? 3 : 0;
+  const below = image.height > 1 ? stride : 0;
+  for (const [n, box] of spec.crops.entries()) {
+    const left = Math.max(0, box.left);
+    const top = Math.max(0, box.top);
+    const columns = taps(left, Math.max(1e-3, Math.min(image.width, box.right) - left), image.width, width);
+    const rows = taps(top, Math.max(1e-3, Math.min(image.height, box.bottom) - top), image.height, height);
+    let out = n * crop;
+    for (let y = 0; y < height; y++) {
+      const fy = rows.weight[y];
+      const row = rows.index[y] * stride;
+      for (let x = 0; x < width; x++) {
+        const fx = columns.weight[x];
+        const at = row + columns.index[x] * 3;
+        for (let c = 0; c < 3; c++, out++) {
+          const upper = image.data[at + c] * (1 - fx) + image.data[at + last + c] * fx;
+          const lower = image.data[at + below + c] * (1 - fx) + image.data[at + below + last + c] * fx;
+          tensor[out] = Math.round(upper * (1 - fy) + lower * fy);
+        }
+      }
+    }
+  }
+}
