@@ -206,6 +206,13 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     expect(other.stderr).to.contain(`nothing was kept: ${mirrorUrl}/yolox-nano-416.onnx sent a file of 1588012 bytes, not the 3660092 of the pinned file: refused`);
     expect(mirror.requests, 'a wrong file is not asked for again').to.have.length(2);
     expect(filesIn(modelsFolder())).to.deep.equal([]);
+
+    // Nor what the pull put beside the model: the plate reader's configuration and its YAML.
+    mirror.corrupted.add('plates/cct_xs_v2_global.onnx');
+    const reader = await pull(['cct_xs_v2_global']);
+    expect(reader.status).to.equal(1);
+    expect(reader.stderr).to.contain('cct_xs_v2_global was not downloaded, and nothing was kept');
+    expect(filesIn(modelsFolder())).to.deep.equal([]);
   });
 
   it('resumes a download whose connection dropped, and never shows the server a half-written model', async () => {

@@ -145,7 +145,11 @@ async function pull(config: Config, name: string, options: PullOptions): Promise
   await fsPromises.mkdir(folder, { recursive: true });
   // The files read beside the model first: a server never finds the model without them.
   const companions = await pullCompanions(model, folder, config.modelsMirror, options);
-  const url = await download(model, file, model, urls, options);
+  // A failed download leaves nothing behind: neither the model nor what this pull put beside it.
+  const url = await download(model, file, model, urls, options).catch(async (error: unknown) => {
+    await Promise.all(companions.map((companion) => fsPromises.rm(companion, { force: true })));
+    throw error;
+  });
   printResult(
     options,
     { ...result, downloaded: true, url, companions },
