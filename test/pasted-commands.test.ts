@@ -29,7 +29,7 @@ import { requireBuild, type ServerProcess, startProcess } from './support/proces
  * - the PostgreSQL steps run on a PostgreSQL server of their own, started bare (no role or database of
  *   detectd's) with TLS from a CA made for the test: `sudo -u postgres psql` is its superuser's psql,
  *   `localhost:5432` its port, `/etc/detectd/postgres-ca.crt` that CA, `data/` the data folder, and the
- *   shell has the `DETECTD_DATABASE_URL` a block exported;
+ *   shell has the `DETECTD_DATABASE_URL` and `DETECTD_SECRET` a block exported;
  * - `models pull` downloads from a mirror of ../shared/models on this machine (DETECTD_MODELS_MIRROR, which
  *   `https://models.example.com/detectd` becomes) into a folder of the test's (DETECTD_MODELS_DIR), not the checkout's,
  *   and servers started after a pull read that folder as the `./models` a pull fills;
@@ -125,7 +125,7 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   let lastStart: string | undefined;
   /** The PostgreSQL server of the pages' PostgreSQL steps, once started: rewrites to reach it. */
   let postgres: { folder: string; certificates: string; superuser: string; port: number } | undefined;
-  /** What a page's block exported for the blocks after it (DETECTD_DATABASE_URL). */
+  /** What a page's block exported for the blocks after it (DETECTD_DATABASE_URL, DETECTD_SECRET). */
   const exported: Record<string, string> = {};
   /** The models mirror of the pages' `models pull` (../shared/models over HTTP), and the folder it pulls into. */
   let modelsMirror: { server: ChildProcess; url: string; folder: string } | undefined;
@@ -182,7 +182,8 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   }
 
   /** A server's environment: once a page pulled models, their folder is its models folder (as `./models` would be). */
-  const serverEnv = (): NodeJS.ProcessEnv => (modelsMirror ? { ...env, DETECTD_MODELS_DIR: modelsMirror.folder } : env);
+  // A server started again starts in the shell the blocks left: what they exported, the models they pulled.
+  const serverEnv = (): NodeJS.ProcessEnv => ({ ...env, ...exported, ...(modelsMirror ? { DETECTD_MODELS_DIR: modelsMirror.folder } : {}) });
 
   /** Runs the sh blocks of `markdown` (the page `file`) in order, with the rewrites above; what each printed. */
   async function runBlocks(file: string, markdown: string): Promise<{ block: ShellBlock; stdout: string }[]> {
@@ -232,6 +233,8 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
       apiKey ??= /"api_key":\s*"(dtd_[\w-]+)"/.exec(stdout)?.[1];
       const databaseUrl = /^export DETECTD_DATABASE_URL='([^']+)'$/m.exec(text)?.[1];
       if (databaseUrl) exported.DETECTD_DATABASE_URL = databaseUrl;
+      const secretFile = /^export DETECTD_SECRET="\$\(cat ([^)]+)\)"$/m.exec(text)?.[1];
+      if (secretFile) exported.DETECTD_SECRET = fs.readFileSync(secretFile, 'utf8').trim();
     }
     if (!server && lastStart) server = await startProcess(serverEnv(), ['sh', '-e', '-c', lastStart]);
     return ran;
@@ -265,6 +268,9 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     expect(printed).to.match(/copied into PostgreSQL postgres:\/\/detectd@localhost:\d+\/detectd: accounts 1, invitations 0, services 2, api_keys 2, .*face_people 1, face_samples 1\./);
     expect(printed).to.match(/you@example\.com\s+cameras\s+object-detection/);
     expect(fs.readdirSync('backups').filter((name) => name.endsWith('.dump')), 'pg_dump wrote a dump').to.have.length(1);
+    // docs/plates.md: the plate models pulled, the server started again, a plate service answering CodeProject.AI's route.
+    const alpr = ran.find(({ block }) => block.text.includes('/v1/image/alpr'));
+    expect(alpr?.stdout, 'docs/plates.md calls /v1/image/alpr').to.contain('"message":"No plates found"');
     expect(server, 'the pages leave a server running').to.not.equal(undefined);
     for (const { block, stdout } of ran.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text))) expectDog(stdout, `docs line ${block.line}`);
   });
