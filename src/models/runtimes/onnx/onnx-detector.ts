@@ -4,7 +4,6 @@ import type { ObjectFamily } from '../../families/family.js';
 import { FACE_FAMILIES, faceFamilyByName, faceFamilyForOutputs, familyByName, familyForOutput, OBJECT_FAMILIES } from '../../families/index.js';
 import { ultralytics } from '../../families/ultralytics.js';
 import { readModelDescription, settingsOf, sidecarPath } from '../../model-description.js';
-import { ModelRefused } from '../../model-refused.js';
 import type { FileDetector, Runtime, InferenceSettings } from '../../model-repository.js';
 import { chooseCategories, chooseInputSize, readModelFacts, Refusal } from './model-facts.js';
 import { readOnnxFile } from './onnx-file.js';
@@ -18,7 +17,7 @@ import { loadOnnxPlateReader } from './onnx-plate-reader.js';
 import { letterboxStages } from './onnx-letterbox-stages.js';
 import { EXECUTION_DEVICE } from './onnx-session-options.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
-import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
+import { detectionLimit, loadOrRefuse, servedOnnxModel } from './onnx-served-model.js';
 
 
 function chooseFamily(modelPath: string, named: string | undefined, outputDims: readonly number[]): ObjectFamily {
@@ -40,13 +39,11 @@ function chooseFamily(modelPath: string, named: string | undefined, outputDims: 
  * not to serve the model throws ModelRefused. An inference worker that stops is restarted (told to `logger`).
  */
 export async function loadOnnxDetector(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void = () => {}): Promise<FileDetector> {
-  let pool: OnnxSessionPool | undefined;
-  try {
+  return loadOrRefuse(modelPath, async (keep) => {
     const facts = await readModelFacts(modelPath);
     const { description } = facts;
     const settings = settingsOf(description, defaults);
-    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
-    pool = opened;
+    const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
     const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);
     const dims = [1, 3, inputSize, inputSize];
     // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output
@@ -75,12 +72,7 @@ export async function loadOnnxDetector(modelPath: string, defaults: InferenceSet
       postprocess,
       labelSource: categories.source,
     };
-  } catch (error) {
-    await pool?.close();
-    if (error instanceof Refusal) throw new ModelRefused(modelPath, error.message);
-    // ONNX Runtime's own words (e.g. a corrupt file, an unsupported operator) are the reason.
-    throw new ModelRefused(modelPath, (error as Error).message);
-  }
+  });
 }
 
 /**

@@ -1,12 +1,11 @@
 import type { RgbImage } from '../../../vision/image.js';
 import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/face-family.js';
 import { readModelDescription, settingsOf } from '../../model-description.js';
-import { ModelRefused } from '../../model-refused.js';
 import type { FileDetector, InferenceSettings } from '../../model-repository.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
-import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
+import { detectionLimit, loadOrRefuse, servedOnnxModel } from './onnx-served-model.js';
 
 /**
  * Longest side, in pixels, of the input of a face detector that takes images at their own size,
@@ -29,12 +28,10 @@ interface FacePreprocessedInput extends PreprocessedInput {
  * the family gives them, five landmarks. Every reason not to serve it throws ModelRefused.
  */
 export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
-  let pool: OnnxSessionPool | undefined;
-  try {
+  return loadOrRefuse(modelPath, async (keep) => {
     const description = await readModelDescription(modelPath);
     const settings = settingsOf(description, { ...defaults, nmsIou: family.nmsIou });
-    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
-    pool = opened;
+    const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
     const shape = opened.signature.inputShape;
     const maxSide = description.inputSize ?? DEFAULT_FACE_INPUT_SIDE;
     const warmUp = family.input(64, 64, shape, maxSide);
@@ -69,8 +66,5 @@ export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily
       postprocess,
       labelSource: 'family',
     };
-  } catch (error) {
-    await pool?.close();
-    throw new ModelRefused(modelPath, (error as Error).message);
-  }
+  });
 }

@@ -1,12 +1,11 @@
 import type { ObjectFamily } from '../../families/family.js';
 import { readModelDescription, settingsOf } from '../../model-description.js';
-import { ModelRefused } from '../../model-refused.js';
 import type { FileDetector, InferenceSettings } from '../../model-repository.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import { letterboxStages } from './onnx-letterbox-stages.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
-import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
+import { detectionLimit, loadOrRefuse, servedOnnxModel } from './onnx-served-model.js';
 
 /**
  * Loads an ONNX licence-plate detector of `family` (families/plate-detector.ts): a detector of kind
@@ -14,12 +13,10 @@ import { detectionLimit, servedOnnxModel } from './onnx-served-model.js';
  * input side read from the model. Every reason not to serve it throws ModelRefused.
  */
 export async function loadOnnxPlateDetector(modelPath: string, family: ObjectFamily, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
-  let pool: OnnxSessionPool | undefined;
-  try {
+  return loadOrRefuse(modelPath, async (keep) => {
     const description = await readModelDescription(modelPath);
     const settings = settingsOf(description, defaults);
-    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
-    pool = opened;
+    const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
     const [, , height, width] = opened.signature.inputShape;
     const side = description.inputSize ?? (typeof width === 'number' && width === height ? width : undefined);
     if (side === undefined) throw new Error(`its input is [${opened.signature.inputShape.join(', ')}]; a plate detector's is a fixed square (or set "inputSize" in its configuration)`);
@@ -45,8 +42,5 @@ export async function loadOnnxPlateDetector(modelPath: string, family: ObjectFam
       postprocess,
       labelSource: 'family',
     };
-  } catch (error) {
-    await pool?.close();
-    throw new ModelRefused(modelPath, (error as Error).message);
-  }
+  });
 }

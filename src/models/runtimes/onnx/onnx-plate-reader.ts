@@ -1,10 +1,10 @@
 import type { CropsSpec } from '../../../vision/crops.js';
 import { PLATE_READER_FAMILY, readPlateOutputs, readPlateReaderConfig } from '../../families/plate-reader.js';
 import { readModelDescription, settingsOf } from '../../model-description.js';
-import { ModelRefused } from '../../model-refused.js';
 import { type InferenceSettings, modelNameOf } from '../../model-repository.js';
 import type { PlateReader } from '../../plates.js';
 import { OnnxSessionPool } from './onnx-session-pool.js';
+import { loadOrRefuse } from './onnx-served-model.js';
 
 /**
  * Loads an ONNX plate reader of fast-plate-ocr's kind (families/plate-reader.ts) with its
@@ -13,13 +13,11 @@ import { OnnxSessionPool } from './onnx-session-pool.js';
  * to the idlest worker. Every reason not to serve it throws ModelRefused.
  */
 export async function loadOnnxPlateReader(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<PlateReader> {
-  let pool: OnnxSessionPool | undefined;
-  try {
+  return loadOrRefuse(modelPath, async (keep) => {
     const config = await readPlateReaderConfig(modelPath);
     const description = await readModelDescription(modelPath);
     const settings = settingsOf(description, defaults);
-    const opened = await OnnxSessionPool.open(modelPath, settings, logger);
-    pool = opened;
+    const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
     const [, height, width, channels] = opened.signature.inputShape;
     if (height !== config.height || width !== config.width || channels !== 3) {
       throw new Error(`its input is [${opened.signature.inputShape.join(', ')}], its configuration says [N, ${config.height}, ${config.width}, 3]`);
@@ -47,8 +45,5 @@ export async function loadOnnxPlateReader(modelPath: string, defaults: Inference
       },
       dispose: () => opened.close(),
     };
-  } catch (error) {
-    await pool?.close();
-    throw new ModelRefused(modelPath, (error as Error).message);
-  }
+  });
 }

@@ -1,4 +1,5 @@
 import type { ModelDescription } from '../../model-description.js';
+import { ModelRefused } from '../../model-refused.js';
 import { type FileDetector, type InferenceSettings, modelNameOf } from '../../model-repository.js';
 import type { PostprocessOptions } from '../../types.js';
 import { EXECUTION_DEVICE } from './onnx-session-options.js';
@@ -27,4 +28,19 @@ export function servedOnnxModel(modelPath: string, description: ModelDescription
 /** The most detections one image may have: the caller's limit, lowered by the model's configuration file. */
 export function detectionLimit(options: PostprocessOptions, description: ModelDescription): number {
   return Math.min(options.maxDetections, description.maxDetections ?? options.maxDetections);
+}
+
+/**
+ * Runs `load`, which opens the model's sessions and hands them to `keep`: any failure closes what was
+ * opened and refuses the model with the reason (ours, or ONNX Runtime's own words: a corrupt file, an
+ * unsupported operator).
+ */
+export async function loadOrRefuse<T>(modelPath: string, load: (keep: (pool: OnnxSessionPool) => OnnxSessionPool) => Promise<T>): Promise<T> {
+  let pool: OnnxSessionPool | undefined;
+  try {
+    return await load((opened) => (pool = opened));
+  } catch (error) {
+    await pool?.close();
+    throw new ModelRefused(modelPath, (error as Error).message);
+  }
 }
