@@ -68,7 +68,8 @@ describe('a service whose model is no longer loaded is never silent (real server
     expect((await admin.signIn('admin@example.com', 'correct horse battery')).status).to.equal(303);
     const list = await admin.get('/console/services');
     const row = list.text.slice(list.text.indexOf(`href="/console/services/${id}"`)).split('</tr>')[0];
-    expect(row).to.contain('<span class="badge failing" title="model yolox-nano-416 is not loaded">Unavailable</span>').and.not.contain('Active');
+    expect(row).to.contain('<span class="badge failing" title="model yolox-nano-416 is not loaded">Unavailable</span>');
+    expect(row).to.not.contain('Active');
     const overview = await admin.get(`/console/services/${id}`);
     expect(overview.text).to.contain('Unavailable: model yolox-nano-416 is not loaded on this server, so calls are answered with 503 <code>model_unavailable</code>.');
     expect(overview.text).to.contain(`To fix it: <code>npx detectd service model ${id} --default</code> answers it with the default model (yolo26n-640-int8), or <code>npx detectd models pull yolox-nano-416</code> and restart the server`);
@@ -81,7 +82,9 @@ describe('a service whose model is no longer loaded is never silent (real server
     expect(fixed.status, fixed.stderr).to.equal(0);
     expect((await readyz(server.url)).services_without_model).to.deep.equal([]);
     expect((await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey })).status).to.equal(200);
-    expect((await admin.get(`/console/services/${id}`)).text).to.not.contain('id="model-unavailable"').and.match(/<h1>porch <span class="badge on">Active<\/span><\/h1>/);
+    const overviewAfter = (await admin.get(`/console/services/${id}`)).text;
+    expect(overviewAfter).to.not.contain('id="model-unavailable"');
+    expect(overviewAfter).to.match(/<h1>porch <span class="badge on">Active<\/span><\/h1>/);
     expect((await admin.get('/console/status')).text).to.not.contain('status-services-without-model');
   });
 
