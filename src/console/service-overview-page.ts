@@ -151,9 +151,9 @@ export function serviceOverviewPage(data: OverviewData): string {
     <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
-        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note">
-        <p class="muted small" id="try-confidence-note">${threshold.note}</p></div>
+        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>
       <button type="submit" class="button primary">Detect</button>
+      <p class="muted small try-note" id="try-confidence-note">${threshold.note}</p>
     </form>
     <div id="try-status" class="try-status" role="status" aria-live="polite"></div>
     <div id="try-result" class="try-result" hidden>
