@@ -173,15 +173,22 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'keyless', created.id, '--allow', '127.0.0.3', '10.1.0.0/16'])).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: ['127.0.0.3/32', '10.1.0.0/16'] });
     expect(cli(['service', 'show', created.id], env).stdout).to.match(/^keyless {3}on, from 127\.0\.0\.3\/32 10\.1\.0\.0\/16$/m);
     expect((await server.domain.services.keylessServiceFor('10.1.2.3', 'object-detection'))?.id).to.equal(created.id);
-    // docs/deepstack.md's command for Blue Iris, as pasted with its placeholders filled in: the ranges replaced.
-    const documented = /`npx detectd (service keyless <service name> --account <owner email> --allow [^`]+)`/.exec(fs.readFileSync('docs/deepstack.md', 'utf8'))![1]!;
-    const pasted = documented.replace('<service name>', 'driveway').replace('<owner email>', OWNER).split(' ');
-    expect(json(pasted)).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: ['192.168.1.20/32'] });
     expect(json(['service', 'keyless', created.id, '--none'])).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: null });
     expect(await server.domain.services.keylessServiceFor('10.1.2.3', 'object-detection')).to.equal(undefined);
     expect(json(['service', 'keyless', created.id, '--allow', '10.1.0.0/33'], 1).error.code).to.equal('invalid_address_range');
     expect(json(['service', 'keyless', created.id], 2).error.message).to.equal('give either --allow <ranges...> or --none');
     expect(json(['service', 'keyless', created.id, '--none', '--allow', '10.0.0.1'], 2).error.code).to.equal('usage');
+  });
+
+  it('runs docs/deepstack.md\u2019s keyless command for Blue Iris as pasted, its placeholders filled in (a service named by its owner)', () => {
+    // An owner of its own: no other test's list of services sees this one.
+    const owner = 'blue-iris@example.com';
+    json(['account', 'create', '--email', owner, '--password', PASSWORD]);
+    const created = json(['service', 'create', '--account', owner, '--name', 'blue iris']);
+    const documented = /`npx detectd (service keyless <service name> --account <owner email> --allow [^`]+)`/.exec(fs.readFileSync('docs/deepstack.md', 'utf8'))![1]!;
+    // The service's name is one argument, as a shell passes "blue iris" quoted.
+    const pasted = documented.replace('<owner email>', owner).replace('<service name>', 'SERVICE').split(' ').map((word) => (word === 'SERVICE' ? 'blue iris' : word));
+    expect(json(pasted)).to.deep.equal({ id: created.id, name: 'blue iris', keyless_address_ranges: ['192.168.1.20/32'] });
   });
 
   it('disables an account: its keys get 403, its keyless ranges, console sign-in and sessions are refused, until enabled', async () => {
