@@ -19,6 +19,12 @@ export interface Config {
   readonly modelsDir: ModelsFolder;
   /** Base URL of a mirror of the model catalogue's files, which `detectd models pull` downloads from instead of their upstream URLs. */
   readonly modelsMirror: string | undefined;
+  /**
+   * Base URL standing in for GitHub's raw file host (https://raw.githubusercontent.com) in the
+   * catalogue's upstream URLs: a local copy of the upstream repositories, for tests and machines
+   * that keep one.
+   */
+  readonly modelsRawUrl: string | undefined;
   /** The model services naming none are answered by (a model name); absent: the first of `modelPaths`, else of `modelsDir` by name. */
   readonly defaultModel: string | undefined;
   readonly dataDir: string;
@@ -166,6 +172,8 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
   const modelsDir = text(env, 'DETECTD_MODELS_DIR');
   const modelsMirror = text(env, 'DETECTD_MODELS_MIRROR')?.replace(/\/+$/, '');
   if (modelsMirror !== undefined && !/^https?:\/\//.test(modelsMirror)) throw new ConfigError('DETECTD_MODELS_MIRROR must be an http:// or https:// base URL');
+  const modelsRawUrl = text(env, 'DETECTD_MODELS_RAW_URL')?.replace(/\/+$/, '');
+  if (modelsRawUrl !== undefined && !/^https?:\/\//.test(modelsRawUrl)) throw new ConfigError('DETECTD_MODELS_RAW_URL must be an http:// or https:// base URL');
   const publicUrl = text(env, 'DETECTD_PUBLIC_URL')?.replace(/\/+$/, '');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) throw new ConfigError('DETECTD_PUBLIC_URL must be an absolute URL');
   const config: Config = {
@@ -178,6 +186,7 @@ export function loadConfig(env: Env = process.env, cores: number = Math.max(1, o
       .map((entry) => path.resolve(entry)),
     modelsDir: { path: path.resolve(modelsDir ?? DEFAULT_MODELS_DIR), required: modelsDir !== undefined },
     modelsMirror,
+    modelsRawUrl,
     defaultModel: text(env, 'DETECTD_DEFAULT_MODEL'),
     dataDir: path.resolve(text(env, 'DETECTD_DATA_DIR') ?? './data'),
     databaseUrl,

@@ -19,6 +19,7 @@ import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
 import type { CompanionModel, ModelKind } from './models/types.js';
 import { defaultModelReason } from './models/model-repository.js';
+import { servicesWithoutModel } from './services-without-model.js';
 import { packageVersion } from './package-root.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { databaseReachable, openDatabase } from './store/database.js';
@@ -114,6 +115,11 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const deepStackPaths = deepStackOpenApiPaths(tasks);
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
+  // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
+  const withoutModel = async () => servicesWithoutModel(await domain.services.listAll(), tasks, registry);
+  for (const { service, model, problem, fix } of await withoutModel()) {
+    logger.warn({ service: service.name, id: service.id, model }, `service ${service.name} answers 503 model_unavailable, as ${problem}: ${fix}`);
+  }
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
@@ -178,7 +184,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       streamRoutes(gate, tasks, streamTokens),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
-    readiness: { models: () => registry.detectors, databaseReachable: () => databaseReachable(db) },
+    readiness: { models: () => registry.detectors, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,

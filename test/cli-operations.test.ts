@@ -180,6 +180,17 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'keyless', created.id, '--none', '--allow', '10.0.0.1'], 2).error.code).to.equal('usage');
   });
 
+  it('runs docs/deepstack.md\u2019s keyless command for Blue Iris as pasted, its placeholders filled in (a service named by its owner)', () => {
+    // An owner of its own: no other test's list of services sees this one.
+    const owner = 'blue-iris@example.com';
+    json(['account', 'create', '--email', owner, '--password', PASSWORD]);
+    const created = json(['service', 'create', '--account', owner, '--name', 'blue iris']);
+    const documented = /`npx detectd (service keyless <service name> --account <owner email> --allow [^`]+)`/.exec(fs.readFileSync('docs/deepstack.md', 'utf8'))![1]!;
+    // The service's name is one argument, as a shell passes "blue iris" quoted.
+    const pasted = documented.replace('<owner email>', owner).replace('<service name>', 'SERVICE').split(' ').map((word) => (word === 'SERVICE' ? 'blue iris' : word));
+    expect(json(pasted)).to.deep.equal({ id: created.id, name: 'blue iris', keyless_address_ranges: ['192.168.1.20/32'] });
+  });
+
   it('disables an account: its keys get 403, its keyless ranges, console sign-in and sessions are refused, until enabled', async () => {
     const email = 'disabled@example.com';
     json(['account', 'create', '--email', email, '--password', PASSWORD]);

@@ -65,6 +65,13 @@ describe('console of a face service in Chromium', function () {
       const page = await openFrontDoor(viewport);
       expect(await page.textContent('label[for="try-confidence"]')).to.match(/^Face confidence threshold/);
       expect(await page.$$eval('#try-table thead th', (cells) => cells.map((cell) => cell.textContent))).to.deep.equal(['Name', 'Face confidence', 'Box (left, top, right, bottom)']);
+      if (width === 'laptop') {
+        // One row: the image picker, the slider and the button share their bottom edge, the slider's note under them.
+        const bottoms = await Promise.all(['#try-file', '#try-confidence', '#try-form button'].map(async (selector) => (await page.locator(selector).boundingBox())!));
+        const edges = bottoms.map((box) => box.y + box.height);
+        expect(Math.max(...edges) - Math.min(...edges), `bottom edges ${edges.join(', ')}`).to.be.at.most(12);
+        expect((await page.locator('#try-confidence-note').boundingBox())!.y).to.be.at.least(Math.max(...edges));
+      }
       // bbt1: Raj, Leonard, Howard, Sheldon; only Leonard is registered.
       await page.setInputFiles('#try-file', path.join(FACES_DIR, 'bbt1.jpg'));
       await page.click('button:has-text("Detect")');
@@ -86,6 +93,9 @@ describe('console of a face service in Chromium', function () {
   it('People: a registration clears the form for the next person; at 390 px every row shows its Remove button whole', async () => {
     const page = await openFrontDoor(LAPTOP);
     await page.waitForFunction(() => document.getElementById('people-count')?.textContent === '1 person registered');
+    // The name field is styled as the console's other text fields (the sign-in form's), not the browser's bare box.
+    const looks = (selector: string) => page.$eval(selector, (input) => ['border-radius', 'padding-left', 'border-top-color'].map((property) => getComputedStyle(input).getPropertyValue(property)));
+    expect(await looks('#people-userid')).to.deep.equal(['8px', '11.2px', 'rgb(201, 209, 221)']);
     await page.fill('#people-userid', 'penny');
     await page.setInputFiles('#people-photos', [cropPath('penny', 1), cropPath('penny', 2)]);
     await page.click('button:has-text("Register person")');

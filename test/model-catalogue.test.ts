@@ -21,11 +21,21 @@ describe('the model catalogue', () => {
     for (const model of MODEL_CATALOGUE) {
       expect(model.sha256, model.name).to.match(/^[0-9a-f]{64}$/);
       for (const url of model.urls) expect(url, model.name).to.match(/^https:\/\/raw\.githubusercontent\.com\/[^/]+\/[^/]+\/[0-9a-f]{40}\//);
-      const measured = path.join(MODELS_DIR, model.mirrorPath);
-      // The one entry the shared folder lacks: upstream's own encoding, pinned from its upstream bytes.
-      if (model.name === 'yolo26n-640-int8-upstream') continue;
-      expect(fs.statSync(measured).size, model.name).to.equal(model.bytes);
-      expect(sha256Of(measured), model.name).to.equal(model.sha256);
+      // Every model has a public source: its own bytes upstream, or the upstream file it is made from.
+      expect(model.urls.length > 0 || model.derivedFrom !== undefined, model.name).to.equal(true);
+      for (const file of [model, ...(model.derivedFrom ? [model.derivedFrom] : [])]) {
+        const measured = path.join(MODELS_DIR, file.mirrorPath);
+        expect(fs.statSync(measured).size, file.mirrorPath).to.equal(file.bytes);
+        expect(sha256Of(measured), file.mirrorPath).to.equal(file.sha256);
+      }
     }
+  });
+
+  it('pins each upstream URL of ../shared/models/README.md\u2019s "Download sources" to the sha256 and size that table gives it', () => {
+    const table = fs.readFileSync(path.join(MODELS_DIR, 'README.md'), 'utf8').split('## Download sources')[1]!;
+    const rows = [...table.matchAll(/^\| [^|]+ \| `(https:[^`]+)` \| (\d+) \| `([0-9a-f]{64})` \|/gm)].map((row) => ({ url: row[1]!, bytes: Number(row[2]), sha256: row[3]! }));
+    expect(rows.length, 'rows of the table').to.be.at.least(10);
+    const pinned = MODEL_CATALOGUE.flatMap((model) => [model, ...(model.derivedFrom ? [model.derivedFrom] : [])]).flatMap((file) => file.urls.map((url) => ({ url, bytes: file.bytes, sha256: file.sha256 })));
+    for (const row of rows) expect(pinned, row.url).to.deep.include(row);
   });
 });

@@ -68,6 +68,15 @@ class Mirror {
   }
 }
 
+/** A local port nothing listens on: taken, then given back. */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** Runs a command to its end without blocking this process (the mirror answers from it): its status and everything it printed. */
 function run(command: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -113,7 +122,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     const human = await pull(['--list']);
     expect(human.status, human.stderr).to.equal(0);
     for (const model of MODEL_CATALOGUE) expect(human.stdout).to.contain(`${model.name}  (${model.kind}, `).and.contain(model.accuracy);
-    expect(human.stdout).to.contain('yolo26n-640-int8  (objects, 2.9 MB, AGPL-3.0, from a mirror only)');
+    expect(human.stdout).to.contain('yolo26n-640-int8  (objects, 2.9 MB, AGPL-3.0, made from its upstream int8 file on download)');
     expect(human.stdout).to.contain('yolox-nano-416  (objects, 3.7 MB, Apache-2.0)');
     const { models } = JSON.parse((await pull(['--list', '--json'])).stdout) as { models: { name: string; license: string; license_obligation: string | null; sha256: string }[] };
     expect(models.map((model) => model.name)).to.deep.equal(MODEL_CATALOGUE.map((model) => model.name));
@@ -261,10 +270,10 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
 
   it('docs/models.md: its catalogue table is the catalogue, and each of its sh blocks runs as pasted (against the mirror)', async () => {
     const page = fs.readFileSync('docs/models.md', 'utf8');
-    const rows = new Map([...page.matchAll(/^\| `([^`]+)` \| (objects|faces|plates|plate-text) \| ([^|]+) \|.*\| (GitHub|mirror only) \|$/gm)].map((row) => [row[1], { kind: row[2], license: row[3], download: row[4] }]));
+    const rows = new Map([...page.matchAll(/^\| `([^`]+)` \| (objects|faces|plates|plate-text) \| ([^|]+) \|.*\| (GitHub|GitHub, re-encoded here) \|$/gm)].map((row) => [row[1], { kind: row[2], license: row[3], download: row[4] }]));
     expect([...rows.keys()]).to.deep.equal(MODEL_CATALOGUE.map((model) => model.name));
     for (const model of MODEL_CATALOGUE) {
-      expect(rows.get(model.name), model.name).to.deep.equal({ kind: model.kind, license: model.license.id, download: model.urls.length > 0 ? 'GitHub' : 'mirror only' });
+      expect(rows.get(model.name), model.name).to.deep.equal({ kind: model.kind, license: model.license.id, download: model.derivedFrom ? 'GitHub, re-encoded here' : 'GitHub' });
     }
     // A block that starts the server (`… npm start`) is run, server and all, by test/pasted-commands.test.ts.
     const blocks = [...page.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1].trim()).filter((block) => !/(^|\s)npm start$/.test(block));
@@ -278,13 +287,17 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     expect(filesIn(modelsFolder())).to.deep.equal(['ultraface-rfb-640.onnx', 'yolo26n-640-int8.onnx']);
   });
 
-  it('names the catalogue\u2019s models for an unknown name, and asks for a mirror for a model no public URL serves', async () => {
+  it('names the catalogue\u2019s models for an unknown name, and names the mirror setting when the network cannot be reached', async () => {
     const unknown = await pull(['yolo-typo']);
     expect(unknown.status).to.equal(1);
     expect(unknown.stderr).to.equal(`detectd: the catalogue has no model named "yolo-typo"; it has: ${MODEL_CATALOGUE.map((model) => model.name).join(', ')} (\`detectd models pull --list\` describes them)\n`);
-    const noMirror = await pull(['yolo11n-640-int8', '--accept-license'], { DETECTD_MODELS_MIRROR: '' });
-    expect(noMirror.status).to.equal(1);
-    expect(noMirror.stderr).to.equal('detectd: yolo11n-640-int8 has no verified public download: set DETECTD_MODELS_MIRROR to the base URL of a mirror that holds it as yolo11n-640-int8.onnx (docs/models.md)\n');
+    // No mirror, and the upstream host unreachable (a port nothing listens on), as on a machine without internet.
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    const offline = await pull(['yolo11n-640-int8', '--accept-license'], { DETECTD_MODELS_MIRROR: '', DETECTD_MODELS_RAW_URL: closed });
+    expect(offline.status).to.equal(1);
+    expect(offline.stderr.trim().split('\n').at(-1)).to.match(
+      new RegExp(`^detectd: yolo11n-640-int8 was not downloaded, and nothing was kept: cannot reach ${closed}/SampersS/yolov11/[0-9a-f]{40}/yolo11n_quantized\\.onnx: .*ECONNREFUSED.*; without internet, set DETECTD_MODELS_MIRROR to the base URL of a mirror of the catalogue's files \\(docs/models\\.md, "Without internet: a mirror"\\)$`),
+    );
     const nothing = await pull([]);
     expect(nothing.status).to.equal(2);
     expect(filesIn(modelsFolder())).to.deep.equal([]);

@@ -8,8 +8,8 @@ import { asConfiguration, type OutputOptions, printResult, runCommand, table } f
 import { EXIT } from './exit-codes.js';
 import { addPullCommand } from './model-pull.js';
 
-function modelJson(load: ModelLoad, index: number, embedded: boolean) {
-  const common = { name: modelNameOf(load.path), file: load.path, default: index === 0, embedded };
+function modelJson(load: ModelLoad, isDefault: boolean, embedded: boolean) {
+  const common = { name: modelNameOf(load.path), file: load.path, default: isDefault, embedded };
   if ('refused' in load) return { ...common, status: 'refused' as const, reason: load.refused.reason };
   // A companion model (a plate reader) is run by its task, not by a service: no input size, labels or scheduling settings to show.
   if ('companion' in load) return { ...common, status: 'companion' as const, kind: load.companion.kind, family: load.companion.family, runtime: load.companion.runtime };
@@ -59,7 +59,9 @@ export function addModelCommands(program: Command): void {
         // As the server does: the embedded object model first when no configured one is.
         const embedded = configured.some((load) => 'detector' in load && load.detector.kind === 'objects') ? [] : await tryModelFiles(EMBEDDED_MODEL_SOURCES, config.inference, false);
         const loads = [...embedded, ...configured];
-        const listed = loads.map((load, index) => modelJson(load, index, index < embedded.length));
+        // The server's default: its first object model, wherever face, plate or reader models sort among them.
+        const defaultIndex = loads.findIndex((load) => 'detector' in load && load.detector.kind === 'objects');
+        const listed = loads.map((load, index) => modelJson(load, index === defaultIndex, index < embedded.length));
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
         const names = namesProblem(loads);
         const rows = listed.map((model) =>

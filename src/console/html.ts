@@ -26,3 +26,6 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   });
   return new SafeHtml(out);
 }
+
+/** Text whose `commands` show as code. */
+export const withCode = (text: string) => text.split('`').map((part, index) => (index % 2 === 1 ? html`<code>${part}</code>` : part));

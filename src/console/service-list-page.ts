@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/accounts.js';
 import type { Service } from '../core/service.js';
+import type { ServiceWithoutModel } from '../services-without-model.js';
 import { type Choice, type ChoiceGroup, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -8,13 +9,27 @@ const date = (iso: string) => iso.slice(0, 10);
 
 export const SERVICE_NAME_HINT = 'Letters, digits, spaces, ".", "_" or "-"; up to 63 characters.';
 
-export function serviceListPage(options: { account: Account; csrfToken: string; services: readonly Service[]; taskTypes: readonly string[]; defaultModelOf: (type: string) => string; notice?: string }): string {
+/** A service's status badge: disabled, unavailable (its model is not loaded here: the overview says how to fix it), or active. */
+export function serviceBadge(service: Service, withoutModel: ServiceWithoutModel | undefined) {
+  if (service.disabled) return html`<span class="badge off">Disabled</span>`;
+  return withoutModel ? html`<span class="badge failing" title="${withoutModel.problem}">Unavailable</span>` : html`<span class="badge on">Active</span>`;
+}
+
+export function serviceListPage(options: {
+  account: Account;
+  csrfToken: string;
+  services: readonly Service[];
+  taskTypes: readonly string[];
+  defaultModelOf: (type: string) => string;
+  withoutModel: (service: Service) => ServiceWithoutModel | undefined;
+  notice?: string;
+}): string {
   const rows = options.services.map(
     (service) => html`<tr>
   <td><a href="/console/services/${service.id}">${service.name}</a></td>
   <td class="hide-narrow">${service.type}</td>
   <td>${service.model ?? html`<span class="muted">default (${options.defaultModelOf(service.type)})</span>`}</td>
-  <td>${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</td>
+  <td>${serviceBadge(service, options.withoutModel(service))}</td>
   <td class="nowrap hide-narrow">${date(service.createdAt)}</td>
 </tr>`,
   );

@@ -8,9 +8,10 @@ import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
-import { SERVICE_NAME_HINT } from './service-list-page.js';
+import type { ServiceWithoutModel } from '../services-without-model.js';
+import { SERVICE_NAME_HINT, serviceBadge } from './service-list-page.js';
 import { MAX_MONTHLY_QUOTA, MAX_RATE_PER_MINUTE } from '../accounts/services.js';
-import { html, type SafeHtml } from './html.js';
+import { html, type SafeHtml, withCode } from './html.js';
 import { layout } from './layout.js';
 import { usageChart } from './usage-chart.js';
 
@@ -20,6 +21,8 @@ export interface OverviewData {
   readonly service: Service;
   /** The task of the service's type, from the task table; undefined for a type the server no longer serves. */
   readonly task: Task | undefined;
+  /** Set when this server has not loaded the service's model: what it lacks, and the fix. */
+  readonly withoutModel: ServiceWithoutModel | undefined;
   /** Base URL callers reach this server at, without a trailing slash. */
   readonly baseUrl: string;
   readonly defaultModel: string;
@@ -122,7 +125,7 @@ export function serviceOverviewPage(data: OverviewData): string {
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
     html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">${service.name}</li></ol></nav>
 <div class="page-head">
-  <h1>${service.name} ${service.disabled ? html`<span class="badge off">Disabled</span>` : html`<span class="badge on">Active</span>`}</h1>
+  <h1>${service.name} ${serviceBadge(service, data.withoutModel)}</h1>
 </div>
 <div class="overview" data-service="${service.id}" data-api-path="${new URL(endpoint).pathname}" data-stream-tokens-path="${streamPaths(service.type).tokens}">
   <section class="card" aria-labelledby="details-title">
@@ -135,6 +138,7 @@ export function serviceOverviewPage(data: OverviewData): string {
       ${apiKeyEntry(data, base)}
     </dl>
     ${service.disabled ? html`<p class="warning">This service is disabled: its key is answered with 403 until you enable it again.</p>` : ''}
+    ${data.withoutModel ? html`<p class="warning" id="model-unavailable">Unavailable: ${data.withoutModel.problem} on this server, so calls are answered with 503 <code>model_unavailable</code>. To fix it: ${withCode(data.withoutModel.fix)}, or choose a loaded model under <a href="#settings">Name and model</a>.</p>` : ''}
   </section>
 
   ${callItSection(data, endpoint)}
@@ -147,9 +151,9 @@ export function serviceOverviewPage(data: OverviewData): string {
     <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
-        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note">
-        <p class="muted small" id="try-confidence-note">${threshold.note}</p></div>
+        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>
       <button type="submit" class="button primary">Detect</button>
+      <p class="muted small try-note" id="try-confidence-note">${threshold.note}</p>
     </form>
     <div id="try-status" class="try-status" role="status" aria-live="polite"></div>
     <div id="try-result" class="try-result" hidden>

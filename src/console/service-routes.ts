@@ -8,6 +8,7 @@ import { type NoticeSection, type RefusedForm, serviceOverviewPage } from './ser
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
 import { catalogueModel } from '../models/model-catalogue.js';
+import { modelNotLoaded } from '../services-without-model.js';
 import { baseUrlOf } from '../transports/base-url.js';
 import { deepStackRouteTable, shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
@@ -77,7 +78,15 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   router.get('/services', async (request, response) => {
     const account = signedInAccount(response)!;
     response.send(
-      serviceListPage({ account, csrfToken: csrfTokenOf(response), services: await services.list(account.id), taskTypes: tasks.types, defaultModelOf: defaultOfType, notice: noticeOf(request) }),
+      serviceListPage({
+        account,
+        csrfToken: csrfTokenOf(response),
+        services: await services.list(account.id),
+        taskTypes: tasks.types,
+        defaultModelOf: defaultOfType,
+        withoutModel: (service) => modelNotLoaded(service, tasks, models),
+        notice: noticeOf(request),
+      }),
     );
   });
 
@@ -117,6 +126,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         csrfToken: csrfTokenOf(response),
         service,
         task,
+        withoutModel: modelNotLoaded(service, tasks, models),
         baseUrl: baseUrlOf(request, dependencies.publicUrl),
         defaultModel: defaultOfType(service.type),
         suggestedThreshold: suggestedThreshold(service),

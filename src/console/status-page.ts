@@ -1,8 +1,9 @@
 import type { Account } from '../accounts/accounts.js';
 import { RECENT_ERRORS_KEPT } from '../core/recent-errors.js';
 import type { ServerStatus } from './server-status.js';
-import { html } from './html.js';
+import { html, withCode } from './html.js';
 import { layout } from './layout.js';
+import type { ServiceWithoutModel } from '../services-without-model.js';
 
 /** `93784` → `1 d 2 h 3 min`. */
 export function durationInWords(seconds: number): string {
@@ -17,7 +18,7 @@ export function durationInWords(seconds: number): string {
 const minute = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
 
 /** The administrator's status page: version, uptime, inference threads, models and their health, recent errors of this process. */
-export function statusPage(data: { account: Account; csrfToken: string; status: ServerStatus }): string {
+export function statusPage(data: { account: Account; csrfToken: string; status: ServerStatus; servicesWithoutModel: readonly ServiceWithoutModel[] }): string {
   const { status } = data;
   const models = status.models.map((model) => {
     const healthy = model.recentFailures === 0;
@@ -58,6 +59,7 @@ export function statusPage(data: { account: Account; csrfToken: string; status: 
   <table class="list stack" id="status-models"><thead><tr><th scope="col">Model</th><th scope="col">Health</th><th scope="col" class="hide-narrow">Family · runtime</th><th scope="col" class="num hide-narrow">Input</th><th scope="col" class="num">Now</th></tr></thead>
   <tbody>${models}</tbody></table>
 </section>
+${data.servicesWithoutModel.length > 0 ? servicesWithoutModelSection(data.servicesWithoutModel) : ''}
 <section class="card flush" aria-labelledby="errors-title">
   <h2 id="errors-title" class="flush-title">Recent errors</h2>
   ${errors.length
@@ -66,4 +68,20 @@ export function statusPage(data: { account: Account; csrfToken: string; status: 
   <p class="muted small flush-title">The last ${RECENT_ERRORS_KEPT} failed calls of this process (4xx and 5xx), newest first. The request id finds a call's log line.</p>
 </section>`,
   );
+}
+
+/** The services this server cannot answer because their model is not loaded, each with its fix. */
+function servicesWithoutModelSection(services: readonly ServiceWithoutModel[]) {
+  const rows = services.map(
+    ({ service, problem, fix }) => html`<tr>
+      <td>${service.name} <code class="break muted small">${service.id}</code></td>
+      <td><span class="badge failing">Unavailable</span> ${problem}</td>
+      <td>${withCode(fix)}</td>
+    </tr>`,
+  );
+  return html`<section class="card flush" aria-labelledby="without-model-title">
+  <h2 id="without-model-title" class="flush-title">Services whose model is not loaded</h2>
+  <table class="list stack" id="status-services-without-model"><thead><tr><th scope="col">Service</th><th scope="col">Why it answers 503</th><th scope="col">Fix</th></tr></thead>
+  <tbody>${rows}</tbody></table>
+</section>`;
 }

@@ -13,7 +13,7 @@ export interface ModelLicense {
 export interface CatalogueFile {
   readonly sha256: string;
   readonly bytes: number;
-  /** Upstream URLs serving exactly these bytes, pinned to a commit; none when only a mirror has them. */
+  /** Upstream URLs serving exactly these bytes, pinned to a commit; none when no upstream serves them (a derived file). */
   readonly urls: readonly string[];
   /** Where a mirror (DETECTD_MODELS_MIRROR) holds the file, relative to its base URL. */
   readonly mirrorPath: string;
@@ -35,6 +35,12 @@ export interface CatalogueModel extends CatalogueFile {
   readonly configuration?: { readonly kind: ModelKind; readonly family: string };
   /** Files the model's family reads beside it (a plate reader's `<name>_plate_config.yaml`), downloaded with it under these names. */
   readonly companions?: readonly (CatalogueFile & { readonly file: string })[];
+  /**
+   * The upstream file this model is made from on the user's machine, where no upstream serves the
+   * model's own bytes: the int8 weights re-encoded as uint8 (cli/uint8-weights.ts), the result
+   * checked against the model's sha256 and against the upstream file's outputs on a photo.
+   */
+  readonly derivedFrom?: CatalogueFile;
   readonly license: ModelLicense;
   readonly accuracy: string;
   readonly speed: string;
@@ -66,6 +72,16 @@ const ON_PLATES = 'on the check half of ../shared/eval/plates, with the plate pi
 const FAST_ALPR_RS = 'https://raw.githubusercontent.com/agusibrahim/fast-alpr-rs/9a4e03d2f2f26a041e05752bed5668ee7ebc1e64/models';
 
 const ULTRAFACE = 'https://raw.githubusercontent.com/Linzaer/Ultra-Light-Fast-Generic-Face-Detector-1MB/dffdddda9794a50607cba8f318507a28c1c27cab/models/onnx';
+/** ShiqiYu/libfacedetection.train at the commit whose onnx/ holds the YuNet files measured here. */
+const YUNET = 'https://raw.githubusercontent.com/ShiqiYu/libfacedetection.train/0047ac24afb1a50a0c6105001c89d1b5b805dbf1/onnx';
+
+/** YOLO26n's int8 quantization as published upstream (the weights of yolo26n-640-int8, in int8). */
+const YOLO26N_UPSTREAM: CatalogueFile = {
+  sha256: '912af18b308425e7214fb2ea198261a8a336522579c55c8422d5e40dca1c2a5d',
+  bytes: 2908758,
+  urls: ['https://raw.githubusercontent.com/jatinbalajisailada/realtime-object-detection/cbd6d8ba00ab7b9d7623e4aa987e6a7bdc01ebcf/yolo26n_int8.onnx'],
+  mirrorPath: 'upstream/yolo26n_int8.onnx',
+};
 
 /**
  * The known-good models: the COCO-80 detectors and face detectors this project measured. Sources,
@@ -81,6 +97,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     bytes: 2908860,
     urls: [],
     mirrorPath: 'yolo26n-640-int8.onnx',
+    derivedFrom: YOLO26N_UPSTREAM,
     license: AGPL,
     accuracy: `AP 43.6 ${ON_COCO}`,
     speed: '58 ms',
@@ -90,10 +107,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     name: 'yolo26n-640-int8-upstream',
     kind: 'objects',
     description: 'YOLO26n, 640 px, int8 as published upstream: the weights of yolo26n-640-int8 in their slower encoding',
-    sha256: '912af18b308425e7214fb2ea198261a8a336522579c55c8422d5e40dca1c2a5d',
-    bytes: 2908758,
-    urls: ['https://raw.githubusercontent.com/jatinbalajisailada/realtime-object-detection/cbd6d8ba00ab7b9d7623e4aa987e6a7bdc01ebcf/yolo26n_int8.onnx'],
-    mirrorPath: 'yolo26n-640-int8-upstream.onnx',
+    ...YOLO26N_UPSTREAM,
     license: AGPL,
     accuracy: `AP 43.6 ${ON_COCO} (outputs identical to yolo26n-640-int8)`,
     speed: 'about 3× the 58 ms of yolo26n-640-int8',
@@ -105,7 +119,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     description: 'YOLO11n, 640 px, int8',
     sha256: '81d6d2affeb367e3a535ce4fcf5891ebf9cc562fac0a0da019bbc5e1bcc46d44',
     bytes: 3028908,
-    urls: [],
+    urls: ['https://raw.githubusercontent.com/SampersS/yolov11/ccee55829d6f8b34ee8a79aef32e98cbf2ce7d43/yolo11n_quantized.onnx'],
     mirrorPath: 'yolo11n-640-int8.onnx',
     license: AGPL,
     accuracy: `AP 44.3 ${ON_COCO}`,
@@ -118,7 +132,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     description: 'YOLOv8n, 640 px, int8',
     sha256: '83de8f0d2cd521e00ae2b138c340a03dece35b060b3898509bdc69afff417312',
     bytes: 3504119,
-    urls: [],
+    urls: ['https://raw.githubusercontent.com/Lamri-Meriem/edge-object-detection/6f7f95f70dd52a7805a76a4a1d568af35d34608b/yolov8n_int8.onnx'],
     mirrorPath: 'yolov8n-640-int8.onnx',
     license: AGPL,
     accuracy: `AP 43.0 ${ON_COCO}`,
@@ -133,6 +147,12 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     bytes: 2740031,
     urls: [],
     mirrorPath: 'yolov10n-640-int8.onnx',
+    derivedFrom: {
+      sha256: 'c210371d7793313eb83db9a6777501779801917e3a8bd3c3ec2b3535d08a78bc',
+      bytes: 2739948,
+      urls: ['https://raw.githubusercontent.com/HEU-Allen/gaotong/395a5ca6fedbe363a06caa289a5d57427f052362/yolov10n_int8.onnx'],
+      mirrorPath: 'upstream/yolov10n_int8.onnx',
+    },
     license: AGPL,
     accuracy: 'not measured here; published COCO AP 38.5 (fp32)',
     speed: '72 ms',
@@ -144,7 +164,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     description: 'YOLO11n, 320 px, int8',
     sha256: 'a513b3f4a008def6dbda3c4028cc7d030e18e1034614a9256d2b9e3f815ce1fe',
     bytes: 2923970,
-    urls: [],
+    urls: ['https://raw.githubusercontent.com/sudo-pixel-spec/DroneEye/0f4902b670ce901e18fdb261d50a644eead205f5/models/yolo11n_int8.onnx'],
     mirrorPath: 'yolo11n-320-int8.onnx',
     license: AGPL,
     accuracy: `AP 35.4 ${ON_COCO}`,
@@ -194,7 +214,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     description: 'YuNet-n (libfacedetection v3), any input size, 5 landmarks (the embedded face model: served without a download when no face model is configured)',
     sha256: '104ee26c71d5c270ce79a6b3dced91c91013260d29a6bf18f9296c5b8c4c2b12',
     bytes: 322906,
-    urls: [],
+    urls: [`${YUNET}/yunet_n_dynamic.onnx`],
     mirrorPath: 'faces/yunet-n.onnx',
     license: APACHE,
     accuracy: `${ON_WIDER}: 0.934 / 0.915 / 0.881`,
@@ -206,7 +226,7 @@ export const MODEL_CATALOGUE: readonly CatalogueModel[] = [
     description: 'YuNet-s (the weights of OpenCV Zoo’s face_detection_yunet_2023mar), any input size, 5 landmarks',
     sha256: 'daede24002cc8590f457998cc5e6c9e8b82f45f6bd969506a8913cd4ed10a2d3',
     bytes: 237823,
-    urls: [],
+    urls: [`${YUNET}/yunet_s_dynamic.onnx`],
     mirrorPath: 'faces/yunet-s.onnx',
     license: APACHE,
     accuracy: `${ON_WIDER}: 0.929 / 0.908 / 0.858`,

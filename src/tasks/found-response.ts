@@ -30,6 +30,20 @@ function fullPixels(image: AnalysedImage): RgbImage {
   return image.pixels;
 }
 
+/**
+ * The tag a visualized image gives a finding. A face's number says what it is: a recognized face's is
+ * how sure the name is (the match's similarity), any other face's how sure the detector is that it
+ * is a face; side by side, the two must not read as one scale. An object's is its confidence.
+ */
+function tagOf(finding: Finding): { readonly label: string; readonly confidence: number } {
+  if (finding.similarity !== undefined) return { label: `${finding.name}, similarity`, confidence: finding.similarity };
+  if (finding.parent === FACE) return { label: `${finding.name}, face`, confidence: finding.confidence };
+  return { label: finding.name, confidence: finding.confidence };
+}
+
+/** The parent of every finding of a face task (finding.ts). */
+const FACE = 'face';
+
 /** Detections and their names (index-aligned) → the public form, with crops and the visualization when asked for. */
 export async function assembleFoundResponse(
   image: AnalysedImage,
@@ -53,10 +67,9 @@ export async function assembleFoundResponse(
       }),
     );
   }
-  // Last: the visualization draws on the image's own pixels. A recognized face's tag gives how sure
-  // the name is (the match's similarity), not how sure the detector is that it is a face.
+  // Last: the visualization draws on the image's own pixels.
   if (parameters.outputVisualizedImage) {
-    const boxes = detections.map((detection, index) => ({ box: detection.box, label: found[index].name, confidence: found[index].similarity ?? found[index].confidence }));
+    const boxes = detections.map((detection, index) => ({ box: detection.box, ...tagOf(found[index]) }));
     response.visualized_image = await encodeVisualization(fullPixels(image), boxes);
   }
   return response;

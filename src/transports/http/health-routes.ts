@@ -5,6 +5,8 @@ export interface Readiness {
   /** The loaded models: each one's name and what it finds (`objects`, `faces`). */
   models(): readonly { readonly name: string; readonly kind: string }[];
   databaseReachable(): Promise<boolean>;
+  /** Services this server cannot answer because their model is not loaded: named on /readyz, which stays ready for the others. */
+  servicesWithoutModel(): Promise<readonly { readonly service: { readonly id: string; readonly name: string }; readonly model: string | null; readonly problem: string; readonly fix: string }[]>;
 }
 
 /**
@@ -19,6 +21,7 @@ export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
   router.get('/readyz', async (_request, response) => {
     const models = readiness.models();
     const database = await readiness.databaseReachable();
+    const withoutModel = database ? await readiness.servicesWithoutModel() : [];
     const ready = models.length > 0 && database;
     response.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
@@ -26,6 +29,7 @@ export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
       // What each finds, so that a client (the CLI) offers a service only models of its kind.
       model_kinds: Object.fromEntries(models.map((model) => [model.name, model.kind])),
       database: database ? 'reachable' : 'unreachable',
+      services_without_model: withoutModel.map(({ service, model, problem, fix }) => ({ id: service.id, name: service.name, model, problem, fix })),
     });
   });
   router.get('/metrics', async (_request, response) => {

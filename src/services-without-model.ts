@@ -1,0 +1,45 @@
+import type { Service } from './core/service.js';
+import { catalogueModel } from './models/model-catalogue.js';
+import type { Detector, ModelKind } from './models/types.js';
+import type { TaskTable } from './tasks/task-table.js';
+
+/** The loaded models, as a service's model is looked up among them (the model registry). */
+export interface LoadedModels {
+  find(name: string): Pick<Detector, 'name' | 'kind'> | undefined;
+  defaultOf(kind: ModelKind): Pick<Detector, 'name'> | undefined;
+}
+
+/** An enabled service this server cannot answer (503 `model_unavailable`): its model is not loaded. */
+export interface ServiceWithoutModel {
+  readonly service: Service;
+  /** The model it names; null when it names none and no model of its kind is loaded. */
+  readonly model: string | null;
+  /** What is missing, in words: "model X is not loaded". */
+  readonly problem: string;
+  /** What puts it back in service, in words with the commands. */
+  readonly fix: string;
+}
+
+/** What brings the model `name` back: its pull when the catalogue has it, else its file; then a restart, which reads the models folder. */
+const bringBack = (name: string) =>
+  `${catalogueModel(name) ? `\`npx detectd models pull ${name}\`` : `put ${name}.onnx back in the models folder`} and restart the server`;
+
+/** Whether `service` has its model on this server; when not, what it lacks and how to fix it. */
+export function modelNotLoaded(service: Service, tasks: TaskTable, models: LoadedModels): ServiceWithoutModel | undefined {
+  const task = tasks.find(service.type);
+  if (!task || service.disabled) return undefined;
+  const kind = task.detects;
+  const fallback = models.defaultOf(kind)?.name;
+  if (service.model === null) {
+    if (fallback !== undefined) return undefined;
+    return { service, model: null, problem: `no model that finds ${kind} is loaded`, fix: `put a model that finds ${kind} in the models folder and restart the server (docs/models.md)` };
+  }
+  if (models.find(service.model)?.kind === kind) return undefined;
+  const useDefault = fallback === undefined ? '' : `\`npx detectd service model ${service.id} --default\` answers it with the default model (${fallback}), or `;
+  return { service, model: service.model, problem: `model ${service.model} is not loaded`, fix: `${useDefault}${bringBack(service.model)}` };
+}
+
+/** The services of `services` whose model this server has not loaded. */
+export function servicesWithoutModel(services: readonly Service[], tasks: TaskTable, models: LoadedModels): ServiceWithoutModel[] {
+  return services.flatMap((service) => modelNotLoaded(service, tasks, models) ?? []);
+}
