@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+import { DESCRIBING_ONLY } from '../src/tasks/index.js';
 import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
 import { SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
@@ -19,7 +20,7 @@ const LABELLED = [
   { file: 'eu/eu1.jpg', plate: 'M5XSX' },
 ];
 const photo = (file: string) => fs.readFileSync(path.join(PHOTOS, file));
-const TASK = licensePlateTask(() => undefined);
+const TASK = licensePlateTask(DESCRIBING_ONLY.models);
 
 interface Plate {
   name: string;
@@ -49,8 +50,15 @@ describe('license-plate task: real plate models, real photos, the real server', 
   const post = (route: string, body: BodyInit, contentType: string) =>
     fetch(`${server.url}${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': contentType }, body });
 
-  it('loads the reader as a companion model beside the plate detector', () => {
-    expect(server.logText()).to.contain('"companion model loaded"').and.contain(READER);
+  it('loads the reader as the task\'s second model, listed by /readyz with its role and run through its own scheduler (its runs in the per-model metrics)', async () => {
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { model_roles: Record<string, string>; model_kinds: Record<string, string> };
+    expect(ready.model_roles).to.include({ [READER]: 'reader', 'yolo-v9-t-416-license-plates-end2end-int8': 'detector' });
+    expect(ready.model_kinds).to.include({ [READER]: 'plate-text', 'yolo-v9-t-416-license-plates-end2end-int8': 'plates' });
+    const runsOf = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(new RegExp(`^detectd_model_run_seconds_count\\{model="${READER}",role="reader"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+    const before = await runsOf();
+    const read = await post('/api/v1/license-plate', new Uint8Array(photo(LABELLED[0].file)), 'image/jpeg');
+    expect(read.status).to.equal(200);
+    expect(await runsOf()).to.equal(before + 1);
   });
 
   for (const { file, plate } of LABELLED) {

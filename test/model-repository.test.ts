@@ -75,7 +75,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     ]);
     const misnamed = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolo26n' });
     expect(misnamed.status).to.equal(3);
-    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured models: yolo11n-320-int8, yolox-nano-416\n');
+    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured object models: yolo11n-320-int8, yolox-nano-416\n');
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-default-model-'));
     const env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODELS_DIR: repository, PORT: '0', HOST: '127.0.0.1' };

@@ -66,7 +66,7 @@ function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
 export async function analyseImage(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
   const { scheduler, limits, signal } = request;
   const decodeStarted = performance.now();
-  const { width, height } = scheduler.detector.inputSize;
+  const { width, height } = scheduler.model.inputSize;
   const scale = request.fullResolution ? {} : { fitInto: Math.max(width, height) };
   const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }, scale).catch((error: unknown) => {
     throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;

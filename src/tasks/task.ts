@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../core/schema-catalogue.js';
+import type { ModelStep } from '../models/model-roles.js';
 import type { Detection, ModelKind } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
@@ -74,14 +75,16 @@ export interface DeepStackCapabilities {
  */
 export interface Task<Parameters = unknown> {
   readonly type: string;
-  /** What the task's models find (a model's declared or detected kind): a service of this task is answered only by a model of this kind. */
+  /** What its service's model finds (a model's declared or detected kind): a service of this task is answered only by a detector of this kind. */
   readonly detects: ModelKind;
   /**
-   * The kind of a second model the task runs on what its detector found (a plate reader, kind
-   * `plate-text`): a companion model (models/types.ts CompanionModel), which the task is handed by
-   * TaskDependencies.companions. Absent: the detector alone.
+   * The models the task runs, in order, by role and kind (as a Triton ensemble's steps), e.g. a
+   * plate detector → a plate reader. The step `{ role: 'detector', kind: detects }` is the
+   * service's model (AnalysisCall.scheduler); every other is served by the first loaded model of
+   * its role and kind, through its scheduler (TaskDependencies.models). The server loads what they
+   * need (a built-in model where none is configured) at start-up. Absent: the service's detector alone.
    */
-  readonly companion?: ModelKind;
+  readonly models?: readonly ModelStep[];
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */

@@ -5,6 +5,7 @@ import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { faceApi } from './face-api.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
+import { MODEL_KINDS } from '../../models/model-roles.js';
 
 /**
  * The face-detection task: Nvision's face service type (`POST /api/v1/face-detection`, both
@@ -16,7 +17,7 @@ import { findFaces } from './find-faces.js';
 export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParameters> {
   return {
     type: 'face-detection',
-    detects: 'faces',
+    detects: MODEL_KINDS.faces,
     summary: 'Detect faces in one image, and recognize registered people',
     requestSchema: 'face-detection-request',
     responseSchema: 'face-detection-response',
