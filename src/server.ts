@@ -29,7 +29,7 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
 import { FaceGallery } from './faces/face-gallery.js';
 import { galleryRecognition } from './faces/face-recognition.js';
-import { loadFaceDescriber, SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
+import { SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
@@ -79,7 +79,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
-  const faces = galleryRecognition(gallery, () => loadFaceDescriber((message) => logger.info(message)), SMALLEST_DESCRIBED_FACE);
+  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE);
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
@@ -106,7 +106,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   for (const task of tasks.all) {
     const missing = (task.models ?? []).filter((step) => !step.optional && !registry.forStep(step));
     if (missing.length > 0 && registry.defaultOf(task.detects)) {
-      const named = missing.map((step) => `a ${step.role} of ${step.kind}`).join(' and ');
+      const named = missing.map((step) => `${step.role} of ${step.kind}${step.remedy ? ` (${step.remedy})` : ''}`).join(' and no ');
       logger.warn({ task: task.type, missing: missing.map((step) => `${step.role} of ${step.kind}`) }, `a detector of ${task.detects} is loaded but no ${named}: ${task.type} services answer 503 until one is in the models folder`);
     }
   }
@@ -208,7 +208,6 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await usage.stop();
       idleCollector.stop();
       await registry.dispose();
-      await faces.dispose();
       await db.destroy();
       lock?.release();
       logger.info('stopped');

@@ -4,6 +4,7 @@ import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type LoadedModel, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
 import { RUNTIMES } from './runtimes/index.js';
+import { loadFaceDescriptorNet, loadFaceLandmarkNet } from './face-describer.js';
 import { familyNamed } from './families/index.js';
 import { type ModelDescription, readModelDescription } from './model-description.js';
 import { MODEL_KINDS, type ModelStep } from './model-roles.js';
@@ -87,13 +88,17 @@ function embeddedModelHint(embedded: ServedModel, folder: ModelsFolder | undefin
   );
 }
 
-/** A model that arrives with the checkout, served for a step no configured model serves. */
+/** A model that arrives with the checkout (or its npm packages), served for a step no configured model serves. */
 interface BuiltInModel {
   readonly step: ModelStep;
   load(defaults: InferenceSettings, logger: (message: string) => void): Promise<ServedModel>;
-  /** The start-up log's line on serving it. */
-  hint(model: ServedModel, folder: ModelsFolder | undefined): string;
+  /** Whether the models loaded so far want it (an optional step's model); absent: whenever a task composes its step. */
+  wanted?(models: readonly ServedModel[]): boolean;
+  /** The start-up log's line on serving it, where an operator may want another. */
+  hint?(model: ServedModel, folder: ModelsFolder | undefined): string;
 }
+
+
 
 /** The built-in model of each step that has one: a table, one line per model. */
 const BUILT_IN: readonly BuiltInModel[] = [
@@ -102,6 +107,13 @@ const BUILT_IN: readonly BuiltInModel[] = [
     step: { role: 'detector', kind: MODEL_KINDS.faces },
     load: loadEmbeddedFaceDetector,
     hint: () => 'No face model is configured: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.',
+  },
+  { step: { role: 'describer', kind: MODEL_KINDS.faceDescriptors }, load: (_defaults, logger) => loadFaceDescriptorNet(logger) },
+  {
+    step: { role: 'landmarker', kind: MODEL_KINDS.faceLandmarks },
+    load: (_defaults, logger) => loadFaceLandmarkNet(logger),
+    // Only a face detector that gives no landmarks (UltraFace) needs it.
+    wanted: (models) => models.some((model) => isDetector(model) && model.kind === MODEL_KINDS.faces && !model.givesLandmarks),
   },
 ];
 
@@ -131,14 +143,23 @@ export async function loadModels(
     if (chosen && !(chosen.role === OBJECTS.role && chosen.kind === OBJECTS.kind)) {
       throw new ModelSettingsError(`DETECTD_DEFAULT_MODEL is "${chosen.name}", a ${chosen.role} of ${chosen.kind}: it names the default object model`);
     }
-    for (const builtIn of BUILT_IN) {
-      if (serves(builtIn.step) || !(builtIn.step === OBJECTS || steps.some((step) => step.role === builtIn.step.role && step.kind === builtIn.step.kind))) continue;
-      const model = await builtIn.load(defaults, logger);
-      // The default object detector comes first.
-      if (builtIn.step === OBJECTS) models.unshift(model);
-      else models.push(model);
-      embedded.add(model);
-      logger(builtIn.hint(model, sources.modelsDir));
+    const composed = (builtIn: BuiltInModel) => builtIn.step === OBJECTS || steps.some((step) => step.role === builtIn.step.role && step.kind === builtIn.step.kind);
+    // The detectors first: whether a landmarker is wanted depends on the face detector.
+    for (const wave of [BUILT_IN.filter((builtIn) => builtIn.step.role === 'detector'), BUILT_IN.filter((builtIn) => builtIn.step.role !== 'detector')]) {
+      const needed = wave.filter((builtIn) => composed(builtIn) && !serves(builtIn.step) && (builtIn.wanted?.(models) ?? true));
+      // Side by side: each loads and warms up in worker threads of its own.
+      const loaded = await Promise.allSettled(needed.map((builtIn) => builtIn.load(defaults, logger)));
+      for (const [index, outcome] of loaded.entries()) {
+        if (outcome.status === 'rejected') continue;
+        const builtIn = needed[index];
+        // The default object detector comes first.
+        if (builtIn.step === OBJECTS) models.unshift(outcome.value);
+        else models.push(outcome.value);
+        embedded.add(outcome.value);
+        if (builtIn.hint) logger(builtIn.hint(outcome.value, sources.modelsDir));
+      }
+      const failed = loaded.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     }
     return new ModelRegistry(models, reserved, embedded);
   } catch (error) {

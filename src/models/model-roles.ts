@@ -37,4 +37,6 @@ export interface ModelStep {
   readonly kind: ModelKind;
   /** Run only for some inputs (a face's landmarks where its detector gives none): the task is served without it when none is loaded. */
   readonly optional?: boolean;
+  /** How an operator gets a model for the step, for the answer and the start-up warning when none is loaded. */
+  readonly remedy?: string;
 }

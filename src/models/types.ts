@@ -120,6 +120,8 @@ export interface Detector extends ServedModel {
   readonly labels: readonly string[];
   /** Parent category of each label (same order), e.g. "vehicle" for "truck". */
   readonly parents: readonly string[];
+  /** Whether each detection carries the five face landmarks (FACE_LANDMARKS), as a face family's may; else a face needs a landmarker to be described. */
+  readonly givesLandmarks?: boolean;
   /**
    * Prepares the image for input slot `buffer` (synchronous). A runtime may leave the pixel work to
    * its own thread, done in `inference` and counted in its output's `preprocessMs`.

@@ -7,7 +7,7 @@ import { TaskTable } from './task-table.js';
 
 /** What the tasks need of the running server, handed over by the composition root. */
 export interface TaskDependencies {
-  /** The face task's describer and galleries. */
+  /** The face task's galleries. */
   readonly faces: FaceRecognition;
   /** The models the tasks compose beside their service's own (Task.models), each through its scheduler. */
   readonly models: ComposedModels;
@@ -15,12 +15,11 @@ export interface TaskDependencies {
 
 /** Every service type the server offers; one line per task folder. */
 export function taskTable(dependencies: TaskDependencies): TaskTable {
-  return new TaskTable([objectDetection, faceDetectionTask(dependencies.faces), licensePlateTask(dependencies.models)]);
+  return new TaskTable([objectDetection, faceDetectionTask(dependencies.faces, dependencies.models), licensePlateTask(dependencies.models)]);
 }
 
 /** Recognition of a table that only describes the tasks (the CLI, tests, scripts): none of its tasks is ever run. */
 const NOT_RUNNING: FaceRecognition = {
-  describe: notRunning,
   similarity: notRunning,
   smallestFace: 0,
   matcher: notRunning,
@@ -34,7 +33,7 @@ function notRunning(): never {
 }
 
 /** What a table that only describes the tasks is handed: nothing of it runs. */
-export const DESCRIBING_ONLY: TaskDependencies = { faces: NOT_RUNNING, models: { schedulerOf: notRunning, serves: notRunning } };
+export const DESCRIBING_ONLY: TaskDependencies = { faces: NOT_RUNNING, models: { run: notRunning, model: notRunning } };
 
 /** The tasks as the CLI (and tests and scripts) describe them, without a server running them. */
 export const TASK_DESCRIPTIONS = taskTable(DESCRIBING_ONLY);

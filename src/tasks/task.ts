@@ -70,8 +70,10 @@ export interface DeepStackCapabilities {
  * parameters, call) → findings`. It knows no JSON body, upload, frame or DeepStack field: every
  * front door (REST v1 and legacy, both video streams, the DeepStack door), the OpenAPI document,
  * the docs page, the console and the CLI read the task table (tasks/index.ts, handed out by the
- * composition root) and reach a task only through this interface, so a new task is one folder
- * and one line in the table. `Parameters` is the task's own parsed parameters, opaque outside its folder.
+ * composition root) and reach a task only through this interface; the models it runs it declares
+ * (`detects`, `models`) and reaches through their schedulers. So a new task of the roles and kinds
+ * the server's families serve is one folder and one line in the table; a new family or role is
+ * models/' business (docs/development.md). `Parameters` is the task's own parsed parameters, opaque outside its folder.
  */
 export interface Task<Parameters = unknown> {
   readonly type: string;

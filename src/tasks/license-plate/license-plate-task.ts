@@ -12,7 +12,7 @@ import { readFoundPlates } from './read-plates.js';
 
 /** Its two models, in order: the service's detector finds the plates, the reader reads them. */
 const PLATE_DETECTOR: ModelStep = { role: 'detector', kind: MODEL_KINDS.plates };
-const PLATE_READER: ModelStep = { role: 'reader', kind: MODEL_KINDS.plateText };
+const PLATE_READER: ModelStep = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: '`detectd models pull cct_xs_v2_global` (docs/plates.md)' };
 /** Every plate goes out with this parent, as every face with `face`. */
 const PLATE = 'plate';
 
@@ -29,9 +29,8 @@ const round = (value: number) => Math.round(value * 1e5) / 1e5;
 
 /** The loaded plate reader, each read run by its scheduler in the call's lane; 503 `model_unavailable` when there is none. */
 function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
-  const scheduler = models.schedulerOf<PlateReader>(PLATE_READER, '`detectd models pull cct_xs_v2_global` (docs/plates.md)');
-  const reader = scheduler.model;
-  return { ...reader, read: (image, regions) => scheduler.run(call.turn ? 'stream' : 'request', call.signal, () => reader.read(image, regions)) };
+  const reader = models.model<PlateReader>(PLATE_READER);
+  return { ...reader, read: (image, regions) => models.run(PLATE_READER, call, () => reader.read(image, regions)) };
 }
 
 /**

@@ -37,7 +37,8 @@ async function familyOf(modelPath: string, description: ModelDescription): Promi
 
 /**
  * Loads an ONNX model of any family and role, the one way: its configuration file (checked
- * against schemas/model-description.json) → its family (families/index.ts) → its inference settings
+ * against schemas/model-description.json) → its family (families/index.ts) → what refuses it before
+ * its sessions open (the family's `inspect`) → its inference settings
  * (the configuration's, else `defaults` as the family takes them) → its sessions in worker threads
  * (onnx-session-pool.ts) → its family's loader, which warms every session up and builds its stages.
  * It holds `concurrency + 1` inputs and `concurrency` runs at once; who goes when is its
@@ -56,6 +57,7 @@ export async function loadOnnxModel(modelPath: string, defaults: InferenceSettin
       throw new Error(`its configuration says role "${description.role}" and names no family: name the family that reads its outputs`);
     }
     const loader = LOADERS[entry?.reads ?? 'boxes'] as OnnxFamilyLoader<FamilyEntry['family'] | undefined>;
+    await loader.inspect?.(modelPath);
     const settings = settingsOf(description, loader.defaults?.(defaults, entry?.family) ?? defaults);
     const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
     const served: ServedFields = {

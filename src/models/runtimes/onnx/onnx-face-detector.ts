@@ -53,6 +53,7 @@ export const faceDetectorLoader: OnnxFamilyLoader<FaceFamily> = {
       role: 'detector',
       labels: ['face'],
       parents: ['face'],
+      givesLandmarks: family.landmarks,
       inputSize: typeof width === 'number' && typeof height === 'number' ? { width, height } : { width: maxSide, height: maxSide },
       preprocess,
       inference,

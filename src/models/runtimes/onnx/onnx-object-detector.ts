@@ -23,6 +23,8 @@ function familyOf(modelPath: string, declared: ObjectFamily | undefined, outputD
  * model declared none, and the warm-up's output shape tells it.
  */
 export const objectDetectorLoader: OnnxFamilyLoader<ObjectFamily | undefined> = {
+  // A model whose metadata says it is no detector is refused before its sessions are opened.
+  inspect: async (modelPath) => void (await readModelFacts(modelPath)),
   async load({ modelPath, opened, settings, served }, declared) {
     const facts = await readModelFacts(modelPath);
     const { description } = facts;

@@ -25,6 +25,8 @@ export interface OpenedOnnxModel {
  * model is thrown.
  */
 export interface OnnxFamilyLoader<Family> {
+  /** What the model file says that refuses it before any session is opened (an object detector's metadata). */
+  inspect?(modelPath: string): Promise<void>;
   defaults?(defaults: InferenceSettings, family: Family): InferenceSettings;
   load(model: OpenedOnnxModel, family: Family): Promise<LoadedModel>;
 }
