@@ -39,13 +39,20 @@ export interface ComposedModels {
   run<Model extends ServedModel, Result>(step: ModelStep, call: ComposedCall, work: (model: Model, alone: boolean) => Promise<Result>): Promise<Result>;
   /** The model serving `step`, to read what it is (a reader's `regions`): 503 `model_unavailable` with the step's remedy when none is loaded. */
   model<Model extends ServedModel>(step: ModelStep): Model;
+  /**
+   * The scheduler of the detector serving a detector step that is not the service's own (a vehicle
+   * detector ahead of a plate detector), for the core pipeline (analyseImage) like the service's;
+   * 503 `model_unavailable` when none is loaded.
+   */
+  detector(step: ModelStep): ModelScheduler;
 }
 
 /** The composed models of a running server: its schedulers, the one way to every model. */
 export function composedModels(schedulers: ModelSchedulers): ComposedModels {
+  const unavailable = (step: ModelStep) => new DetectdError('model_unavailable', `No ${step.role} of ${step.kind} is loaded${step.remedy ? `: ${step.remedy}` : ''}`);
   const schedulerOf = (step: ModelStep): ModelScheduler<ServedModel> => {
     const scheduler = schedulers.forStep(step);
-    if (!scheduler) throw new DetectdError('model_unavailable', `No ${step.role} of ${step.kind} is loaded${step.remedy ? `: ${step.remedy}` : ''}`);
+    if (!scheduler) throw unavailable(step);
     return scheduler;
   };
   return {
@@ -60,5 +67,10 @@ export function composedModels(schedulers: ModelSchedulers): ComposedModels {
       }
     },
     model: <Model extends ServedModel>(step: ModelStep) => schedulerOf(step).model as Model,
+    detector(step) {
+      const scheduler = step.role === 'detector' ? schedulers.findOfKind(null, step.kind) : undefined;
+      if (!scheduler) throw unavailable(step);
+      return scheduler;
+    },
   };
 }
