@@ -70,19 +70,22 @@ const OWNS_TASKS = /^tasks\/(?:index\.ts$|[^/]+\/)/;
  * "file:line literal". Comments may name a task; code may not.
  */
 function taskLiterals(root: string, types: readonly string[]): string[] {
+  // A link to another site (a model's upstream repository) names none of our tasks, whatever its path says;
+  // a type counts as a word of its own: a model file's name (`…-license-plates-end2end`) that contains one names no task.
+  return literalsUnder(root, OWNS_TASKS, (text) => !/^https:\/\//.test(text) && types.some((type) => new RegExp(`(?<![\\w-])${type}(?![\\w-])`).test(text)));
+}
+
+/** String and template literals under `root`/src, outside the files `skip` matches, whose text `matches`: each as "file:line literal". */
+function literalsUnder(root: string, skip: RegExp, matches: (text: string) => boolean): string[] {
   const found: string[] = [];
   const source = path.join(root, 'src');
   for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
     const relative = file.split(path.sep).join('/');
-    if (!relative.endsWith('.ts') || OWNS_TASKS.test(relative)) continue;
+    if (!relative.endsWith('.ts') || skip.test(relative)) continue;
     const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      // A link to another site (a model's upstream repository) names none of our tasks, whatever its path says.
-      const literal = (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) && !/^https:\/\//.test(node.text);
-      // A type as a word of its own: a model file's name (`…-license-plates-end2end`) that contains one names no task.
-      if (literal && types.some((type) => new RegExp(`(?<![\\w-])${type}(?![\\w-])`).test(node.text))) {
-        found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
-      }
+      const literal = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node);
+      if (literal && matches(node.text)) found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
       node.forEachChild(visit);
     };
     visit(tree);
@@ -100,21 +103,7 @@ const MODEL_REGISTRIES = /^models\/(?:model-roles\.ts$|model-catalogue\.ts$|fami
  */
 function kindLiterals(root: string): string[] {
   const kinds = new Set<string>(Object.values(MODEL_KINDS));
-  const found: string[] = [];
-  const source = path.join(root, 'src');
-  for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
-    const relative = file.split(path.sep).join('/');
-    if (!relative.endsWith('.ts') || MODEL_REGISTRIES.test(relative)) continue;
-    const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
-    const visit = (node: ts.Node): void => {
-      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && kinds.has(node.text)) {
-        found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
-      }
-      node.forEachChild(visit);
-    };
-    visit(tree);
-  }
-  return found;
+  return literalsUnder(root, MODEL_REGISTRIES, (text) => kinds.has(text));
 }
 
 /** DeepStack's wire names: its box fields, a face's `userid`, an answer's `success`. */

@@ -9,9 +9,11 @@ import { DESCRIBING_ONLY } from '../src/tasks/index.js';
 import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
 import { SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { cliAsync, requireBuild } from './support/processes.js';
+import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
 
 const READER = 'cct_xs_v2_global';
+const DETECTOR = 'yolo-v9-t-416-license-plates-end2end-int8';
 const PHOTOS = path.join(SHARED_DIR, 'eval', 'plates', 'images');
 /** Labelled photos of ../shared/eval/plates, one per region, and what their plate says. */
 const LABELLED = [
@@ -59,6 +61,19 @@ describe('license-plate task: real plate models, real photos, the real server', 
     const read = await post('/api/v1/license-plate', new Uint8Array(photo(LABELLED[0].file)), 'image/jpeg');
     expect(read.status).to.equal(200);
     expect(await runsOf()).to.equal(before + 1);
+  });
+
+  it('the CLI beside the server creates a license-plate service naming the plate detector, and refuses its reader, which no service names', async function () {
+    requireBuild();
+    const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = process.env;
+    const beside = { ...shell, DETECTD_DATA_DIR: server.dataDir, PORT: new URL(server.url).port, HOST: '127.0.0.1' };
+    const create = (name: string, model: string) => cliAsync(['service', 'create', '--account', FIRST_ACCOUNT.email, '--name', name, '--type', 'license-plate', '--model', model, '--json'], beside);
+    const created = await create('gate plates', DETECTOR);
+    expect(created.status, created.stderr).to.equal(0);
+    expect(JSON.parse(created.stdout)).to.include({ type: 'license-plate', model: DETECTOR });
+    const reader = await create('reader plates', READER);
+    expect(reader.status).to.equal(1);
+    expect(JSON.parse(reader.stderr).error.code).to.equal('unknown_model');
   });
 
   for (const { file, plate } of LABELLED) {

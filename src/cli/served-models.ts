@@ -41,7 +41,8 @@ export async function servedModels(config: Config, tasks: TaskTable, output: Out
   const answered = configured.length === 0 ? await answeringServerModels(readiness) : undefined;
   if (answered) return answered;
   const models = await asConfiguration(async () => {
-    const registry = await loadModels(sources, config.inference, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.steps);
+    // The detectors a service may name: the models a task composes beside them are no service's to name.
+    const registry = await loadModels(sources, config.inference, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.steps.filter((step) => step.role === 'detector'));
     await registry.dispose();
     return registry.detectors.map(({ name, kind }) => ({ name, kind }));
   });

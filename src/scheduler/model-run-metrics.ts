@@ -1,5 +1,6 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { ServedModel } from '../models/types.js';
+import type { ModelScheduler } from './model-scheduler.js';
 import type { ModelSchedulers } from './model-schedulers.js';
 
 /** Seconds; from a plate read (~5 ms) to a large image's run on a slow machine (~10 s). */
@@ -30,23 +31,20 @@ export class ModelRunMetrics {
 
   /** Gauges of the schedulers' load, read when scraped. */
   watch(schedulers: ModelSchedulers): void {
-    new Gauge({
-      name: 'detectd_model_runs_in_flight',
-      help: 'Runs of a model in flight now, by model and role',
-      labelNames: ['model', 'role'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const { model, load } of schedulers.all) this.set({ model: model.name, role: model.role }, load.runsInFlight);
-      },
-    });
-    new Gauge({
-      name: 'detectd_model_waiting',
-      help: 'Calls waiting for a turn on a model now (requests and stream frames), by model and role',
-      labelNames: ['model', 'role'] as const,
-      registers: [this.registry],
-      collect() {
-        for (const { model, load } of schedulers.all) this.set({ model: model.name, role: model.role }, load.waiting.request + load.waiting.stream);
-      },
-    });
+    const gauges: readonly [name: string, help: string, value: (load: ModelScheduler['load']) => number][] = [
+      ['detectd_model_runs_in_flight', 'Runs of a model in flight now, by model and role', (load) => load.runsInFlight],
+      ['detectd_model_waiting', 'Calls waiting for a turn on a model now (requests and stream frames), by model and role', (load) => load.waiting.request + load.waiting.stream],
+    ];
+    for (const [name, help, value] of gauges) {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['model', 'role'] as const,
+        registers: [this.registry],
+        collect() {
+          for (const { model, load } of schedulers.all) this.set({ model: model.name, role: model.role }, value(load));
+        },
+      });
+    }
   }
 }
