@@ -17,7 +17,7 @@ export class ModelRunMetrics {
   constructor(readonly registry: Registry) {
     this.#runs = new Histogram({
       name: 'detectd_model_run_seconds',
-      help: 'Time of one run of a model (detector, reader, landmarker, describer, …), from its run slot to its output, by model and role',
+      help: 'Time of one run of a model (detector, reader, landmarker, describer, …), from its run slot to its result (a detector’s postprocessing included), by model and role',
       labelNames: ['model', 'role'] as const,
       buckets: RUN_BUCKETS,
       registers: [registry],

@@ -36,7 +36,7 @@ export interface SchedulerResult extends DetectionResult {
 export interface SchedulerSettings {
   /** Requests admitted to the request lane at once (decoding, waiting or running); more are refused. */
   readonly maxAdmitted: number;
-  /** Told of every run of the model once it ends: how long it ran, in milliseconds (per-model metrics). */
+  /** Told of every run of the model once it ends: how long it held its run slot, in milliseconds (per-model metrics). */
   readonly onRun?: (model: ServedModel, runMs: number) => void;
 }
 
