@@ -7,7 +7,7 @@ import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { DESCRIBING_ONLY } from '../src/tasks/index.js';
 import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
-import { SHARED_DIR } from './support/paths.js';
+import { DEFAULT_TEST_MODEL, SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
 import { cliAsync, requireBuild } from './support/processes.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
@@ -74,6 +74,33 @@ describe('license-plate task: real plate models, real photos, the real server', 
     const reader = await create('reader plates', READER);
     expect(reader.status).to.equal(1);
     expect(JSON.parse(reader.stderr).error.code).to.equal('unknown_model');
+  });
+
+  it('DETECTD_DEFAULT_MODEL names an object model: a wrong name is refused offering the object models only, a plate model stops start-up', async () => {
+    const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = process.env;
+    const settings = { ...shell, DETECTD_MODEL: DEFAULT_TEST_MODEL, DETECTD_MODELS_DIR: models };
+    const misnamed = await cliAsync(['models', 'list'], { ...settings, DETECTD_DEFAULT_MODEL: 'yolo26n' });
+    expect(misnamed.status).to.equal(3);
+    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured object models: yolo26n-640-int8\n');
+    const plates = await startTestServer({ DETECTD_MODELS_DIR: models, DETECTD_DEFAULT_MODEL: DETECTOR }).then(
+      async (started) => {
+        await started.close();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(plates).to.equal(`DETECTD_DEFAULT_MODEL is "${DETECTOR}", a detector of plates: it names the default object model`);
+  });
+
+  it('DeepStack custom models are the object detectors: the plate models are neither in custom/list nor reached as custom/<name>, whose 404 lists what custom/list lists', async () => {
+    const headers = { Authorization: `ApiKey ${server.apiKey}` };
+    const list = (await (await fetch(`${server.url}/v1/vision/custom/list`, { method: 'POST', headers })).json()) as { models: string[] };
+    expect(list.models).to.include('yolo26n-640-int8').and.not.include(DETECTOR).and.not.include(READER);
+    const form = new FormData();
+    form.set('image', new Blob([new Uint8Array(photo('eu/eu1.jpg'))], { type: 'image/jpeg' }), 'car.jpg');
+    const refused = await fetch(`${server.url}/v1/vision/custom/${DETECTOR}`, { method: 'POST', headers, body: form });
+    expect(refused.status).to.equal(404);
+    expect(((await refused.json()) as { error: string }).error).to.contain(DETECTOR).and.contain(`loaded: ${list.models.join(', ')}`);
   });
 
   for (const { file, plate } of LABELLED) {
