@@ -14,6 +14,8 @@ import { rawScoreFor } from '../src/models/families/face-family.js';
 import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
 import { faceFamilyByName } from '../src/models/families/index.js';
 import { loadEmbeddedFaceDetector, tryModelFiles } from '../src/models/load-models.js';
+import { MODEL_KINDS } from '../src/models/model-roles.js';
+import { isDetector } from '../src/models/types.js';
 import type { Detector } from '../src/models/types.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
 import { decodeImage } from '../src/vision/decode.js';
@@ -83,8 +85,8 @@ export async function evaluateFaceModels(folder: string, modelPaths: readonly st
     ...(modelPaths ?? (await sharedFaceModels())).map((modelPath) => async () => {
       const [load] = await tryModelFiles({ modelPaths: [modelPath], modelsDir: undefined }, settings, true);
       if ('refused' in load) throw load.refused;
-      if (!('detector' in load) || load.detector.kind !== 'faces') throw new Error(`${modelPath} is not a face detector (its outputs are no face family's)`);
-      return load.detector;
+      if (!isDetector(load.model) || load.model.kind !== MODEL_KINDS.faces) throw new Error(`${modelPath} is not a face detector (its outputs are no face family's)`);
+      return load.model;
     }),
   ];
   const scores: FaceModelScore[] = [];

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { SignUpPolicy } from './accounts/sign-up.js';
-import type { ModelSources, ModelsFolder } from './models/model-repository.js';
+import type { InferenceSettings, ModelSources, ModelsFolder } from './models/model-repository.js';
 
 /**
  * Every setting of the service, read once in the composition root and passed down frozen.
@@ -76,15 +76,6 @@ export const DEFAULT_MODELS_DIR = './models';
  * holds tens of MB; beyond 4 the shared sessions get several threads each instead).
  */
 const MAX_DEFAULT_CONCURRENCY = 4;
-
-export interface InferenceSettings {
-  /** ONNX Runtime intra-op threads of a run that has its model to itself. */
-  readonly threads: number;
-  /** Runs of one model at once, each in its own session and worker thread, sharing the threads. */
-  readonly concurrency: number;
-  /** IoU above which same-class boxes are merged by NMS. */
-  readonly nmsIou: number;
-}
 
 /** The WebSocket video stream (docs/streams.md). */
 export interface StreamSettings {

@@ -17,19 +17,20 @@ import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
-import type { CompanionModel, ModelKind } from './models/types.js';
 import { defaultModelReason } from './models/model-repository.js';
 import { servicesWithoutModel } from './services-without-model.js';
 import { packageVersion } from './package-root.js';
+import { ModelRunMetrics } from './scheduler/model-run-metrics.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
+import { composedModels } from './core/service-scheduler.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { holdServerLock } from './store/server-lock.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
-import { type TaskDependencies, taskTable } from './tasks/index.js';
+import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
 import { FaceGallery } from './faces/face-gallery.js';
 import { galleryRecognition } from './faces/face-recognition.js';
-import { loadFaceDescriber, SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
+import { SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
@@ -79,37 +80,38 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
-  const faces = galleryRecognition(gallery, () => loadFaceDescriber((message) => logger.info(message)), SMALLEST_DESCRIBED_FACE);
+  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE);
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
   }
-  // The models load after the task table (it says which are needed): a companion is looked up when a call needs one.
-  let companionOf: (kind: ModelKind) => CompanionModel | undefined = () => undefined;
-  const tasks = tasksOf({ faces, companions: (kind) => companionOf(kind) });
-  const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
-  const needs = { faces: tasks.kinds.has('faces') };
+  // What the tasks compose (Task.models) says which models to load; the tasks that run are built once they are.
+  const steps = tasksOf(DESCRIBING_ONLY).steps;
   const modelSources = modelSourcesOf(config);
-  const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {
+  const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, steps).catch(async (error: unknown) => {
     await db.destroy();
     lock?.release();
     throw error;
   });
-  companionOf = (kind) => registry.companionOf(kind);
-  for (const detector of registry.detectors) {
-    logger.info({ model: detector.name, family: detector.family, runtime: detector.runtime, input: detector.inputSize }, 'model loaded');
-  }
-  for (const companion of registry.companions) {
-    logger.info({ model: companion.name, kind: companion.kind, family: companion.family, runtime: companion.runtime }, 'companion model loaded');
-  }
-  for (const task of tasks.all) {
-    if (task.companion && registry.defaultOf(task.detects) && !registry.companionOf(task.companion)) {
-      logger.warn({ task: task.type, kind: task.companion }, `a model of kind ${task.detects} is loaded but no model of kind ${task.companion}: ${task.type} services answer 503 until one is in the models folder`);
-    }
+  for (const model of registry.models) {
+    logger.info({ model: model.name, role: model.role, kind: model.kind, family: model.family, runtime: model.runtime, input: model.inputSize }, 'model loaded');
   }
   const defaultChoice = defaultModelReason(modelSources, registry);
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
-  const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests });
+  // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
+  const metrics = new Registry();
+  const modelMetrics = new ModelRunMetrics(metrics);
+  const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests, onRun: modelMetrics.ran });
+  modelMetrics.watch(schedulers);
+  const tasks = tasksOf({ faces, models: composedModels(schedulers) });
+  for (const task of tasks.all) {
+    const missing = (task.models ?? []).filter((step) => !step.optional && !registry.forStep(step));
+    if (missing.length > 0 && registry.defaultOf(task.detects)) {
+      const named = missing.map((step) => `${step.role} of ${step.kind}${step.remedy ? ` (${step.remedy})` : ''}`).join(' and no ');
+      logger.warn({ task: task.type, missing: missing.map((step) => `${step.role} of ${step.kind}`) }, `a detector of ${task.detects} is loaded but no ${named}: ${task.type} services answer 503 until one is in the models folder`);
+    }
+  }
+  const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack routes' part of the API reference does not depend on the caller: built once.
   const deepStackPaths = deepStackOpenApiPaths(tasks);
@@ -124,8 +126,6 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
   usage.start();
-  // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
-  const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
   const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const recentErrors = new RecentErrors();
@@ -184,7 +184,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       streamRoutes(gate, tasks, streamTokens),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
-    readiness: { models: () => registry.detectors, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
+    readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
@@ -214,7 +214,6 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await usage.stop();
       idleCollector.stop();
       await registry.dispose();
-      await faces.dispose();
       await db.destroy();
       lock?.release();
       logger.info('stopped');

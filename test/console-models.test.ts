@@ -34,8 +34,8 @@ describe('console: a new service names only a model this server loaded', () => {
     expect(groups.map((group) => group.type)).to.deep.equal(TASK_DESCRIPTIONS.types);
     expect(groups[0]).to.deep.equal({ label: 'object-detection models', type: 'object-detection', defaultModel: 'yolo26n-640-int8', models: ['yolo26n-640-int8', 'yolox-nano-416'] });
     // The face detector every server loads when no face model is configured, whichever it is: the one loaded model besides the two named.
-    const loaded = ((await (await fetch(`${server.url}/readyz`)).json()) as { models: string[] }).models;
-    const faceDetector = loaded.filter((model) => !groups[0].models.includes(model));
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { models: string[]; model_roles: Record<string, string> };
+    const faceDetector = ready.models.filter((model) => ready.model_roles[model] === 'detector' && !groups[0].models.includes(model));
     expect(groups[1]).to.deep.equal({ label: 'face-detection models', type: 'face-detection', defaultModel: faceDetector[0], models: faceDetector });
   });
 

@@ -33,8 +33,9 @@ describe('status page: version, uptime, inference threads, loaded models and the
     expect(page.text).to.contain(`id="status-version">${packageVersion}<`).and.contain('id="status-threads">2<');
     expect(page.text).to.match(/id="status-uptime">(\d+ s|\d+ min)</);
     expect(page.text).to.contain('<code>yolo26n-640-int8</code> <span class="badge off">default</span>').and.contain('<code>yolo11n-320-int8</code>');
-    // Both object models and the face detector every server loads (the embedded BlazeFace here).
-    expect(page.text.match(/badge on">Healthy</g)?.length, 'every model healthy').to.equal(3);
+    // Every loaded model with its role: both object models, and the face detector and describer every server serving faces loads.
+    expect(page.text.match(/badge on">Healthy</g)?.length, 'every model healthy').to.equal(4);
+    expect(page.text).to.contain('<td>detector of objects</td>').and.contain('<td>detector of faces</td>').and.contain('<td>describer of face-descriptors</td>');
     const errors = page.text.slice(page.text.indexOf('id="status-errors"'));
     expect(errors).to.contain(`<code>400 ${refused.body.error.code}</code>`).and.contain(refused.body.error.request_id);
     expect(errors).to.contain('<code>401 unauthorized</code>');

@@ -5,7 +5,7 @@ import { confidenceOf, rawScoreFor } from '../src/models/families/face-family.js
 import { FACE_FAMILIES } from '../src/models/families/index.js';
 import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
 import { loadEmbeddedFaceDetector, loadModels, tryModelFiles } from '../src/models/load-models.js';
-import type { Detection, Detector } from '../src/models/types.js';
+import { type Detection, type Detector, isDetector } from '../src/models/types.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { evaluateFaceModels } from '../scripts/face-eval.js';
 import { bandAveragePrecision, HEIGHT_BANDS, type WiderImage } from '../scripts/wider-face-ap.js';
@@ -14,13 +14,15 @@ import { cropPath, faceModelPath, FACES_DIR, GROUP_PHOTOS, WIDER_VAL_DIR } from 
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 
 const SETTINGS = { threads: 2, concurrency: 1, nmsIou: 0.7 };
+/** The face task's first step: a face detector. */
+const FACES = { role: 'detector', kind: 'faces' } as const;
 const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
 
 async function loadFaceFile(file: string): Promise<Detector> {
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, SETTINGS, true);
   if ('refused' in load) throw load.refused;
-  if (!('detector' in load)) throw new Error(`${file} is not a detector`);
-  return load.detector;
+  if (!isDetector(load.model)) throw new Error(`${file} is not a detector`);
+  return load.model;
 }
 
 /** The faces found at confidence ≥ 0.5 (what DeepStack clients send), left to right. */
@@ -125,7 +127,7 @@ describe('face detectors', () => {
   });
 
   it('a registry offers face models to faces and object models to objects, the embedded YuNet-n when no face model is configured', async () => {
-    const configured = await loadModels({ modelPaths: [faceModelPath('ultraface-rfb-320'), DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), { faces: true });
+    const configured = await loadModels({ modelPaths: [faceModelPath('ultraface-rfb-320'), DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), [FACES]);
     try {
       expect(configured.defaultModel.name).to.equal('yolo26n-640-int8');
       expect(configured.defaultOf('faces')?.name).to.equal('ultraface-rfb-320');
@@ -134,7 +136,7 @@ describe('face detectors', () => {
     } finally {
       await configured.dispose();
     }
-    const objectsOnly = await loadModels({ modelPaths: [DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), { faces: true });
+    const objectsOnly = await loadModels({ modelPaths: [DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), [FACES]);
     try {
       expect(objectsOnly.names).to.deep.equal(['yolo26n-640-int8', 'yunet-n']);
       expect(objectsOnly.find('blazeface')?.name).to.equal('yunet-n');

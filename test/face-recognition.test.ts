@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { accountDomain } from '../src/accounts/account-domain.js';
 import { FaceGallery } from '../src/faces/face-gallery.js';
 import { faceSimilarity } from '../src/faces/face-similarity.js';
-import { alignedChip, CHIP_LANDMARKS, type FaceDescriber, loadFaceDescriber } from '../src/models/face-describer.js';
+import { alignedChip, CHIP_LANDMARKS, type FaceDescriptorNet, loadFaceDescriptorNet } from '../src/models/face-describer.js';
 import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
 import type { Detection, Detector } from '../src/models/types.js';
 import { type Database, openDatabase } from '../src/store/database.js';
@@ -43,7 +43,7 @@ interface Tally {
  */
 describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../shared/eval/faces)', function () {
   this.timeout(300_000);
-  let describer: FaceDescriber;
+  let describer: FaceDescriptorNet;
   let detector: Detector;
   let store: ScratchStore;
   let db: Database;
@@ -56,11 +56,11 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
   const describeCrop = async (person: string, index: number) => {
     const image = await framed(cropPath(person, index));
     const [face] = await facesOf(image);
-    return describer.describe(image, face);
+    return describer.describe(image, face.landmarks!);
   };
 
   before(async () => {
-    describer = await loadFaceDescriber(() => {});
+    describer = await loadFaceDescriptorNet(() => {});
     detector = await loadEmbeddedFaceDetector({ threads: 2, concurrency: 1, nmsIou: 0.7 }, () => {});
     store = await SQLITE.scratch();
     db = await openDatabase(databaseSettingsOf(store));
@@ -98,7 +98,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
       const chip = alignedChip(source, face.landmarks!);
       expect([chip.width, chip.height]).to.deep.equal([150, 150]);
     }
-    const [first, second] = await Promise.all([describer.describe(image, leonard), describer.describe(turnedImage, turnedLeonard)]);
+    const [first, second] = await Promise.all([describer.describe(image, leonard.landmarks!), describer.describe(turnedImage, turnedLeonard.landmarks!)]);
     expect(faceSimilarity(first, second)).to.be.above(0.9);
   });
 
@@ -106,7 +106,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
     expect(describer.size).to.equal(128);
     const image = await framed(cropPath('penny', 1));
     const [face] = await facesOf(image);
-    const [first, again] = [await describer.describe(image, face), await describer.describe(image, face)];
+    const [first, again] = [await describer.describe(image, face.landmarks!), await describer.describe(image, face.landmarks!)];
     expect(first).to.have.length(128);
     expect(Math.hypot(...first)).to.be.closeTo(1, 1e-5);
     expect(faceSimilarity(first, again)).to.be.closeTo(1, 1e-6);
@@ -125,7 +125,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
       const faces = await facesOf(image);
       expect(faces, photo).to.have.length(people.length);
       for (const [index, face] of faces.entries()) {
-        const userid = matcher.match(await describer.describe(image, face))?.userid;
+        const userid = matcher.match(await describer.describe(image, face.landmarks!))?.userid;
         named.push(`${photo} ${people[index]}→${userid}`);
         if (people[index]) count(tally, userid, people[index]!);
         else expect(userid, `${photo}: the man who is nobody registered`).to.equal(undefined);
@@ -153,7 +153,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
       const photo = await decode(path.join(WIDER_VAL_DIR, 'images', image.path));
       for (const face of await facesOf(photo)) {
         strangers++;
-        const userid = matcher.match(await describer.describe(photo, face))?.userid;
+        const userid = matcher.match(await describer.describe(photo, face.landmarks!))?.userid;
         if (userid) named.push(`${image.path} as ${userid}`);
       }
     }

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ts from 'typescript';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { MODEL_KINDS } from '../src/models/model-roles.js';
 
 const run = promisify(execFile);
 const DEPCRUISE = path.resolve('node_modules/.bin/depcruise');
@@ -69,24 +70,40 @@ const OWNS_TASKS = /^tasks\/(?:index\.ts$|[^/]+\/)/;
  * "file:line literal". Comments may name a task; code may not.
  */
 function taskLiterals(root: string, types: readonly string[]): string[] {
+  // A link to another site (a model's upstream repository) names none of our tasks, whatever its path says;
+  // a type counts as a word of its own: a model file's name (`…-license-plates-end2end`) that contains one names no task.
+  return literalsUnder(root, OWNS_TASKS, (text) => !/^https:\/\//.test(text) && types.some((type) => new RegExp(`(?<![\\w-])${type}(?![\\w-])`).test(text)));
+}
+
+/** String and template literals under `root`/src, outside the files `skip` matches, whose text `matches`: each as "file:line literal". */
+function literalsUnder(root: string, skip: RegExp, matches: (text: string) => boolean): string[] {
   const found: string[] = [];
   const source = path.join(root, 'src');
   for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
     const relative = file.split(path.sep).join('/');
-    if (!relative.endsWith('.ts') || OWNS_TASKS.test(relative)) continue;
+    if (!relative.endsWith('.ts') || skip.test(relative)) continue;
     const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
-      // A link to another site (a model's upstream repository) names none of our tasks, whatever its path says.
-      const literal = (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) && !/^https:\/\//.test(node.text);
-      // A type as a word of its own: a model file's name (`…-license-plates-end2end`) that contains one names no task.
-      if (literal && types.some((type) => new RegExp(`(?<![\\w-])${type}(?![\\w-])`).test(node.text))) {
-        found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
-      }
+      const literal = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node);
+      if (literal && matches(node.text)) found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
       node.forEachChild(visit);
     };
     visit(tree);
   }
   return found;
+}
+
+/** The model registries: the kinds, the families and the catalogue of downloadable models, where a kind may be written out. */
+const MODEL_REGISTRIES = /^models\/(?:model-roles\.ts$|model-catalogue\.ts$|families\/)/;
+
+/**
+ * String literals under `root`/src, outside the model registries, that are a model kind
+ * (`'objects'`, `'faces'`, `'plates'`, …: model-roles.ts MODEL_KINDS), each as "file:line literal":
+ * everything else names a kind through MODEL_KINDS or a task's declared steps.
+ */
+function kindLiterals(root: string): string[] {
+  const kinds = new Set<string>(Object.values(MODEL_KINDS));
+  return literalsUnder(root, MODEL_REGISTRIES, (text) => kinds.has(text));
 }
 
 /** DeepStack's wire names: its box fields, a face's `userid`, an answer's `success`. */
@@ -169,6 +186,18 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
       fs.rmSync(copy, { recursive: true, force: true });
     }
   });
+  it('names no model kind as a literal outside the model registries (model-roles.ts, families/, the catalogue)', () => {
+    expect(kindLiterals(process.cwd())).to.deep.equal([]);
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-kinds-'));
+    try {
+      fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
+      fs.writeFileSync(path.join(copy, 'src/tasks/kind.ts'), "export const detects = 'plates';\nexport const registry = `faces`;\n");
+      expect(kindLiterals(copy)).to.have.members(["src/tasks/kind.ts:1 'plates'", 'src/tasks/kind.ts:2 `faces`']);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it('keeps DeepStack\'s wire out of the tasks: nothing under src/tasks/ names x_min, userid or success (the DeepStack door owns them)', () => {
     expect(deepStackNamesInTasks(process.cwd())).to.deep.equal([]);
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-wire-'));

@@ -5,12 +5,15 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+import { DESCRIBING_ONLY } from '../src/tasks/index.js';
 import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
-import { SHARED_DIR } from './support/paths.js';
+import { DEFAULT_TEST_MODEL, SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { cliAsync, requireBuild } from './support/processes.js';
+import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
 
 const READER = 'cct_xs_v2_global';
+const DETECTOR = 'yolo-v9-t-416-license-plates-end2end-int8';
 const PHOTOS = path.join(SHARED_DIR, 'eval', 'plates', 'images');
 /** Labelled photos of ../shared/eval/plates, one per region, and what their plate says. */
 const LABELLED = [
@@ -19,7 +22,7 @@ const LABELLED = [
   { file: 'eu/eu1.jpg', plate: 'M5XSX' },
 ];
 const photo = (file: string) => fs.readFileSync(path.join(PHOTOS, file));
-const TASK = licensePlateTask(() => undefined);
+const TASK = licensePlateTask(DESCRIBING_ONLY.models);
 
 interface Plate {
   name: string;
@@ -49,8 +52,55 @@ describe('license-plate task: real plate models, real photos, the real server', 
   const post = (route: string, body: BodyInit, contentType: string) =>
     fetch(`${server.url}${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': contentType }, body });
 
-  it('loads the reader as a companion model beside the plate detector', () => {
-    expect(server.logText()).to.contain('"companion model loaded"').and.contain(READER);
+  it('loads the reader as the task\'s second model, listed by /readyz with its role and run through its own scheduler (its runs in the per-model metrics)', async () => {
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as { model_roles: Record<string, string>; model_kinds: Record<string, string> };
+    expect(ready.model_roles).to.include({ [READER]: 'reader', 'yolo-v9-t-416-license-plates-end2end-int8': 'detector' });
+    expect(ready.model_kinds).to.include({ [READER]: 'plate-text', 'yolo-v9-t-416-license-plates-end2end-int8': 'plates' });
+    const runsOf = async () => Number((await (await fetch(`${server.url}/metrics`)).text()).match(new RegExp(`^detectd_model_run_seconds_count\\{model="${READER}",role="reader"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+    const before = await runsOf();
+    const read = await post('/api/v1/license-plate', new Uint8Array(photo(LABELLED[0].file)), 'image/jpeg');
+    expect(read.status).to.equal(200);
+    expect(await runsOf()).to.equal(before + 1);
+  });
+
+  it('the CLI beside the server creates a license-plate service naming the plate detector, and refuses its reader, which no service names', async function () {
+    requireBuild();
+    const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = process.env;
+    const beside = { ...shell, DETECTD_DATA_DIR: server.dataDir, PORT: new URL(server.url).port, HOST: '127.0.0.1' };
+    const create = (name: string, model: string) => cliAsync(['service', 'create', '--account', FIRST_ACCOUNT.email, '--name', name, '--type', 'license-plate', '--model', model, '--json'], beside);
+    const created = await create('gate plates', DETECTOR);
+    expect(created.status, created.stderr).to.equal(0);
+    expect(JSON.parse(created.stdout)).to.include({ type: 'license-plate', model: DETECTOR });
+    const reader = await create('reader plates', READER);
+    expect(reader.status).to.equal(1);
+    expect(JSON.parse(reader.stderr).error.code).to.equal('unknown_model');
+  });
+
+  it('DETECTD_DEFAULT_MODEL names an object model: a wrong name is refused offering the object models only, a plate model stops start-up', async () => {
+    const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = process.env;
+    const settings = { ...shell, DETECTD_MODEL: DEFAULT_TEST_MODEL, DETECTD_MODELS_DIR: models };
+    const misnamed = await cliAsync(['models', 'list'], { ...settings, DETECTD_DEFAULT_MODEL: 'yolo26n' });
+    expect(misnamed.status).to.equal(3);
+    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured object models: yolo26n-640-int8\n');
+    const plates = await startTestServer({ DETECTD_MODELS_DIR: models, DETECTD_DEFAULT_MODEL: DETECTOR }).then(
+      async (started) => {
+        await started.close();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(plates).to.equal(`DETECTD_DEFAULT_MODEL is "${DETECTOR}", a detector of plates: it names the default object model`);
+  });
+
+  it('DeepStack custom models are the object detectors: the plate models are neither in custom/list nor reached as custom/<name>, whose 404 lists what custom/list lists', async () => {
+    const headers = { Authorization: `ApiKey ${server.apiKey}` };
+    const list = (await (await fetch(`${server.url}/v1/vision/custom/list`, { method: 'POST', headers })).json()) as { models: string[] };
+    expect(list.models).to.include('yolo26n-640-int8').and.not.include(DETECTOR).and.not.include(READER);
+    const form = new FormData();
+    form.set('image', new Blob([new Uint8Array(photo('eu/eu1.jpg'))], { type: 'image/jpeg' }), 'car.jpg');
+    const refused = await fetch(`${server.url}/v1/vision/custom/${DETECTOR}`, { method: 'POST', headers, body: form });
+    expect(refused.status).to.equal(404);
+    expect(((await refused.json()) as { error: string }).error).to.contain(DETECTOR).and.contain(`loaded: ${list.models.join(', ')}`);
   });
 
   for (const { file, plate } of LABELLED) {

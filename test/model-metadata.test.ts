@@ -104,7 +104,7 @@ describe('ONNX model metadata', () => {
       [{ ...DETECTOR, inputSize: 'size', metadata: { ...DETECTOR.metadata, imgsz: '[80, 80]' } }, undefined, "input size 80 is not a multiple of the model's stride 32"],
       [{ ...DETECTOR, metadata: { ...DETECTOR.metadata, names: '[cat, dog]' } }, undefined, 'its Ultralytics metadata is unreadable: "names" is not a Python dict of class names'],
       [{ inputSize: 64, outputShape: [1, 2, 3, 4] }, { labels: THREE }, 'cannot tell the family of a model with output [1, 2, 3, 4]; name one of end-to-end, ultralytics, yolox as "family" in custom.json'],
-      [DETECTOR, { labels: THREE, colour: 'red' }, 'custom.json: unknown setting "colour" (known: family, inputSize, labels'],
+      [DETECTOR, { labels: THREE, colour: 'red' }, 'custom.json: unknown setting "colour" (known: family, role, inputSize, labels'],
       [DETECTOR, { threads: 0 }, '"threads" must be >= 1: an integer in [1, 256]'],
       [DETECTOR, { aliases: ['general', 'general'] }, '"aliases" must NOT have duplicate items'],
       [DETECTOR, { aliases: ['no spaces'] }, '"aliases" must match pattern'],

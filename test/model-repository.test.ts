@@ -65,7 +65,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     const server = await startLocalServer({ DETECTD_MODELS_DIR: repository, DETECTD_SIGNUP: 'open' });
     try {
       // The folder's object models, and the embedded face detector every server loads when no face model is configured.
-      expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416', 'yunet-n']);
+      expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416', 'yunet-n', 'dlib-face-recognition-resnet']);
       const apiKey = await server.createService({ name: 'kennel', model: 'yolox-nano-416' });
       const answer = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
       expect(answer.status).to.equal(200);
@@ -89,7 +89,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     ]);
     const misnamed = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolo26n' });
     expect(misnamed.status).to.equal(3);
-    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured models: yolo11n-320-int8, yolox-nano-416\n');
+    expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured object models: yolo11n-320-int8, yolox-nano-416\n');
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-default-model-'));
     const env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODELS_DIR: repository, PORT: '0', HOST: '127.0.0.1' };

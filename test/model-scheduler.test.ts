@@ -1,11 +1,15 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { detectOnce, detectScheduled } from './support/detect-once.js';
+import { loadPlateReader } from '../src/models/load-plate-models.js';
+import type { PlateReader } from '../src/models/plates.js';
 import { loadOnnxDetector } from '../src/models/runtimes/onnx/onnx-detector.js';
 import type { Detector } from '../src/models/types.js';
 import { type Lane, ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../src/scheduler/model-scheduler.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { dogJpeg } from './support/images.js';
-import { modelPath } from './support/paths.js';
+import { modelPath, SHARED_DIR } from './support/paths.js';
 
 const OPTIONS = { minScore: 0.3, maxDetections: 100 };
 const never = () => new AbortController().signal;
@@ -153,5 +157,46 @@ describe('ModelScheduler with runs side by side (real model: yolo26n-640-int8, t
     leaveSecond();
     expect(runs[0]).to.deep.equal({ alone: true, inFlightAtStart: 1 });
     expect(runs[1].inFlightAtStart, 'the second run started after the lone one ended').to.equal(1);
+  });
+});
+
+describe('ModelScheduler of a model of another role (real model: the plate reader cct_xs_v2_global)', function () {
+  this.timeout(120_000);
+  let reader: PlateReader;
+  before(async () => {
+    reader = await loadPlateReader(path.join(SHARED_DIR, 'models', 'plates', 'cct_xs_v2_global.onnx'), { threads: 1, concurrency: 1, nmsIou: 0.7 });
+  });
+  after(() => reader?.dispose());
+
+  it('runs its calls through run(), one run slot at a time, tells onRun of each, reads as an unscheduled read does, and never detects', async () => {
+    const image = await decodeImage(fs.readFileSync(path.join(SHARED_DIR, 'eval', 'plates', 'images', 'us', 'wts-lg-000014.jpg')), { maxPixels: 40e6 });
+    const plate = [{ left: 543, top: 167, right: 651, bottom: 222 }];
+    try {
+      const ran: string[] = [];
+      const scheduler = new ModelScheduler(reader, { maxAdmitted: 4, onRun: (model) => ran.push(`${model.role} ${model.name}`) });
+      expect(reader).to.include({ role: 'reader', kind: 'plate-text' });
+      let inFlight = 0;
+      let most = 0;
+      const read = () =>
+        scheduler.run('request', never(), async () => {
+          most = Math.max(most, ++inFlight);
+          try {
+            return await reader.read(image, plate);
+          } finally {
+            inFlight--;
+          }
+        });
+      const reads = await Promise.all([read(), read(), read()]);
+      expect(most, 'one run at a time (its capacity)').to.equal(1);
+      expect(ran).to.deep.equal(Array(3).fill('reader cct_xs_v2_global'));
+      const unscheduled = await reader.read(image, plate);
+      for (const { readings } of reads) expect(readings.map((reading) => reading.text)).to.deep.equal(unscheduled.readings.map((reading) => reading.text));
+      const turn = await scheduler.acquire('request', never());
+      const refused = await turn.detect(image, OPTIONS, never()).then(() => undefined, (error: Error) => error.message);
+      turn.release();
+      expect(refused).to.equal('model cct_xs_v2_global is a reader: its scheduler runs it with run(), not detect()');
+    } finally {
+      image.release();
+    }
   });
 });

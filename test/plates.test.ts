@@ -107,10 +107,10 @@ describe('licence plates: detector → crops → reader, with the real models an
     fs.symlinkSync(path.resolve(MODELS.detector), file);
     try {
       const [undeclared] = await tryModelFiles({ modelPaths: [], modelsDir: { path: folder, required: true } }, SETTINGS, false);
-      expect('detector' in undeclared && undeclared.detector.kind, 'no configuration').to.not.equal('plates');
+      expect('model' in undeclared && undeclared.model.kind, 'no configuration').to.not.equal('plates');
       fs.writeFileSync(path.join(folder, `${modelNameOf(file)}.json`), JSON.stringify({ kind: 'plates', family: 'yolo-plates-end2end' }));
       const [declared] = await tryModelFiles({ modelPaths: [], modelsDir: { path: folder, required: true } }, SETTINGS, false);
-      expect('detector' in declared && declared.detector).to.include({ kind: 'plates', family: 'yolo-plates-end2end' });
+      expect('model' in declared && declared.model).to.include({ role: 'detector', kind: 'plates', family: 'yolo-plates-end2end' });
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

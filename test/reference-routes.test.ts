@@ -23,7 +23,15 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(await (await fetch(server.url + '/healthz')).json()).to.deep.equal({ status: 'ok' });
     const ready = await fetch(server.url + '/readyz');
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.deep.equal({ status: 'ready', models: ['yolo26n-640-int8', 'yunet-n'], model_kinds: { 'yolo26n-640-int8': 'objects', 'yunet-n': 'faces' }, database: 'reachable', services_without_model: [] });
+    expect(await ready.json()).to.deep.equal({
+      status: 'ready',
+      // Every loaded model of every role: the face task's describer too, loaded and warmed up at start-up.
+      models: ['yolo26n-640-int8', 'yunet-n', 'dlib-face-recognition-resnet'],
+      model_kinds: { 'yolo26n-640-int8': 'objects', 'yunet-n': 'faces', 'dlib-face-recognition-resnet': 'face-descriptors' },
+      model_roles: { 'yolo26n-640-int8': 'detector', 'yunet-n': 'detector', 'dlib-face-recognition-resnet': 'describer' },
+      database: 'reachable',
+      services_without_model: [],
+    });
   });
 
   it('GET /openapi.json is a valid OpenAPI 3.1 document of the task table\'s routes and the error catalogue', async () => {

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { loadConfig, modelSourcesOf } from '../config.js';
 import { EMBEDDED_MODEL_SOURCES, type ModelLoad, tryModelFiles } from '../models/load-models.js';
 import { modelNameOf } from '../models/model-repository.js';
+import { MODEL_KINDS } from '../models/model-roles.js';
 import { modelsByName } from '../models/registry.js';
+import { isDetector } from '../models/types.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
 import { asConfiguration, type OutputOptions, printResult, runCommand, table } from './command-context.js';
 import { EXIT } from './exit-codes.js';
@@ -11,9 +13,9 @@ import { addPullCommand } from './model-pull.js';
 function modelJson(load: ModelLoad, isDefault: boolean, embedded: boolean) {
   const common = { name: modelNameOf(load.path), file: load.path, default: isDefault, embedded };
   if ('refused' in load) return { ...common, status: 'refused' as const, reason: load.refused.reason };
-  // A companion model (a plate reader) is run by its task, not by a service: no input size, labels or scheduling settings to show.
-  if ('companion' in load) return { ...common, status: 'companion' as const, kind: load.companion.kind, family: load.companion.family, runtime: load.companion.runtime };
-  const { detector } = load;
+  const detector = load.model;
+  // A model of another role (a plate reader) is run in its task's pipeline, not named by a service: no labels to show.
+  if (!isDetector(detector)) return { ...common, status: 'composed' as const, role: detector.role, kind: detector.kind, family: detector.family, runtime: detector.runtime };
   return {
     ...common,
     status: 'ok' as const,
@@ -33,7 +35,7 @@ function modelJson(load: ModelLoad, isDefault: boolean, embedded: boolean) {
 function namesProblem(loads: readonly ModelLoad[]): string | undefined {
   try {
     modelsByName(
-      loads.flatMap((load) => ('detector' in load ? [load.detector] : [])),
+      loads.flatMap((load) => ('model' in load ? [load.model] : [])),
       DEEPSTACK_RESERVED_MODEL_NAMES,
     );
     return undefined;
@@ -57,18 +59,18 @@ export function addModelCommands(program: Command): void {
         const config = loadConfig();
         const configured = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
         // As the server does: the embedded object model first when no configured one is.
-        const embedded = configured.some((load) => 'detector' in load && load.detector.kind === 'objects') ? [] : await tryModelFiles(EMBEDDED_MODEL_SOURCES, config.inference, false);
+        const embedded = configured.some((load) => 'model' in load && isDetector(load.model) && load.model.kind === MODEL_KINDS.objects) ? [] : await tryModelFiles(EMBEDDED_MODEL_SOURCES, config.inference, false);
         const loads = [...embedded, ...configured];
         // The server's default: its first object model, wherever face, plate or reader models sort among them.
-        const defaultIndex = loads.findIndex((load) => 'detector' in load && load.detector.kind === 'objects');
+        const defaultIndex = loads.findIndex((load) => 'model' in load && isDetector(load.model) && load.model.kind === MODEL_KINDS.objects);
         const listed = loads.map((load, index) => modelJson(load, index === defaultIndex, index < embedded.length));
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
         const names = namesProblem(loads);
         const rows = listed.map((model) =>
           model.status === 'ok'
             ? [model.name + (model.default ? ' *' : '') + (model.embedded ? ' (embedded)' : ''), 'ok', model.family, String(model.input_size), `${model.labels.length} (${model.label_source})`, model.file]
-            : model.status === 'companion'
-              ? [model.name, `ok (${model.kind})`, model.family, '-', '-', model.file]
+            : model.status === 'composed'
+              ? [model.name, `ok (${model.role} of ${model.kind})`, model.family, '-', '-', model.file]
               : [model.name + (model.default ? ' *' : ''), 'REFUSED', '-', '-', '-', model.file],
         );
         printResult(

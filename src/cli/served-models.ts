@@ -16,10 +16,11 @@ const SERVER_ANSWER_MS = 2000;
 /** The models the detectd server at `readiness` (its /readyz) serves, or undefined when none answers there. */
 async function answeringServerModels(readiness: string): Promise<ServedModel[] | undefined> {
   try {
-    const answer = (await (await fetch(readiness, { signal: AbortSignal.timeout(SERVER_ANSWER_MS) })).json()) as { model_kinds?: unknown };
+    const answer = (await (await fetch(readiness, { signal: AbortSignal.timeout(SERVER_ANSWER_MS) })).json()) as { model_kinds?: unknown; model_roles?: Record<string, unknown> };
     const kinds = answer.model_kinds;
     if (typeof kinds !== 'object' || kinds === null) return undefined;
-    return Object.entries(kinds).flatMap(([name, kind]) => (kind === 'objects' || kind === 'faces' ? [{ name, kind }] : []));
+    // A service names a detector; the models a task composes beside it (a plate reader) are no service's.
+    return Object.entries(kinds).flatMap(([name, kind]) => (typeof kind === 'string' && (answer.model_roles?.[name] ?? 'detector') === 'detector' ? [{ name, kind }] : []));
   } catch {
     return undefined; // No server here, or not detectd.
   }
@@ -40,7 +41,8 @@ export async function servedModels(config: Config, tasks: TaskTable, output: Out
   const answered = configured.length === 0 ? await answeringServerModels(readiness) : undefined;
   if (answered) return answered;
   const models = await asConfiguration(async () => {
-    const registry = await loadModels(sources, config.inference, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, { faces: tasks.kinds.has('faces') });
+    // The detectors a service may name: the models a task composes beside them are no service's to name.
+    const registry = await loadModels(sources, config.inference, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.steps.filter((step) => step.role === 'detector'));
     await registry.dispose();
     return registry.detectors.map(({ name, kind }) => ({ name, kind }));
   });

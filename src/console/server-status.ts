@@ -4,6 +4,9 @@ import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 /** One loaded model as the status page shows it. */
 export interface ModelStatus {
   readonly name: string;
+  /** What it does in a task's pipeline (detector, reader, …) and what it finds or makes. */
+  readonly role: string;
+  readonly kind: string;
   readonly family: string;
   readonly runtime: string;
   readonly device: string;
@@ -52,15 +55,17 @@ export function serverStatus(sources: StatusSources, now = Date.now()): ServerSt
     uptimeSeconds: Math.floor((now - sources.startedAt.getTime()) / 1000),
     database: sources.database,
     inference: sources.inference,
-    models: sources.schedulers.all.map(({ detector, load }) => ({
-      name: detector.name,
-      family: detector.family,
-      runtime: detector.runtime,
-      device: detector.device,
-      inputSize: detector.inputSize,
-      isDefault: detector.name === defaultModel,
+    models: sources.schedulers.all.map(({ model, load }) => ({
+      name: model.name,
+      role: model.role,
+      kind: model.kind,
+      family: model.family,
+      runtime: model.runtime,
+      device: model.device,
+      inputSize: model.inputSize,
+      isDefault: model.name === defaultModel,
       load: { admitted: load.admitted, waiting: load.waiting.request + load.waiting.stream, runsInFlight: load.runsInFlight },
-      recentFailures: recentErrors.filter((error) => error.model === detector.name && isModelFailure(error.status)).length,
+      recentFailures: recentErrors.filter((error) => error.model === model.name && isModelFailure(error.status)).length,
     })),
     recentErrors,
   };

@@ -14,6 +14,7 @@ import { MAX_MONTHLY_QUOTA, MAX_RATE_PER_MINUTE } from '../accounts/services.js'
 import { html, type SafeHtml, withCode } from './html.js';
 import { layout } from './layout.js';
 import { usageChart } from './usage-chart.js';
+import { MODEL_KINDS } from '../models/model-roles.js';
 
 export interface OverviewData {
   readonly account: Account;
@@ -143,7 +144,7 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${callItSection(data, endpoint)}
 
-  ${data.task?.detects === 'faces' ? peopleSection() : ''}
+  ${data.task?.detects === MODEL_KINDS.faces ? peopleSection() : ''}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>

@@ -12,6 +12,7 @@ import { modelNotLoaded } from '../services-without-model.js';
 import { baseUrlOf } from '../transports/base-url.js';
 import { deepStackRouteTable, shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
+import { MODEL_KINDS } from '../models/model-roles.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {
@@ -132,7 +133,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         suggestedThreshold: suggestedThreshold(service),
         models: modelsOfType(service.type),
         deepStackPaths: task ? shownPathsOfTask(deepStackRoutes, task) : [],
-        faceMatchThreshold: task?.detects === 'faces' ? await dependencies.faceThresholds.threshold(service.id) : undefined,
+        faceMatchThreshold: task?.detects === MODEL_KINDS.faces ? await dependencies.faceThresholds.threshold(service.id) : undefined,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
@@ -219,7 +220,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   // A face service's own match threshold; empty: the server default. The gallery checks the value.
   router.post('/services/:id/face-threshold', ownedService, async (request, response) => {
     const service = serviceOf(response);
-    if (tasks.find(service.type)?.detects !== 'faces') throw new DetectdError('not_found', 'Only a face service has a face match threshold.');
+    if (tasks.find(service.type)?.detects !== MODEL_KINDS.faces) throw new DetectdError('not_found', 'Only a face service has a face match threshold.');
     const typed = formField(request, 'threshold');
     try {
       await dependencies.faceThresholds.setThreshold(service.id, typed.trim() === '' ? null : Number(typed));

@@ -25,6 +25,7 @@ export function statusPage(data: { account: Account; csrfToken: string; status: 
     return html`<tr>
       <td><code>${model.name}</code>${model.isDefault ? html` <span class="badge off">default</span>` : ''}</td>
       <td>${healthy ? html`<span class="badge on">Healthy</span>` : html`<span class="badge failing">${model.recentFailures} recent failure${model.recentFailures === 1 ? '' : 's'}</span>`}</td>
+      <td>${model.role} of ${model.kind}</td>
       <td class="hide-narrow">${model.family} · ${model.runtime} (${model.device})</td>
       <td class="num hide-narrow">${model.inputSize.width}×${model.inputSize.height}</td>
       <td class="num"><span class="stack-label">Busy: </span>${model.load.runsInFlight} running, ${model.load.waiting} waiting</td>
@@ -56,7 +57,7 @@ export function statusPage(data: { account: Account; csrfToken: string; status: 
 </section>
 <section class="card flush" aria-labelledby="models-title">
   <h2 id="models-title" class="flush-title">Loaded models</h2>
-  <table class="list stack" id="status-models"><thead><tr><th scope="col">Model</th><th scope="col">Health</th><th scope="col" class="hide-narrow">Family · runtime</th><th scope="col" class="num hide-narrow">Input</th><th scope="col" class="num">Now</th></tr></thead>
+  <table class="list stack" id="status-models"><thead><tr><th scope="col">Model</th><th scope="col">Health</th><th scope="col">Role</th><th scope="col" class="hide-narrow">Family · runtime</th><th scope="col" class="num hide-narrow">Input</th><th scope="col" class="num">Now</th></tr></thead>
   <tbody>${models}</tbody></table>
 </section>
 ${data.servicesWithoutModel.length > 0 ? servicesWithoutModelSection(data.servicesWithoutModel) : ''}

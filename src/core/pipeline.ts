@@ -50,7 +50,7 @@ function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: n
 }
 
 /** Scheduler refusals and a lost inference worker → the caller's error codes. */
-function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
+export function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
   // Not retried here: the run may be what stopped the worker, and the caller decides whether to try again.
   if (error instanceof InferenceWorkerLost) return new DetectdError('model_unavailable', `${error.message}; retry`, 1);
   if (error instanceof QueueFullError) return new DetectdError('overloaded', `the server is busy (${error.maxAdmitted} requests in flight for this model); retry shortly`, 1);
@@ -66,7 +66,7 @@ function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
 export async function analyseImage(request: AnalysisRequest, timings: StageTimings): Promise<ImageAnalysis> {
   const { scheduler, limits, signal } = request;
   const decodeStarted = performance.now();
-  const { width, height } = scheduler.detector.inputSize;
+  const { width, height } = scheduler.model.inputSize;
   const scale = request.fullResolution ? {} : { fitInto: Math.max(width, height) };
   const image = await decodeImage(request.bytes, { maxPixels: limits.maxPixels }, scale).catch((error: unknown) => {
     throw error instanceof ImageDecodeError ? new DetectdError(error.failure, error.message) : error;

@@ -1,19 +1,6 @@
 import { DetectdError } from '../core/errors.js';
-import type { Box, Point, RgbImage } from '../vision/image.js';
 import { type FaceGallery, FaceGalleryError } from './face-gallery.js';
 import { faceSimilarity } from './face-similarity.js';
-
-/** A face found in an image: its box, and its five landmarks where its detector gives them. */
-export interface FaceToDescribe {
-  readonly box: Box;
-  readonly landmarks?: readonly Point[];
-}
-
-/** A face recognition model: a face → its L2-normalised embedding (models/face-describer.ts). */
-export interface FaceDescriber {
-  describe(image: RgbImage, face: FaceToDescribe): Promise<Float32Array>;
-  dispose(): Promise<void>;
-}
 
 /** A registered person of a face service, as its gallery lists them. */
 export interface RegisteredPerson {
@@ -40,13 +27,11 @@ export interface PersonMatcher {
 }
 
 /**
- * Face recognition, the one port the face task uses: the describer (a face → its embedding), the
- * comparison of embeddings, and each service's gallery of people. Embeddings are biometric data:
- * they pass through here and into the gallery, never into a log or an answer.
+ * Face recognition, the one port the face task uses beside its models: the comparison of
+ * embeddings (the describer's, a model the task composes), and each service's gallery of people.
+ * Embeddings are biometric data: they pass through here and into the gallery, never into a log or an answer.
  */
 export interface FaceRecognition {
-  /** The L2-normalised embedding of a face found in `image` (full-resolution pixels): its box, and its landmarks where its detector gives them. */
-  describe(image: RgbImage, face: FaceToDescribe): Promise<Float32Array>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;
   /** Height in pixels of the smallest face worth describing: a smaller one is too coarse to tell people apart, so it is nobody (and never registered). */
@@ -61,21 +46,14 @@ export interface FaceRecognition {
 }
 
 /**
- * The recognition of a running server: the gallery in the database, and the describer, loaded (by
- * `loadDescriber`) on the first face that needs describing, so that a server whose face services
- * never register anyone never loads it. A gallery's refusal (a bad userid) is the caller's 400.
- * `smallestFace`: the describer's smallest face worth describing.
+ * The recognition of a running server: the galleries in the database. A gallery's refusal (a bad
+ * userid) is the caller's 400. `smallestFace`: the describer's smallest face worth describing.
  */
-export function galleryRecognition(gallery: FaceGallery, loadDescriber: () => Promise<FaceDescriber>, smallestFace: number): FaceRecognition & { dispose(): Promise<void> } {
-  let describer: Promise<FaceDescriber> | undefined;
+export function galleryRecognition(gallery: FaceGallery, smallestFace: number): FaceRecognition {
   const refusedAsRequest = (error: unknown): never => {
     throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
   };
   return {
-    async describe(image, face) {
-      describer ??= loadDescriber();
-      return (await describer).describe(image, face);
-    },
     similarity: faceSimilarity,
     smallestFace,
     async matcher(serviceId) {
@@ -94,6 +72,5 @@ export function galleryRecognition(gallery: FaceGallery, loadDescriber: () => Pr
     },
     list: async (serviceId) => (await gallery.list(serviceId)).map(({ userid, samples, created }) => ({ name: userid, samples, created })),
     remove: (serviceId, person) => gallery.delete(serviceId, person),
-    dispose: async () => (await describer)?.dispose(),
   };
 }

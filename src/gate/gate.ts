@@ -25,7 +25,7 @@ export interface Credentials {
   readonly keylessAddress?: string;
 }
 
-/** A caller let in: its service, and the scheduler of the model that answers it (`scheduler.detector` is the model). */
+/** A caller let in: its service, and the scheduler of the model that answers it (`scheduler.model` is the model). */
 export interface Caller {
   readonly service: Service;
   readonly scheduler: ModelScheduler;
@@ -76,7 +76,7 @@ export class Gate {
       const service = await this.#authenticate(credentials, task);
       if (context) context.service = service;
       const scheduler = this.#schedulerOf(service, task, modelName);
-      if (context) context.model = scheduler.detector.name;
+      if (context) context.model = scheduler.model.name;
       return { service, scheduler };
     } finally {
       if (context) addGateTime(context.timings, started);
@@ -179,7 +179,7 @@ export class Gate {
     const { schedulers } = this.dependencies;
     if (modelName === undefined) return schedulerOfService(schedulers, service, task.detects);
     const scheduler = schedulers.findOfKind(modelName, task.detects);
-    if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.all.map((each) => each.detector.name).join(', ')}`);
+    if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.namesOfKind(task.detects).join(', ')}`);
     return scheduler;
   }
 }

@@ -5,24 +5,8 @@ import type { FaceLandmarkSummary } from './runtimes/tfjs/face-landmark-net.js';
 import type { FaceRecognitionSummary } from './runtimes/tfjs/face-recognition-net.js';
 import { startThreadedModel, type ThreadedModel } from './runtimes/threaded-model.js';
 import { moduleUrl } from './runtimes/worker-thread.js';
-import type { Detection } from './types.js';
-
-/** A face as a detector found it: its box and, where the detector gives them, its five landmarks. */
-export type FoundFace = Pick<Detection, 'box' | 'landmarks'>;
-
-/**
- * Describes faces for recognition: a descriptor per face, unit length, so that two faces of one
- * person lie close together (faces/face-similarity.ts turns the distance into a similarity).
- */
-export interface FaceDescriber {
-  /** The recognition model, e.g. `dlib-face-recognition-resnet`. */
-  readonly name: string;
-  /** Values in a descriptor. */
-  readonly size: number;
-  /** The descriptor of `face` (image pixels) in `image`. */
-  describe(image: RgbImage, face: FoundFace): Promise<Float32Array>;
-  dispose(): Promise<void>;
-}
+import { MODEL_KINDS } from './model-roles.js';
+import type { ServedModel } from './types.js';
 
 /**
  * Height in image pixels of the smallest face described: below it the chip is a blur of a dozen
@@ -76,36 +60,76 @@ function unitLength(values: Float32Array): Float32Array {
   return norm > 0 ? values.map((value) => value / norm) : values;
 }
 
-/**
- * Loads the face recognizer once — dlib's ResNet from `@vladmandic/face-api` on TF.js — in its own
- * worker thread: the main thread only aligns the face onto its 150×150 chip and normalises the
- * answer; the network run never blocks the event loop. Descriptions queue in the worker, one at a
- * time; the worker's memory holds one chip at a time, whatever the size of the photo. A face whose
- * detector gives no landmarks (UltraFace) is marked by face-api's 68-point landmark net first, in a
- * worker of its own started on the first such face, fed the detector's box as face-api feeds it.
- */
-export async function loadFaceDescriber(logger: (message: string) => void): Promise<FaceDescriber> {
-  const model = await startThreadedModel<FaceRecognitionSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) }, logger);
-  let landmarker: Promise<ThreadedModel<FaceLandmarkSummary>> | undefined;
-  const landmarksOf = async (image: RgbImage, box: Box): Promise<readonly Point[]> => {
-    const face = cutOut(image, box);
-    if (!face) throw new RangeError(`face box ${JSON.stringify(box)} lies outside the ${image.width}×${image.height} image`);
-    landmarker ??= startThreadedModel<FaceLandmarkSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-landmark-net', import.meta.url) }, logger);
-    const [{ data }] = (await (await landmarker).run(face.pixels)).tensors;
-    const points: Point[] = [];
-    for (let k = 0; k < data.length; k += 2) points.push({ x: data[k] + face.left, y: data[k + 1] + face.top });
-    return fivePointsOf68(points);
-  };
+/** The TF.js runtime's worker models: one run at a time in its own thread, the next image held meanwhile. */
+const ONE_RUN_AT_A_TIME = { inputs: 2, runs: 1 } as const;
+
+/** The fields of a model served from its own worker thread (threaded-model.ts) with face-api's weights. */
+function servedFaceApiModel(model: ThreadedModel<{ readonly name: string; readonly runtime: string; readonly inputSize: number }>) {
   return {
     name: model.summary.name,
+    family: 'face-api',
+    runtime: model.summary.runtime,
+    device: 'CPU',
+    aliases: [],
+    inputSize: { width: model.summary.inputSize, height: model.summary.inputSize },
+    capacity: ONE_RUN_AT_A_TIME,
+    dispose: () => model.dispose(),
+  };
+}
+
+/**
+ * The face recognizer (role `describer`): dlib's ResNet from `@vladmandic/face-api` on TF.js, in
+ * its own worker thread, so that the network run never blocks the event loop: the main thread only
+ * aligns the face onto its 150×150 chip and normalises the answer; the worker's memory holds one
+ * chip at a time, whatever the size of the photo. Its scheduler runs it, one run at a time.
+ */
+export interface FaceDescriptorNet extends ServedModel {
+  readonly role: 'describer';
+  /** Values in a descriptor. */
+  readonly size: number;
+  /** The unit-length descriptor of the face whose five landmarks (FACE_LANDMARKS, image pixels) are `landmarks`. */
+  describe(image: RgbImage, landmarks: readonly Point[]): Promise<Float32Array>;
+}
+
+/**
+ * face-api's 68-point landmark net (role `landmarker`), on TF.js in its own worker thread: the five
+ * landmarks of a face whose detector gives none (UltraFace), fed the detector's box as face-api feeds it.
+ */
+export interface FaceLandmarkNet extends ServedModel {
+  readonly role: 'landmarker';
+  /** The five landmarks (FACE_LANDMARKS, image pixels) of the face in `box`; a RangeError when the box lies outside the image. */
+  landmarks(image: RgbImage, box: Box): Promise<Point[]>;
+}
+
+/** Loads the face recognizer and warms it up (threaded-detector-entry.ts), at start-up. */
+export async function loadFaceDescriptorNet(logger: (message: string) => void): Promise<FaceDescriptorNet> {
+  const model = await startThreadedModel<FaceRecognitionSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-recognition-net', import.meta.url) }, logger);
+  return {
+    ...servedFaceApiModel(model),
+    role: 'describer',
+    kind: MODEL_KINDS.faceDescriptors,
     size: model.summary.size,
-    async describe(image, face) {
-      const landmarks = face.landmarks ?? (await landmarksOf(image, face.box));
+    async describe(image, landmarks) {
       const [{ data }] = (await model.run(alignedChip(image, landmarks))).tensors;
       return unitLength(data);
     },
-    async dispose() {
-      await Promise.all([model.dispose(), landmarker?.then((started) => started.dispose())]);
+  };
+}
+
+/** Loads the 68-point landmark net and warms it up, at start-up. */
+export async function loadFaceLandmarkNet(logger: (message: string) => void): Promise<FaceLandmarkNet> {
+  const model = await startThreadedModel<FaceLandmarkSummary>({ moduleUrl: moduleUrl('./runtimes/tfjs/face-landmark-net', import.meta.url) }, logger);
+  return {
+    ...servedFaceApiModel(model),
+    role: 'landmarker',
+    kind: MODEL_KINDS.faceLandmarks,
+    async landmarks(image, box) {
+      const face = cutOut(image, box);
+      if (!face) throw new RangeError(`face box ${JSON.stringify(box)} lies outside the ${image.width}×${image.height} image`);
+      const [{ data }] = (await model.run(face.pixels)).tensors;
+      const points: Point[] = [];
+      for (let k = 0; k < data.length; k += 2) points.push({ x: data[k] + face.left, y: data[k + 1] + face.top });
+      return fivePointsOf68(points);
     },
   };
 }

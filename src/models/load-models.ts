@@ -4,7 +4,14 @@ import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type LoadedModel, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
 import { ModelRegistry, type ReservedModelNames } from './registry.js';
 import { RUNTIMES } from './runtimes/index.js';
-import type { Detector } from './types.js';
+import { loadFaceDescriptorNet, loadFaceLandmarkNet } from './face-describer.js';
+import { familyNamed } from './families/index.js';
+import { type ModelDescription, readModelDescription } from './model-description.js';
+import { MODEL_KINDS, type ModelStep } from './model-roles.js';
+import { isDetector, type ServedModel } from './types.js';
+
+/** The step of the default object detector: every server serves one (ModelRegistry). */
+const OBJECTS: ModelStep = { role: 'detector', kind: MODEL_KINDS.objects };
 
 /** Where the embedded object model comes from: its file, as DETECTD_MODEL would name it. */
 export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODEL_FILE], modelsDir: undefined };
@@ -13,8 +20,8 @@ export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODE
 async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
-  if (!('detector' in load)) throw new ModelRefused(file, 'it is not a detector');
-  return load.detector;
+  if (!isDetector(load.model)) throw new ModelRefused(file, 'it is not a detector');
+  return load.model as FileDetector;
 }
 
 /** The object detector that arrives with the checkout: YOLOX-nano; serves objects when no object model is configured. */
@@ -23,26 +30,45 @@ export const loadEmbeddedDetector = (defaults: InferenceSettings, logger: (messa
 /** The zero-configuration face detector: YuNet-n; serves faces when no face model is configured. */
 export const loadEmbeddedFaceDetector = (defaults: InferenceSettings, logger: (message: string) => void) => loadEmbeddedModel(EMBEDDED_FACE_MODEL_PATH, defaults, logger);
 
-/** Outcome of loading one model file: the detector or companion model, or why it is refused. */
-export type ModelLoad = ({ readonly path: string } & LoadedModel) | { readonly path: string; readonly refused: ModelRefused };
+/** Outcome of loading one model file: the model, or why it is refused. */
+export type ModelLoad = { readonly path: string; readonly model: LoadedModel } | { readonly path: string; readonly refused: ModelRefused };
 
-/** The model files the sources name, each with the runtime (of runtimes/index.ts) that loads it. */
-export function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
-  return findModelFiles(sources, RUNTIMES);
+/** Whether a model file may be an object detector: its configuration declares no other role or kind (an unreadable one is the loader's to refuse). */
+async function mayFindObjects(modelPath: string): Promise<boolean> {
+  const description = await readModelDescription(modelPath).catch(() => ({}) as ModelDescription);
+  const entry = description.family === undefined ? undefined : familyNamed(description.family);
+  return (description.role ?? entry?.role ?? OBJECTS.role) === OBJECTS.role && (description.kind ?? entry?.kind ?? OBJECTS.kind) === OBJECTS.kind;
 }
 
 /**
- * Loads every model file of the sources one by one, each to a detector or a refusal, so that an
+ * The model files the sources name, each with the runtime (of runtimes/index.ts) that loads it,
+ * DETECTD_DEFAULT_MODEL's first; a DETECTD_DEFAULT_MODEL that names none is refused, naming the
+ * object models it may name.
+ */
+export async function modelFiles(sources: ModelSources): Promise<ModelFile[]> {
+  const files = await findModelFiles(sources, RUNTIMES);
+  if (sources.defaultModel === undefined || files[0]?.name === sources.defaultModel) return files;
+  const objectModels: string[] = [];
+  for (const file of files) if (await mayFindObjects(file.path)) objectModels.push(file.name);
+  throw new ModelSettingsError(
+    files.length === 0
+      ? `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", but no model file is configured (DETECTD_MODEL, DETECTD_MODELS_DIR)`
+      : `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", which is none of the configured object models: ${objectModels.join(', ') || 'none'}`,
+  );
+}
+
+/**
+ * Loads every model file of the sources one by one, each to a model or a refusal, so that an
  * operator sees every problem at once (`detectd models list`). `keep` false disposes each after
- * loading; a kept detector tells `logger` when it restarts an inference worker.
+ * loading; a kept model tells `logger` when it restarts an inference worker.
  */
 export async function tryModelFiles(sources: ModelSources, defaults: InferenceSettings, keep: boolean, logger: (message: string) => void = () => {}): Promise<ModelLoad[]> {
   const loads: ModelLoad[] = [];
   for (const file of await modelFiles(sources)) {
     try {
-      const loaded = await file.runtime.load(file.path, defaults, logger);
-      if (!keep) await ('detector' in loaded ? loaded.detector : loaded.companion).dispose();
-      loads.push({ path: file.path, ...loaded });
+      const model = await file.runtime.load(file.path, defaults, logger);
+      if (!keep) await model.dispose();
+      loads.push({ path: file.path, model });
     } catch (error) {
       if (!(error instanceof ModelRefused)) throw error;
       loads.push({ path: file.path, refused: error });
@@ -51,14 +77,8 @@ export async function tryModelFiles(sources: ModelSources, defaults: InferenceSe
   return loads;
 }
 
-/** What `loadModels` serves beyond the configured models. */
-export interface ModelNeeds {
-  /** A face detector is needed (the face task is served): the embedded one when no face model is configured. */
-  readonly faces: boolean;
-}
-
 /** The start-up log's word on the embedded object model: what it is, and how to get a more accurate one. */
-function embeddedModelHint(embedded: Detector, folder: ModelsFolder | undefined): string {
+function embeddedModelHint(embedded: ServedModel, folder: ModelsFolder | undefined): string {
   const measured = catalogueModel(embedded.name);
   const figures = measured ? ` — ${measured.accuracy}, ${measured.speed} per image on the reference machine` : '';
   const into = folder ? ` into ${folder.path}, where the server finds them` : '';
@@ -68,42 +88,82 @@ function embeddedModelHint(embedded: Detector, folder: ModelsFolder | undefined)
   );
 }
 
+/** A model that arrives with the checkout (or its npm packages), served for a step no configured model serves. */
+interface BuiltInModel {
+  readonly step: ModelStep;
+  load(defaults: InferenceSettings, logger: (message: string) => void): Promise<ServedModel>;
+  /** Whether the models loaded so far want it (an optional step's model); absent: whenever a task composes its step. */
+  wanted?(models: readonly ServedModel[]): boolean;
+  /** The start-up log's line on serving it, where an operator may want another. */
+  hint?(model: ServedModel, folder: ModelsFolder | undefined): string;
+}
+
+
+
+/** The built-in model of each step that has one: a table, one line per model. */
+const BUILT_IN: readonly BuiltInModel[] = [
+  { step: OBJECTS, load: loadEmbeddedDetector, hint: embeddedModelHint },
+  {
+    step: { role: 'detector', kind: MODEL_KINDS.faces },
+    load: loadEmbeddedFaceDetector,
+    hint: () => 'No face model is configured: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.',
+  },
+  { step: { role: 'describer', kind: MODEL_KINDS.faceDescriptors }, load: (_defaults, logger) => loadFaceDescriptorNet(logger) },
+  {
+    step: { role: 'landmarker', kind: MODEL_KINDS.faceLandmarks },
+    load: (_defaults, logger) => loadFaceLandmarkNet(logger),
+    // Only a face detector that gives no landmarks (UltraFace) needs it.
+    wanted: (models) => models.some((model) => isDetector(model) && model.kind === MODEL_KINDS.faces && !model.givesLandmarks),
+  },
+];
+
 /**
- * Loads each configured model (DETECTD_MODEL, then the models folder), the embedded detector
- * when no object model is configured, and the embedded face detector when faces are needed and no
- * face model is configured. Like Triton's default (`--exit-on-error`), one refused model stops
- * start-up (a server silently missing a model would answer its services 503), and so does an alias
- * that is another model's name, or a `reserved` name (ModelRegistry).
+ * Loads each configured model (DETECTD_MODEL, then the models folder), then, for each step the
+ * tasks compose (`steps`, Task.models) and the default object detector, the built-in model
+ * when no configured model serves that step. Like Triton's default (`--exit-on-error`), one
+ * refused model stops start-up (a server silently missing a model would answer its services
+ * 503), and so does an alias that is another model's name, or a `reserved` name (ModelRegistry).
+ * DETECTD_DEFAULT_MODEL must name an object detector.
  */
 export async function loadModels(
   sources: ModelSources,
   defaults: InferenceSettings,
   logger: (message: string) => void,
   reserved: ReservedModelNames,
-  needs: ModelNeeds = { faces: false },
+  steps: readonly ModelStep[] = [],
 ): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true, logger);
-  const detectors: Detector[] = loads.flatMap((load) => ('detector' in load ? [load.detector] : []));
-  const companions = loads.flatMap((load) => ('companion' in load ? [load.companion] : []));
+  const models: ServedModel[] = loads.flatMap((load) => ('model' in load ? [load.model] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
-  const embedded = new Set<Detector>();
+  const embedded = new Set<ServedModel>();
+  const serves = (step: ModelStep) => models.some((model) => model.role === step.role && model.kind === step.kind);
   try {
     if (refused.length > 0) throw new ModelSettingsError(refused.join('\n'));
-    if (!detectors.some((detector) => detector.kind === 'objects')) {
-      const detector = await loadEmbeddedDetector(defaults, logger);
-      detectors.unshift(detector);
-      embedded.add(detector);
-      logger(embeddedModelHint(detector, sources.modelsDir));
+    const chosen = models.find((model) => model.name === sources.defaultModel);
+    if (chosen && !(chosen.role === OBJECTS.role && chosen.kind === OBJECTS.kind)) {
+      throw new ModelSettingsError(`DETECTD_DEFAULT_MODEL is "${chosen.name}", a ${chosen.role} of ${chosen.kind}: it names the default object model`);
     }
-    if (needs.faces && !detectors.some((detector) => detector.kind === 'faces')) {
-      logger('No face model is configured: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.');
-      const detector = await loadEmbeddedFaceDetector(defaults, logger);
-      detectors.push(detector);
-      embedded.add(detector);
+    const composed = (builtIn: BuiltInModel) => builtIn.step === OBJECTS || steps.some((step) => step.role === builtIn.step.role && step.kind === builtIn.step.kind);
+    // The detectors first: whether a landmarker is wanted depends on the face detector.
+    for (const wave of [BUILT_IN.filter((builtIn) => builtIn.step.role === 'detector'), BUILT_IN.filter((builtIn) => builtIn.step.role !== 'detector')]) {
+      const needed = wave.filter((builtIn) => composed(builtIn) && !serves(builtIn.step) && (builtIn.wanted?.(models) ?? true));
+      // Side by side: each loads and warms up in worker threads of its own.
+      const loaded = await Promise.allSettled(needed.map((builtIn) => builtIn.load(defaults, logger)));
+      for (const [index, outcome] of loaded.entries()) {
+        if (outcome.status === 'rejected') continue;
+        const builtIn = needed[index];
+        // The default object detector comes first.
+        if (builtIn.step === OBJECTS) models.unshift(outcome.value);
+        else models.push(outcome.value);
+        embedded.add(outcome.value);
+        if (builtIn.hint) logger(builtIn.hint(outcome.value, sources.modelsDir));
+      }
+      const failed = loaded.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     }
-    return new ModelRegistry(detectors, reserved, embedded, companions);
+    return new ModelRegistry(models, reserved, embedded);
   } catch (error) {
-    await Promise.all([...detectors, ...companions].map((model) => model.dispose()));
+    await Promise.all(models.map((model) => model.dispose()));
     throw error;
   }
 }

@@ -1,23 +1,33 @@
 import { plateDetector } from './families/plate-detector.js';
+import { PLATE_READER_FAMILY } from './families/plate-reader.js';
 import type { FileDetector, InferenceSettings } from './model-repository.js';
+import { MODEL_KINDS } from './model-roles.js';
+import { ModelRefused } from './model-refused.js';
 import type { PlateReader } from './plates.js';
-import { loadOnnxPlateDetector } from './runtimes/onnx/onnx-plate-detector.js';
-import { loadOnnxPlateReader } from './runtimes/onnx/onnx-plate-reader.js';
+import { loadOnnxModel } from './runtimes/onnx/onnx-detector.js';
 
-/** The two models of licence-plate recognition: one finds the plates, the other reads them. */
+/** The two models of licence-plate recognition, as tools and tests load them outside a server: one finds the plates, the other reads them. */
 export interface PlateModels {
   /** Kind `plates`: boxes labelled 'plate'. */
   readonly detector: FileDetector;
   readonly reader: PlateReader;
 }
 
-/** Loads the plate detector (an open-image-models end-to-end export) from a model file; a refusal throws ModelRefused. */
-export const loadPlateDetector = (modelPath: string, defaults: InferenceSettings, logger: (message: string) => void = () => {}) =>
-  loadOnnxPlateDetector(modelPath, plateDetector, defaults, logger);
+/** Loads a model file of `family` (unless its configuration says otherwise) that must be of `role` and `kind`; a refusal throws ModelRefused. */
+async function loadModelOf<Model>(modelPath: string, family: string, role: string, kind: string, defaults: InferenceSettings, logger?: (message: string) => void): Promise<Model> {
+  const model = await loadOnnxModel(modelPath, defaults, logger, { family });
+  if (model.role === role && model.kind === kind) return model as Model;
+  await model.dispose();
+  throw new ModelRefused(modelPath, `it is a ${model.role} of ${model.kind}, not a ${role} of ${kind}`);
+}
 
-/** Loads the plate reader (fast-plate-ocr, its `_plate_config.yaml` beside it) from a model file; a refusal throws ModelRefused. */
-export const loadPlateReader = (modelPath: string, defaults: InferenceSettings, logger: (message: string) => void = () => {}) =>
-  loadOnnxPlateReader(modelPath, defaults, logger);
+/** Loads the plate detector (an open-image-models end-to-end export); a refusal throws ModelRefused. */
+export const loadPlateDetector = (modelPath: string, defaults: InferenceSettings, logger?: (message: string) => void) =>
+  loadModelOf<FileDetector>(modelPath, plateDetector.name, 'detector', MODEL_KINDS.plates, defaults, logger);
+
+/** Loads the plate reader (fast-plate-ocr, its configuration and `_plate_config.yaml` beside it); a refusal throws ModelRefused. */
+export const loadPlateReader = (modelPath: string, defaults: InferenceSettings, logger?: (message: string) => void) =>
+  loadModelOf<PlateReader>(modelPath, PLATE_READER_FAMILY, 'reader', MODEL_KINDS.plateText, defaults, logger);
 
 /** Both models; if the second cannot be served, the first is let go before the refusal is thrown. */
 export async function loadPlateModels(paths: { readonly detector: string; readonly reader: string }, defaults: InferenceSettings, logger?: (message: string) => void): Promise<PlateModels> {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { packageRoot } from '../package-root.js';
 import { type InferenceSettings, modelNameOf } from './model-repository.js';
+import type { ModelRole } from './model-roles.js';
 
 /**
  * The optional configuration beside a model file (`yolo11n.onnx` → `yolo11n.json`), as in
@@ -12,10 +13,12 @@ import { type InferenceSettings, modelNameOf } from './model-repository.js';
  * schemas/model-description.json.
  */
 export interface ModelDescription {
-  /** What the model finds (`objects`, `faces`, `plates`, …): the kind of task it serves. Absent: `faces` for a face family, else `objects`. */
-  readonly kind?: string;
-  /** Family module that reads the outputs (see families/index.ts). */
+  /** Family module that reads the outputs (families/index.ts FAMILIES); absent: read from the outputs' names and shapes. */
   readonly family?: string;
+  /** What the model does in a task's pipeline; absent: its family's role. */
+  readonly role?: ModelRole;
+  /** What the model finds or makes (model-roles.ts MODEL_KINDS, or a kind of its own): a task's step takes a model of its role and kind. Absent: its family's kind. */
+  readonly kind?: string;
   /** Square input side in pixels, for models whose input shape is dynamic. */
   readonly inputSize?: number;
   /** Class names in output order; else the model's metadata `names`; else COCO-80. */

@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { catalogueModel } from './model-catalogue.js';
+import { MODEL_KINDS } from './model-roles.js';
 import type { ModelRegistry } from './registry.js';
-import type { CompanionModel, Detector } from './types.js';
+import type { PlateReader } from './plates.js';
+import type { Detector } from './types.js';
 
 /** Model settings (DETECTD_MODEL, the models folder, DETECTD_DEFAULT_MODEL) that cannot be served as they are, in words an operator can act on. */
 export class ModelSettingsError extends Error {}
@@ -33,10 +35,11 @@ export interface FileDetector extends Detector {
 
 /** How a runtime runs a model, unless the model's own configuration file says otherwise (docs/configuration.md, DETECTD_INFERENCE_*). */
 export interface InferenceSettings {
-  /** Intra-op threads of a run that has the model to itself. */
+  /** ONNX Runtime intra-op threads of a run that has its model to itself. */
   readonly threads: number;
-  /** Runs in flight at once, each in its own session and worker thread, sharing the threads. */
+  /** Runs of one model at once, each in its own session and worker thread, sharing the threads. */
   readonly concurrency: number;
+  /** IoU above which same-class boxes are merged by NMS. */
   readonly nmsIou: number;
 }
 
@@ -56,8 +59,8 @@ export interface Runtime {
   load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<LoadedModel>;
 }
 
-/** What a model file is once loaded: a detector (a scheduler runs it), or a companion model a task runs (CompanionModel). */
-export type LoadedModel = { readonly detector: FileDetector } | { readonly companion: CompanionModel };
+/** What a model file is once loaded, of any role: a detector, or a plate reader. A scheduler runs each (src/scheduler/). */
+export type LoadedModel = FileDetector | (PlateReader & { readonly settings: InferenceSettings });
 
 export interface ModelFile {
   /** The file name without its extension: what services and `--model` name it by. */
@@ -124,16 +127,9 @@ export async function findModelFiles(sources: ModelSources, runtimes: readonly R
     if (other !== undefined) throw new ModelSettingsError(`two models are named "${file.name}": ${other} and ${file.path}; rename one`);
     byName.set(file.name, file.path);
   }
-  if (sources.defaultModel === undefined) return files;
   const chosen = files.find((file) => file.name === sources.defaultModel);
-  if (!chosen) {
-    throw new ModelSettingsError(
-      files.length === 0
-        ? `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", but no model file is configured (DETECTD_MODEL, DETECTD_MODELS_DIR)`
-        : `DETECTD_DEFAULT_MODEL is "${sources.defaultModel}", which is none of the configured models: ${files.map((file) => file.name).join(', ')}`,
-    );
-  }
-  return [chosen, ...files.filter((file) => file !== chosen)];
+  // A name that is no file's is load-models.ts's to refuse, naming the object models it could be.
+  return chosen ? [chosen, ...files.filter((file) => file !== chosen)] : files;
 }
 
 /** Why the registry's default model is the default, for the start-up log; `warning` when nobody chose it. */
@@ -141,6 +137,6 @@ export function defaultModelReason(sources: ModelSources, registry: ModelRegistr
   if (sources.defaultModel !== undefined) return { reason: 'named by DETECTD_DEFAULT_MODEL', warning: false };
   if (registry.isEmbedded(registry.defaultModel)) return { reason: 'the embedded model, as no object model file is configured', warning: false };
   if (sources.modelPaths.length > 0) return { reason: 'the first of DETECTD_MODEL', warning: false };
-  if (registry.ofKind('objects').length === 1) return { reason: 'the only object model of the models folder', warning: false };
+  if (registry.ofKind(MODEL_KINDS.objects).length === 1) return { reason: 'the only object model of the models folder', warning: false };
   return { reason: 'the first by name of the models folder, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it', warning: true };
 }

@@ -1,5 +1,5 @@
 import type { Box, RgbImage } from '../vision/image.js';
-import type { CompanionModel } from './types.js';
+import type { ServedModel } from './types.js';
 
 /** One plate as a plate reader read it. */
 export interface PlateReading {
@@ -21,10 +21,12 @@ export interface PlateReaderTimings {
 }
 
 /**
- * A loaded plate reader (the second stage of licence-plate recognition): reads the text of
- * plate regions of an image, every region of one image in one run.
+ * A loaded plate reader (role `reader`, the step after the plate detector in licence-plate
+ * recognition): reads the text of plate regions of an image, every region of one image in one
+ * run. Its scheduler runs it (src/scheduler/), like every model.
  */
-export interface PlateReader extends CompanionModel {
+export interface PlateReader extends ServedModel {
+  readonly role: 'reader';
   /** Whether its readings carry a country or region guess. */
   readonly regions: boolean;
   /** The regions' readings in order, in one batch; none for no region. `regions` are in `image`'s pixels. */

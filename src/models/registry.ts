@@ -1,58 +1,59 @@
-import type { CompanionModel, Detector, ModelKind } from './types.js';
+import { MODEL_KINDS, type ModelKind, type ModelStep } from './model-roles.js';
+import { type Detector, isDetector, type ServedModel } from './types.js';
 
 /** Names no model may have or alias, each with why (e.g. a front door's own path segment). */
 export type ReservedModelNames = ReadonlyMap<string, string>;
 
 /**
- * Every name and alias of `detectors` → its detector. Throws when two detectors share a name, an
+ * Every name and alias of `models` → its model. Throws when two models share a name, an
  * alias is another model's name (or another alias) — such a name would reach one of them by
  * chance — or a name or alias is reserved.
  */
-export function modelsByName(detectors: readonly Detector[], reserved: ReservedModelNames): Map<string, Detector> {
-  for (const detector of detectors) {
-    const taken = [detector.name, ...detector.aliases].find((name) => reserved.has(name));
-    if (taken !== undefined) throw new Error(`model "${detector.name}" is named or aliased "${taken}", which is ${reserved.get(taken)}; rename it`);
+export function modelsByName<Model extends Pick<ServedModel, 'name' | 'aliases'>>(models: readonly Model[], reserved: ReservedModelNames): Map<string, Model> {
+  for (const model of models) {
+    const taken = [model.name, ...model.aliases].find((name) => reserved.has(name));
+    if (taken !== undefined) throw new Error(`model "${model.name}" is named or aliased "${taken}", which is ${reserved.get(taken)}; rename it`);
   }
-  const byName = new Map<string, Detector>();
-  for (const detector of detectors) {
-    if (byName.has(detector.name)) throw new Error(`two configured models are named "${detector.name}"`);
-    byName.set(detector.name, detector);
+  const byName = new Map<string, Model>();
+  for (const model of models) {
+    if (byName.has(model.name)) throw new Error(`two configured models are named "${model.name}"`);
+    byName.set(model.name, model);
   }
-  for (const detector of detectors) {
-    for (const alias of detector.aliases) {
+  for (const model of models) {
+    for (const alias of model.aliases) {
       const other = byName.get(alias);
-      if (other === detector) throw new Error(`model "${detector.name}" names "${alias}" twice (its own name or twice as an alias)`);
+      if (other === model) throw new Error(`model "${model.name}" names "${alias}" twice (its own name or twice as an alias)`);
       if (other) {
         const what = other.name === alias ? `the name of model "${other.name}"` : `an alias of model "${other.name}" too`;
-        throw new Error(`model "${detector.name}" has the alias "${alias}", which is ${what}; change one of their configuration files`);
+        throw new Error(`model "${model.name}" has the alias "${alias}", which is ${what}; change one of their configuration files`);
       }
-      byName.set(alias, detector);
+      byName.set(alias, model);
     }
   }
   return byName;
 }
 
 /**
- * The detectors this process serves, by name or alias (modelsByName's rules). The first configured
- * detector of a kind is that kind's default: `defaultModel` for objects, `defaultOf('faces')` for faces.
+ * The models this process serves, of every role, by name or alias (modelsByName's rules). The
+ * first loaded model of a role and kind is that step's default: `defaultModel` is the first
+ * object detector, and a task's later steps (a plate reader, a face describer) take the first
+ * model of theirs (`forStep`).
  */
 export class ModelRegistry {
+  readonly models: readonly ServedModel[];
+  /** The models of role `detector`: what a service names. */
   readonly detectors: readonly Detector[];
   readonly defaultModel: Detector;
-  readonly #byName: ReadonlyMap<string, Detector>;
-  readonly #embedded: ReadonlySet<Detector>;
+  readonly #byName: ReadonlyMap<string, ServedModel>;
+  readonly #embedded: ReadonlySet<ServedModel>;
 
-  /** `embedded`: those of `detectors` served because no model file of their kind is configured; `companions`: the models tasks run beside them (CompanionModel). */
-  constructor(
-    detectors: readonly Detector[],
-    reserved: ReservedModelNames = new Map(),
-    embedded: ReadonlySet<Detector> = new Set(),
-    readonly companions: readonly CompanionModel[] = [],
-  ) {
-    this.#byName = modelsByName(detectors, reserved);
-    this.detectors = detectors;
+  /** `embedded`: those of `models` served because no model file of their role and kind is configured. */
+  constructor(models: readonly ServedModel[], reserved: ReservedModelNames = new Map(), embedded: ReadonlySet<ServedModel> = new Set()) {
+    this.#byName = modelsByName(models, reserved);
+    this.models = models;
+    this.detectors = models.filter(isDetector);
     this.#embedded = embedded;
-    const defaultModel = this.defaultOf('objects');
+    const defaultModel = this.defaultOf(MODEL_KINDS.objects);
     if (!defaultModel) throw new Error('no object detector loaded');
     this.defaultModel = defaultModel;
   }
@@ -61,7 +62,7 @@ export class ModelRegistry {
     return this.detectors.map((detector) => detector.name);
   }
 
-  /** The detectors of one kind, in configuration order: what a task of that kind may be given. */
+  /** The detectors of one kind, in configuration order: what a service of a task finding that kind may name. */
   ofKind(kind: ModelKind): Detector[] {
     return this.detectors.filter((detector) => detector.kind === kind);
   }
@@ -71,22 +72,22 @@ export class ModelRegistry {
     return this.detectors.find((detector) => detector.kind === kind);
   }
 
-  /** The first companion model of a kind; undefined when none of that kind is loaded. */
-  companionOf(kind: ModelKind): CompanionModel | undefined {
-    return this.companions.find((companion) => companion.kind === kind);
+  /** The first model of a step's role and kind; undefined when none is loaded. */
+  forStep(step: ModelStep): ServedModel | undefined {
+    return this.models.find((model) => model.role === step.role && model.kind === step.kind);
   }
 
-  /** Whether `detector` is an embedded model, served because no model file of its kind is configured. */
-  isEmbedded(detector: Detector): boolean {
-    return this.#embedded.has(detector);
+  /** Whether `model` is an embedded model, served because no model file of its role and kind is configured. */
+  isEmbedded(model: ServedModel): boolean {
+    return this.#embedded.has(model);
   }
 
-  /** The detector that `name` (a model name or an alias) names. */
-  find(name: string): Detector | undefined {
+  /** The model that `name` (a model name or an alias) names. */
+  find(name: string): ServedModel | undefined {
     return this.#byName.get(name);
   }
 
   async dispose(): Promise<void> {
-    await Promise.all([...this.detectors, ...this.companions].map((model) => model.dispose()));
+    await Promise.all(this.models.map((model) => model.dispose()));
   }
 }

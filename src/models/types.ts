@@ -1,24 +1,35 @@
 import type { Box, Point, RgbImage } from '../vision/image.js';
+import type { ModelKind, ModelRole } from './model-roles.js';
+
+export type { ModelKind, ModelRole } from './model-roles.js';
 
 /**
- * What a model finds: `objects` (COCO-style classes), `faces`, or any kind a model's configuration
- * declares (`plates`, `plate-text`, …); a task names the kind its models must be (Task.detects).
+ * What every loaded model is, whatever its role, runtime or family: what the registry lists, a
+ * scheduler runs (src/scheduler/), `/readyz` and the console's status page report.
  */
-export type ModelKind = string;
-
-/**
- * A model a task runs on what its detector found, beside the detector its scheduler runs (a plate
- * reader reads the plates a `plates` detector found): loaded from the models folder like a
- * detector, of the kind its configuration declares, and run by the task itself (Task.companion).
- */
-export interface CompanionModel {
-  /** The model file's name without extension. */
+export interface ServedModel {
+  /** Short model name, e.g. the file name without extension. */
   readonly name: string;
+  /** What it does in a task's pipeline: its configuration's `role`, else its family's. */
+  readonly role: ModelRole;
+  /** What it finds or makes: its configuration's `kind`, else its family's (model-roles.ts); a task's step is given only a model of its role and kind. */
   readonly kind: ModelKind;
-  /** Family module that reads its outputs, e.g. "fast-plate-ocr". */
+  /** Family module that reads its outputs, e.g. "ultralytics", "fast-plate-ocr". */
   readonly family: string;
+  /** Runtime that executes it, e.g. "onnxruntime-node". */
   readonly runtime: string;
+  /** Where its runs execute: `CPU`, or the accelerator (execution provider) its runtime uses. */
   readonly device: string;
+  /** Other names it answers to besides `name` (its configuration's `aliases`). */
+  readonly aliases: readonly string[];
+  /** Network input size in pixels. */
+  readonly inputSize: { readonly width: number; readonly height: number };
+  /**
+   * `inputs`: images the model holds prepared at once (input slots numbered 0 … inputs − 1);
+   * `runs`: runs the runtime takes at once. One more input than runs lets the next image be
+   * decoded and preprocessed while the current one runs. The scheduler keeps to both.
+   */
+  readonly capacity: { readonly inputs: number; readonly runs: number };
   dispose(): Promise<void>;
 }
 
@@ -97,37 +108,20 @@ export interface PreprocessedInput {
 }
 
 /**
- * A loaded detector of any kind (objects, faces), whatever its runtime, split into its stages so that the model's
- * scheduler (src/scheduler/) decides who runs when: a detector has no queue of its own. Outside
- * `models/`, only the scheduler calls these stages; the composition root loads and disposes
- * detectors (load-models.ts, registry.ts), and the rest sees their names and the result types
- * (`Detection`). No code outside `models/` imports a runtime or a family (a layering rule).
+ * A loaded detector of any kind (objects, faces, plates), whatever its runtime, split into its
+ * stages so that the model's scheduler (src/scheduler/) decides who runs when: a detector has no
+ * queue of its own. Outside `models/`, only the scheduler calls these stages; the composition root
+ * loads and disposes models (load-models.ts, registry.ts), and the rest sees their names and the
+ * result types (`Detection`). No code outside `models/` imports a runtime or a family (a layering rule).
  */
-export interface Detector {
-  /** Short model name, e.g. the file name without extension. */
-  readonly name: string;
-  /** What it finds: its configuration's `kind`, else `faces` for a face family and `objects` for any other; a task is offered only models of its kind. */
-  readonly kind: ModelKind;
-  /** Family module that reads its outputs, e.g. "ultralytics", "end-to-end", "yolox". */
-  readonly family: string;
-  /** Runtime that executes it, e.g. "onnxruntime-node". */
-  readonly runtime: string;
-  /** Where its runs execute: `CPU`, or the accelerator (execution provider) its runtime uses. */
-  readonly device: string;
-  /** Other names it answers to besides `name` (its configuration's `aliases`). */
-  readonly aliases: readonly string[];
+export interface Detector extends ServedModel {
+  readonly role: 'detector';
   /** Class names in output order. */
   readonly labels: readonly string[];
   /** Parent category of each label (same order), e.g. "vehicle" for "truck". */
   readonly parents: readonly string[];
-  /** Network input size in pixels. */
-  readonly inputSize: { readonly width: number; readonly height: number };
-  /**
-   * `inputs`: images the detector holds prepared at once (input slots numbered 0 … inputs − 1);
-   * `runs`: `inference` calls the runtime takes at once. One more input than runs lets the next
-   * image be decoded and preprocessed while the current one runs.
-   */
-  readonly capacity: { readonly inputs: number; readonly runs: number };
+  /** Whether each detection carries the five face landmarks (FACE_LANDMARKS), as a face family's may; else a face needs a landmarker to be described. */
+  readonly givesLandmarks?: boolean;
   /**
    * Prepares the image for input slot `buffer` (synchronous). A runtime may leave the pixel work to
    * its own thread, done in `inference` and counted in its output's `preprocessMs`.
@@ -140,5 +134,7 @@ export interface Detector {
   inference(input: PreprocessedInput, alone: boolean): Promise<RawOutput>;
   /** Output → detections in image pixels: read, merged, clipped, sorted, capped. */
   postprocess(output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[];
-  dispose(): Promise<void>;
 }
+
+/** Whether a loaded model is a detector (the stages a ModelScheduler's `detect` runs). */
+export const isDetector = (model: ServedModel): model is Detector => model.role === 'detector';

@@ -1,5 +1,5 @@
 import type { RgbImage } from '../vision/image.js';
-import type { PostprocessOptions, DetectionResult, Detector } from '../models/types.js';
+import { type PostprocessOptions, type DetectionResult, type Detector, isDetector, type ServedModel } from '../models/types.js';
 
 /**
  * Who is waiting for the model: single-image requests, or video streams. The lanes take turns
@@ -36,6 +36,8 @@ export interface SchedulerResult extends DetectionResult {
 export interface SchedulerSettings {
   /** Requests admitted to the request lane at once (decoding, waiting or running); more are refused. */
   readonly maxAdmitted: number;
+  /** Told of every run of the model once it ends: how long it held its run slot, in milliseconds (per-model metrics). */
+  readonly onRun?: (model: ServedModel, runMs: number) => void;
 }
 
 interface Waiter<T> {
@@ -81,11 +83,12 @@ class WaitQueue<T> {
 }
 
 /**
- * The one place that decides who uses a model and when: the request lane's admission bound,
- * the model's input buffers (turns, shared fairly between requests and streams), its run slots,
- * and every wait's deadline. The detector itself has no queue.
+ * The one place that decides who uses a model and when, whatever its role: the request lane's
+ * admission bound, the model's input buffers (turns, shared fairly between requests and streams),
+ * its run slots, and every wait's deadline. A model has no queue of its own. A detector runs
+ * through a turn's `detect`; a model of another role (a plate reader, a face describer) through `run`.
  */
-export class ModelScheduler {
+export class ModelScheduler<Model extends ServedModel = Detector> {
   readonly #freeInputs: number[];
   readonly #lanes: Record<Lane, WaitQueue<number>> = { request: new WaitQueue(), stream: new WaitQueue() };
   readonly #runQueue = new WaitQueue<void>();
@@ -99,10 +102,10 @@ export class ModelScheduler {
   #lastServed: Lane = 'stream';
 
   constructor(
-    readonly detector: Detector,
+    readonly model: Model,
     private readonly settings: SchedulerSettings,
   ) {
-    this.#freeInputs = Array.from({ length: detector.capacity.inputs }, (_, index) => index);
+    this.#freeInputs = Array.from({ length: model.capacity.inputs }, (_, index) => index);
   }
 
   /** Counts of the moment, for metrics and tests. */
@@ -131,6 +134,20 @@ export class ModelScheduler {
     return this.#turn(input, lane);
   }
 
+  /**
+   * Runs `work` on the model (a model of any role: the model's own call, e.g. a plate reader's
+   * `read`) in `lane`'s turn and a run slot, like a detection: `alone` says that no other run of
+   * the model is in flight or wanted.
+   */
+  async run<Result>(lane: Lane, signal: AbortSignal, work: (alone: boolean) => Promise<Result>): Promise<Result> {
+    const turn = await this.acquire(lane, signal);
+    try {
+      return await this.#inRunSlot(signal, work);
+    } finally {
+      turn.release();
+    }
+  }
+
   #turn(input: number, lane: Lane): ModelTurn {
     let released = false;
     if (lane === 'stream') this.#streamTurns++;
@@ -151,7 +168,7 @@ export class ModelScheduler {
   }
 
   #canStartRun(): boolean {
-    return !this.#runningAlone && this.#runsInFlight < this.detector.capacity.runs;
+    return !this.#runningAlone && this.#runsInFlight < this.model.capacity.runs;
   }
 
   /** Resolves once a run slot is this caller's. */
@@ -169,18 +186,30 @@ export class ModelScheduler {
     }
   }
 
-  async #detect(input: number, image: RgbImage, options: PostprocessOptions, signal: AbortSignal): Promise<SchedulerResult> {
-    const { detector } = this;
-    const started = performance.now();
-    const preprocessed = detector.preprocess(image, input);
-    const preprocessDone = performance.now();
+  /** Runs `work` once a run slot is this caller's, counted for the model's metrics. */
+  async #inRunSlot<Result>(signal: AbortSignal, work: (alone: boolean) => Promise<Result>): Promise<Result> {
     await this.#takeRunSlot(signal);
     // Alone: no other run in flight and no other call wanting the model, so this run may take
     // every thread (shortest latency); with company, runs go side by side (most images per second).
     const alone = this.#runsInFlight === 1 && this.#demand() <= 1;
     if (alone) this.#runningAlone = true;
-    const runStarted = performance.now();
+    const started = performance.now();
     try {
+      return await work(alone);
+    } finally {
+      this.settings.onRun?.(this.model, performance.now() - started);
+      this.#endRun(alone);
+    }
+  }
+
+  async #detect(input: number, image: RgbImage, options: PostprocessOptions, signal: AbortSignal): Promise<SchedulerResult> {
+    const detector: ServedModel = this.model;
+    if (!isDetector(detector)) throw new Error(`model ${detector.name} is a ${detector.role}: its scheduler runs it with run(), not detect()`);
+    const started = performance.now();
+    const preprocessed = detector.preprocess(image, input);
+    const preprocessDone = performance.now();
+    return this.#inRunSlot(signal, async (alone) => {
+      const runStarted = performance.now();
       const output = await detector.inference(preprocessed, alone);
       const inferenceDone = performance.now();
       const detections = detector.postprocess(output, preprocessed, options);
@@ -194,9 +223,7 @@ export class ModelScheduler {
           postprocess: performance.now() - inferenceDone,
         },
       };
-    } finally {
-      this.#endRun(alone);
-    }
+    });
   }
 
   #releaseInput(input: number): void {

@@ -125,7 +125,7 @@ export class StreamSession {
   constructor(options: StreamSessionOptions, deliver: (outcome: FrameOutcome) => Promise<void>) {
     this.#options = options;
     this.#deliver = deliver;
-    options.logger.info({ stream_id: options.streamId, transport: options.transport, service_id: options.service.id, model: options.scheduler.detector.name }, 'stream opened');
+    options.logger.info({ stream_id: options.streamId, transport: options.transport, service_id: options.service.id, model: options.scheduler.model.name }, 'stream opened');
   }
 
   /** A frame of this stream is being analysed or delivered. */
@@ -176,7 +176,7 @@ export class StreamSession {
       .then(async (outcome) => {
         if (!outcome) return;
         await this.#deliver(outcome);
-        if (outcome.kind === 'result') this.#options.metrics.answered(this.#options.transport, this.#options.scheduler.detector.name, outcome.timings.total);
+        if (outcome.kind === 'result') this.#options.metrics.answered(this.#options.transport, this.#options.scheduler.model.name, outcome.timings.total);
       })
       .catch((error: unknown) => this.#options.logger.error({ stream_id: this.#options.streamId, err: error }, 'stream delivery failed'))
       .finally(() => {
@@ -240,7 +240,7 @@ export class StreamSession {
     const call = newCallContext(`${streamId}#${sequence}`, pending.receivedAt);
     Object.assign(call.timings, gateTimings);
     call.service = service;
-    call.model = scheduler.detector.name;
+    call.model = scheduler.model.name;
     // A frame that waits longer than the deadline for the model is stale; ending the stream stops the wait too.
     const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
@@ -309,7 +309,7 @@ export class StreamSession {
         stream_id: streamId,
         transport,
         service_id: service.id,
-        model: scheduler.detector.name,
+        model: scheduler.model.name,
         close_code: how,
         frames_received: this.#sequence,
         frames_processed: this.#counts.analysed,

@@ -3,9 +3,11 @@ import type { AnalysisCall } from './analysis-call.js';
 import type { Findings, Task } from './task.js';
 
 /**
- * The one way every door runs a task on an image, once it has the task's parameters: the image
+ * How every door runs a task's `analyse` on an image, once it has the task's parameters: the image
  * (bytes, or base64 text still to decode: a JSON body's `raw_data`, a JSON stream frame's) →
- * `analyse` → the findings, counted on the call.
+ * `analyse` → the findings, counted on the call. (A door's own verbs, such as DeepStack's face
+ * registration, go through what the task offers for them; every model run, either way, goes
+ * through the model's scheduler.)
  */
 export async function runTask<Parameters>(task: Task<Parameters>, image: Buffer | string, parameters: Parameters, call: AnalysisCall): Promise<Findings> {
   let bytes: Buffer;

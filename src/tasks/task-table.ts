@@ -1,4 +1,5 @@
 import { DetectdError } from '../core/errors.js';
+import type { ModelStep } from '../models/model-roles.js';
 import type { Detector, ModelKind } from '../models/types.js';
 import type { Task } from './task.js';
 
@@ -10,14 +11,20 @@ const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
  */
 export class TaskTable {
   readonly types: readonly string[];
-  /** What the tasks find, together: the kinds of model the server must load. */
+  /** What the tasks find, together: the kinds of detector services name. */
   readonly kinds: ReadonlySet<ModelKind>;
+  /** Every model step of every task (Task.models, else its detector alone): what the server must load. */
+  readonly steps: readonly ModelStep[];
 
   constructor(readonly all: readonly Task[]) {
     for (const task of all) {
       // The JSON stream's schema (schemas/stream-server-message.json) takes any answer field of this form.
       if (!ANSWER_FIELD.test(task.answerField)) throw new Error(`task ${task.type}: its answer field "${task.answerField}" must be detected_<what>, in lowercase letters and "_"`);
+      if (task.models && !task.models.some((step) => step.role === 'detector' && step.kind === task.detects)) {
+        throw new Error(`task ${task.type}: its models must include its service's model, a detector of ${task.detects}`);
+      }
     }
+    this.steps = all.flatMap((task) => task.models ?? [{ role: 'detector' as const, kind: task.detects }]);
     this.types = all.map((task) => task.type);
     this.kinds = new Set(all.map((task) => task.detects));
   }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../core/schema-catalogue.js';
+import type { ModelStep } from '../models/model-roles.js';
 import type { Detection, ModelKind } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
@@ -69,19 +70,23 @@ export interface DeepStackCapabilities {
  * parameters, call) → findings`. It knows no JSON body, upload, frame or DeepStack field: every
  * front door (REST v1 and legacy, both video streams, the DeepStack door), the OpenAPI document,
  * the docs page, the console and the CLI read the task table (tasks/index.ts, handed out by the
- * composition root) and reach a task only through this interface, so a new task is one folder
- * and one line in the table. `Parameters` is the task's own parsed parameters, opaque outside its folder.
+ * composition root) and reach a task only through this interface; the models it runs it declares
+ * (`detects`, `models`) and reaches through their schedulers. So a new task of the roles and kinds
+ * the server's families serve is one folder and one line in the table; a new family or role is
+ * models/' business (docs/development.md). `Parameters` is the task's own parsed parameters, opaque outside its folder.
  */
 export interface Task<Parameters = unknown> {
   readonly type: string;
-  /** What the task's models find (a model's declared or detected kind): a service of this task is answered only by a model of this kind. */
+  /** What its service's model finds (a model's declared or detected kind): a service of this task is answered only by a detector of this kind. */
   readonly detects: ModelKind;
   /**
-   * The kind of a second model the task runs on what its detector found (a plate reader, kind
-   * `plate-text`): a companion model (models/types.ts CompanionModel), which the task is handed by
-   * TaskDependencies.companions. Absent: the detector alone.
+   * The models the task runs, in order, by role and kind (as a Triton ensemble's steps), e.g. a
+   * plate detector → a plate reader. The step `{ role: 'detector', kind: detects }` is the
+   * service's model (AnalysisCall.scheduler); every other is served by the first loaded model of
+   * its role and kind, through its scheduler (TaskDependencies.models). The server loads what they
+   * need (a built-in model where none is configured) at start-up. Absent: the service's detector alone.
    */
-  readonly companion?: ModelKind;
+  readonly models?: readonly ModelStep[];
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */

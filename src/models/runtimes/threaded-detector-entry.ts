@@ -12,7 +12,7 @@ const post = (message: WorkerMessage) => port.postMessage(message);
 
 const module = (await import(spec.moduleUrl)) as ThreadedRuntimeModule<unknown>;
 const model = await module.loadWorkerModel({ logger: (message) => post({ type: 'log', message }) });
-// The first call compiles kernels (about a second for a TF.js model): pay it at start-up, not on a request.
+// The first call compiles kernels (docs/performance.md): paid here, as the server loads its models at start-up, not on a request.
 const side = 64;
 await model.run({ width: side, height: side, data: Buffer.alloc(side * side * 3, 114) });
 post({ type: 'ready', summary: model.summary });

@@ -4,6 +4,8 @@ import type { Detection } from '../../models/types.js';
 import type { FaceApi, TakenFace } from '../face-api.js';
 import type { FaceRecognition } from '../../faces/face-recognition.js';
 import type { AnalysisCall } from '../analysis-call.js';
+import type { ComposedModels } from '../../core/service-scheduler.js';
+import { describeFace } from './describe-face.js';
 import { detectFaces, findFaces } from './find-faces.js';
 
 /**
@@ -19,12 +21,12 @@ function largestOf(analysis: ImageAnalysis): Detection | undefined {
   return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
 }
 
-/** The face task's port for a door's face verbs: faces found as `analyse` finds them (find-faces.ts), and the service's gallery. */
-export function faceApi(recognition: FaceRecognition): FaceApi {
+/** The face task's port for a door's face verbs: faces found and described as `analyse` finds them (find-faces.ts), and the service's gallery. */
+export function faceApi(recognition: FaceRecognition, models: ComposedModels): FaceApi {
   return {
     async find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall) {
       const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-      const { analysis, response } = await findFaces(image, parameters, call, recognize ? recognition : undefined);
+      const { analysis, response } = await findFaces(image, parameters, call, recognize ? recognition : undefined, models);
       call.context.objects = analysis.detections.length;
       return response.found;
     },
@@ -37,7 +39,7 @@ export function faceApi(recognition: FaceRecognition): FaceApi {
         const { box } = face;
         const height = Math.round(box.bottom - box.top);
         if (height < recognition.smallestFace) throw new DetectdError('no_face', `The largest face found is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
-        return { embedding: await recognition.describe(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
+        return { embedding: await describeFace(models, call)(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
       } finally {
         analysis.pixels?.release();
       }

@@ -5,6 +5,8 @@ import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { faceApi } from './face-api.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
+import type { ComposedModels } from '../../core/service-scheduler.js';
+import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.js';
 
 /**
  * The face-detection task: Nvision's face service type (`POST /api/v1/face-detection`, both
@@ -13,10 +15,11 @@ import { findFaces } from './find-faces.js';
  * `unknown` when the service has people but none matches, `face` when it has nobody registered;
  * `parent` is always `face`.
  */
-export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParameters> {
+export function faceDetectionTask(recognition: FaceRecognition, models: ComposedModels): Task<ImageParameters> {
   return {
     type: 'face-detection',
-    detects: 'faces',
+    detects: FACE_DETECTOR.kind,
+    models: [FACE_DETECTOR, FACE_LANDMARKER, FACE_DESCRIBER],
     summary: 'Detect faces in one image, and recognize registered people',
     requestSchema: 'face-detection-request',
     responseSchema: 'face-detection-response',
@@ -29,9 +32,9 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
       return faceParameters(sent.configurations, sent.targetClasses, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
-      const { analysis, response } = await findFaces(image, parameters, call, recognition);
+      const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
       return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
     },
-    deepStack: { faces: faceApi(recognition) },
+    deepStack: { faces: faceApi(recognition, models) },
   };
 }

@@ -7,6 +7,8 @@ import type { AnalysisCall } from '../analysis-call.js';
 import type { Detection } from '../../models/types.js';
 import type { Box } from '../../vision/image.js';
 import { frameSmallImage, photoPixels } from '../../vision/portrait.js';
+import type { ComposedModels } from '../../core/service-scheduler.js';
+import { describeFace } from './describe-face.js';
 import { nameFaces } from './recognize.js';
 
 /** A detection of a framed photo → in the photo's own pixels; undefined when it lies in the frame, outside the photo. */
@@ -52,13 +54,13 @@ export interface FaceOutcome {
 /**
  * Image bytes and parameters → the faces and who they are: detectFaces, recognition against the
  * service's gallery when it has anyone (and `recognition` is given: DeepStack's detection leaves it
- * out), then the crops and the visualization (names drawn on the faces) asked for. Shared by every
+ * out) with the faces described by `models` (describe-face.ts), then the crops and the visualization (names drawn on the faces) asked for. Shared by every
  * way into this task.
  */
-export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall, recognition: FaceRecognition | undefined): Promise<FaceOutcome> {
+export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall, recognition: FaceRecognition | undefined, models: ComposedModels): Promise<FaceOutcome> {
   const { service, scheduler, limits, signal, turn, context } = call;
   const matcher = await recognition?.matcher(service.id);
-  const recognizer = recognition && matcher && { matcher, describe: recognition.describe.bind(recognition), smallestFace: recognition.smallestFace };
+  const recognizer = recognition && matcher && { matcher, describe: describeFace(models, call), smallestFace: recognition.smallestFace };
   const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
   try {
     const names = await nameFaces(analysis, recognizer, context.timings);

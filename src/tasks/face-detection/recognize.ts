@@ -2,6 +2,8 @@ import type { StageTimings } from '../../core/call-context.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognition.js';
 import type { Naming } from '../found-response.js';
+import type { Detection } from '../../models/types.js';
+import type { RgbImage } from '../../vision/image.js';
 
 /** Every face's `parent`, and the `name` of a face when the service has nobody registered to compare with. */
 const FACE = 'face';
@@ -19,7 +21,7 @@ const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
  */
 export async function nameFaces(
   analysis: ImageAnalysis,
-  recognizer: (Pick<FaceRecognition, 'describe' | 'smallestFace'> & { readonly matcher: PersonMatcher }) | undefined,
+  recognizer: (Pick<FaceRecognition, 'smallestFace'> & { readonly matcher: PersonMatcher; describe(image: RgbImage, face: Detection): Promise<Float32Array> }) | undefined,
   timings: StageTimings,
 ): Promise<Naming[]> {
   if (!recognizer || analysis.detections.length === 0) return analysis.detections.map(() => UNRECOGNIZED);
@@ -27,7 +29,7 @@ export async function nameFaces(
   const pixels = analysis.pixels;
   if (!pixels) throw new Error('recognition needs the image decoded at full resolution');
   const names: Naming[] = [];
-  // One face after the other: the describer runs one face at a time anyway, and the order is the answer's.
+  // One face after the other: the describer runs one face at a time anyway (its scheduler's capacity), and the order is the answer's.
   for (const detection of analysis.detections) {
     const tooSmall = detection.box.bottom - detection.box.top < recognizer.smallestFace;
     const match = tooSmall ? undefined : recognizer.matcher.match(await recognizer.describe(pixels, detection));

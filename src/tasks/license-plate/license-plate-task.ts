@@ -1,7 +1,7 @@
-import { DetectdError } from '../../core/errors.js';
 import { analyseImage } from '../../core/pipeline.js';
+import type { ComposedModels } from '../../core/service-scheduler.js';
+import { MODEL_KINDS, type ModelStep } from '../../models/model-roles.js';
 import type { PlateReader } from '../../models/plates.js';
-import type { CompanionModel, ModelKind } from '../../models/types.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { Finding } from '../finding.js';
 import { assembleFoundResponse } from '../found-response.js';
@@ -10,9 +10,9 @@ import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
 import { readFoundPlates } from './read-plates.js';
 
-/** The kinds of its two models: the detector that finds plates, and the reader (a companion model) that reads them. */
-const PLATES = 'plates';
-const PLATE_TEXT = 'plate-text';
+/** Its two models, in order: the service's detector finds the plates, the reader reads them. */
+const PLATE_DETECTOR: ModelStep = { role: 'detector', kind: MODEL_KINDS.plates };
+const PLATE_READER: ModelStep = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: '`detectd models pull cct_xs_v2_global` (docs/plates.md)' };
 /** Every plate goes out with this parent, as every face with `face`. */
 const PLATE = 'plate';
 
@@ -27,25 +27,24 @@ interface PlateFinding extends Finding {
 
 const round = (value: number) => Math.round(value * 1e5) / 1e5;
 
-/** The plate reader loaded beside the detector; 503 `model_unavailable` when there is none. */
-function readerOf(companions: (kind: ModelKind) => CompanionModel | undefined): PlateReader {
-  const reader = companions(PLATE_TEXT);
-  if (!reader) throw new DetectdError('model_unavailable', `No plate reader (a model of kind "${PLATE_TEXT}") is loaded: \`detectd models pull cct_xs_v2_global\` (docs/plates.md)`);
-  return reader as PlateReader;
+/** The loaded plate reader, each read run by its scheduler in the call's lane; 503 `model_unavailable` when there is none. */
+function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
+  const reader = models.model<PlateReader>(PLATE_READER);
+  return { ...reader, read: (image, regions) => models.run(PLATE_READER, call, () => reader.read(image, regions)) };
 }
 
 /**
  * The licence-plate task (`POST /api/v1/license-plate`, the JSON stream with the plates in
  * `detected_plates`, CodeProject.AI's ALPR): the service's plate detector finds the plates, the
- * companion plate reader reads every plate of the image in one batch (read-plates.ts). A plate's
+ * plate reader (the task's second model) reads every plate of the image in one batch (read-plates.ts). A plate's
  * `name` is its text, `parent` is `plate`, `confidence` the detector's, `read_confidence` the
  * reader's, `country` the reader's guess where its model gives one.
  */
-export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel | undefined): Task<ImageParameters> {
+export function licensePlateTask(models: ComposedModels): Task<ImageParameters> {
   return {
     type: 'license-plate',
-    detects: PLATES,
-    companion: PLATE_TEXT,
+    detects: PLATE_DETECTOR.kind,
+    models: [PLATE_DETECTOR, PLATE_READER],
     summary: 'Find and read licence plates in one image',
     requestSchema: 'license-plate-request',
     responseSchema: 'license-plate-response',
@@ -59,7 +58,7 @@ export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel
       return parseImageConfigurations(RULES, sent.configurations, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
-      const reader = readerOf(companions);
+      const reader = readerOf(models, call);
       const { scheduler, limits, signal, turn, context } = call;
       // Full resolution always: the reader reads each plate from the image's own pixels.
       const analysis = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution: true }, context.timings);

@@ -1,5 +1,6 @@
 import { analyseImage } from '../../core/pipeline.js';
 import { GENERIC_PARENT } from '../../models/coco-categories.js';
+import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { Detector } from '../../models/types.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import { assembleFoundResponse, type Naming } from '../found-response.js';
@@ -15,7 +16,7 @@ function classOf(classIndex: number, categories: Pick<Detector, 'labels' | 'pare
 
 /** Configurations and target classes → parameters, for the model's class names. */
 function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): DetectionParameters {
-  return detectionParameters(sent.configurations, sent.targetClasses, version, scheduler.detector.labels);
+  return detectionParameters(sent.configurations, sent.targetClasses, version, scheduler.model.labels);
 }
 
 /** Image bytes → the objects: the core pipeline, the target classes kept, then the crops and the visualization asked for. */
@@ -24,9 +25,9 @@ async function analyse(image: Buffer, parameters: DetectionParameters, call: Ana
   const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const found = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution }, context.timings);
   try {
-    const detections = keepTargetClasses(found.detections, scheduler.detector.labels, parameters.targetClasses);
+    const detections = keepTargetClasses(found.detections, scheduler.model.labels, parameters.targetClasses);
     const encodeStarted = performance.now();
-    const names = detections.map((detection) => classOf(detection.classIndex, scheduler.detector));
+    const names = detections.map((detection) => classOf(detection.classIndex, scheduler.model));
     const response = await assembleFoundResponse(found, detections, names, parameters);
     context.timings.encode = performance.now() - encodeStarted;
     return { width: found.width, height: found.height, found: response.found, tracked: detections, visualizedImage: response.visualized_image };
@@ -37,7 +38,7 @@ async function analyse(image: Buffer, parameters: DetectionParameters, call: Ana
 
 export const objectDetection: Task<DetectionParameters> = {
   type: 'object-detection',
-  detects: 'objects',
+  detects: MODEL_KINDS.objects,
   summary: 'Detect objects in one image',
   requestSchema: 'object-detection-request',
   responseSchema: 'object-detection-response',

@@ -65,7 +65,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const table = deepStackRouteTable(tasks);
   // The models a `:model` route may name: those of the kind its task finds (no face model is an object detector's custom model).
   const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
-  const customModelNames = schedulers.registry.detectors.filter((detector) => customKinds.has(detector.kind)).flatMap((detector) => [detector.name, ...detector.aliases]);
+  const customModelNames = [...customKinds].flatMap((kind) => schedulers.namesOfKind(kind));
   const paths = pathsOf(table);
   const router = Router();
 
@@ -101,7 +101,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
     const cap = caller.service.deepStackMaxPredictions;
     const answer = cap === null || !found.predictions ? found : { ...found, predictions: found.predictions.slice(0, cap) };
-    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: caller.scheduler.detector.device, timings: context.timings, startedAt: context.startedAt }));
+    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: caller.scheduler.model.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
   // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).

@@ -2,8 +2,8 @@ import { Router } from 'express';
 import type { Registry } from 'prom-client';
 
 export interface Readiness {
-  /** The loaded models: each one's name and what it finds (`objects`, `faces`). */
-  models(): readonly { readonly name: string; readonly kind: string }[];
+  /** The loaded models of every role: each one's name, role (`detector`, `reader`, …) and what it finds or makes (`objects`, `faces`, `plate-text`, …). */
+  models(): readonly { readonly name: string; readonly role: string; readonly kind: string }[];
   databaseReachable(): Promise<boolean>;
   /** Services this server cannot answer because their model is not loaded: named on /readyz, which stays ready for the others. */
   servicesWithoutModel(): Promise<readonly { readonly service: { readonly id: string; readonly name: string }; readonly model: string | null; readonly problem: string; readonly fix: string }[]>;
@@ -26,8 +26,9 @@ export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
     response.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
       models: models.map((model) => model.name),
-      // What each finds, so that a client (the CLI) offers a service only models of its kind.
+      // What each does and finds, so that a client (the CLI) offers a service only detectors of its kind.
       model_kinds: Object.fromEntries(models.map((model) => [model.name, model.kind])),
+      model_roles: Object.fromEntries(models.map((model) => [model.name, model.role])),
       database: database ? 'reachable' : 'unreachable',
       services_without_model: withoutModel.map(({ service, model, problem, fix }) => ({ id: service.id, name: service.name, model, problem, fix })),
     });

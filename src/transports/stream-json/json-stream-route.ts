@@ -97,7 +97,7 @@ class JsonStreamCodec implements StreamCodec {
       type: 'ready',
       stream_id: streamId,
       service_id: service.id,
-      model: scheduler.detector.name,
+      model: scheduler.model.name,
       limits: {
         max_frame_bytes: settings.maxFrameBytes,
         max_frame_pixels: settings.maxFramePixels,

@@ -25,7 +25,7 @@ async function analyse(image: Buffer, parameters: ImageParameters, call: Analysi
   const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const analysis = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution }, context.timings);
   try {
-    const labels = scheduler.detector.labels;
+    const labels = scheduler.model.labels;
     const animals = analysis.detections.filter((detection) => ANIMAL_CLASSES.has(labels[detection.classIndex]));
     const names = animals.map((detection) => ({ name: labels[detection.classIndex], parent: ANIMAL }));
     const { found, visualized_image: visualizedImage } = await assembleFoundResponse(analysis, animals, names, parameters);

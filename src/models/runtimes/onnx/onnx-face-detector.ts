@@ -1,11 +1,8 @@
 import type { RgbImage } from '../../../vision/image.js';
 import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/face-family.js';
-import { readModelDescription, settingsOf } from '../../model-description.js';
-import type { FileDetector, InferenceSettings } from '../../model-repository.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
-import { OnnxSessionPool } from './onnx-session-pool.js';
-import { detectionLimit, loadOrRefuse, servedOnnxModel } from './onnx-served-model.js';
+import { detectionLimit, type OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
  * Longest side, in pixels, of the input of a face detector that takes images at their own size,
@@ -21,17 +18,14 @@ interface FacePreprocessedInput extends PreprocessedInput {
 }
 
 /**
- * Loads an ONNX face detector of `family` (one of families/index.ts's face families, which its
- * configuration file names or its declared outputs show). It shares the session pool and configuration file of the
- * COCO detectors (`threads`, `concurrency`, `nmsIou` — the family's own by default, `inputSize`,
- * `maxDetections`, `aliases`); its faces carry a calibrated confidence (face-family.ts) and, where
- * the family gives them, five landmarks. Every reason not to serve it throws ModelRefused.
+ * A face detector of one of the face families: the family's own NMS IoU by default, its input at
+ * the image's own size (up to `inputSize`, DEFAULT_FACE_INPUT_SIDE unless configured) or fixed;
+ * its faces carry a calibrated confidence (face-family.ts) and, where the family gives them, five
+ * landmarks.
  */
-export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
-  return loadOrRefuse(modelPath, async (keep) => {
-    const description = await readModelDescription(modelPath);
-    const settings = settingsOf(description, { ...defaults, nmsIou: family.nmsIou });
-    const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
+export const faceDetectorLoader: OnnxFamilyLoader<FaceFamily> = {
+  defaults: (defaults, family) => ({ ...defaults, nmsIou: family.nmsIou }),
+  async load({ description, settings, opened, served }, family) {
     const shape = opened.signature.inputShape;
     const maxSide = description.inputSize ?? DEFAULT_FACE_INPUT_SIDE;
     const warmUp = family.input(64, 64, shape, maxSide);
@@ -55,16 +49,16 @@ export async function loadOnnxFaceDetector(modelPath: string, family: FaceFamily
     };
     const [, , height, width] = shape;
     return {
-      ...servedOnnxModel(modelPath, description, settings, opened),
-      kind: description.kind ?? 'faces',
-      family: family.name,
+      ...served,
+      role: 'detector',
       labels: ['face'],
       parents: ['face'],
+      givesLandmarks: family.landmarks,
       inputSize: typeof width === 'number' && typeof height === 'number' ? { width, height } : { width: maxSide, height: maxSide },
       preprocess,
       inference,
       postprocess,
       labelSource: 'family',
     };
-  });
-}
+  },
+};

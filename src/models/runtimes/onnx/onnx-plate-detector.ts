@@ -1,22 +1,15 @@
 import type { ObjectFamily } from '../../families/family.js';
-import { readModelDescription, settingsOf } from '../../model-description.js';
-import type { FileDetector, InferenceSettings } from '../../model-repository.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import { letterboxStages } from './onnx-letterbox-stages.js';
-import { OnnxSessionPool } from './onnx-session-pool.js';
-import { detectionLimit, loadOrRefuse, servedOnnxModel } from './onnx-served-model.js';
+import { detectionLimit, type OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
- * Loads an ONNX licence-plate detector of `family` (families/plate-detector.ts): a detector of kind
- * `plates`, labels ['plate'], its sessions in worker threads like every ONNX detector's, its square
- * input side read from the model. Every reason not to serve it throws ModelRefused.
+ * A licence-plate detector (families/plate-detector.ts): labels ['plate'], its square input side
+ * read from the model (or its configuration's `inputSize`), letterboxed like every box detector.
  */
-export async function loadOnnxPlateDetector(modelPath: string, family: ObjectFamily, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
-  return loadOrRefuse(modelPath, async (keep) => {
-    const description = await readModelDescription(modelPath);
-    const settings = settingsOf(description, defaults);
-    const opened = keep(await OnnxSessionPool.open(modelPath, settings, logger));
+export const plateDetectorLoader: OnnxFamilyLoader<ObjectFamily> = {
+  async load({ description, opened, served }, family) {
     const [, , height, width] = opened.signature.inputShape;
     const side = description.inputSize ?? (typeof width === 'number' && width === height ? width : undefined);
     if (side === undefined) throw new Error(`its input is [${opened.signature.inputShape.join(', ')}]; a plate detector's is a fixed square (or set "inputSize" in its configuration)`);
@@ -30,10 +23,8 @@ export async function loadOnnxPlateDetector(modelPath: string, family: ObjectFam
       return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections: detectionLimit(options, description), nmsIou: undefined });
     };
     return {
-      ...servedOnnxModel(modelPath, description, settings, opened),
-      // What it finds is its configuration's word, `plates` unless it says otherwise.
-      kind: description.kind ?? 'plates',
-      family: family.name,
+      ...served,
+      role: 'detector',
       labels: ['plate'],
       parents: ['vehicle'],
       inputSize: { width: side, height: side },
@@ -42,5 +33,5 @@ export async function loadOnnxPlateDetector(modelPath: string, family: ObjectFam
       postprocess,
       labelSource: 'family',
     };
-  });
-}
+  },
+};

@@ -1,29 +1,38 @@
+import type { FamilyEntry } from '../../families/index.js';
 import type { ModelDescription } from '../../model-description.js';
 import { ModelRefused } from '../../model-refused.js';
-import { type FileDetector, type InferenceSettings, modelNameOf } from '../../model-repository.js';
-import type { PostprocessOptions } from '../../types.js';
-import { EXECUTION_DEVICE } from './onnx-session-options.js';
+import type { FileDetector, InferenceSettings, LoadedModel } from '../../model-repository.js';
+import type { PostprocessOptions, ServedModel } from '../../types.js';
 import type { OnnxSessionPool } from './onnx-session-pool.js';
 
-/** The fields of a FileDetector that every ONNX Runtime model has alike, whatever it detects. */
-type ServedFields = Pick<FileDetector, 'name' | 'runtime' | 'device' | 'aliases' | 'capacity' | 'dispose' | 'settings'>;
+/** The fields every ONNX Runtime model has alike, whatever its role and family. */
+export type ServedFields = Pick<ServedModel, 'name' | 'role' | 'kind' | 'family' | 'runtime' | 'device' | 'aliases' | 'capacity' | 'dispose'> & Pick<FileDetector, 'settings'>;
+
+/** A model file's sessions, opened by the one loader (onnx-detector.ts), as a family's loader gets them. */
+export interface OpenedOnnxModel {
+  readonly modelPath: string;
+  readonly description: ModelDescription;
+  readonly settings: InferenceSettings;
+  readonly opened: OnnxSessionPool;
+  /** What the model is besides its stages: name, role, kind, family, device, capacity, how it is let go. */
+  readonly served: ServedFields;
+}
 
 /**
- * What an ONNX Runtime model served from a session pool is, besides what it detects: its name and
- * aliases, its capacity — `concurrency` runs, one more image held so that the next is decoded
- * while they run (who goes when is the scheduler's decision) — and how it is let go.
+ * What one kind of family output (FamilyEntry `reads`) needs of the one loader: the server-wide
+ * settings as the family takes them, and the rest of loading once the sessions are open — reading
+ * what the file says, the warm-up run of every session, the stages. Every reason not to serve the
+ * model is thrown.
  */
-export function servedOnnxModel(modelPath: string, description: ModelDescription, settings: InferenceSettings, pool: OnnxSessionPool): ServedFields {
-  return {
-    name: modelNameOf(modelPath),
-    runtime: 'onnxruntime-node',
-    device: EXECUTION_DEVICE,
-    aliases: description.aliases ?? [],
-    capacity: { inputs: settings.concurrency + 1, runs: settings.concurrency },
-    dispose: () => pool.close(),
-    settings,
-  };
+export interface OnnxFamilyLoader<Family> {
+  /** What the model file says that refuses it before any session is opened (an object detector's metadata). */
+  inspect?(modelPath: string): Promise<void>;
+  defaults?(defaults: InferenceSettings, family: Family): InferenceSettings;
+  load(model: OpenedOnnxModel, family: Family): Promise<LoadedModel>;
 }
+
+/** The family object an entry of `reads` holds. */
+export type FamilyOf<Reads extends FamilyEntry['reads']> = Extract<FamilyEntry, { readonly reads: Reads }>['family'];
 
 /** The most detections one image may have: the caller's limit, lowered by the model's configuration file. */
 export function detectionLimit(options: PostprocessOptions, description: ModelDescription): number {

@@ -72,7 +72,7 @@ class SessionWorker {
  * threads ÷ concurrency each (at least one). With more than one worker, the first also opens a
  * session with all the threads, for a run that has the model to itself: intra-op threads shorten
  * one run, while runs side by side in single-threaded sessions get the most images through
- * (measured on a 2-core machine, yolo26n: one 2-thread session 21.9 runs/s, two 1-thread sessions 39.5).
+ * (docs/performance.md "Measured figures behind the code's choices").
  */
 function sessionLayout({ threads, concurrency }: PoolPlan): SessionPlan[][] {
   if (concurrency === 1) return [[{ threads, spinning: true }]];
@@ -84,7 +84,8 @@ function sessionLayout({ threads, concurrency }: PoolPlan): SessionPlan[][] {
 
 /**
  * ONNX Runtime sessions of one model in worker threads, so that neither the letterbox nor
- * inference blocks the event loop and several images can run at once. Which input runs when is the scheduler's decision:
+ * inference blocks the event loop and several images can run at once. Which input runs when is
+ * its model's scheduler's decision (every model of every role runs through one, src/scheduler/):
  * the pool is sent at most `concurrency` runs at once, and a run `alone` only when no other is.
  */
 export class OnnxSessionPool {

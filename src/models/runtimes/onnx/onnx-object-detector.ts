@@ -1,0 +1,60 @@
+import path from 'node:path';
+import type { LetterboxSpec } from '../../../vision/letterbox.js';
+import { type ObjectFamily, objectFamilyForOutput, objectFamilyNames } from '../../families/index.js';
+import { ultralytics } from '../../families/ultralytics.js';
+import { sidecarPath } from '../../model-description.js';
+import { toImageDetections } from '../../postprocess.js';
+import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
+import { chooseCategories, chooseInputSize, readModelFacts } from './model-facts.js';
+import { letterboxStages } from './onnx-letterbox-stages.js';
+import { detectionLimit, type OnnxFamilyLoader } from './onnx-served-model.js';
+
+/** The family a model declares, else the one its output shape shows (the fallback for plain COCO detectors). */
+function familyOf(modelPath: string, declared: ObjectFamily | undefined, outputDims: readonly number[]): ObjectFamily {
+  const found = declared ?? objectFamilyForOutput(outputDims);
+  if (found) return found;
+  throw new Error(`cannot tell the family of a model with output [${outputDims.join(', ')}]; name one of ${objectFamilyNames().join(', ')} as "family" in ${path.basename(sidecarPath(modelPath))}`);
+}
+
+/**
+ * Boxes of classes (COCO-style object detectors): the sessions letterbox each image into their own
+ * input tensor and run it. The model's configuration file overrides what its metadata says (labels,
+ * input size); a model whose metadata says it is no detector is refused. `family` undefined: the
+ * model declared none, and the warm-up's output shape tells it.
+ */
+export const objectDetectorLoader: OnnxFamilyLoader<ObjectFamily | undefined> = {
+  // A model whose metadata says it is no detector is refused before its sessions are opened.
+  inspect: async (modelPath) => void (await readModelFacts(modelPath)),
+  async load({ modelPath, opened, settings, served }, declared) {
+    const facts = await readModelFacts(modelPath);
+    const { description } = facts;
+    const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);
+    const dims = [1, 3, inputSize, inputSize];
+    // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output
+    // shape, hence the family; any letterbox fills a tensor of the right shape for it.
+    const outputDims = (await opened.warmUp(ultralytics.letterbox(inputSize), dims)).tensors[0].dims;
+    const family = familyOf(modelPath, declared, outputDims);
+    const categories = chooseCategories(modelPath, facts, family.classCount(outputDims), outputDims);
+    const letterbox: LetterboxSpec = family.letterbox(inputSize);
+
+    const { preprocess, inference } = letterboxStages(opened, letterbox, dims);
+    const postprocess = (output: RawOutput, input: PreprocessedInput, options: PostprocessOptions): Detection[] => {
+      const candidates = family.readCandidates(output.tensors[0], inputSize, options.minScore);
+      const maxDetections = detectionLimit(options, description);
+      return toImageDetections(candidates, input.transform, input.image, { ...options, maxDetections, nmsIou: family.needsNms ? settings.nmsIou : undefined });
+    };
+
+    return {
+      ...served,
+      role: 'detector',
+      family: family.name,
+      labels: categories.labels,
+      parents: categories.parents,
+      inputSize: { width: inputSize, height: inputSize },
+      preprocess,
+      inference,
+      postprocess,
+      labelSource: categories.source,
+    };
+  },
+};
