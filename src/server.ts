@@ -87,6 +87,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   let companionOf: (kind: ModelKind) => CompanionModel | undefined = () => undefined;
   const tasks = tasksOf({ faces, companions: (kind) => companionOf(kind) });
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
+  for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   const needs = { faces: tasks.kinds.has('faces') };
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, needs).catch(async (error: unknown) => {

@@ -38,6 +38,30 @@ export class SchemaCatalogue {
   }
 
   /**
+   * Validates one finding against the schema of the items of `answerField` in the named response
+   * schema: what a task declares its answer's findings to be, wherever a door carries them (a JSON
+   * stream item is one of these plus its `track_id`). Throws when the response schema declares no
+   * such list (start-up checks every task with declaresAnswer).
+   */
+  checkFinding(responseSchema: string, answerField: string, finding: unknown): { ok: true } | { ok: false; problem: string } {
+    const validate = this.#ajv.getSchema(this.#findingPointer(responseSchema, answerField));
+    if (!validate) throw new Error(`schema ${responseSchema} declares no list "${answerField}"`);
+    if (validate(finding)) return { ok: true };
+    return { ok: false, problem: describeProblem(validate.errors?.[0]) };
+  }
+
+  /** Throws unless the response schema declares `answerField` as a list of findings (objects): checked for every task at start-up. */
+  declaresAnswer(responseSchema: string, answerField: string): void {
+    const list = (this.schemas.get(responseSchema)?.properties as Record<string, { type?: string; items?: { type?: string } }> | undefined)?.[answerField];
+    if (list?.type !== 'array' || list.items?.type !== 'object') throw new Error(`schema ${responseSchema} must declare "${answerField}" as an array of objects: the task's findings`);
+  }
+
+  #findingPointer(responseSchema: string, answerField: string): string {
+    this.declaresAnswer(responseSchema, answerField);
+    return `${String(this.schemas.get(responseSchema)!.$id)}#/properties/${answerField}/items`;
+  }
+
+  /**
    * Validates `value` against one top-level property of the named schema (a field that came
    * without the rest of its body, e.g. an upload's form field); a problem names the field.
    */

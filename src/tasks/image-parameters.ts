@@ -1,5 +1,5 @@
 import { DetectdError } from '../core/errors.js';
-import { type ApiVersion, type Configuration, type ParameterRule, parameterNames } from './task.js';
+import { type ApiVersion, type Configuration, type ParameterRule, parameterNames, type SentParameters } from './task.js';
 
 /** The parameters every image task takes (the Nvision API's three), whatever it finds. */
 export interface ImageParameters {
@@ -90,4 +90,10 @@ export function parseImageConfigurations(
     parameters[rule.key] = parsed;
   }
   return parameters as unknown as ImageParameters;
+}
+
+/** Parameters as sent → typed parameters: the configurations (parseImageConfigurations), then a door's own minimum confidence where it sent one. */
+export function parseImageParameters(rules: Readonly<Record<string, ImageParameterRule>>, sent: SentParameters, version: ApiVersion): ImageParameters {
+  const parameters = parseImageConfigurations(rules, sent.configurations, version);
+  return sent.minConfidence === undefined ? parameters : { ...parameters, confidenceThreshold: sent.minConfidence };
 }

@@ -5,7 +5,7 @@ import type { CompanionModel, ModelKind } from '../../models/types.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { Finding } from '../finding.js';
 import { assembleFoundResponse } from '../found-response.js';
-import { type ImageParameters, imageParameterRules, parseImageConfigurations } from '../image-parameters.js';
+import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
 import { readFoundPlates } from './read-plates.js';
@@ -56,7 +56,7 @@ export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel
     // A plate task shows nothing on dog.jpg.
     examplePhoto: { file: 'car.jpg', description: 'a photo of a car with its number plate in view' },
     parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
-      return parseImageConfigurations(RULES, sent.configurations, version);
+      return parseImageParameters(RULES, sent, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
       const reader = readerOf(companions);
@@ -77,6 +77,6 @@ export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel
         analysis.pixels?.release();
       }
     },
-    deepStack: { plates: true },
+    abilities: { readsText: true },
   };
 }

@@ -13,13 +13,13 @@ import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
-import { type CallFacts, customModelList, DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import { type CallFacts, customModelList, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 import { updateAnswer, versionAnswer } from './codeproject-status.js';
 
 export interface DeepStackDependencies {
   /** Every keyed call passes it: authentication, service state, limits, the bounded body, admission. */
   readonly gate: Gate;
-  /** Each task answers the routes of the DeepStack verbs it offers (Task.deepStack). */
+  /** Each task answers the routes of the verbs its abilities enable (Task.abilities). */
   readonly tasks: TaskTable;
   /** The loaded models, for the custom model list only. */
   readonly schedulers: ModelSchedulers;
@@ -33,10 +33,10 @@ export interface DeepStackDependencies {
 /** The first non-empty `api_key` field (DeepStack's own way of sending the key). */
 const fieldKey = (fields: ImageForm['fields']) => fields.find(([name, value]) => name === 'api_key' && value !== '')?.[1];
 
-/** `min_confidence` as DeepStack reads it: a float as text, at most 1; absent: 0.4. */
-function minConfidence(fields: ImageForm['fields']): number {
+/** `min_confidence` as DeepStack reads it: a float as text, at most 1; undefined when absent (each route has its default). */
+function minConfidence(fields: ImageForm['fields']): number | undefined {
   const text = fields.find(([name]) => name === 'min_confidence')?.[1];
-  if (text === undefined || text.trim() === '') return DEEPSTACK_MIN_CONFIDENCE;
+  if (text === undefined || text.trim() === '') return undefined;
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0) throw new DetectdError('invalid_configuration', 'Invalid value for min_confidence');
   if (value > 1) throw new DetectdError('invalid_configuration', 'min_confidence cannot be greater than 1');
@@ -67,6 +67,8 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
   const customModelNames = schedulers.registry.detectors.filter((detector) => customKinds.has(detector.kind)).flatMap((detector) => [detector.name, ...detector.aliases]);
   const paths = pathsOf(table);
+  // A path's own pattern too: a malformed %-escape fails in Express before it names the route.
+  const patterns = paths.map((path) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'));
   const router = Router();
 
   const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
@@ -92,7 +94,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
         const key = fieldKey(fieldsSoFar);
         if (key) await letInWith({ apiKey: key });
       };
-      const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files }) : (await collectBody(body), NO_FORM);
+      const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files, fileField: route.fileField }) : (await collectBody(body), NO_FORM);
       await letInWith({ apiKey: fieldKey(read.fields) });
       return read;
     });
@@ -136,7 +138,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
   const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!paths.includes(String(request.route?.path))) {
+    if (!paths.includes(String(request.route?.path)) && !patterns.some((pattern) => pattern.test(request.path))) {
       next(error);
       return;
     }

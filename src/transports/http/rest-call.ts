@@ -47,7 +47,7 @@ function requestOf(body: RestBody, task: Task, rest: RestCall): RestRequest {
 export async function answerRestCall(task: Task, body: RestBody, rest: RestCall, admit: () => AnalysisCall): Promise<RestAnswer> {
   const call = admit();
   const request = requestOf(body, task, rest);
-  const parameters = task.parseParameters({ configurations: request.configurations, targetClasses: request.target_classes }, rest.version, call.scheduler);
+  const parameters = task.parseParameters({ configurations: request.configurations, classes: request.target_classes }, rest.version, call.scheduler);
   const findings = await runTask(task, 'image' in body ? body.image : request.raw_data!, parameters, call);
   return {
     service_id: call.service.id,
