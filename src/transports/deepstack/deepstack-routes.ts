@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import { collectBody } from '../../gate/bounded-body.js';
-import type { CountedCaller, Credentials, Gate } from '../../gate/gate.js';
+import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import { closeAfterEarlyAnswer } from '../early-answer.js';
@@ -13,6 +13,7 @@ import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
+import type { DeepStackRequest } from './deepstack-form.js';
 import { type CallFacts, customModelList, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 import { updateAnswer, versionAnswer } from './codeproject-status.js';
 
@@ -72,34 +73,30 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const router = Router();
 
   const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
-    const task = route.task!;
     const context = contextOf(response);
     // A form with files, or only fields (CodeProject.AI's clients list faces with a URL-encoded key, or no body at all).
     const form = isForm(request.get('content-type'));
-    const head: Credentials = { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' };
-    const modelName = request.params.model === undefined ? undefined : String(request.params.model);
-    // The gate's identify → count, once: before the body is opened when the head has a key; else
-    // with the first key the form carries (ahead of its image, as DeepStack's clients send it), or
-    // at its end with the head's credentials (a keyless address).
-    let letIn: Promise<CountedCaller> | undefined;
-    const letInWith = (credentials: Credentials): Promise<CountedCaller> =>
-      (letIn ??= (async () => {
-        const caller = await gate.count(await gate.identify({ ...head, ...credentials }, task, { context, modelName }), context);
-        setRateLimitHeaders(response, caller.standings);
-        return caller;
-      })());
-    if (head.apiKey !== undefined) await letInWith({});
-    const { files, fields } = await gate.readBodyWith(request, response, context, async (body): Promise<ImageForm> => {
-      const beforeImage = async (fieldsSoFar: ImageForm['fields']) => {
-        const key = fieldKey(fieldsSoFar);
-        if (key) await letInWith({ apiKey: key });
-      };
-      const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files, fileField: route.fileField }) : (await collectBody(body), NO_FORM);
-      await letInWith({ apiKey: fieldKey(read.fields) });
-      return read;
+    // The gate's lifecycle; the key may come inside the form, ahead of its image, as DeepStack's clients send it.
+    const { caller, body, call } = await gate.pass(request, response, context, {
+      task: route.task!,
+      credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
+      modelName: request.params.model === undefined ? undefined : String(request.params.model),
+      counted: (counted) => setRateLimitHeaders(response, counted.standings),
+      body: {
+        streamed: async (stream, found): Promise<DeepStackRequest> => {
+          const beforeImage = async (fieldsSoFar: ImageForm['fields']) => {
+            const key = fieldKey(fieldsSoFar);
+            if (key) await found({ apiKey: key });
+          };
+          const read = form ? await readImageForm(Object.assign(stream, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files, fileField: route.fileField }) : (await collectBody(stream), NO_FORM);
+          // Let in (a key after the image, or the head's keyless address) before the form's fields are judged.
+          const key = fieldKey(read.fields);
+          await found(key ? { apiKey: key } : {});
+          return { images: read.files, fields: read.fields, minConfidence: minConfidence(read.fields) };
+        },
+      },
     });
-    const caller = await letInWith({});
-    const found = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, gate.admit(caller, response, context));
+    const found = await route.respond!(body, call);
     // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
     const cap = caller.service.deepStackMaxPredictions;
     const answer = cap === null || !found.predictions ? found : { ...found, predictions: found.predictions.slice(0, cap) };
