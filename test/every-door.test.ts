@@ -179,6 +179,24 @@ describe('every task through every door: each answer valid against the published
     ];
   };
 
+  it('the reference publishes the schemas checked here: each task\'s response, the DeepStack answer on every keyed DeepStack route', async () => {
+    const reference = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
+    for (const task of TASK_DESCRIPTIONS.all) {
+      const answer = reference.paths[`/api/v1/${task.type}`].post.responses['200'].content['application/json'].schema.$ref as string;
+      const { $id: _id, $schema: _schema, ...published } = schemas.schemas.get(task.responseSchema)!;
+      expect(JSON.stringify(reference.components.schemas[answer.split('/').pop()!].properties[task.answerField].items.required), task.type).to.equal(
+        JSON.stringify((published.properties as any)[task.answerField].items.required),
+      );
+    }
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS).filter((each) => each.access !== 'open')) {
+      const path = route.path.replace(':model', '{model}');
+      for (const [status, response] of Object.entries(reference.paths[path][route.method].responses) as [string, any][]) {
+        expect(response.content['application/json'].schema.$ref, `${path} ${status} ${JSON.stringify(response)}`).to.equal('#/components/schemas/DeepStackResponse');
+      }
+    }
+    expect(reference.components.schemas.DeepStackResponse.$defs.failure.required).to.include('error');
+  });
+
   it('every task\'s DeepStack / CodeProject.AI route is called here', () => {
     const called = new Set(deepStackCalls().map((call) => call.path.replace(`custom/${CUSTOM_MODEL}`, 'custom/:model')));
     for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) if (route.method === 'post') expect(called, route.path).to.include(route.path);
