@@ -119,7 +119,7 @@ describe('every task through every door: each answer valid against the published
       // Each item is the task's finding as its response schema declares it, plus its track id.
       for (const { track_id: trackId, ...finding } of result![task.answerField] as Record<string, unknown>[]) {
         expect(trackId).to.be.a('number');
-        expect(schemas.checkFinding(task.responseSchema, task.answerField, finding), JSON.stringify(finding).slice(0, 300)).to.deep.equal({ ok: true });
+        expectValid(task.responseSchema, { service_id: result!.service_id, [task.answerField]: [finding] }, 'a stream item as a REST finding');
       }
     });
 
@@ -178,6 +178,12 @@ describe('every task through every door: each answer valid against the published
       { what: 'ALPR with a key of another service type', path: '/v1/image/alpr', type: 'object-detection', body: () => form({ upload: PHOTOS['license-plate']() }), status: 403 },
     ];
   };
+
+  it('start-up refuses a task whose response schema does not declare its answer field as a list of findings', () => {
+    for (const task of TASK_DESCRIPTIONS.all) expect(() => schemas.declaresAnswer(task.responseSchema, task.answerField), task.type).to.not.throw();
+    expect(() => schemas.declaresAnswer('object-detection-response', 'detected_faces')).to.throw('must declare "detected_faces" as an array of objects');
+    expect(() => schemas.declaresAnswer('object-detection-response', 'service_id')).to.throw('must declare "service_id"');
+  });
 
   it('the reference publishes the schemas checked here: each task\'s response, the DeepStack answer on every keyed DeepStack route', async () => {
     const reference = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;

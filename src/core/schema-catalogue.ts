@@ -37,19 +37,6 @@ export class SchemaCatalogue {
     return { ok: false, problem: describeProblem(validate.errors?.[0]) };
   }
 
-  /**
-   * Validates one finding against the schema of the items of `answerField` in the named response
-   * schema: what a task declares its answer's findings to be, wherever a door carries them (a JSON
-   * stream item is one of these plus its `track_id`). Throws when the response schema declares no
-   * such list (start-up checks every task with declaresAnswer).
-   */
-  checkFinding(responseSchema: string, answerField: string, finding: unknown): { ok: true } | { ok: false; problem: string } {
-    const validate = this.#ajv.getSchema(this.#findingPointer(responseSchema, answerField));
-    if (!validate) throw new Error(`schema ${responseSchema} declares no list "${answerField}"`);
-    if (validate(finding)) return { ok: true };
-    return { ok: false, problem: describeProblem(validate.errors?.[0]) };
-  }
-
   /** Throws unless the response schema declares `answerField` as a list of findings (objects): checked for every task at start-up. */
   declaresAnswer(responseSchema: string, answerField: string): void {
     const list = this.#resolved(responseSchema, (this.schemas.get(responseSchema)?.properties as Record<string, JsonSchema> | undefined)?.[answerField]);
@@ -68,11 +55,6 @@ export class SchemaCatalogue {
       current = pointer.split('/').slice(1).reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], base) as JsonSchema | undefined;
     }
     return current;
-  }
-
-  #findingPointer(responseSchema: string, answerField: string): string {
-    this.declaresAnswer(responseSchema, answerField);
-    return `${String(this.schemas.get(responseSchema)!.$id)}#/properties/${answerField}/items`;
   }
 
   /**
