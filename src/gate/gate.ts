@@ -57,15 +57,6 @@ export interface GateDependencies {
 }
 
 /**
- * The gate's lifecycle, declared once in the order every door runs it (as Fastify declares its
- * hooks once, not per route): who the caller is → counted against its service's rate limit and
- * quota → its body read, bounded → admitted to the model. An HTTP door runs it with `pass`; a stream
- * runs `identify` once when it opens (`openStream`), then `count` for every frame (`admitFrame`), whose
- * bytes the WebSocket already bounded, and takes its turn at the model (the stream's admission).
- */
-export const GATE_LIFECYCLE = ['identify', 'count', 'readBody', 'admit'] as const;
-
-/**
  * How a door reads its body in the lifecycle: `whole` — the bounded body, then the door's parse of
  * it (a REST body in any of its forms); or `streamed` — the door's own reader on the body as it
  * arrives, which hands the gate credentials it finds inside (`found`: DeepStack's `api_key` field,
@@ -95,8 +86,8 @@ export interface Passed<Body> {
 }
 
 /**
- * The one gate every call passes, whatever its front door (docs/development.md "Architecture"): the
- * lifecycle GATE_LIFECYCLE, each step returning a value — `identify` (authenticate: key, bare key,
+ * The one gate every call passes, whatever its front door (docs/development.md "Architecture"): its
+ * lifecycle (`pass`), each step returning a value — `identify` (authenticate: key, bare key,
  * subprotocol, stream token, keyless range; then service state and the model) → `count` (rate limit
  * and quota) → the bounded body → `admit` (a place in the model's request lane, for a counted caller
  * only). HTTP doors run it whole with `pass`, bringing only their hooks; streams take `openStream`,
@@ -107,10 +98,14 @@ export class Gate {
   constructor(private readonly dependencies: GateDependencies) {}
 
   /**
-   * The lifecycle (GATE_LIFECYCLE) for one HTTP call: identify → count before the body is opened
-   * when the head carries a key (or the door takes none inside its body); else with the first
-   * credentials the door finds inside it, or once it is read with the head's (a keyless address).
-   * Then the body is read, and the counted caller admitted.
+   * The gate's lifecycle, declared once here in the order every door runs it (as Fastify declares
+   * its hooks once, not per route): who the caller is → counted against its service's rate limit
+   * and quota → its body read, bounded → admitted to the model. A door brings only its hooks
+   * (Passage). identify → count run before the body is opened when the head carries a key (or the
+   * door takes no credentials inside its body); else with the first credentials the door finds
+   * inside it, or once it is read with the head's (a keyless address). A stream runs the same steps
+   * apart: `identify` once when it opens (`openStream`), `count` for every frame (`admitFrame`),
+   * whose bytes the WebSocket already bounded, then its turn at the model (the stream's admission).
    */
   async pass<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, passage: Passage<Body>): Promise<Passed<Body>> {
     const { task, modelName } = passage;
