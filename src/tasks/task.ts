@@ -105,8 +105,12 @@ export interface Task<Parameters = unknown> {
   readonly exampleFields: Readonly<Record<string, string>>;
   /** The photo its example call sends, when dog.jpg would show nothing (a face task needs a face). */
   readonly examplePhoto?: ExamplePhoto;
-  /** Parameters as sent (configurations of `version`'s) → the task's parameters, for the model that answers; 400 `invalid_configuration` (or `invalid_request`) on any problem. */
-  parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): Parameters;
+  /**
+   * Parameters as sent → the task's parameters, for the model that answers; 400
+   * `invalid_configuration` (or `invalid_request`) on any problem. `version`: the API whose
+   * configuration parameters were sent; undefined for a door that has none of its own (DeepStack's).
+   */
+  parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler): Parameters;
   /** One image → what was found in it. */
   analyse(image: Buffer, parameters: Parameters, call: AnalysisCall): Promise<Findings>;
   /** What else it does, for the doors that have verbs for it; nothing when absent. */
@@ -114,8 +118,8 @@ export interface Task<Parameters = unknown> {
 }
 
 /** Names of the parameters a version of the API accepts. */
-export function parameterNames(parameters: Readonly<Record<string, ParameterRule>>, version: ApiVersion): string[] {
+export function parameterNames(parameters: Readonly<Record<string, ParameterRule>>, version: ApiVersion | undefined): string[] {
   return Object.entries(parameters)
-    .filter(([, rule]) => rule.versions.includes(version))
+    .filter(([, rule]) => version !== undefined && rule.versions.includes(version))
     .map(([name]) => name);
 }

@@ -25,7 +25,7 @@ export function faceDetectionTask(recognition: FaceRecognition): Task<ImageParam
     exampleFields: { ConfidenceThreshold: '0.5' },
     // A face task shows nothing on dog.jpg.
     examplePhoto: { file: 'face.jpg', description: 'a photo of a face' },
-    parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
+    parseParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
       return faceParameters(sent, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {

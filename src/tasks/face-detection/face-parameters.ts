@@ -6,7 +6,7 @@ import type { ApiVersion, SentParameters } from '../task.js';
 export const FACE_PARAMETER_RULES = imageParameterRules({ one: 'face', many: 'Faces' }, '0.5');
 
 /** The face task's parameters: classes to keep (object classes) have no meaning for faces, so a non-empty list is refused rather than ignored. */
-export function faceParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
+export function faceParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
   if (sent.classes && sent.classes.length > 0) {
     throw new DetectdError('invalid_request', 'target_classes chooses object classes; a face-detection service finds faces only: leave it out');
   }

@@ -55,7 +55,7 @@ export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel
     exampleFields: { ConfidenceThreshold: '0.25' },
     // A plate task shows nothing on dog.jpg.
     examplePhoto: { file: 'car.jpg', description: 'a photo of a car with its number plate in view' },
-    parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
+    parseParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
       return parseImageParameters(RULES, sent, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {

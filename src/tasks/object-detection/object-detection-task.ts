@@ -14,7 +14,7 @@ function classOf(classIndex: number, categories: Pick<Detector, 'labels' | 'pare
 }
 
 /** Parameters as sent → parameters, for the model's class names. */
-function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): DetectionParameters {
+function parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler): DetectionParameters {
   return detectionParameters(sent, version, scheduler.detector.labels);
 }
 

@@ -11,6 +11,6 @@ export interface DetectionParameters extends ImageParameters {
 export const PARAMETER_RULES = imageParameterRules({ one: 'object', many: 'Objects' }, '0.1');
 
 /** Parameters as sent (configurations, classes to keep, a door's minimum confidence) → the parameters, for the model's class names; 400 on any problem. */
-export function detectionParameters(sent: SentParameters, version: ApiVersion, labels: readonly string[]): DetectionParameters {
+export function detectionParameters(sent: SentParameters, version: ApiVersion | undefined, labels: readonly string[]): DetectionParameters {
   return { ...parseImageParameters(PARAMETER_RULES, sent, version), targetClasses: targetClassesOf(sent.classes, labels) };
 }

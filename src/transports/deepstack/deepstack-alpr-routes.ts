@@ -32,7 +32,7 @@ function alprImage(request: DeepStackRequest): Buffer {
 /** CodeProject.AI's ALPR: the plates of the form's image at its `min_confidence` (absent: the task's own default), each as a prediction labelled `Plate: <text>`. */
 function respond(task: Task): DeepStackTaskRoute['respond'] {
   return async (request, call) => {
-    const parameters = task.parseParameters({ minConfidence: request.minConfidence }, 'v1', call.scheduler);
+    const parameters = task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler);
     const findings = await runTask(task, alprImage(request), parameters, call);
     const predictions = findings.found.map((plate) => ({ label: `Plate: ${plate.name}`, plate: plate.name, confidence: plate.confidence, ...findingBox(plate, findings) }));
     const message = predictions.length === 0 ? 'No plates found' : `Found ${predictions.map((prediction) => prediction.label).join(', ')}`;

@@ -20,7 +20,7 @@ const DETECTION_FAILURES = {
 /** DeepStack's detection: the form's `image` at its `min_confidence` (no crops, no drawing) → what was found as `predictions`, each with its `label`. */
 function respond(task: Task): DeepStackTaskRoute['respond'] {
   return async (request, call) => {
-    const parameters = task.parseParameters({ minConfidence: request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE }, 'v1', call.scheduler);
+    const parameters = task.parseParameters({ minConfidence: request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE }, undefined, call.scheduler);
     const findings = await runTask(task, deepStackImage(request), parameters, call);
     return { predictions: findings.found.map((object) => ({ label: object.name, confidence: object.confidence, ...findingBox(object, findings) })) };
   };
