@@ -112,6 +112,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
     }
   }
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
+  for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack routes' part of the API reference does not depend on the caller: built once.
   const deepStackPaths = deepStackOpenApiPaths(tasks);

@@ -1,15 +1,16 @@
 import { expect } from 'chai';
-import { parseConfigurations } from '../src/tasks/object-detection/parameters.js';
+import { PARAMETER_RULES } from '../src/tasks/object-detection/parameters.js';
+import { parseImageConfigurations } from '../src/tasks/image-parameters.js';
 import { DetectdError } from '../src/core/errors.js';
 import { decodeRawData } from '../src/core/raw-data.js';
 
 describe('configuration parameters', () => {
   it('defaults to ConfidenceThreshold 0.1 and no extra images', () => {
-    expect(parseConfigurations(undefined, 'v1')).to.deep.equal({ confidenceThreshold: 0.1, outputCroppedImage: false, outputVisualizedImage: false });
+    expect(parseImageConfigurations(PARAMETER_RULES, undefined, 'v1')).to.deep.equal({ confidenceThreshold: 0.1, outputCroppedImage: false, outputVisualizedImage: false });
   });
 
   it('parses values given as strings', () => {
-    const parsed = parseConfigurations(
+    const parsed = parseImageConfigurations(PARAMETER_RULES, 
       [
         { parameter: 'ConfidenceThreshold', value: '0' },
         { parameter: 'OutputCroppedImage', value: 'True' },
@@ -18,8 +19,8 @@ describe('configuration parameters', () => {
       'v1',
     );
     expect(parsed).to.deep.equal({ confidenceThreshold: 0, outputCroppedImage: true, outputVisualizedImage: true });
-    expect(parseConfigurations([{ parameter: 'ConfidenceThreshold', value: '1' }], 'legacy').confidenceThreshold).to.equal(1);
-    expect(parseConfigurations([{ parameter: 'ConfidenceThreshold', value: '.25' }], 'legacy').confidenceThreshold).to.equal(0.25);
+    expect(parseImageConfigurations(PARAMETER_RULES, [{ parameter: 'ConfidenceThreshold', value: '1' }], 'legacy').confidenceThreshold).to.equal(1);
+    expect(parseImageConfigurations(PARAMETER_RULES, [{ parameter: 'ConfidenceThreshold', value: '.25' }], 'legacy').confidenceThreshold).to.equal(0.25);
   });
 
   it('refuses unknown names, prototype keys, NaN, infinities and out-of-range numbers', () => {
@@ -32,7 +33,7 @@ describe('configuration parameters', () => {
       ['ConfidenceThreshold', ''],
       ['ConfidenceThreshold', '0x1'],
     ]) {
-      expect(() => parseConfigurations([{ parameter, value }], 'v1'), `${parameter}=${value}`).to.throw(DetectdError, parameter);
+      expect(() => parseImageConfigurations(PARAMETER_RULES, [{ parameter, value }], 'v1'), `${parameter}=${value}`).to.throw(DetectdError, parameter);
     }
   });
 });

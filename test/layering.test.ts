@@ -106,13 +106,13 @@ function kindLiterals(root: string): string[] {
   return literalsUnder(root, MODEL_REGISTRIES, (text) => kinds.has(text));
 }
 
-/** DeepStack's wire names: its box fields, a face's `userid`, an answer's `success`. */
-const DEEPSTACK_WIRE_NAMES = /\b(?:[xy]_(?:min|max)|userid|success)\b/;
+/** DeepStack's wire names (its box fields, a face's `userid`, an answer's `success`) and the door itself (`deepStack`, `DeepStackCapabilities`, CodeProject.AI, its `FaceApi`). */
+const DEEPSTACK_WIRE_NAMES = /\b(?:[xy]_(?:min|max)|userid|success)\b|deep_?stack|code_?project|faceapi/i;
 
 /**
  * Identifiers, property names and string literals under `root`/src/tasks that name a DeepStack
- * wire field, each as "file:line text": a task says which DeepStack verbs it offers
- * (Task.deepStack), and the DeepStack door (transports/deepstack/) owns their fields. Comments may name them.
+ * wire field or the door, each as "file:line text": a task declares its abilities in its own terms
+ * (Task.abilities), and the DeepStack door (transports/deepstack/) maps its verbs and fields onto them. Comments may name them.
  */
 function deepStackNamesInTasks(root: string): string[] {
   const found: string[] = [];
@@ -198,13 +198,13 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
     }
   });
 
-  it('keeps DeepStack\'s wire out of the tasks: nothing under src/tasks/ names x_min, userid or success (the DeepStack door owns them)', () => {
+  it('keeps DeepStack\'s wire out of the tasks: nothing under src/tasks/ names x_min, userid, success or the door itself (the DeepStack door owns them)', () => {
     expect(deepStackNamesInTasks(process.cwd())).to.deep.equal([]);
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-wire-'));
     try {
       fs.cpSync('src/tasks', path.join(copy, 'src/tasks'), { recursive: true });
-      fs.writeFileSync(path.join(copy, 'src/tasks/wire.ts'), "export const answer = { success: true, x_min: 0 };\nexport const field = 'userid';\n");
-      expect(deepStackNamesInTasks(copy)).to.have.members(['src/tasks/wire.ts:1 success', 'src/tasks/wire.ts:1 x_min', "src/tasks/wire.ts:2 'userid'"]);
+      fs.writeFileSync(path.join(copy, 'src/tasks/wire.ts'), "export const answer = { success: true, x_min: 0 };\nexport const field = 'userid';\nexport const offers = { deepStack: { detection: true } };\n");
+      expect(deepStackNamesInTasks(copy)).to.have.members(['src/tasks/wire.ts:1 success', 'src/tasks/wire.ts:1 x_min', "src/tasks/wire.ts:2 'userid'", 'src/tasks/wire.ts:3 deepStack']);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }

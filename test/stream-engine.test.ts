@@ -10,7 +10,8 @@ import { ModelScheduler, type ModelTurn } from '../src/scheduler/model-scheduler
 import { StreamMetrics } from '../src/streaming/stream-metrics.js';
 import { type FrameOutcome, type StreamFrame, StreamSession } from '../src/streaming/stream-session.js';
 import { objectDetection } from '../src/tasks/object-detection/object-detection-task.js';
-import { parseConfigurations } from '../src/tasks/object-detection/parameters.js';
+import { PARAMETER_RULES } from '../src/tasks/object-detection/parameters.js';
+import { parseImageConfigurations } from '../src/tasks/image-parameters.js';
 import { dogJpeg } from './support/images.js';
 import { modelPath } from './support/paths.js';
 import { waitFor } from './support/wait-for.js';
@@ -30,7 +31,7 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
   let metrics: Registry;
   let recorded: { call: CallContext; outcome: CallOutcome }[];
   let outcomes: FrameOutcome[];
-  const frame = (frameId: number, parameters = parseConfigurations([], 'v1')): StreamFrame => ({ frameId, payload: dogJpeg(), parameters });
+  const frame = (frameId: number, parameters = parseImageConfigurations(PARAMETER_RULES, [], 'v1')): StreamFrame => ({ frameId, payload: dogJpeg(), parameters });
 
   before(async () => {
     detector = await loadOnnxDetector(modelPath('yolox-nano-416'), { threads: 2, concurrency: 1, nmsIou: 0.7 });
@@ -105,7 +106,7 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
 
   it('reports every stage of a frame, each within the frame’s total', async () => {
     const session = openSession();
-    session.offer(frame(1, parseConfigurations([{ parameter: 'OutputVisualizedImage', value: 'true' }], 'v1')));
+    session.offer(frame(1, parseImageConfigurations(PARAMETER_RULES, [{ parameter: 'OutputVisualizedImage', value: 'true' }], 'v1')));
     await waitForOutcomes(1);
     await session.end(1000);
     const [result] = outcomes as Extract<FrameOutcome, { kind: 'result' }>[];

@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   invalid_multipart: { status: 400, summary: 'The multipart/form-data body is malformed, has more than one file, or its file is not in the `image` field.' },
   invalid_image: { status: 400, summary: 'The bytes are not a decodable JPEG, PNG, WebP, GIF, TIFF or AVIF image.' },
   no_face: { status: 400, summary: 'A face registration or comparison found no face in an image it was given.' },
+  missing_field: { status: 400, summary: 'A field the route requires is missing from the form (named in the message), such as a face registration\'s `userid`.' },
   invalid_configuration: { status: 400, summary: 'A configuration parameter is unknown, repeated or has a bad value.' },
   invalid_path: { status: 400, summary: 'The URL path has a malformed percent-escape (such as `%zz` or a lone `%`).' },
   invalid_encoding: { status: 400, summary: 'The body is not what its `Content-Encoding` says (corrupt, truncated or not compressed).' },

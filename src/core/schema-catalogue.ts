@@ -37,6 +37,26 @@ export class SchemaCatalogue {
     return { ok: false, problem: describeProblem(validate.errors?.[0]) };
   }
 
+  /** Throws unless the response schema declares `answerField` as a list of findings (objects): checked for every task at start-up. */
+  declaresAnswer(responseSchema: string, answerField: string): void {
+    const list = this.#resolved(responseSchema, (this.schemas.get(responseSchema)?.properties as Record<string, JsonSchema> | undefined)?.[answerField]);
+    const items = list && this.#resolved(responseSchema, list.items as JsonSchema | undefined);
+    if (list?.type !== 'array' || items?.type !== 'object') throw new Error(`schema ${responseSchema} must declare "${answerField}" as an array of objects: the task's findings`);
+  }
+
+  /** A subschema with its `$ref`s followed (`file.json#/pointer`, or `#/pointer` within `within`). */
+  #resolved(within: string, node: JsonSchema | undefined): JsonSchema | undefined {
+    let current = node;
+    let schema = within;
+    for (let hops = 0; typeof current?.$ref === 'string' && hops < 8; hops += 1) {
+      const [file, pointer = ''] = current.$ref.split('#');
+      if (file !== '') schema = path.basename(file, '.json');
+      const base = this.schemas.get(schema);
+      current = pointer.split('/').slice(1).reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], base) as JsonSchema | undefined;
+    }
+    return current;
+  }
+
   /**
    * Validates `value` against one top-level property of the named schema (a field that came
    * without the rest of its body, e.g. an upload's form field); a problem names the field.

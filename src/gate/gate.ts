@@ -57,16 +57,74 @@ export interface GateDependencies {
 }
 
 /**
- * The one gate every call passes, whatever its front door (docs/development.md "Architecture"), as explicit steps
- * that each return a value: `identify` (authenticate — key, bare key, subprotocol, stream token,
- * keyless range — then service state and the model) → `count` (rate limit and quota) → the bounded
- * body (`readBody`, or `readBodyWith` for a door that parses it as it arrives) → `admit` (a place
- * in the model's request lane, for a counted caller only). Streams take `openStream`, then
- * `admitFrame` for every frame. Doors hold no authenticator, limit, model or body reader of their
- * own; they own their wire (headers such as RateLimit and Allow, body forms, answers).
+ * How a door reads its body in the lifecycle: `whole` — the bounded body, then the door's parse of
+ * it (a REST body in any of its forms); or `streamed` — the door's own reader on the body as it
+ * arrives, which hands the gate credentials it finds inside (`found`: DeepStack's `api_key` field,
+ * ahead of the image), so that a caller with a wrong key is refused before its image is read.
+ */
+export type DoorBody<Body> =
+  | { readonly whole: (body: Buffer) => Promise<Body> }
+  | { readonly streamed: (body: Readable, found: (credentials: Credentials) => Promise<void>) => Promise<Body> };
+
+/** What a door brings to the lifecycle (`pass`): the task, what the request's head says, its hooks. */
+export interface Passage<Body> {
+  readonly task: Task;
+  /** Credentials in the request's head: `Authorization`, the caller's address for a keyless service. */
+  readonly credentials: Credentials;
+  /** A loaded model by name instead of the service's (DeepStack's custom route). */
+  readonly modelName?: string;
+  /** Once the caller is counted, before a byte of the body is read: the door's own answer headers (RateLimit) and checks of the head (a Content-Type). */
+  readonly counted?: (caller: CountedCaller) => void;
+  readonly body: DoorBody<Body>;
+}
+
+/** A call through the whole lifecycle: its caller, its body as the door read it, and the call to analyse on. */
+export interface Passed<Body> {
+  readonly caller: CountedCaller;
+  readonly body: Body;
+  readonly call: AnalysisCall;
+}
+
+/**
+ * The one gate every call passes, whatever its front door (docs/development.md "Architecture"): its
+ * lifecycle (`pass`), each step returning a value — `identify` (authenticate: key, bare key,
+ * subprotocol, stream token, keyless range; then service state and the model) → `count` (rate limit
+ * and quota) → the bounded body → `admit` (a place in the model's request lane, for a counted caller
+ * only). HTTP doors run it whole with `pass`, bringing only their hooks; streams take `openStream`,
+ * then `admitFrame` for every frame. Doors hold no authenticator, limit, model or body reader of
+ * their own; they own their wire (headers such as RateLimit and Allow, body forms, answers).
  */
 export class Gate {
   constructor(private readonly dependencies: GateDependencies) {}
+
+  /**
+   * The gate's lifecycle, declared once here in the order every door runs it (as Fastify declares
+   * its hooks once, not per route): who the caller is → counted against its service's rate limit
+   * and quota → its body read, bounded → admitted to the model. A door brings only its hooks
+   * (Passage). identify → count run before the body is opened when the head carries a key (or the
+   * door takes no credentials inside its body); else with the first credentials the door finds
+   * inside it, or once it is read with the head's (a keyless address). A stream runs the same steps
+   * apart: `identify` once when it opens (`openStream`), `count` for every frame (`admitFrame`),
+   * whose bytes the WebSocket already bounded, then its turn at the model (the stream's admission).
+   */
+  async pass<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, passage: Passage<Body>): Promise<Passed<Body>> {
+    const { task, modelName } = passage;
+    let counted: Promise<CountedCaller> | undefined;
+    const identifyAndCount = (found: Credentials): Promise<CountedCaller> =>
+      (counted ??= (async () => {
+        const caller = await this.#count(await this.identify({ ...passage.credentials, ...found }, task, { context, modelName }), context);
+        passage.counted?.(caller);
+        return caller;
+      })());
+    const door = passage.body;
+    if ('whole' in door || passage.credentials.apiKey !== undefined) await identifyAndCount({});
+    const body =
+      'whole' in door
+        ? await door.whole(await this.#readBody(request, response, context))
+        : await this.#readBodyWith(request, response, context, (stream) => door.streamed(stream, async (found) => void (await identifyAndCount(found))));
+    const caller = await identifyAndCount({});
+    return { caller, body, call: this.#admit(caller, response, context) };
+  }
 
   /** Authenticate → service state: the caller's service and its model (or a loaded one by name), or a 401/403/404/503 DetectdError. The context learns each as soon as it is known, so that a refusal is recorded against its service. */
   async identify(credentials: Credentials, task: Task, options: IdentifyOptions = {}): Promise<Caller> {
@@ -84,7 +142,7 @@ export class Gate {
   }
 
   /** Counts one call against its service's rate limit and quota; throws LimitExceededError (429). */
-  async count(caller: Caller, context: CallContext): Promise<CountedCaller> {
+  async #count(caller: Caller, context: CallContext): Promise<CountedCaller> {
     const started = performance.now();
     try {
       return { ...caller, standings: await this.dependencies.serviceLimits.admit(caller.service) };
@@ -97,7 +155,7 @@ export class Gate {
    * The bounded body, whole: size from Content-Length before a byte is read and before `100
    * Continue`, deadline, memory budget, Content-Encoding. Its arrival is the call's `receive` stage.
    */
-  async readBody(request: IncomingMessage, response: ServerResponse, context: CallContext): Promise<Buffer> {
+  async #readBody(request: IncomingMessage, response: ServerResponse, context: CallContext): Promise<Buffer> {
     const started = performance.now();
     const body = await readBody(request, response, this.dependencies.body);
     context.timings.receive = performance.now() - started;
@@ -105,7 +163,7 @@ export class Gate {
   }
 
   /** The bounded body as it arrives, to a door's own reader (DeepStack's form, whose key may be inside it). */
-  async readBodyWith<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, read: (body: Readable) => Promise<Body>): Promise<Body> {
+  async #readBodyWith<Body>(request: IncomingMessage, response: ServerResponse, context: CallContext, read: (body: Readable) => Promise<Body>): Promise<Body> {
     const started = performance.now();
     const body = await read(openBody(request, response, this.dependencies.body));
     context.timings.receive = performance.now() - started;
@@ -149,7 +207,7 @@ export class Gate {
   }
 
   /** Admission of a counted caller to the model's request lane (or 503 `overloaded`): the call to analyse on. The place is given back when the response closes. */
-  admit(caller: CountedCaller, response: ServerResponse, context: CallContext): AnalysisCall {
+  #admit(caller: CountedCaller, response: ServerResponse, context: CallContext): AnalysisCall {
     const { limits } = this.dependencies;
     const started = performance.now();
     const leave = admitRequest(caller.scheduler, limits);

@@ -2,7 +2,7 @@ import type { Detection } from '../models/types.js';
 import type { RgbImage } from '../vision/image.js';
 import { encodeVisualization } from '../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../vision/encode.js';
-import type { Finding } from './finding.js';
+import type { Finding, PlacedFinding } from './finding.js';
 import type { ImageParameters } from './image-parameters.js';
 
 /**
@@ -11,7 +11,7 @@ import type { ImageParameters } from './image-parameters.js';
  * where Nvision clients read it.
  */
 export interface FoundResponse {
-  found: Finding[];
+  found: PlacedFinding[];
   visualized_image?: string;
 }
 
@@ -51,7 +51,7 @@ export async function assembleFoundResponse(
   names: readonly Naming[],
   parameters: ImageParameters,
 ): Promise<FoundResponse> {
-  const found: Finding[] = detections.map((detection, index) => {
+  const found: PlacedFinding[] = detections.map((detection, index) => {
     const region = pixelRegion(detection.box, image.width, image.height);
     return {
       ...names[index],

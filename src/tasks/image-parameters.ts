@@ -1,5 +1,5 @@
 import { DetectdError } from '../core/errors.js';
-import { type ApiVersion, type Configuration, type ParameterRule, parameterNames } from './task.js';
+import { type ApiVersion, type Configuration, type ParameterRule, parameterNames, type SentParameters } from './task.js';
 
 /** The parameters every image task takes (the Nvision API's three), whatever it finds. */
 export interface ImageParameters {
@@ -72,13 +72,13 @@ export function imageParameterRules(found: FoundNoun, defaultConfidence: string)
 export function parseImageConfigurations(
   rules: Readonly<Record<string, ImageParameterRule>>,
   configurations: readonly Configuration[] | undefined,
-  version: ApiVersion,
+  version: ApiVersion | undefined,
 ): ImageParameters {
   const parameters: Record<string, number | boolean> = Object.fromEntries(Object.values(rules).map((rule) => [rule.key, rule.parse(rule.defaultValue)!]));
   const seen = new Set<string>();
   for (const { parameter, value } of configurations ?? []) {
     const rule = Object.hasOwn(rules, parameter) ? rules[parameter] : undefined;
-    if (!rule || !rule.versions.includes(version)) {
+    if (!rule || version === undefined || !rule.versions.includes(version)) {
       throw new DetectdError('invalid_configuration', `unknown parameter "${parameter}"; this endpoint accepts ${parameterNames(rules, version).join(', ')}`);
     }
     if (seen.has(parameter)) throw new DetectdError('invalid_configuration', `parameter "${parameter}" is given more than once`);
@@ -90,4 +90,10 @@ export function parseImageConfigurations(
     parameters[rule.key] = parsed;
   }
   return parameters as unknown as ImageParameters;
+}
+
+/** Parameters as sent → typed parameters: the configurations (parseImageConfigurations), then a door's own minimum confidence where it sent one. */
+export function parseImageParameters(rules: Readonly<Record<string, ImageParameterRule>>, sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
+  const parameters = parseImageConfigurations(rules, sent.configurations, version);
+  return sent.minConfidence === undefined ? parameters : { ...parameters, confidenceThreshold: sent.minConfidence };
 }

@@ -4,7 +4,7 @@ import type { Detection, ModelKind } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
-import type { FaceApi } from './face-api.js';
+import type { PeopleGallery } from './people-gallery.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';
@@ -24,11 +24,14 @@ export interface Configuration {
   readonly value: string;
 }
 
-/** Parameters as a door read them (a REST body or upload, a stream's `start`, an Nvision message), before validation. */
+/** Parameters as a door read them (a REST body or upload, a stream's `start`, an Nvision message, a DeepStack form), before validation. */
 export interface SentParameters {
+  /** The task's configuration parameters (`parameters`), of the API version given beside them. */
   readonly configurations?: readonly Configuration[];
-  /** Class names to keep; absent: every class. */
-  readonly targetClasses?: readonly string[];
+  /** The names of the classes to keep; absent or empty: every class. */
+  readonly classes?: readonly string[];
+  /** The lowest confidence to keep, where a door takes it apart from the configurations; absent: the configurations' or the task's default. */
+  readonly minConfidence?: number;
 }
 
 /** What a task found in one image: every door maps these to its own wire form. */
@@ -52,22 +55,22 @@ export interface ExamplePhoto {
 }
 
 /**
- * The DeepStack / CodeProject.AI verbs a task offers. The DeepStack door (transports/deepstack/)
- * owns their routes, form fields and answers; a task only says which it answers.
+ * What a task does, in its own terms, beyond `analyse`: each door decides which of its own verbs
+ * these enable (the DeepStack door's route table, transports/deepstack/), so no task names a door.
  */
-export interface DeepStackCapabilities {
-  /** Object detection (`/v1/vision/detection`, `/v1/vision/custom/{model}`): `analyse` at the caller's minimum confidence. */
-  readonly detection?: boolean;
-  /** The face API (detection, recognition, registration, the list of people, deletion, comparison), over the face port. */
-  readonly faces?: FaceApi;
-  /** CodeProject.AI's licence-plate reading (`/v1/image/alpr`, `/v1/vision/alpr`): `analyse` at the task's default confidence, each finding's `name` the plate's text. */
-  readonly plates?: boolean;
+export interface TaskAbilities {
+  /** Its findings are things of its model's classes (`name` the class): any loaded model of its kind may answer, at the caller's minimum confidence. */
+  readonly findsClasses?: boolean;
+  /** It keeps a gallery of people per service, and names the faces it finds by it. */
+  readonly gallery?: PeopleGallery;
+  /** Its findings are text it read (`name` the text, as read). */
+  readonly readsText?: boolean;
 }
 
 /**
  * A service type: `object-detection`, `face-detection`, … What it is (its type, what kind of model
  * it needs, its parameters and their schema, the name of its answer) and one `analyse(image,
- * parameters, call) → findings`. It knows no JSON body, upload, frame or DeepStack field: every
+ * parameters, call) → findings`. It knows no JSON body, upload, frame or form field: every
  * front door (REST v1 and legacy, both video streams, the DeepStack door), the OpenAPI document,
  * the docs page, the console and the CLI read the task table (tasks/index.ts, handed out by the
  * composition root) and reach a task only through this interface; the models it runs it declares
@@ -107,17 +110,21 @@ export interface Task<Parameters = unknown> {
   readonly exampleFields: Readonly<Record<string, string>>;
   /** The photo its example call sends, when dog.jpg would show nothing (a face task needs a face). */
   readonly examplePhoto?: ExamplePhoto;
-  /** Parameters as sent → the task's parameters, for the model that answers; 400 `invalid_configuration` (or `invalid_request`) on any problem. */
-  parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): Parameters;
+  /**
+   * Parameters as sent → the task's parameters, for the model that answers; 400
+   * `invalid_configuration` (or `invalid_request`) on any problem. `version`: the API whose
+   * configuration parameters were sent; undefined for a door that has none of its own (DeepStack's).
+   */
+  parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler): Parameters;
   /** One image → what was found in it. */
   analyse(image: Buffer, parameters: Parameters, call: AnalysisCall): Promise<Findings>;
-  /** The DeepStack verbs this task answers; none when absent. */
-  readonly deepStack?: DeepStackCapabilities;
+  /** What else it does, for the doors that have verbs for it; nothing when absent. */
+  readonly abilities?: TaskAbilities;
 }
 
 /** Names of the parameters a version of the API accepts. */
-export function parameterNames(parameters: Readonly<Record<string, ParameterRule>>, version: ApiVersion): string[] {
+export function parameterNames(parameters: Readonly<Record<string, ParameterRule>>, version: ApiVersion | undefined): string[] {
   return Object.entries(parameters)
-    .filter(([, rule]) => rule.versions.includes(version))
+    .filter(([, rule]) => version !== undefined && rule.versions.includes(version))
     .map(([name]) => name);
 }

@@ -35,6 +35,8 @@ export interface ImageFormOptions {
    * …; its match `image1` and `image2`); absent: one file, in the `image` field.
    */
   readonly files?: number;
+  /** Where the route reads its file (CodeProject.AI ALPR's `upload`), named when a form sends too many. */
+  readonly fileField?: string;
 }
 
 /** Forms carry a few short parameters beside the file; anything more is not a client of ours. */
@@ -115,7 +117,7 @@ export function readImageForm(request: FormSource, options: ImageFormOptions): P
       files.push(file);
       file.catch(fail);
     });
-    parser.on('filesLimit', () => fail(malformed(options.files === undefined ? `send one file only, in the "${IMAGE_FIELD}" field` : `send at most ${options.files} files`)));
+    parser.on('filesLimit', () => fail(malformed(options.files === undefined ? `send one file only, in the "${IMAGE_FIELD}" field` : `send at most ${options.files === 1 ? '1 file' : `${options.files} files`}${options.fileField ? `, in the "${options.fileField}" field` : ''}`)));
     parser.on('fieldsLimit', () => fail(malformed(`too many fields (at most ${FIELD_LIMITS.fields})`)));
     parser.on('partsLimit', () => fail(malformed(`too many parts (at most ${FIELD_LIMITS.parts})`)));
     parser.on('error', (error: Error) => fail(malformedBody(error)));

@@ -33,7 +33,25 @@ export const wholeImageTask: Task<string> = {
   detects: 'objects',
   summary: 'Find the whole image (a test task)',
   requestSchema: 'object-detection-request',
-  responseSchema: 'object-detection-response',
+  responseSchema: 'whole-image-response',
+  // Its answer declares its own field: what it finds is an object of the shared schema's, under `detected_faces`.
+  schemas: [
+    {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: 'whole-image-response.json',
+      title: 'WholeImageResponse',
+      type: 'object',
+      required: ['service_id', 'detected_faces'],
+      additionalProperties: false,
+      properties: {
+        service_id: { $ref: 'object-detection-response.json#/properties/service_id' },
+        frame_id: { $ref: 'object-detection-response.json#/properties/frame_id' },
+        source_id: { $ref: 'object-detection-response.json#/properties/source_id' },
+        detected_faces: { $ref: 'object-detection-response.json#/properties/detected_objects' },
+        raw_data: { $ref: 'object-detection-response.json#/properties/raw_data' },
+      },
+    },
+  ],
   parameters: { Label: { versions: ['v1', 'legacy'], defaultValue: 'image', allowed: 'any text', description: 'The name the image is found under.' } },
   answerField: 'detected_faces',
   exampleFields: { Label: 'image' },

@@ -2,7 +2,7 @@ import type { FaceRecognition } from '../../faces/face-recognition.js';
 import type { ImageParameters } from '../image-parameters.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
-import { faceApi } from './face-api.js';
+import { peopleGallery } from './people-gallery.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
@@ -10,8 +10,8 @@ import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.
 
 /**
  * The face-detection task: Nvision's face service type (`POST /api/v1/face-detection`, both
- * streams with the faces in `detected_faces`), with recognition against each service's gallery,
- * and DeepStack's face API. A face's `name` is the registered person's userid when recognized,
+ * streams with the faces in `detected_faces`), with recognition against each service's gallery of
+ * people, which it keeps (TaskAbilities.gallery). A face's `name` is the registered person's userid when recognized,
  * `unknown` when the service has people but none matches, `face` when it has nobody registered;
  * `parent` is always `face`.
  */
@@ -28,13 +28,13 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
     exampleFields: { ConfidenceThreshold: '0.5' },
     // A face task shows nothing on dog.jpg.
     examplePhoto: { file: 'face.jpg', description: 'a photo of a face' },
-    parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
-      return faceParameters(sent.configurations, sent.targetClasses, version);
+    parseParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
+      return faceParameters(sent, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
       const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
       return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
     },
-    deepStack: { faces: faceApi(recognition, models) },
+    abilities: { gallery: peopleGallery(recognition, models) },
   };
 }

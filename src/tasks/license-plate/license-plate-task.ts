@@ -5,7 +5,7 @@ import type { PlateReader } from '../../models/plates.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { Finding } from '../finding.js';
 import { assembleFoundResponse } from '../found-response.js';
-import { type ImageParameters, imageParameterRules, parseImageConfigurations } from '../image-parameters.js';
+import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
 import { readFoundPlates } from './read-plates.js';
@@ -54,8 +54,8 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
     exampleFields: { ConfidenceThreshold: '0.25' },
     // A plate task shows nothing on dog.jpg.
     examplePhoto: { file: 'car.jpg', description: 'a photo of a car with its number plate in view' },
-    parseParameters(sent: SentParameters, version: ApiVersion): ImageParameters {
-      return parseImageConfigurations(RULES, sent.configurations, version);
+    parseParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
+      return parseImageParameters(RULES, sent, version);
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
       const reader = readerOf(models, call);
@@ -76,6 +76,6 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
         analysis.pixels?.release();
       }
     },
-    deepStack: { plates: true },
+    abilities: { readsText: true },
   };
 }

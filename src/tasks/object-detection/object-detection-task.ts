@@ -14,9 +14,9 @@ function classOf(classIndex: number, categories: Pick<Detector, 'labels' | 'pare
   return { name: categories.labels[classIndex] ?? `class_${classIndex}`, parent: categories.parents[classIndex] ?? GENERIC_PARENT };
 }
 
-/** Configurations and target classes → parameters, for the model's class names. */
-function parseParameters(sent: SentParameters, version: ApiVersion, scheduler: ModelScheduler): DetectionParameters {
-  return detectionParameters(sent.configurations, sent.targetClasses, version, scheduler.model.labels);
+/** Parameters as sent → parameters, for the model's class names. */
+function parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler): DetectionParameters {
+  return detectionParameters(sent, version, scheduler.model.labels);
 }
 
 /** Image bytes → the objects: the core pipeline, the target classes kept, then the crops and the visualization asked for. */
@@ -47,5 +47,5 @@ export const objectDetection: Task<DetectionParameters> = {
   answerField: 'detected_objects',
   parseParameters,
   analyse,
-  deepStack: { detection: true },
+  abilities: { findsClasses: true },
 };

@@ -1,6 +1,7 @@
 import { runTask } from '../../tasks/run-task.js';
 import type { Task } from '../../tasks/task.js';
-import { deepStackBox, deepStackImage, type DeepStackTaskRoute } from './deepstack-form.js';
+import { deepStackImage, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
+import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
 
 const DETECTION_FIELDS = {
   image: 'The image file (JPEG, PNG, WebP, …).',
@@ -19,13 +20,13 @@ const DETECTION_FAILURES = {
 /** DeepStack's detection: the form's `image` at its `min_confidence` (no crops, no drawing) → what was found as `predictions`, each with its `label`. */
 function respond(task: Task): DeepStackTaskRoute['respond'] {
   return async (request, call) => {
-    const parameters = task.parseParameters({ configurations: [{ parameter: 'ConfidenceThreshold', value: String(request.minConfidence) }] }, 'v1', call.scheduler);
-    const { found } = await runTask(task, deepStackImage(request), parameters, call);
-    return { predictions: found.map((object) => ({ label: object.name, confidence: object.confidence, ...deepStackBox(object.bounding_box) })) };
+    const parameters = task.parseParameters({ minConfidence: request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE }, undefined, call.scheduler);
+    const findings = await runTask(task, deepStackImage(request), parameters, call);
+    return { predictions: findings.found.map((object) => ({ label: object.name, confidence: object.confidence, ...findingBox(object, findings) })) };
   };
 }
 
-/** DeepStack's and CodeProject.AI's object detection, for a task that offers it (DeepStackCapabilities.detection): the service's model, or a loaded model by name or alias. */
+/** DeepStack's and CodeProject.AI's object detection, for a task that finds things of its model's classes (TaskAbilities.findsClasses): the service's model, or a loaded model by name or alias. */
 export const deepStackDetectionRoutes = (task: Task): DeepStackTaskRoute[] => [
   {
     path: '/v1/vision/detection',

@@ -1,5 +1,6 @@
 import { DetectdError } from '../../core/errors.js';
-import type { FaceApi, TakenFace } from '../../tasks/face-api.js';
+import type { PeopleGallery, TakenFace } from '../../tasks/people-gallery.js';
+import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
 import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from './deepstack-form.js';
 
 /** DeepStack's and CodeProject.AI's `userid` of a face that matches nobody registered. */
@@ -28,7 +29,7 @@ const facesFound = (count: number) => (count === 1 ? 'Found 1 face' : `Found ${c
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
 function useridOf(request: DeepStackRequest): string {
   const userid = deepStackField(request, 'userid');
-  if (userid === undefined) throw new DetectdError('invalid_configuration', 'userid not specified');
+  if (userid === undefined) throw new DetectdError('missing_field', 'userid not specified');
   return userid;
 }
 
@@ -38,7 +39,7 @@ function useridOf(request: DeepStackRequest): string {
  * a person from one or more photos, recognition (`userid`, `unknown` below the service's
  * threshold), the list of people, deletion and the comparison of two photos.
  */
-export function deepStackFaceRoutes(faces: FaceApi): DeepStackTaskRoute[] {
+export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] {
   return [
     {
       path: '/v1/vision/face',
@@ -49,7 +50,7 @@ export function deepStackFaceRoutes(faces: FaceApi): DeepStackTaskRoute[] {
       answer: `\`{"success": true, "predictions": [{${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`, highest confidence first`,
       failures: IMAGE_FAILURES,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const found = await faces.find(deepStackImage(request), request.minConfidence, false, call);
+        const found = await faces.find(deepStackImage(request), request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE, false, call);
         return { predictions: found.map((face) => ({ confidence: face.confidence, ...deepStackBox(face.bounding_box) })), message: facesFound(found.length) };
       },
     },
@@ -62,7 +63,7 @@ export function deepStackFaceRoutes(faces: FaceApi): DeepStackTaskRoute[] {
       answer: `\`{"success": true, "predictions": [{"userid", ${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`: \`userid\` the registered person (\`confidence\` their similarity, 0–1) or \`unknown\` (\`confidence\` 0) below the service's face match threshold`,
       failures: IMAGE_FAILURES,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const found = await faces.find(deepStackImage(request), request.minConfidence, true, call);
+        const found = await faces.find(deepStackImage(request), request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE, true, call);
         const predictions = found.map((face) =>
           face.similarity === undefined
             ? { userid: UNKNOWN_PERSON, confidence: 0, ...deepStackBox(face.bounding_box) }

@@ -1,5 +1,6 @@
 import { DetectdError } from '../../core/errors.js';
-import type { BoundingBox } from '../../tasks/finding.js';
+import type { BoundingBox, Finding } from '../../tasks/finding.js';
+import type { Findings } from '../../tasks/task.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import type { FormFile } from '../image-form.js';
 
@@ -9,8 +10,8 @@ export interface DeepStackRequest {
   readonly images: readonly FormFile[];
   /** The text fields in the order sent, repeats kept. */
   readonly fields: readonly (readonly [name: string, value: string])[];
-  /** DeepStack's `min_confidence`, checked by the door; 0.4 (DeepStack's default) when absent. */
-  readonly minConfidence: number;
+  /** `min_confidence`, checked by the door; undefined when absent (each route has its default). */
+  readonly minConfidence: number | undefined;
 }
 
 /** A box as DeepStack's clients read it, with what is in it: an object's `label`, a face's `userid`. */
@@ -56,6 +57,8 @@ export interface DeepStackTaskRoute {
   readonly failures: Readonly<Record<string, string>>;
   /** Files in any fields, up to this many (`image1`, `image2`, …); absent: one, in `image`. */
   readonly files?: number;
+  /** The field its file is read from first, named when a form sends more files than `files`. */
+  readonly fileField?: string;
   /** The form → the route's answer, on the caller's call (its service, the service's model). */
   respond(request: DeepStackRequest, call: AnalysisCall): Promise<DeepStackAnswer>;
 }
@@ -72,7 +75,14 @@ export function deepStackField(request: DeepStackRequest, name: string): string 
   return request.fields.find(([field, value]) => field === name && value.trim() !== '')?.[1].trim();
 }
 
+type DeepStackBox = Pick<DeepStackPrediction, 'x_min' | 'y_min' | 'x_max' | 'y_max'>;
+
 /** A box in DeepStack's fields (pixels, edges). */
-export function deepStackBox(box: BoundingBox): Pick<DeepStackPrediction, 'x_min' | 'y_min' | 'x_max' | 'y_max'> {
+export function deepStackBox(box: BoundingBox): DeepStackBox {
   return { x_min: box.left, y_min: box.top, x_max: box.right, y_max: box.bottom };
+}
+
+/** A finding's box in DeepStack's fields; a finding about the whole image (no box) is the whole image, the only box DeepStack's clients can read. */
+export function findingBox(finding: Finding, image: Pick<Findings, 'width' | 'height'>): DeepStackBox {
+  return deepStackBox(finding.bounding_box ?? { left: 0, top: 0, right: image.width, bottom: image.height });
 }

@@ -9,6 +9,8 @@ const ACCESS: Record<DeepStackAccess, string> = {
 /** The key in `Authorization` (the reference's Authorize sends it), or none: in the `api_key` field, or a keyless call. */
 const SECURITY = [{ ApiKey: [] }, {}];
 const FAILURE_SHAPE = 'Errors: `{"success": false, "error", "duration": 0, "code"}`.';
+/** Every answer of the door's analysing and listing routes, success or failure: schemas/deepstack-response.json, a component of the document (the status routes answer their version only). */
+const ANSWER = { content: { 'application/json': { schema: { $ref: '#/components/schemas/DeepStackResponse' } } } };
 
 /** `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`, and its path parameters. */
 function openApiPath(expressPath: string): { path: string; parameters: string[] } {
@@ -25,6 +27,7 @@ function operation(route: DeepStackRoute, parameters: readonly string[]): Record
       Object.entries(route.formFields).map(([name, description]) => [name, name === 'image' ? { type: 'string', contentMediaType: 'image/*', description } : { type: 'string', examples: [''], description }]),
     ),
   };
+  const answer = route.access === 'open' ? {} : ANSWER;
   return {
     summary: route.summary,
     operationId: route.operationId,
@@ -40,8 +43,8 @@ function operation(route: DeepStackRoute, parameters: readonly string[]): Record
       },
     }),
     responses: {
-      '200': { description: route.answer },
-      ...Object.fromEntries(Object.entries(route.failures).map(([status, description]) => [status, { description }])),
+      '200': { description: route.answer, ...answer },
+      ...Object.fromEntries(Object.entries(route.failures).map(([status, description]) => [status, { description, ...answer }])),
     },
   };
 }

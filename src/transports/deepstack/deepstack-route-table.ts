@@ -8,9 +8,9 @@ import type { DeepStackTaskRoute } from './deepstack-form.js';
 /**
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
  * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
- * own housekeeping routes here, and the routes of the verbs each task offers (Task.deepStack:
- * object detection, the face API, licence plates) — a verb's routes are one module here, a housekeeping route one
- * entry here (and its handler, when it does something new).
+ * own housekeeping routes here, and the routes of the verbs each task's abilities enable
+ * (Task.abilities, routesOffered: object detection, the face API, licence plates) — a verb's routes
+ * are one module here, a housekeeping route one entry here (and its handler, when it does something new).
  */
 
 /** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
@@ -45,6 +45,8 @@ export interface DeepStackRoute {
   readonly respond?: DeepStackTaskRoute['respond'];
   /** Files an `analyse` route reads in any fields, up to this many; absent: one, in `image`. */
   readonly files?: number;
+  /** The field an `analyse` route reads its file from first (DeepStackTaskRoute.fileField). */
+  readonly fileField?: string;
 }
 
 const VERSION_ANSWER = '`{"success": true, "message": "<version>", "version": {"major", "minor", "patch", "preRelease", "securityUpdate", "build", "file", "releaseNotes"}}`';
@@ -95,13 +97,17 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
   },
 ];
 
-/** The routes of the DeepStack verbs a task offers. */
+/**
+ * The door's verbs a task's abilities enable: object detection and custom models for a task that
+ * finds things of its model's classes, the face API for one that keeps a gallery of people,
+ * CodeProject.AI's ALPR for one that reads text.
+ */
 function routesOffered(task: Task): DeepStackTaskRoute[] {
-  const offered = task.deepStack ?? {};
+  const abilities = task.abilities ?? {};
   return [
-    ...(offered.detection ? deepStackDetectionRoutes(task) : []),
-    ...(offered.faces ? deepStackFaceRoutes(offered.faces) : []),
-    ...(offered.plates ? deepStackAlprRoutes(task) : []),
+    ...(abilities.findsClasses ? deepStackDetectionRoutes(task) : []),
+    ...(abilities.gallery ? deepStackFaceRoutes(abilities.gallery) : []),
+    ...(abilities.readsText ? deepStackAlprRoutes(task) : []),
   ];
 }
 

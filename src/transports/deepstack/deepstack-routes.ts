@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import { collectBody } from '../../gate/bounded-body.js';
-import type { CountedCaller, Credentials, Gate } from '../../gate/gate.js';
+import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import { closeAfterEarlyAnswer } from '../early-answer.js';
@@ -13,13 +13,14 @@ import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
-import { type CallFacts, customModelList, DEEPSTACK_MIN_CONFIDENCE, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
+import type { DeepStackRequest } from './deepstack-form.js';
+import { type CallFacts, customModelList, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 import { updateAnswer, versionAnswer } from './codeproject-status.js';
 
 export interface DeepStackDependencies {
   /** Every keyed call passes it: authentication, service state, limits, the bounded body, admission. */
   readonly gate: Gate;
-  /** Each task answers the routes of the DeepStack verbs it offers (Task.deepStack). */
+  /** Each task answers the routes of the verbs its abilities enable (Task.abilities). */
   readonly tasks: TaskTable;
   /** The loaded models, for the custom model list only. */
   readonly schedulers: ModelSchedulers;
@@ -33,10 +34,10 @@ export interface DeepStackDependencies {
 /** The first non-empty `api_key` field (DeepStack's own way of sending the key). */
 const fieldKey = (fields: ImageForm['fields']) => fields.find(([name, value]) => name === 'api_key' && value !== '')?.[1];
 
-/** `min_confidence` as DeepStack reads it: a float as text, at most 1; absent: 0.4. */
-function minConfidence(fields: ImageForm['fields']): number {
+/** `min_confidence` as DeepStack reads it: a float as text, at most 1; undefined when absent (each route has its default). */
+function minConfidence(fields: ImageForm['fields']): number | undefined {
   const text = fields.find(([name]) => name === 'min_confidence')?.[1];
-  if (text === undefined || text.trim() === '') return DEEPSTACK_MIN_CONFIDENCE;
+  if (text === undefined || text.trim() === '') return undefined;
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0) throw new DetectdError('invalid_configuration', 'Invalid value for min_confidence');
   if (value > 1) throw new DetectdError('invalid_configuration', 'min_confidence cannot be greater than 1');
@@ -67,37 +68,35 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
   const customModelNames = [...customKinds].flatMap((kind) => schedulers.namesOfKind(kind));
   const paths = pathsOf(table);
+  // A path's own pattern too: a malformed %-escape fails in Express before it names the route.
+  const patterns = paths.map((path) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'));
   const router = Router();
 
   const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
-    const task = route.task!;
     const context = contextOf(response);
     // A form with files, or only fields (CodeProject.AI's clients list faces with a URL-encoded key, or no body at all).
     const form = isForm(request.get('content-type'));
-    const head: Credentials = { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' };
-    const modelName = request.params.model === undefined ? undefined : String(request.params.model);
-    // The gate's identify → count, once: before the body is opened when the head has a key; else
-    // with the first key the form carries (ahead of its image, as DeepStack's clients send it), or
-    // at its end with the head's credentials (a keyless address).
-    let letIn: Promise<CountedCaller> | undefined;
-    const letInWith = (credentials: Credentials): Promise<CountedCaller> =>
-      (letIn ??= (async () => {
-        const caller = await gate.count(await gate.identify({ ...head, ...credentials }, task, { context, modelName }), context);
-        setRateLimitHeaders(response, caller.standings);
-        return caller;
-      })());
-    if (head.apiKey !== undefined) await letInWith({});
-    const { files, fields } = await gate.readBodyWith(request, response, context, async (body): Promise<ImageForm> => {
-      const beforeImage = async (fieldsSoFar: ImageForm['fields']) => {
-        const key = fieldKey(fieldsSoFar);
-        if (key) await letInWith({ apiKey: key });
-      };
-      const read = form ? await readImageForm(Object.assign(body, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files }) : (await collectBody(body), NO_FORM);
-      await letInWith({ apiKey: fieldKey(read.fields) });
-      return read;
+    // The gate's lifecycle; the key may come inside the form, ahead of its image, as DeepStack's clients send it.
+    const { caller, body, call } = await gate.pass(request, response, context, {
+      task: route.task!,
+      credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
+      modelName: request.params.model === undefined ? undefined : String(request.params.model),
+      counted: (counted) => setRateLimitHeaders(response, counted.standings),
+      body: {
+        streamed: async (stream, found): Promise<DeepStackRequest> => {
+          const beforeImage = async (fieldsSoFar: ImageForm['fields']) => {
+            const key = fieldKey(fieldsSoFar);
+            if (key) await found({ apiKey: key });
+          };
+          const read = form ? await readImageForm(Object.assign(stream, { headers: request.headers }), { maxBodyBytes, beforeImage, files: route.files, fileField: route.fileField }) : (await collectBody(stream), NO_FORM);
+          // Let in (a key after the image, or the head's keyless address) before the form's fields are judged.
+          const key = fieldKey(read.fields);
+          await found(key ? { apiKey: key } : {});
+          return { images: read.files, fields: read.fields, minConfidence: minConfidence(read.fields) };
+        },
+      },
     });
-    const caller = await letInWith({});
-    const found = await route.respond!({ images: files, fields, minConfidence: minConfidence(fields) }, gate.admit(caller, response, context));
+    const found = await route.respond!(body, call);
     // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
     const cap = caller.service.deepStackMaxPredictions;
     const answer = cap === null || !found.predictions ? found : { ...found, predictions: found.predictions.slice(0, cap) };
@@ -136,7 +135,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
   const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!paths.includes(String(request.route?.path))) {
+    if (!paths.includes(String(request.route?.path)) && !patterns.some((pattern) => pattern.test(request.path))) {
       next(error);
       return;
     }

@@ -82,15 +82,18 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
   for (const { path, version } of ROUTES) {
     router.post(path, async (request, response) => {
       const task = tasks.named(String(request.params.serviceType));
-      const context = contextOf(response);
-      const identified = await gate.identify({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, { context });
-      const caller = await gate.count(identified, context);
-      setRateLimitHeaders(response, caller.standings);
-      // The Content-Type, checked before a byte of the body is read.
-      const form = bodyFormOf(request);
-      const received = await gate.readBody(request, response, context);
-      const body = await restBodyOf(request, form, received);
-      await sendJson(response, await answerRestCall(task, body, { version, schemas }, () => gate.admit(caller, response, context)));
+      let form: BodyForm;
+      const { body, call } = await gate.pass(request, response, contextOf(response), {
+        task,
+        credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
+        counted: (caller) => {
+          setRateLimitHeaders(response, caller.standings);
+          // The Content-Type, checked before a byte of the body is read.
+          form = bodyFormOf(request);
+        },
+        body: { whole: (received) => restBodyOf(request, form, received) },
+      });
+      await sendJson(response, await answerRestCall(task, body, { version, schemas }, call));
     });
     router.all(path, (request, response) => {
       tasks.named(String(request.params.serviceType));

@@ -185,6 +185,12 @@ function streamOperations(task: Task): Record<string, Record<string, unknown>> {
 
 export type PathItems = Record<string, Record<string, unknown>>;
 
+/** The schemas of the catalogue that the front doors' own path items refer to as components (by title: DeepStack's answers). */
+function referencedComponents(schemas: SchemaCatalogue, paths: PathItems): Record<string, JsonSchema> {
+  const titles = new Set([...JSON.stringify(paths).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((match) => match[1]));
+  return Object.fromEntries([...schemas.schemas].filter(([, schema]) => titles.has(String(schema.title))).map(([name, schema]) => [String(schema.title), component(schemas, name)]));
+}
+
 /** Path items of `extra` added to `paths`, operation by operation (the Nvision stream's GET shares the image API's path). */
 function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
   const merged = { ...paths };
@@ -234,6 +240,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
         },
       },
       schemas: {
+        ...referencedComponents(schemas, frontDoorPaths),
         ...Object.fromEntries(tasks.all.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
         ErrorResponse: errorSchema,
         StreamTokenResponse: schema('stream-token-response'),

@@ -40,14 +40,13 @@ function requestOf(body: RestBody, task: Task, rest: RestCall): RestRequest {
 }
 
 /**
- * One REST call, the same whichever form its body took: admission to the model (`admit`, the
- * gate's last step) → validate → parameters (a bad one is refused before megabytes of base64 are
- * decoded) → the image (decoded from base64, or as sent) → analyse → the answer.
+ * One REST call once the gate admitted it, the same whichever form its body took: validate →
+ * parameters (a bad one is refused before megabytes of base64 are decoded) → the image (decoded
+ * from base64, or as sent) → analyse → the answer, what was found under the task's answer field.
  */
-export async function answerRestCall(task: Task, body: RestBody, rest: RestCall, admit: () => AnalysisCall): Promise<RestAnswer> {
-  const call = admit();
+export async function answerRestCall(task: Task, body: RestBody, rest: RestCall, call: AnalysisCall): Promise<RestAnswer> {
   const request = requestOf(body, task, rest);
-  const parameters = task.parseParameters({ configurations: request.configurations, targetClasses: request.target_classes }, rest.version, call.scheduler);
+  const parameters = task.parseParameters({ configurations: request.configurations, classes: request.target_classes }, rest.version, call.scheduler);
   const findings = await runTask(task, 'image' in body ? body.image : request.raw_data!, parameters, call);
   return {
     service_id: call.service.id,

@@ -91,7 +91,7 @@ class JsonStreamCodec implements StreamCodec {
   #start(configurations: { parameter: string; value: string }[] | undefined, targetClasses: string[] | undefined): undefined {
     if (this.#started) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
     const { streamId, task, service, scheduler, settings } = this.facts;
-    this.#parameters = task.parseParameters({ configurations, targetClasses }, 'v1', scheduler);
+    this.#parameters = task.parseParameters({ configurations, classes: targetClasses }, 'v1', scheduler);
     this.#started = true;
     const ready: ServerMessage = {
       type: 'ready',

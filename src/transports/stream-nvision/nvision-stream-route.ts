@@ -40,7 +40,7 @@ class NvisionCodec implements StreamCodec {
       frameId: message.frame_id || undefined,
       sourceId: message.source_id || undefined,
       payload: message.encoding === ENCODING_BASE64 ? bytes.toString('latin1') : bytes,
-      parameters: this.task.parseParameters({ configurations: message.configurations, targetClasses: message.target_classes }, 'v1', this.scheduler),
+      parameters: this.task.parseParameters({ configurations: message.configurations, classes: message.target_classes }, 'v1', this.scheduler),
     };
   }
 

@@ -1,7 +1,7 @@
 import { DetectdError } from '../../core/errors.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { Detection } from '../../models/types.js';
-import type { FaceApi, TakenFace } from '../face-api.js';
+import type { PeopleGallery, TakenFace } from '../people-gallery.js';
 import type { FaceRecognition } from '../../faces/face-recognition.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
@@ -9,9 +9,9 @@ import { describeFace } from './describe-face.js';
 import { detectFaces, findFaces } from './find-faces.js';
 
 /**
- * The lowest detection confidence of the face taken from a registration photo or a comparison:
- * CodeProject.AI's own (0.55), whatever the caller's minimum says, so that a stray low-confidence
- * box is never registered as a person.
+ * The lowest detection confidence of the face taken from a registration photo or a comparison
+ * (0.55, CodeProject.AI's own), whatever a caller's minimum says, so that a stray low-confidence box
+ * is never registered as a person.
  */
 const REGISTRATION_MIN_CONFIDENCE = 0.55;
 
@@ -21,8 +21,8 @@ function largestOf(analysis: ImageAnalysis): Detection | undefined {
   return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
 }
 
-/** The face task's port for a door's face verbs: faces found and described as `analyse` finds them (find-faces.ts), and the service's gallery. */
-export function faceApi(recognition: FaceRecognition, models: ComposedModels): FaceApi {
+/** The face task's gallery of people: faces found and described as `analyse` finds them (find-faces.ts), and the service's people. */
+export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery {
   return {
     async find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall) {
       const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };

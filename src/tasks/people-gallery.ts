@@ -1,5 +1,5 @@
 import type { Box } from '../vision/image.js';
-import type { Finding } from './finding.js';
+import type { PlacedFinding } from './finding.js';
 import type { RegisteredPerson } from '../faces/face-recognition.js';
 import type { AnalysisCall } from './analysis-call.js';
 
@@ -10,13 +10,14 @@ export interface TakenFace {
 }
 
 /**
- * What a face task offers beyond `analyse`, for a door's face verbs (DeepStack's register, list,
- * delete, match): faces found as every face route finds them, the largest face of a photo, and the
- * service's gallery. Embeddings pass through here into the gallery, never into a log or an answer.
+ * A task that keeps a gallery of people per service (TaskAbilities.gallery): faces found and named
+ * as `analyse` finds them, the largest face of a photo (its subject), how alike two faces are, and
+ * the gallery's people. A door maps its own verbs onto these. Embeddings pass through here into the
+ * gallery, never into a log or an answer.
  */
-export interface FaceApi {
+export interface PeopleGallery {
   /** The faces of an image at or above `minConfidence`, each named by the service's gallery when `recognize` (else just `face`). */
-  find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly Finding[]>;
+  find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly PlacedFinding[]>;
   /** The largest face of a photo (its subject), or undefined when it shows none; 400 `no_face` when it is too small to describe. */
   largestFace(image: Buffer, call: AnalysisCall): Promise<TakenFace | undefined>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
