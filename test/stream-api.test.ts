@@ -380,9 +380,13 @@ describe('video stream limits: stream count, pixels, idle streams, dead peers, s
   it('closes open streams with 1001 when the server shuts down', async () => {
     // A server of its own to shut down: the others' tests keep theirs.
     const closing = await startTestServer({ DETECTD_MODEL: modelPath('yolox-nano-416') });
-    const client = await StreamClient.start(closing.url, closing.apiKey);
-    client.sendFrame(frame, 1);
-    await closing.close();
+    let client: StreamClient;
+    try {
+      client = await StreamClient.start(closing.url, closing.apiKey);
+      client.sendFrame(frame, 1);
+    } finally {
+      await closing.close();
+    }
     const { code, reason } = await client.closed;
     expect(code).to.equal(1001);
     expect(reason).to.equal('server shutting down');
