@@ -1,6 +1,6 @@
 /**
  * The layering of src/, checked in `npm test` (test/layering.test.ts). Data flows one way:
- * transports → tasks → core pipeline → scheduler → models → vision. README "Development" has the picture.
+ * transports → tasks → core pipeline → scheduler → models → vision. docs/development.md ("Architecture") has the picture.
  */
 const layer = (name, comment, from, to, toNot) => ({
   name,

@@ -10,9 +10,14 @@ const CAR = path.join(SHARED_DIR, 'eval', 'plates', 'images', 'br', 'JQS5683.jpg
 
 describe('console in Chromium: a license-plate service, its Try it drawing each plate with its text', function () {
   this.timeout(120_000);
-  const models = plateModelsFolder();
-  const fixture = useServerAndBrowser({ DETECTD_MODELS_DIR: models });
-  after(() => fs.rmSync(models, { recursive: true, force: true }));
+  let models: string;
+  before(() => {
+    models = plateModelsFolder();
+  });
+  const fixture = useServerAndBrowser(() => ({ DETECTD_MODELS_DIR: models }));
+  after(() => {
+    if (models) fs.rmSync(models, { recursive: true, force: true });
+  });
 
   for (const [width, viewport] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
     it(`reads the plate of a car photo and shows it by its text (${width})`, async () => {

@@ -11,8 +11,8 @@ import { startTestServer, type TestServer } from './support/test-server.js';
  * of any size or option. The work kept on the loop is sized to hold it about 5 ms at most (issue 20),
  * but the same work takes more CPU time on a loaded machine (cores and caches shared): the bound is
  * one that load does not reach and that any large synchronous step (a whole-image copy, one
- * JSON.stringify or JSON.parse of megabytes, a decode on the loop) exceeds. The README's "Limits
- * and behaviour under load" has the figures.
+ * JSON.stringify or JSON.parse of megabytes, a decode on the loop) exceeds. docs/performance.md's
+ * "Limits and behaviour under load" has the figures.
  */
 const MAX_HELD_MS = 15;
 const TICK_MS = 1;

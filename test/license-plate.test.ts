@@ -208,6 +208,7 @@ describe('license-plate task: real plate models, real photos, the real server', 
   });
 
   it('through the gate like every task: counted in the metrics (its model, the reader\'s recognize stage), held to the service\'s rate limit on REST and ALPR alike', async () => {
+    expect((await post('/api/v1/license-plate', new Uint8Array(photo('eu/eu1.jpg')), 'image/jpeg')).status, 'a plate read, to count').to.equal(200);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     const found = metrics.match(/^detectd_detected_objects_total\{model="yolo-v9-t-416-license-plates-end2end-int8"\} (\d+)/m);
     expect(Number(found?.[1])).to.be.greaterThan(0);

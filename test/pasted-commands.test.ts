@@ -129,7 +129,8 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
   const exported: Record<string, string> = {};
   /** The models mirror of the pages' `models pull` (../shared/models over HTTP), and the folder it pulls into. */
   let modelsMirror: { server: ChildProcess; url: string; folder: string } | undefined;
-  const outputs: { block: ShellBlock; stdout: string }[] = [];
+  /** What the README's blocks printed. */
+  const readmeOutputs: { block: ShellBlock; stdout: string }[] = [];
 
   before(async () => {
     requireBuild();
@@ -240,19 +241,23 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     return ran;
   }
 
+  // Every test below starts from what the README's blocks leave (its server, account, services, key): they run once, here.
+  before(async () => {
+    expect(shellBlocks(README).length).to.be.greaterThan(3);
+    readmeOutputs.push(...(await runBlocks('README', README)));
+  });
+
   it("the README's example command is the one console and /docs give (one generator)", () => {
     expect(README).to.contain(exampleCalls(objectDetection, 'http://localhost:8080/api/v1/object-detection', 'assets/photos/dog.jpg').curl);
   });
 
   it('every sh block of the README runs as pasted, and its detection finds the dog', async () => {
-    expect(shellBlocks(README).length).to.be.greaterThan(3);
-    outputs.push(...(await runBlocks('README', README)));
     expect(server, 'a README block starts the service').to.not.equal(undefined);
-    const detections = outputs.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text));
+    const detections = readmeOutputs.filter(({ block }) => /\/api\/v1\/object-detection|\/v1\/vision\/detection/.test(block.text));
     expect(detections.length, 'README blocks call the detection API').to.be.greaterThan(0);
     for (const { block, stdout } of detections) expectDog(stdout, `README line ${block.line}`);
     // The face example: the astronaut's face found, registered, then named.
-    const faces = outputs.filter(({ block }) => block.text.includes('/v1/vision/face/register'));
+    const faces = readmeOutputs.filter(({ block }) => block.text.includes('/v1/vision/face/register'));
     expect(faces, 'README registers a face').to.have.length(1);
     expect(faces[0].stdout).to.match(/"detected_faces":\[\{"name":"face"/).and.match(/"detected_faces":\[\{"name":"eileen","parent":"face","similarity":1,/);
   });

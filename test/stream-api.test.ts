@@ -323,7 +323,6 @@ describe('video stream over WebSocket (real server, real model, real client)', (
 
 describe('video stream limits: stream count, pixels, idle streams, dead peers, shutdown', () => {
   let server: TestServer;
-  let serverClosed = false;
   let frame: Buffer;
 
   before(async () => {
@@ -336,9 +335,7 @@ describe('video stream limits: stream count, pixels, idle streams, dead peers, s
     });
     frame = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080' } }).jpeg().toBuffer();
   });
-  after(async () => {
-    if (!serverClosed) await server.close();
-  });
+  after(async () => server?.close());
 
   it('refuses streams beyond DETECTD_STREAM_MAX_STREAMS with 503, and admits again once one closes', async () => {
     const open = await Promise.all([StreamClient.start(server.url, server.apiKey), StreamClient.start(server.url, server.apiKey)]);
@@ -381,10 +378,15 @@ describe('video stream limits: stream count, pixels, idle streams, dead peers, s
   });
 
   it('closes open streams with 1001 when the server shuts down', async () => {
-    const client = await StreamClient.start(server.url, server.apiKey);
-    client.sendFrame(frame, 1);
-    serverClosed = true;
-    await server.close();
+    // A server of its own to shut down: the others' tests keep theirs.
+    const closing = await startTestServer({ DETECTD_MODEL: modelPath('yolox-nano-416') });
+    let client: StreamClient;
+    try {
+      client = await StreamClient.start(closing.url, closing.apiKey);
+      client.sendFrame(frame, 1);
+    } finally {
+      await closing.close();
+    }
     const { code, reason } = await client.closed;
     expect(code).to.equal(1001);
     expect(reason).to.equal('server shutting down');

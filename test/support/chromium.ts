@@ -36,14 +36,15 @@ export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * A real server (with `env` as its settings) and Chromium for a suite: registers its before/after
- * hooks, ahead of the suite's own; the fields are set once `before` has run.
+ * A real server (with `env` as its settings, or what `env()` gives when its `before` runs: after the
+ * hooks registered ahead of it) and Chromium for a suite: registers its before/after hooks; the
+ * fields are set once `before` has run.
  */
-export function useServerAndBrowser(env: Record<string, string> = {}): { server: TestServer; browser: Browser } {
+export function useServerAndBrowser(env: Record<string, string> | (() => Record<string, string>) = {}): { server: TestServer; browser: Browser } {
   const fixture = {} as { server: TestServer; browser: Browser };
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    [fixture.server, fixture.browser] = await Promise.all([startTestServer(env), launchChromium()]);
+    [fixture.server, fixture.browser] = await Promise.all([startTestServer(typeof env === 'function' ? env() : env), launchChromium()]);
   });
   after(async () => {
     await fixture.browser?.close();

@@ -6,7 +6,7 @@ import type { Box } from '../../vision/image.js';
 
 /**
  * The crop read around each plate box, as a share of the box's width and height on each side:
- * the reader was trained on plates with some border, and a tight crop read 3–5 points fewer plates
+ * the reader was trained on plates with some border, and a tight crop reads fewer plates
  * exactly on the shared set (../shared/models/plates/README.md; docs/plates.md).
  */
 export const PLATE_CROP_MARGIN = 0.1;

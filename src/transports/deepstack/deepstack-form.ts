@@ -38,8 +38,8 @@ export interface DeepStackAnswer {
 }
 
 /**
- * A DeepStack / CodeProject.AI route a task's capability gives (README "Moving from DeepStack /
- * CodeProject.AI"): a POST of a form, keyed, through the gate. The door's route table takes it as
+ * A DeepStack / CodeProject.AI route a task's capability gives (docs/deepstack.md, "Moving from
+ * DeepStack / CodeProject.AI"): a POST of a form, keyed, through the gate. The door's route table takes it as
  * it is, for its router and the OpenAPI document.
  */
 export interface DeepStackTaskRoute {
