@@ -1,5 +1,4 @@
 import { DetectdError } from '../../core/errors.js';
-import { analyseImage } from '../../core/pipeline.js';
 import type { PlateReader } from '../../models/plates.js';
 import type { CompanionModel, ModelKind } from '../../models/types.js';
 import type { AnalysisCall } from '../analysis-call.js';
@@ -8,7 +7,7 @@ import { assembleFoundResponse } from '../found-response.js';
 import { type ImageParameters, imageParameterRules, parseImageConfigurations } from '../image-parameters.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
-import { readFoundPlates } from './read-plates.js';
+import { findPlates, readFoundPlates } from './read-plates.js';
 
 /** The kinds of its two models: the detector that finds plates, and the reader (a companion model) that reads them. */
 const PLATES = 'plates';
@@ -36,7 +35,8 @@ function readerOf(companions: (kind: ModelKind) => CompanionModel | undefined): 
 
 /**
  * The licence-plate task (`POST /api/v1/license-plate`, the JSON stream with the plates in
- * `detected_plates`, CodeProject.AI's ALPR): the service's plate detector finds the plates, the
+ * `detected_plates`, CodeProject.AI's ALPR): the service's plate detector finds the plates, in the
+ * whole image and in its full-resolution windows (plate-windows.ts), the
  * companion plate reader reads every plate of the image in one batch (read-plates.ts). A plate's
  * `name` is its text, `parent` is `plate`, `confidence` the detector's, `read_confidence` the
  * reader's, `country` the reader's guess where its model gives one.
@@ -61,8 +61,7 @@ export function licensePlateTask(companions: (kind: ModelKind) => CompanionModel
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
       const reader = readerOf(companions);
       const { scheduler, limits, signal, turn, context } = call;
-      // Full resolution always: the reader reads each plate from the image's own pixels.
-      const analysis = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution: true }, context.timings);
+      const analysis = await findPlates({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
       try {
         const plates = await readFoundPlates(analysis, reader, context.timings);
         const detections = plates.map((plate) => plate.detection);
