@@ -72,7 +72,7 @@ function parseOptions(): EvalOptions {
     .description('Measure COCO bbox AP of detectd through its HTTP API')
     .option('--dataset <dir>', `folder with images/ and a COCO annotations.json (with --faces: a WIDER FACE folder, default ${DEFAULT_FACE_DATASET})`)
     .option('--faces', 'measure faces instead: detection AP by face height of the embedded face model and each face model (--model, else ../shared/models/faces/*), then recognition (closed and open set) with the embedded model and RetinaFace and UltraFace (or --model)')
-    .option('--plates', 'measure licence plates instead: found, read exactly, O ≡ 0, within one character, per region, on both halves of ../shared/eval/plates; false plates on vehicle-free photos; the whole path\'s speed against its raw parts (scripts/plate-eval.ts)')
+    .option('--plates', 'measure licence plates instead, through POST /v1/image/alpr: found, read exactly, O ≡ 0, within one character, per region, on both halves of ../shared/eval/plates as close-ups and as far-camera 1080p frames; false plates on vehicle-free photos; p50 of far frames against close-ups (scripts/plate-eval.ts)')
     .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
     .option('--no-recognition', 'with --faces: detection only')
     .addOption(new Option('--model <file>', 'ONNX model for the launched server (default: its embedded model)').conflicts('url'))

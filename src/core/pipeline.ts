@@ -2,6 +2,8 @@ import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
 import type { Detection } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
+import type { Box } from '../vision/image.js';
+import { regionOf } from '../vision/region.js';
 import type { StageTimings } from './call-context.js';
 import { DetectdError } from './errors.js';
 
@@ -28,6 +30,12 @@ export interface AnalysisRequest {
   readonly fullResolution: boolean;
   /** A turn the caller already holds (a stream takes its turn before it picks its newest frame); otherwise one is waited for on the request lane. */
   readonly turn?: ModelTurn;
+  /**
+   * Regions of the image (in its pixels) the model also looks at, each as an input of its own at
+   * full resolution, in the same turn after the whole image: where what is sought may be too
+   * small once the whole image is shrunk to the model's input. Needs `fullResolution`.
+   */
+  readonly windows?: (width: number, height: number) => readonly Box[];
 }
 
 export interface ImageAnalysis {
@@ -38,6 +46,8 @@ export interface ImageAnalysis {
   readonly pixels?: DecodedImage;
   /** Highest score first, boxes in the full image's pixels. */
   readonly detections: readonly Detection[];
+  /** What each of the request's `windows` found, in their order (none without): highest score first, boxes in the full image's pixels. */
+  readonly windows?: readonly { readonly box: Box; readonly detections: readonly Detection[] }[];
 }
 
 /** Detections in the pixels of an image decoded scaled down → in the full image's pixels. */
@@ -48,6 +58,9 @@ function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: n
     ...(landmarks && { landmarks: landmarks.map((point) => ({ x: point.x * scaleX, y: point.y * scaleY })) }),
   }));
 }
+
+/** `box` moved right by `dx` and down by `dy`. */
+const shifted = (box: Box, dx: number, dy: number): Box => ({ left: box.left + dx, top: box.top + dy, right: box.right + dx, bottom: box.bottom + dy });
 
 /** Scheduler refusals and a lost inference worker → the caller's error codes. */
 export function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
@@ -87,8 +100,20 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
       const scaleX = image.fullWidth / image.width;
       const scaleY = image.fullHeight / image.height;
       const detections = scaleX === 1 && scaleY === 1 ? result.detections : toFullImage(result.detections, scaleX, scaleY);
+      const windows = [];
+      for (const box of request.windows?.(image.width, image.height) ?? []) {
+        const region = regionOf(image, box);
+        try {
+          const found = await turn.detect(region, options, signal);
+          for (const stage of ['preprocess', 'inference', 'postprocess'] as const) timings[stage] = (timings[stage] ?? 0) + found.timings[stage];
+          timings.wait += found.runWaitMs;
+          windows.push({ box, detections: found.detections.map((detection) => ({ ...detection, box: shifted(detection.box, region.left, region.top) })) });
+        } finally {
+          region.release();
+        }
+      }
       handedOver = request.fullResolution;
-      return { width: image.fullWidth, height: image.fullHeight, pixels: request.fullResolution ? image : undefined, detections };
+      return { width: image.fullWidth, height: image.fullHeight, pixels: request.fullResolution ? image : undefined, detections, windows };
     } finally {
       if (!request.turn) turn.release();
     }

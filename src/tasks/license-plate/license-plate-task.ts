@@ -1,4 +1,3 @@
-import { analyseImage } from '../../core/pipeline.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import { MODEL_KINDS, type ModelStep } from '../../models/model-roles.js';
 import type { PlateReader } from '../../models/plates.js';
@@ -8,7 +7,7 @@ import { assembleFoundResponse } from '../found-response.js';
 import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
-import { readFoundPlates } from './read-plates.js';
+import { findPlates, readFoundPlates } from './read-plates.js';
 
 /** Its two models, in order: the service's detector finds the plates, the reader reads them. */
 const PLATE_DETECTOR: ModelStep = { role: 'detector', kind: MODEL_KINDS.plates };
@@ -35,8 +34,9 @@ function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
 
 /**
  * The licence-plate task (`POST /api/v1/license-plate`, the JSON stream with the plates in
- * `detected_plates`, CodeProject.AI's ALPR): the service's plate detector finds the plates, the
- * plate reader (the task's second model) reads every plate of the image in one batch (read-plates.ts). A plate's
+ * `detected_plates`, CodeProject.AI's ALPR): the service's plate detector finds the plates, in the
+ * whole image and in its full-resolution windows (plate-windows.ts), the plate reader (the task's
+ * second model) reads every plate of the image in one batch (read-plates.ts). A plate's
  * `name` is its text, `parent` is `plate`, `confidence` the detector's, `read_confidence` the
  * reader's, `country` the reader's guess where its model gives one.
  */
@@ -60,8 +60,7 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
       const reader = readerOf(models, call);
       const { scheduler, limits, signal, turn, context } = call;
-      // Full resolution always: the reader reads each plate from the image's own pixels.
-      const analysis = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution: true }, context.timings);
+      const analysis = await findPlates({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
       try {
         const plates = await readFoundPlates(analysis, reader, context.timings);
         const detections = plates.map((plate) => plate.detection);

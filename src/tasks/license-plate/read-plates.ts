@@ -3,6 +3,7 @@ import { type AnalysisRequest, analyseImage, type ImageAnalysis } from '../../co
 import type { PlateReader, PlateReading } from '../../models/plates.js';
 import type { Detection } from '../../models/types.js';
 import type { Box } from '../../vision/image.js';
+import { mergeWindowDetections, plateWindows } from './plate-windows.js';
 
 /**
  * The crop read around each plate box, as a share of the box's width and height on each side:
@@ -62,6 +63,16 @@ export interface ReadPlate {
 }
 
 /**
+ * Image bytes → the plate detector's boxes (the request's scheduler: kind `plates`, at `minScore`),
+ * the image decoded once at full size and kept: the whole image, then its full-resolution windows
+ * (plate-windows.ts), in one turn; their boxes merged. `release` the analysis's pixels once done.
+ */
+export async function findPlates(request: Omit<AnalysisRequest, 'fullResolution' | 'windows'>, timings: StageTimings): Promise<ImageAnalysis> {
+  const analysis = await analyseImage({ ...request, fullResolution: true, windows: plateWindows }, timings);
+  return { ...analysis, detections: mergeWindowDetections(analysis.detections, analysis.windows ?? [], analysis.width, analysis.height) };
+}
+
+/**
  * The plates `analysis` found (its full-resolution pixels kept), read: every plate's crop
  * (PLATE_CROP_MARGIN around its box) read by `reader` in one batch. Plates that `filter` does
  * not keep are dropped: the detector's boxes on other text. The reader's time counts in `timings`
@@ -80,18 +91,14 @@ export async function readFoundPlates(analysis: ImageAnalysis, reader: PlateRead
   });
 }
 
-/**
- * Image bytes → the licence plates in it, read: the image decoded once at full size, the plate
- * detector (the request's scheduler: kind `plates`) through the core pipeline at `minScore`, then
- * readFoundPlates.
- */
+/** Image bytes → the licence plates in it, read: findPlates, then readFoundPlates. */
 export async function readPlates(
-  request: Omit<AnalysisRequest, 'fullResolution'>,
+  request: Omit<AnalysisRequest, 'fullResolution' | 'windows'>,
   reader: PlateReader,
   timings: StageTimings,
   filter: PlateFilter = PLATE_FILTER,
 ): Promise<PlateAnalysis> {
-  const analysis = await analyseImage({ ...request, fullResolution: true }, timings);
+  const analysis = await findPlates(request, timings);
   try {
     const read = await readFoundPlates(analysis, reader, timings, filter);
     const plates = read.map(({ detection, reading, text }): FoundPlate => ({
