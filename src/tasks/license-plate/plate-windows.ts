@@ -49,10 +49,11 @@ function cutByWindow(box: Box, window: Box, width: number, height: number): bool
 const corners = (box: Box) => ({ x1: box.left, y1: box.top, x2: box.right, y2: box.bottom });
 
 /**
- * The plates of the whole image's pass and of its windows as one list, highest score first: a
- * window's box on its edge inside the image is dropped (part of a plate that a neighbouring
- * window or the whole pass holds whole), and of the boxes that are one plate seen twice, the
- * highest scoring is kept.
+ * The plates of the whole image's pass and of its windows as one list, highest score first. The
+ * whole image's boxes come first: a plate it found keeps the box that close-ups were read from,
+ * and the windows only add the plates it missed. A window's box on its edge inside the image is
+ * dropped (part of a plate that a neighbouring window or the whole pass holds whole), and of the
+ * window boxes that are one plate seen twice, the highest scoring is kept.
  */
 export function mergeWindowDetections(
   whole: readonly Detection[],
@@ -60,10 +61,10 @@ export function mergeWindowDetections(
   width: number,
   height: number,
 ): Detection[] {
-  const candidates = [...whole, ...windows.flatMap((window) => window.detections.filter((detection) => !cutByWindow(detection.box, window.box, width, height)))];
-  const kept: Detection[] = [];
-  for (const candidate of candidates.sort((a, b) => b.score - a.score)) {
+  const seen = windows.flatMap((window) => window.detections.filter((detection) => !cutByWindow(detection.box, window.box, width, height)));
+  const kept: Detection[] = [...whole];
+  for (const candidate of seen.sort((a, b) => b.score - a.score)) {
     if (!kept.some((plate) => intersectionOverUnion(corners(plate.box), corners(candidate.box)) > SAME_PLATE_IOU)) kept.push(candidate);
   }
-  return kept;
+  return kept.sort((a, b) => b.score - a.score);
 }
