@@ -163,9 +163,10 @@ describe('packaging: Dockerfile, .dockerignore, compose.yaml, systemd unit', () 
       expect(proxy.image).to.match(/^\$\{NGINX_IMAGE:-nginx:[\w.-]+\}$/);
     });
 
-    it('nginx gets deploy/nginx.conf (nginx itself reads it in scripts/container-check.sh)', () => {
+    it('nginx gets deploy/nginx.conf (nginx itself reads it in scripts/container-check.sh), which never marks every replica down', () => {
       expect(compose.services.proxy.volumes).to.deep.equal(['./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro']);
-      expect(read('deploy/nginx.conf')).to.match(/^\s*server detectd:8080;$/m);
+      // max_fails=0: requests that came while the replicas were starting must not take them all out of the upstream.
+      expect(read('deploy/nginx.conf')).to.match(/^\s*server detectd:8080 max_fails=0;$/m);
     });
 
     it('sets only variables docs/configuration.md documents', () => {
