@@ -50,6 +50,8 @@ host=detectd-check-systemd
 kube_network=detectd-check-kube
 kube_postgres=detectd-check-postgres
 mirror_pid=
+volumes_before=()
+volumes_recorded=0
 
 logs=$(mktemp -d /tmp/detectd-container-check.XXXXXX)
 step() { printf '\n== %s\n' "$*"; }
@@ -105,10 +107,17 @@ expect_log() { [ "$(podman logs "$1" 2>&1 | grep -c -- "$2")" -gt 0 ] || fail "$
 # to read it without them).
 cleanup() {
   local leftover
-  podman rm -f -i -t 0 "$container" "$host" >/dev/null 2>&1 || true
-  for leftover in $(podman ps -a -q --filter "label=com.docker.compose.project=$project" 2>/dev/null); do podman rm -f -i -t 0 "$leftover" >/dev/null 2>&1 || true; done
+  podman rm -f -v -i -t 0 "$container" "$host" >/dev/null 2>&1 || true
+  for leftover in $(podman ps -a -q --filter "label=com.docker.compose.project=$project" 2>/dev/null); do podman rm -f -v -i -t 0 "$leftover" >/dev/null 2>&1 || true; done
   podman network rm -f "${project}_default" >/dev/null 2>&1 || true
   for leftover in $(podman volume ls -q --filter "label=com.docker.compose.project=$project" 2>/dev/null) "${project}_postgres-data"; do podman volume rm -f "$leftover" >/dev/null 2>&1 || true; done
+}
+# The volumes this run made that are left (the anonymous volumes of images' VOLUMEs, which podman keeps after
+# the pods of the kube step), once the volumes there were before it are known.
+new_volumes_removed() {
+  local leftover
+  [ "$volumes_recorded" = 1 ] || return 0
+  for leftover in $(comm -13 <(printf '%s\n' "${volumes_before[@]}") <(podman volume ls -q | sort)); do podman volume rm -f "$leftover" >/dev/null 2>&1 || true; done
 }
 # The pods of deploy/kubernetes/detectd.yaml (podman names them <Deployment>-pod-<n>).
 kube_pods() { podman pod ps --format '{{.Name}}' | grep -E '^detectd-pod-[0-9]+$' | sort; }
@@ -117,15 +126,18 @@ kube_pods() { podman pod ps --format '{{.Name}}' | grep -E '^detectd-pod-[0-9]+$
 kube_cleanup() {
   local pod
   for pod in $(kube_pods); do podman pod rm -f -t 0 "$pod" >/dev/null 2>&1 || true; done
-  podman rm -f -i -t 0 "$kube_postgres" >/dev/null 2>&1 || true
+  podman rm -f -v -i -t 0 "$kube_postgres" >/dev/null 2>&1 || true
   podman secret rm detectd >/dev/null 2>&1 || true
   podman volume rm -f detectd-models detectd-data >/dev/null 2>&1 || true
+  new_volumes_removed
   podman network rm -f "$kube_network" >/dev/null 2>&1 || true
   if [ -n "$mirror_pid" ]; then kill "$mirror_pid" 2>/dev/null || true; mirror_pid=; fi
 }
 # Left over from an interrupted or failed run.
 cleanup
 kube_cleanup
+mapfile -t volumes_before < <(podman volume ls -q | sort)
+volumes_recorded=1
 trap 'cleanup; kube_cleanup; rm -rf "$logs"' EXIT
 
 step "base images"
@@ -150,7 +162,7 @@ detect_dog "http://127.0.0.1:$port" "$key" "$photo"
 logged stop podman stop -t 40 "$container"
 [ "$(podman inspect -f '{{.State.ExitCode}}' "$container")" = 0 ] || fail "exit status after SIGTERM: $(podman inspect -f '{{.State.ExitCode}}' "$container")"
 expect_log "$container" '"msg":"stopped"' 'did not drain and stop on SIGTERM'
-logged remove podman rm "$container"
+logged remove podman rm -v "$container"
 echo "healthy, dog detected, jemalloc, stopped cleanly"
 
 step "compose.yaml: two replicas, PostgreSQL, nginx"
@@ -219,7 +231,7 @@ reason=$(podman exec "$host" systemd-run --quiet --pipe --wait -p User=detectd -
 [[ "$reason" == *missing.onnx* ]] || fail "detectd started by hand with the missing model does not name it: $reason"
 [ "$(journal | grep -c -F -- "$reason")" -gt 0 ] || fail "the journal does not say: $reason"
 echo "started with its model, dog detected, jemalloc, stopped cleanly; with its model missing, failed after $(podman exec "$host" systemctl show -P NRestarts detectd) restarts"
-logged systemd-remove podman rm -f -t 0 "$host"
+logged systemd-remove podman rm -f -v -t 0 "$host"
 
 step "deploy/kubernetes/detectd.yaml: podman kube play"
 # Replicas on PostgreSQL as the manifest has them (podman 4.3 starts a pod per replica), on a network of their
@@ -237,6 +249,8 @@ wait_until 60 "PostgreSQL accepts connections" podman exec "$kube_postgres" pg_i
 # - its Secret kind: podman keeps the document in YAML and then reads it as JSON of base64 values; the values
 #   go in as that JSON, with a PostgreSQL of this check and a fresh DETECTD_SECRET;
 # - an init container under restartPolicy Always (a Deployment's) is started again and again: OnFailure;
+# - every containerPort is published on the host (a second replica cannot bind it): none is, the pods are
+#   reached at their addresses, the probes' named port given as its number;
 # - the image is the one built here; the ConfigMap gains the models mirror.
 node --input-type=module -e '
   import fs from "node:fs";
@@ -254,7 +268,14 @@ node --input-type=module -e '
     if (document.kind === "Deployment") {
       const pod = document.spec.template.spec;
       pod.restartPolicy = "OnFailure";
-      for (const container of [...pod.initContainers, ...pod.containers]) container.image = image;
+      for (const container of [...pod.initContainers, ...pod.containers]) {
+        container.image = image;
+        const numbers = Object.fromEntries((container.ports ?? []).map((port) => [port.name, port.containerPort]));
+        for (const probe of ["startupProbe", "livenessProbe", "readinessProbe"]) {
+          if (container[probe]?.httpGet) container[probe].httpGet.port = numbers[container[probe].httpGet.port] ?? container[probe].httpGet.port;
+        }
+        delete container.ports;
+      }
     }
   }
   fs.writeFileSync(out, documents.filter((document) => document.kind !== "Secret").map((document) => stringify(document)).join("---\n"));
@@ -274,24 +295,29 @@ for pod in "${pods[@]}"; do
   detect_dog "http://$address:8080" "$key" "$photo"
 done
 echo "${pods[*]} ready, on PostgreSQL, dog detected by each"
-# podman kube down while a request is in flight: its upload (rate-limited: seconds) is under way at SIGTERM.
-# The server stops accepting at once (/readyz answers no more: readiness false), and answers that request.
+# A pod told to stop while a request is in flight: its upload (rate-limited: seconds) is under way at SIGTERM,
+# which the server's container gets as from Kubernetes (podman stop, the manifest's grace period). The server
+# stops accepting at once (/readyz answers no more: readiness false) and answers that request. (Not through
+# `podman kube down` itself: podman 4.3 stops the pod's infra container, and with it the pod's network, at the
+# same time as the others, cutting the request; Kubernetes keeps a pod's network until its containers stopped.)
 address=$(podman inspect "${pods[0]}-detectd" --format '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}')
-podman logs -f "${pods[0]}-detectd" >"$logs/kube-pod.log" 2>&1 &
-curl -sS --fail-with-body --limit-rate 25k "http://$address:8080/api/v1/object-detection" -H "Authorization: ApiKey $key" \
+curl -sS --max-time 60 --fail-with-body --limit-rate 25k "http://$address:8080/api/v1/object-detection" -H "Authorization: ApiKey $key" \
   -F "image=@$photo" -F ConfidenceThreshold=0.5 >"$logs/in-flight.json" 2>&1 &
 in_flight=$!
 sleep 2
-podman kube down "$logs/kube.yaml" >"$logs/kube-down.log" 2>&1 &
-down=$!
-not_ready() { ! curl -sf "http://$address:8080/readyz"; }
-wait_until 30 "/readyz stops answering once podman kube down signalled" not_ready
+podman stop -t 45 "${pods[0]}-detectd" >"$logs/kube-stop.log" 2>&1 &
+stopping=$!
+not_ready() { ! curl -sf --max-time 5 "http://$address:8080/readyz"; }
+wait_until 30 "/readyz stops answering once the pod's server got SIGTERM" not_ready
 kill -0 "$in_flight" 2>/dev/null || fail "the request was no longer in flight when readiness turned false"
-wait "$in_flight" || fail "the request in flight at podman kube down: $(cat "$logs/in-flight.json")"
+wait "$in_flight" || fail "the request in flight at SIGTERM: $(cat "$logs/in-flight.json")"
 node -e 'if (!JSON.parse(process.argv[1]).detected_objects.some((o) => o.name === "dog")) process.exit(1)' "$(cat "$logs/in-flight.json")" \
-  || fail "the request in flight at podman kube down: $(cat "$logs/in-flight.json")"
-wait "$down" || { cat "$logs/kube-down.log" >&2; fail "podman kube down"; }
-grep -q '"msg":"stopped"' "$logs/kube-pod.log" || fail "${pods[0]} did not drain and stop"
-echo "podman kube down: readiness false at SIGTERM, the request in flight answered, drained"
+  || fail "the request in flight at SIGTERM: $(cat "$logs/in-flight.json")"
+wait "$stopping" || { cat "$logs/kube-stop.log" >&2; fail "podman stop ${pods[0]}-detectd"; }
+[ "$(podman inspect -f '{{.State.ExitCode}}' "${pods[0]}-detectd")" = 0 ] || fail "${pods[0]}: exit status after SIGTERM"
+expect_log "${pods[0]}-detectd" '"msg":"stopped"' 'did not drain and stop on SIGTERM'
+logged kube-down podman kube down "$logs/kube.yaml"
+[ -z "$(kube_pods)" ] || fail "pods left after podman kube down: $(kube_pods)"
+echo "SIGTERM with a request in flight: readiness false at once, the request answered, drained; podman kube down removed the pods"
 kube_cleanup
 echo "container-check: passed"
