@@ -17,8 +17,8 @@ import { MAIN, requireBuild, startProcess } from './support/processes.js';
  * The packaging files, linted and checked against what detectd needs on every test run: the Dockerfile
  * with dockerfile-utils (the Dockerfile language service's validator) and its parsed instructions,
  * compose.yaml with dclint (Compose Specification schema and lint rules), the systemd unit with
- * `systemd-analyze verify`. Building and running them takes a container engine and ~11 minutes the first time:
- * scripts/container-check.sh does that under podman (docs/deployment.md, "Checking the deployment files").
+ * `systemd-analyze verify`. Building and running them takes a container engine: scripts/container-check.sh
+ * does that under podman, on every .ci/run (docs/deployment.md, "Checking the deployment files").
  */
 
 const read = (file: string) => fs.readFileSync(file, 'utf8');
