@@ -32,13 +32,15 @@ RUN npm run build \
 
 FROM ${NODE_IMAGE}
 # fonts: the labels drawn on visualized images. libjemalloc2: the allocator detectd runs on (as `npm start`
-# does: RSS stays flat under large images). The unprivileged user detectd (no login) owns only the data folder.
+# does: RSS stays flat under large images). The unprivileged user detectd (no login) owns only the data folder
+# and the models folder (a volume there starts out as the user's: `detectd models pull` fills it, as the init
+# container of deploy/kubernetes does).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends fonts-dejavu-core libjemalloc2 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --uid 10001 --user-group --home-dir /var/lib/detectd --no-create-home --shell /usr/sbin/nologin detectd \
  && mkdir -p /var/lib/detectd /models \
- && chown detectd:detectd /var/lib/detectd
+ && chown detectd:detectd /var/lib/detectd /models
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
