@@ -8,9 +8,10 @@ import { addServiceCommands } from '../src/cli/service-commands.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { DESCRIBING_ONLY, taskTable } from '../src/tasks/index.js';
 import { TaskTable } from '../src/tasks/task-table.js';
+import { launchChromium, LAPTOP, openServicePage } from './support/chromium.js';
 import { ConsoleClient } from './support/console-client.js';
 import { dogJpeg } from './support/images.js';
-import { SHARED_DIR } from './support/paths.js';
+import { photoPath, SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
 import { NO_PLATE, PLATE_SUMMARY, PLATE_SUMMARY_VERB, plateSummaryTask } from './support/plate-summary/plate-summary-task.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
@@ -86,7 +87,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
       fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), role }));
     }
     server = await startTestServer({ DETECTD_MODELS_DIR: models }, undefined, (dependencies) => withPlateSummary(taskTable(dependencies), dependencies));
-    apiKey = await server.createService({ name: 'plate text', type: PLATE_SUMMARY });
+    apiKey = await server.createService({ email: FIRST_ACCOUNT.email, name: 'plate text', type: PLATE_SUMMARY });
   });
   after(async () => {
     await server?.close();
@@ -189,6 +190,28 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
     expect(created.status, created.text.slice(0, 300)).to.equal(303);
     const overview = await client.get(created.location!);
     expect(overview.text).to.contain('id="call-it"').and.contain(`/api/v1/${PLATE_SUMMARY}`).and.contain(`data-answer="${TASK.answerField}"`);
+  });
+
+  it('console in Chromium: Try it shows its finding about the whole image, without asking it to draw (it takes no OutputVisualizedImage) and with no box', async () => {
+    const browser = await launchChromium();
+    try {
+      const problems: string[] = [];
+      const page = await openServicePage(browser, server.url, 'plate text', LAPTOP, problems);
+      expect(await page.getAttribute('#try-form', 'data-draws')).to.equal('false');
+      await page.setInputFiles('#try-file', photoPath('dog.jpg'));
+      await page.click('button:has-text("Detect")');
+      await page.waitForSelector('#try-result:not([hidden])');
+      expect(await page.getAttribute('#try-status', 'class')).to.not.contain('is-error');
+      const rows = await page.$$eval('#try-table tbody tr', (items) => items.map((row) => Array.from(row.children, (cell) => cell.textContent)));
+      expect(rows).to.have.length(1);
+      expect(rows[0][0]).to.equal(NO_PLATE);
+      expect(rows[0][2]).to.equal('the whole image');
+      expect(await page.isHidden('#try-download'), 'nothing drawn to download').to.equal(true);
+      expect(await page.getAttribute('#try-image', 'src')).to.match(/^blob:/);
+      expect(problems).to.deep.equal([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('CLI: `service create --type` offers and creates a service of it', async () => {
