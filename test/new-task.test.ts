@@ -154,6 +154,8 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
     expect(result.detected_plate_summary[0]).to.not.have.property('bounding_box');
     expect(result.detected_plate_summary[0]).to.not.have.property('track_id');
     expectValid('stream-server-message', result, 'stream result');
+    const placed = { ...result, detected_plate_summary: [{ ...result.detected_plate_summary[0], bounding_box: { left: 0, top: 0, right: 10, bottom: 10 } }] };
+    expect(SCHEMAS.check('stream-server-message', placed).ok, 'a finding with a box still needs its track id').to.equal(false);
     await client.close();
   });
 
