@@ -162,11 +162,12 @@ function fillObjectTable(objects) {
   body.replaceChildren(
     ...objects.map((object) => {
       const row = document.createElement('tr');
+      // A finding about the whole image (a label, a text) has no box.
       const box = object.bounding_box;
       for (const [text, numeric] of [
         [nameOf(object), false],
         [object.confidence.toFixed(2), true],
-        [`${box.left}, ${box.top}, ${box.right}, ${box.bottom}`, true],
+        [box ? `${box.left}, ${box.top}, ${box.right}, ${box.bottom}` : 'the whole image', Boolean(box)],
       ]) {
         const cell = document.createElement('td');
         cell.textContent = text;
@@ -214,8 +215,8 @@ async function tryIt() {
     return;
   }
   const threshold = confidenceInput().value;
-  // The field the service's task lists what it found in (detected_objects, detected_faces), and what its confidence is of ("face confidence").
-  const { answer, confidence } = document.getElementById('try-form').dataset;
+  // The field the service's task lists what it found in (detected_objects, detected_faces), what its confidence is of ("face confidence"), and whether it draws what it found.
+  const { answer, confidence, draws } = document.getElementById('try-form').dataset;
   showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
@@ -225,10 +226,7 @@ async function tryIt() {
       headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
         raw_data: rawData,
-        configurations: [
-          { parameter: 'ConfidenceThreshold', value: threshold },
-          { parameter: 'OutputVisualizedImage', value: 'true' },
-        ],
+        configurations: [{ parameter: 'ConfidenceThreshold', value: threshold }, ...(draws === 'true' ? [{ parameter: 'OutputVisualizedImage', value: 'true' }] : [])],
       }),
     });
     const body = await response.json().catch(() => ({}));
@@ -240,12 +238,13 @@ async function tryIt() {
     }
     const found = body[answer].length;
     showStatus(`${found} found at ${confidence} ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
-    // The visualized image comes back as raw_data, where Nvision clients read it.
-    document.getElementById('try-image').src = `data:image/jpeg;base64,${body.raw_data}`;
-    offerDownload(body.raw_data, file.name);
+    // The visualized image comes back as raw_data, where Nvision clients read it; a task that draws nothing shows the image sent.
+    document.getElementById('try-image').src = body.raw_data ? `data:image/jpeg;base64,${body.raw_data}` : URL.createObjectURL(file);
+    document.getElementById('try-download').hidden = !body.raw_data;
+    if (body.raw_data) offerDownload(body.raw_data, file.name);
     fillCounts(body[answer]);
     fillObjectTable(body[answer]);
-    const shown = { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` };
+    const shown = body.raw_data ? { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` } : body;
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
   } catch (error) {

@@ -65,6 +65,16 @@ export interface TaskAbilities {
   readonly gallery?: PeopleGallery;
   /** Its findings are text it read (`name` the text, as read). */
   readonly readsText?: boolean;
+  /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
+  readonly verb?: TaskVerb;
+}
+
+/** A task's own verb (`scene`, `plate-text`, …): what a door that names calls by verb calls it, and how it is described. */
+export interface TaskVerb {
+  /** Lowercase letters, digits and '-': a path segment. */
+  readonly name: string;
+  /** What a call of it answers, for the reference. */
+  readonly summary: string;
 }
 
 /**

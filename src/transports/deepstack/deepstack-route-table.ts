@@ -4,6 +4,7 @@ import { deepStackAlprRoutes } from './deepstack-alpr-routes.js';
 import { deepStackDetectionRoutes } from './deepstack-detection-routes.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
 import type { DeepStackTaskRoute } from './deepstack-form.js';
+import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
 
 /**
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
@@ -100,7 +101,7 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
 /**
  * The door's verbs a task's abilities enable: object detection and custom models for a task that
  * finds things of its model's classes, the face API for one that keeps a gallery of people,
- * CodeProject.AI's ALPR for one that reads text.
+ * CodeProject.AI's ALPR for one that reads text, `/v1/vision/<verb>` for one with a verb of its own.
  */
 function routesOffered(task: Task): DeepStackTaskRoute[] {
   const abilities = task.abilities ?? {};
@@ -108,6 +109,7 @@ function routesOffered(task: Task): DeepStackTaskRoute[] {
     ...(abilities.findsClasses ? deepStackDetectionRoutes(task) : []),
     ...(abilities.gallery ? deepStackFaceRoutes(abilities.gallery) : []),
     ...(abilities.readsText ? deepStackAlprRoutes(task) : []),
+    ...(abilities.verb ? deepStackVerbRoutes(task, abilities.verb) : []),
   ];
 }
 

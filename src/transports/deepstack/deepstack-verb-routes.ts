@@ -1,0 +1,42 @@
+import { runTask } from '../../tasks/run-task.js';
+import type { Task, TaskVerb } from '../../tasks/task.js';
+import { deepStackImage, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
+
+const VERB_FAILURES = {
+  '400': 'No image, a bad image or form, a bad `min_confidence`.',
+  '401': 'Missing or wrong key.',
+  '429': 'The service\'s rate limit or quota is spent.',
+  '503': 'Overloaded, past the deadline, or a model the task composes is not loaded.',
+};
+
+/**
+ * A task's own verb in DeepStack's form: the form's `image` at its `min_confidence` (absent: the
+ * task's default) → its findings as `predictions` (`label` the name; a finding about the whole
+ * image has the whole image for its box), and as the task says them, in `findings`.
+ */
+function respond(task: Task): DeepStackTaskRoute['respond'] {
+  return async (request, call) => {
+    const parameters = task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler);
+    const findings = await runTask(task, deepStackImage(request), parameters, call);
+    const predictions = findings.found.map((finding) => ({ label: finding.name, confidence: finding.confidence, ...findingBox(finding, findings) }));
+    return { predictions, fields: { findings: findings.found } };
+  };
+}
+
+/** `/v1/vision/<verb>` for a task that declares a verb of its own (TaskAbilities.verb): DeepStack's way to call a module by what it does. */
+export const deepStackVerbRoutes = (task: Task, verb: TaskVerb): DeepStackTaskRoute[] => [
+  {
+    path: `/v1/vision/${verb.name}`,
+    command: verb.name,
+    operationId: `deepstack-${verb.name}`,
+    summary: `${verb.summary} (the ${task.type} task's own verb)`,
+    formFields: {
+      image: 'The image file (JPEG, PNG, WebP, …).',
+      min_confidence: `A number from 0 to 1; default ${task.parameters.ConfidenceThreshold?.defaultValue ?? 'the task\'s own'}.`,
+      api_key: 'The API key (or send `Authorization`).',
+    },
+    answer: `\`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "findings": [<the ${task.answerField} of its REST answer>], "count", "message", "command": "${verb.name}", …}\``,
+    failures: VERB_FAILURES,
+    respond: respond(task),
+  },
+];
