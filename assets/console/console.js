@@ -239,7 +239,9 @@ async function tryIt() {
     const found = body[answer].length;
     showStatus(`${found} found at ${confidence} ≥ ${Number(threshold).toFixed(2)} in ${Math.round(performance.now() - started)} ms.`);
     // The visualized image comes back as raw_data, where Nvision clients read it; a task that draws nothing shows the image sent.
-    document.getElementById('try-image').src = body.raw_data ? `data:image/jpeg;base64,${body.raw_data}` : URL.createObjectURL(file);
+    const shownImage = document.getElementById('try-image');
+    if (shownImage.src.startsWith('blob:')) URL.revokeObjectURL(shownImage.src);
+    shownImage.src = body.raw_data ? `data:image/jpeg;base64,${body.raw_data}` : URL.createObjectURL(file);
     document.getElementById('try-download').hidden = !body.raw_data;
     if (body.raw_data) offerDownload(body.raw_data, file.name);
     fillCounts(body[answer]);

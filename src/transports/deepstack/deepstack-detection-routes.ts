@@ -1,6 +1,6 @@
-import { runTask } from '../../tasks/run-task.js';
 import type { Task } from '../../tasks/task.js';
-import { deepStackImage, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
+import type { DeepStackTaskRoute } from './deepstack-form.js';
+import { IMAGE_ROUTE_FAILURES, predictionsOf } from './deepstack-predictions.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
 
 const DETECTION_FIELDS = {
@@ -10,19 +10,13 @@ const DETECTION_FIELDS = {
 };
 const DETECTION_ANSWER =
   '`{"success": true, "predictions": [{"label", "confidence", "x_min", "y_min", "x_max", "y_max"}], "duration", "count", "message", "command", "moduleId", "moduleName", "requestId", "inferenceDevice", "inferenceMs", "processMs", "analysisRoundTripMs", "processedBy", "timestampUTC", "code"}`, predictions highest confidence first';
-const DETECTION_FAILURES = {
-  '400': 'No image, a bad image or form, a bad `min_confidence`.',
-  '401': 'Missing or wrong key.',
-  '429': 'The service\'s rate limit or quota is spent.',
-  '503': 'Overloaded or past the deadline.',
-};
+const DETECTION_FAILURES = IMAGE_ROUTE_FAILURES;
 
 /** DeepStack's detection: the form's `image` at its `min_confidence` (no crops, no drawing) → what was found as `predictions`, each with its `label`. */
 function respond(task: Task): DeepStackTaskRoute['respond'] {
   return async (request, call) => {
-    const parameters = task.parseParameters({ minConfidence: request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE }, undefined, call.scheduler);
-    const findings = await runTask(task, deepStackImage(request), parameters, call);
-    return { predictions: findings.found.map((object) => ({ label: object.name, confidence: object.confidence, ...findingBox(object, findings) })) };
+    const { predictions } = await predictionsOf(task, request, call, DEEPSTACK_MIN_CONFIDENCE);
+    return { predictions };
   };
 }
 

@@ -1,13 +1,8 @@
-import { runTask } from '../../tasks/run-task.js';
 import type { Task, TaskVerb } from '../../tasks/task.js';
-import { deepStackImage, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
+import type { DeepStackTaskRoute } from './deepstack-form.js';
+import { IMAGE_ROUTE_FAILURES, predictionsOf } from './deepstack-predictions.js';
 
-const VERB_FAILURES = {
-  '400': 'No image, a bad image or form, a bad `min_confidence`.',
-  '401': 'Missing or wrong key.',
-  '429': 'The service\'s rate limit or quota is spent.',
-  '503': 'Overloaded, past the deadline, or a model the task composes is not loaded.',
-};
+const VERB_FAILURES = { ...IMAGE_ROUTE_FAILURES, '503': 'Overloaded, past the deadline, or a model the task composes is not loaded.' };
 
 /**
  * A task's own verb in DeepStack's form: the form's `image` at its `min_confidence` (absent: the
@@ -16,9 +11,7 @@ const VERB_FAILURES = {
  */
 function respond(task: Task): DeepStackTaskRoute['respond'] {
   return async (request, call) => {
-    const parameters = task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler);
-    const findings = await runTask(task, deepStackImage(request), parameters, call);
-    const predictions = findings.found.map((finding) => ({ label: finding.name, confidence: finding.confidence, ...findingBox(finding, findings) }));
+    const { findings, predictions } = await predictionsOf(task, request, call);
     return { predictions, fields: { findings: findings.found } };
   };
 }
