@@ -40,16 +40,16 @@ describe('plate windows (tasks/license-plate/plate-windows.ts)', () => {
     ]);
   });
 
-  it('merges the passes: a plate the whole image found keeps its box, one seen twice by windows kept once (the higher score), a window\'s box on its inner edge dropped, one on the image\'s edge kept', () => {
+  it('groups the passes\' boxes by plate: the whole image\'s box first, then the windows\' of the same plate by score; a window\'s box on its inner edge dropped, one on the image\'s edge kept', () => {
     const [first, second] = plateWindows(1000, 600);
     const whole = [plate(0.4, { left: 500, top: 300, right: 560, bottom: 330 })];
     const windows = [
       { box: first, detections: [plate(0.9, { left: 502, top: 301, right: 561, bottom: 331 }), plate(0.8, { left: 600, top: 100, right: 640, bottom: 120 }), plate(0.7, { left: 0, top: 10, right: 50, bottom: 30 })] },
       { box: second, detections: [plate(0.85, { left: 503, top: 300, right: 560, bottom: 330 }), plate(0.6, { left: 940, top: 570, right: 1000, bottom: 600 })] },
     ];
-    expect(mergeWindowDetections(whole, windows, 1000, 600).map((detection) => detection.score)).to.deep.equal([0.7, 0.6, 0.4]);
+    expect(mergeWindowDetections(whole, windows, 1000, 600).map((boxes) => boxes.map((detection) => detection.score))).to.deep.equal([[0.4, 0.9, 0.85], [0.7], [0.6]]);
     const onlyWindows = [{ box: first, detections: [plate(0.9, { left: 502, top: 301, right: 561, bottom: 331 })] }, { box: second, detections: [plate(0.85, { left: 503, top: 300, right: 560, bottom: 330 })] }];
-    expect(mergeWindowDetections([], onlyWindows, 1000, 600).map((detection) => detection.score)).to.deep.equal([0.9]);
+    expect(mergeWindowDetections([], onlyWindows, 1000, 600).map((boxes) => boxes.map((detection) => detection.score))).to.deep.equal([[0.9, 0.85]]);
   });
 });
 

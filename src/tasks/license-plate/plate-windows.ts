@@ -49,22 +49,26 @@ function cutByWindow(box: Box, window: Box, width: number, height: number): bool
 const corners = (box: Box) => ({ x1: box.left, y1: box.top, x2: box.right, y2: box.bottom });
 
 /**
- * The plates of the whole image's pass and of its windows as one list, highest score first. The
- * whole image's boxes come first: a plate it found keeps the box that close-ups were read from,
- * and the windows only add the plates it missed. A window's box on its edge inside the image is
- * dropped (part of a plate that a neighbouring window or the whole pass holds whole), and of the
- * window boxes that are one plate seen twice, the highest scoring is kept.
+ * The plates of the whole image's pass and of its windows, each with every box that shows it:
+ * the whole image's box first where it found the plate, then the windows' boxes of the same plate
+ * (IoU over SAME_PLATE_IOU), highest score first. The reader decides which box reads best: a box
+ * from a shrunk whole image can be loose on a small plate, a window's can shift a large one. A
+ * window's box on its edge inside the image is dropped (part of a plate that a neighbouring
+ * window or the whole pass holds whole). Plates come highest score first.
  */
 export function mergeWindowDetections(
   whole: readonly Detection[],
   windows: readonly { readonly box: Box; readonly detections: readonly Detection[] }[],
   width: number,
   height: number,
-): Detection[] {
+): Detection[][] {
   const seen = windows.flatMap((window) => window.detections.filter((detection) => !cutByWindow(detection.box, window.box, width, height)));
-  const kept: Detection[] = [...whole];
+  const plates: Detection[][] = whole.map((detection) => [detection]);
   for (const candidate of seen.sort((a, b) => b.score - a.score)) {
-    if (!kept.some((plate) => intersectionOverUnion(corners(plate.box), corners(candidate.box)) > SAME_PLATE_IOU)) kept.push(candidate);
+    const same = plates.find(([first]) => intersectionOverUnion(corners(first.box), corners(candidate.box)) > SAME_PLATE_IOU);
+    if (same) same.push(candidate);
+    else plates.push([candidate]);
   }
-  return kept.sort((a, b) => b.score - a.score);
+  const best = (boxes: readonly Detection[]) => Math.max(...boxes.map((box) => box.score));
+  return plates.sort((a, b) => best(b) - best(a));
 }

@@ -62,30 +62,40 @@ export interface ReadPlate {
   readonly text: string;
 }
 
-/**
- * Image bytes → the plate detector's boxes (the request's scheduler: kind `plates`, at `minScore`),
- * the image decoded once at full size and kept: the whole image, then its full-resolution windows
- * (plate-windows.ts), in one turn; their boxes merged. `release` the analysis's pixels once done.
- */
-export async function findPlates(request: Omit<AnalysisRequest, 'fullResolution' | 'windows'>, timings: StageTimings): Promise<ImageAnalysis> {
-  const analysis = await analyseImage({ ...request, fullResolution: true, windows: plateWindows }, timings);
-  return { ...analysis, detections: mergeWindowDetections(analysis.detections, analysis.windows ?? [], analysis.width, analysis.height) };
+/** What the plate detector found in one image: its pixels kept, and every box of each plate (plate-windows.ts). */
+export interface PlateBoxes extends ImageAnalysis {
+  /** Index-aligned with `detections`: each plate's other boxes, from the windows, read too. */
+  readonly alternatives: readonly (readonly Detection[])[];
 }
 
 /**
- * The plates `analysis` found (its full-resolution pixels kept), read: every plate's crop
- * (PLATE_CROP_MARGIN around its box) read by `reader` in one batch. Plates that `filter` does
- * not keep are dropped: the detector's boxes on other text. The reader's time counts in `timings`
- * as `recognize`.
+ * Image bytes → the plate detector's boxes (the request's scheduler: kind `plates`, at `minScore`),
+ * the image decoded once at full size and kept: the whole image, then its full-resolution windows
+ * (plate-windows.ts), in one turn; their boxes grouped by plate. `release` the pixels once done.
  */
-export async function readFoundPlates(analysis: ImageAnalysis, reader: PlateReader, timings: StageTimings, filter: PlateFilter = PLATE_FILTER): Promise<ReadPlate[]> {
+export async function findPlates(request: Omit<AnalysisRequest, 'fullResolution' | 'windows'>, timings: StageTimings): Promise<PlateBoxes> {
+  const analysis = await analyseImage({ ...request, fullResolution: true, windows: plateWindows }, timings);
+  const plates = mergeWindowDetections(analysis.detections, analysis.windows ?? [], analysis.width, analysis.height);
+  return { ...analysis, detections: plates.map(([first]) => first), alternatives: plates.map(([, ...others]) => others) };
+}
+
+/**
+ * The plates `analysis` found (its full-resolution pixels kept), read: every box's crop
+ * (PLATE_CROP_MARGIN around it) read by `reader` in one batch, and of each plate's boxes the one
+ * read most surely kept. Plates that `filter` does not keep are dropped: the detector's boxes on
+ * other text. The reader's time counts in `timings` as `recognize`.
+ */
+export async function readFoundPlates(analysis: PlateBoxes, reader: PlateReader, timings: StageTimings, filter: PlateFilter = PLATE_FILTER): Promise<ReadPlate[]> {
   const { width, height, detections } = analysis;
-  const crops = detections.map((detection) => withMargin(detection.box, PLATE_CROP_MARGIN, width, height));
+  const plates = detections.map((detection, index) => [detection, ...(analysis.alternatives[index] ?? [])]);
+  const crops = plates.flat().map((detection) => withMargin(detection.box, PLATE_CROP_MARGIN, width, height));
   const started = performance.now();
   const { readings } = await reader.read(analysis.pixels!, crops);
   timings.recognize = performance.now() - started;
-  return detections.flatMap((detection, index) => {
-    const reading = readings[index];
+  let next = 0;
+  return plates.flatMap((boxes) => {
+    const read = boxes.map((detection) => ({ detection, reading: readings[next++] }));
+    const { detection, reading } = read.reduce((best, other) => (other.reading.confidence > best.reading.confidence ? other : best));
     const text = plateCharacters(reading.text);
     return text.length < filter.minCharacters || reading.confidence < filter.minReadConfidence ? [] : [{ detection, reading, text }];
   });
