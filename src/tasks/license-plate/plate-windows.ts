@@ -51,8 +51,8 @@ const corners = (box: Box) => ({ x1: box.left, y1: box.top, x2: box.right, y2: b
 /**
  * The plates of the whole image's pass and of its windows, each with every box that shows it:
  * the whole image's box first where it found the plate, then the windows' boxes of the same plate
- * (IoU over SAME_PLATE_IOU), highest score first. The reader decides which box reads best: a box
- * from a shrunk whole image can be loose on a small plate, a window's can shift a large one. A
+ * (IoU over SAME_PLATE_IOU), highest score first: every one is read, as a box from a shrunk whole
+ * image can be loose on a small plate and a window's can shift a large one's crop. A
  * window's box on its edge inside the image is dropped (part of a plate that a neighbouring
  * window or the whole pass holds whole). Plates come highest score first.
  */

@@ -81,9 +81,10 @@ export async function findPlates(request: Omit<AnalysisRequest, 'fullResolution'
 
 /**
  * The plates `analysis` found (its full-resolution pixels kept), read: every box's crop
- * (PLATE_CROP_MARGIN around it) read by `reader` in one batch, and of each plate's boxes the one
- * read most surely kept. Plates that `filter` does not keep are dropped: the detector's boxes on
- * other text. The reader's time counts in `timings` as `recognize`.
+ * (PLATE_CROP_MARGIN around it) read by `reader` in one batch. Each plate is where the detector
+ * is surest of it and says what the reader read most surely in any of its boxes. Plates that
+ * `filter` does not keep are dropped: the detector's boxes on other text. The reader's time
+ * counts in `timings` as `recognize`.
  */
 export async function readFoundPlates(analysis: PlateBoxes, reader: PlateReader, timings: StageTimings, filter: PlateFilter = PLATE_FILTER): Promise<ReadPlate[]> {
   const { width, height, detections } = analysis;
@@ -94,8 +95,9 @@ export async function readFoundPlates(analysis: PlateBoxes, reader: PlateReader,
   timings.recognize = performance.now() - started;
   let next = 0;
   return plates.flatMap((boxes) => {
-    const read = boxes.map((detection) => ({ detection, reading: readings[next++] }));
-    const { detection, reading } = read.reduce((best, other) => (other.reading.confidence > best.reading.confidence ? other : best));
+    const read = boxes.map(() => readings[next++]);
+    const detection = boxes.reduce((best, other) => (other.score > best.score ? other : best));
+    const reading = read.reduce((best, other) => (other.confidence > best.confidence ? other : best));
     const text = plateCharacters(reading.text);
     return text.length < filter.minCharacters || reading.confidence < filter.minReadConfidence ? [] : [{ detection, reading, text }];
   });
