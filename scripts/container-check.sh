@@ -170,7 +170,8 @@ DETECTD_SECRET=$(node -e 'console.log(require("crypto").randomBytes(32).toString
 POSTGRES_PASSWORD=$(node -e 'console.log(require("crypto").randomBytes(16).toString("hex"))')
 export DETECTD_SECRET POSTGRES_PASSWORD DETECTD_MODELS_HOST_DIR=$models DETECTD_INFERENCE_THREADS=1 DETECTD_PROXY_PORT=$(free_port)
 proxy=http://127.0.0.1:$DETECTD_PROXY_PORT
-logged compose-up compose up -d
+# --build: the image of this checkout, not one an earlier run left under the same name (the layer cache keeps it quick).
+logged compose-up compose up -d --build
 wait_until 180 "nginx answers /readyz from a replica" curl -sf "$proxy/readyz"
 mapfile -t names < <(replicas)
 [ "${#names[@]}" = 2 ] || fail "replicas running: ${names[*]}"
