@@ -39,12 +39,6 @@ export interface ComposedModels {
   run<Model extends ServedModel, Result>(step: ModelStep, call: ComposedCall, work: (model: Model, alone: boolean) => Promise<Result>): Promise<Result>;
   /** The model serving `step`, to read what it is (a reader's `regions`): 503 `model_unavailable` with the step's remedy when none is loaded. */
   model<Model extends ServedModel>(step: ModelStep): Model;
-  /**
-   * The scheduler of the detector serving a detector step that is not the service's own (a vehicle
-   * detector ahead of a plate detector), for the core pipeline (analyseImage) like the service's;
-   * 503 `model_unavailable` when none is loaded.
-   */
-  detector(step: ModelStep): ModelScheduler;
 }
 
 /** The composed models of a running server: its schedulers, the one way to every model. */
@@ -67,10 +61,5 @@ export function composedModels(schedulers: ModelSchedulers): ComposedModels {
       }
     },
     model: <Model extends ServedModel>(step: ModelStep) => schedulerOf(step).model as Model,
-    detector(step) {
-      const scheduler = step.role === 'detector' ? schedulers.findOfKind(null, step.kind) : undefined;
-      if (!scheduler) throw unavailable(step);
-      return scheduler;
-    },
   };
 }

@@ -33,7 +33,7 @@ function notRunning(): never {
 }
 
 /** What a table that only describes the tasks is handed: nothing of it runs. */
-export const DESCRIBING_ONLY: TaskDependencies = { faces: NOT_RUNNING, models: { run: notRunning, model: notRunning, detector: notRunning } };
+export const DESCRIBING_ONLY: TaskDependencies = { faces: NOT_RUNNING, models: { run: notRunning, model: notRunning } };
 
 /** The tasks as the CLI (and tests and scripts) describe them, without a server running them. */
 export const TASK_DESCRIPTIONS = taskTable(DESCRIBING_ONLY);

@@ -29,7 +29,7 @@ const round = (value: number) => Math.round(value * 1e5) / 1e5;
 /** The loaded plate reader, each read run by its scheduler in the call's lane; 503 `model_unavailable` when there is none. */
 function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
   const reader = models.model<PlateReader>(PLATE_READER);
-  return { ...reader, read: (image, regions) => models.run(PLATE_READER, call, () => reader.read(image, regions)) };
+  return { ...reader, read: (image, regions) => models.run(PLATE_READER, call, (model: PlateReader) => model.read(image, regions)) };
 }
 
 /**
