@@ -26,6 +26,8 @@ const NOT_RUNNING: FaceRecognition = {
   register: notRunning,
   list: notRunning,
   remove: notRunning,
+  remembersUnknown: notRunning,
+  keepUnknown: notRunning,
 };
 
 function notRunning(): never {
