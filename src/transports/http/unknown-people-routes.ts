@@ -122,7 +122,8 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
     router.post(`${base}/:id/name`, async (request, response) => {
       const id = idOf(request, 'id');
       const { serviceId, body } = await pass(request, response, task, 'unknown-person-name-request');
-      const named = await people.name(serviceId, id, (body as { userid: string }).userid).catch(refusedAsRequest);
+      const sent = body as { userid: string; faces?: number };
+      const named = await people.name(serviceId, id, sent.userid, sent.faces).catch(refusedAsRequest);
       if (!named) throw noSuchPerson(id);
       await sendJson(response, { userid: named.person.userid, registered_faces: named.registered, samples: named.person.samples, forgotten: id });
     });
