@@ -192,7 +192,7 @@ export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
         }],
         [base, { get: operation('The service\'s unknown people: groups of the faces no one was named for', id('list'), json('UnknownPeopleResponse')) }],
         [`${base}/{id}`, {
-          get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('faces'), json('UnknownPersonResponse'), { parameters: person }),
+          get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('show'), json('UnknownPersonResponse'), { parameters: person }),
           delete: operation('Forget an unknown person: its faces and thumbnails are deleted at once', id('forget'), json('UnknownPersonForgottenResponse'), { parameters: person }),
         }],
         [`${base}/{id}/faces/{faceId}/thumbnail`, {
