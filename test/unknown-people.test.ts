@@ -206,6 +206,23 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     expect((await keptRows(id)).map((row) => row.frame_id)).to.deep.equal(['amy-3']);
   });
 
+  it('the command line turns it on, lists the unknown people and forgets them all, against the server\'s database', async () => {
+    requireBuild();
+    const apiKey = await server.createService({ name: 'command line', type: FACE_TASK });
+    const id = (await server.domain.keys.authenticate(apiKey))!.id;
+    const env = { ...process.env, DETECTD_DATA_DIR: server.dataDir };
+    const on = await cliAsync(['service', 'remember-unknown', id, '--on', '--max-faces', '50', '--json'], env);
+    expect(on.status, on.stderr).to.equal(0);
+    expect(JSON.parse(on.stdout)).to.deep.equal({ service: id, remember: true, retention_days: 30, max_faces: 50 });
+    await detect(apiKey, cropPath('stuart', 1), 'stuart-1');
+    const listed = await cliAsync(['service', 'unknown', 'list', id, '--json'], env);
+    const [person] = JSON.parse(listed.stdout).unknown_people;
+    expect(person).to.include({ face_count: 1 });
+    const forgotten = await cliAsync(['service', 'unknown', 'forget', id, '--all', '--json'], env);
+    expect(JSON.parse(forgotten.stdout)).to.deep.equal({ service: id, forgotten_people: 1 });
+    expect(await keptRows(id)).to.deep.equal([]);
+  });
+
   it('answers hostile input on every route with a precise 4xx: bad ids and bodies, another service\'s group, a key of another type, a wrong method', async () => {
     const apiKey = await faceService('hostile', true);
     await detect(apiKey, path.join(FACES_DIR, 'amy', 'amy4.png'), 'amy-4');
@@ -224,6 +241,8 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
       ['POST', `/${own.id}/name`, apiKey, { userid: '' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'a\u0007b' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'x'.repeat(201) }, 400, 'invalid_request'],
+      ['POST', `/${own.id}/name`, apiKey, { userid: 'amy', faces: 0 }, 400, 'invalid_request'],
+      ['POST', `/${own.id}/name`, apiKey, { userid: 'amy', extra: 1 }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, '{"userid":', 400, 'invalid_json'],
       ['POST', `/${own.id}/name`, other, { userid: 'amy' }, 404, 'unknown_person'],
       ['POST', `/${own.id}/merge`, apiKey, { into: own.id }, 400, 'invalid_request'],
