@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { sql } from 'kysely';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { StreamClient } from '../scripts/lib/stream-client.js';
 import { cropPath, FACES_DIR } from './support/faces.js';
@@ -221,6 +222,23 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     const forgotten = await cliAsync(['service', 'unknown', 'forget', id, '--all', '--json'], env);
     expect(JSON.parse(forgotten.stdout)).to.deep.equal({ service: id, forgotten_people: 1 });
     expect(await keptRows(id)).to.deep.equal([]);
+  });
+
+  it('answers the call when keeping fails (a database error): logged without the face, nothing half kept', async () => {
+    const apiKey = await faceService('failing store', true);
+    const id = (await server.domain.keys.authenticate(apiKey))!.id;
+    await sql`ALTER TABLE unknown_faces RENAME TO unknown_faces_away`.execute(server.db);
+    try {
+      const answer = await detect(apiKey, cropPath('bernadette', 2), 'bernadette-2');
+      expect(answer.detected_faces.map((face: { name: string }) => face.name)).to.deep.equal(['face']);
+    } finally {
+      await sql`ALTER TABLE unknown_faces_away RENAME TO unknown_faces`.execute(server.db);
+    }
+    const logged = server.logText().split('\n').filter((line) => line.includes('unknown faces could not be kept'));
+    expect(logged).to.have.length(1);
+    expect(logged[0]).not.to.match(/descriptor_ciphertext|thumbnail_ciphertext|\/9j\//);
+    // The transaction was rolled back: no group without its face.
+    expect(await server.db.selectFrom('unknown_groups').selectAll().where('service_id', '=', id).execute()).to.deep.equal([]);
   });
 
   it('answers hostile input on every route with a precise 4xx: bad ids and bodies, another service\'s group, a key of another type, a wrong method', async () => {
