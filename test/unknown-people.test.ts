@@ -275,6 +275,8 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
       ['GET', '', 'wrong-key', undefined, 401, 'unauthorized'],
       ['POST', '', apiKey, {}, 405, 'method_not_allowed'],
       ['PATCH', '/settings', apiKey, {}, 405, 'method_not_allowed'],
+      ['DELETE', '/settings', apiKey, undefined, 405, 'method_not_allowed'],
+      ['PUT', `/${own.id}`, apiKey, {}, 405, 'method_not_allowed'],
     ];
     for (const [method, route, caller, body, status, code] of cases) {
       const answer = await api(method, route, caller, body);

@@ -86,6 +86,11 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
 
   for (const task of galleryTasks(tasks)) {
     const base = unknownPeoplePath(task);
+    const allow = (path: string, methods: string) =>
+      router.all(path, (_request, response) => {
+        response.set('Allow', methods);
+        throw new DetectdError('method_not_allowed', `use ${methods.replace(', ', ' or ')}`);
+      });
     router.get(`${base}/settings`, async (request, response) => {
       const { serviceId } = await pass(request, response, task);
       await sendJson(response, settingsJson(await people.settings(serviceId)));
@@ -96,6 +101,8 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
       const settings = await people.setSettings(serviceId, { remember: sent.remember, retentionDays: sent.retention_days, maxFaces: sent.max_faces }).catch(refusedAsRequest);
       await sendJson(response, settingsJson(settings));
     });
+    // Before `/:id`, which would take "settings" for an id.
+    allow(`${base}/settings`, 'GET, PUT');
     router.get(base, async (request, response) => {
       const { serviceId } = await pass(request, response, task);
       await sendJson(response, { service_id: serviceId, unknown_people: (await people.list(serviceId)).map(personJson) });
@@ -142,12 +149,6 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
       if (!(await people.forget(serviceId, id))) throw noSuchPerson(id);
       await sendJson(response, { forgotten: id });
     });
-    const allow = (path: string, methods: string) =>
-      router.all(path, (_request, response) => {
-        response.set('Allow', methods);
-        throw new DetectdError('method_not_allowed', `use ${methods.replace(', ', ' or ')}`);
-      });
-    allow(`${base}/settings`, 'GET, PUT');
     allow(base, 'GET');
     allow(`${base}/:id`, 'GET, DELETE');
     allow(`${base}/:id/faces/:faceId/thumbnail`, 'GET');
