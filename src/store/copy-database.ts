@@ -18,6 +18,8 @@ export const TABLES_IN_COPY_ORDER = [
   'service_monthly_calls',
   'face_people',
   'face_samples',
+  'unknown_groups',
+  'unknown_faces',
 ] as const satisfies readonly (keyof Tables)[];
 
 export type TableName = (typeof TABLES_IN_COPY_ORDER)[number];
