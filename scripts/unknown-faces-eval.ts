@@ -53,6 +53,8 @@ interface HalfScore {
   readonly pairwisePrecision: number;
   readonly medianLargestShare: number;
   readonly largestShares: Record<string, string>;
+  /** The median over people of their largest group's faces over the photos of them sent (a face not found, too small, or not told apart by height counts as missed). */
+  readonly medianShareOfSent: number;
   readonly naming: { right: number; wrong: number; unknown: number; wrongWhere: string[]; unknownWhere: string[] };
   readonly strangers: { named: number; of: number };
 }
@@ -146,6 +148,13 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
     people,
     facesOf,
   );
+  const photosSent = new Map<string, number>();
+  for (const who of sent.flatMap((photo) => photo.who)) if (who !== null) photosSent.set(who, (photosSent.get(who) ?? 0) + 1);
+  const ofSent = groupingFigures(
+    groups.map((group) => group.members.map((member) => member.who)),
+    people,
+    photosSent,
+  );
   if (replayRules.length > 0) await replay(server, key, groups, people, facesOf, replayRules);
 
   // Naming: each person's largest group, then every photo of the half's people again.
@@ -184,7 +193,8 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
     groups: groups.length,
     pairwisePrecision: figures.pairwisePrecision,
     medianLargestShare: figures.medianLargestShare,
-    largestShares: Object.fromEntries(people.map((person, index) => [person, `${Math.round(figures.shares[index] * (facesOf.get(person) ?? 0))}/${facesOf.get(person) ?? 0}`])),
+    medianShareOfSent: ofSent.medianLargestShare,
+    largestShares: Object.fromEntries(people.map((person, index) => [person, `${Math.round(figures.shares[index] * (facesOf.get(person) ?? 0))}/${facesOf.get(person) ?? 0} kept, of ${photosSent.get(person) ?? 0} sent`])),
     naming,
     strangers,
   };
@@ -227,7 +237,7 @@ export async function evaluateUnknownFaces(withReplay: boolean, namedFaces: numb
       const total = right + wrong + unknown;
       const percent = (count: number, of: number) => `${count}/${of} (${((100 * count) / Math.max(1, of)).toFixed(1)} %)`;
       console.log(`${score.half} (${score.people.join(', ')}): ${score.keptFaces} faces kept of the cast in ${score.groups} groups`);
-      console.log(`  pairwise precision ${score.pairwisePrecision.toFixed(4)}; median largest-group share ${(100 * score.medianLargestShare).toFixed(1)} % (${Object.entries(score.largestShares).map(([person, share]) => `${person} ${share}`).join(', ')})`);
+      console.log(`  pairwise precision ${score.pairwisePrecision.toFixed(4)}; median largest-group share ${(100 * score.medianLargestShare).toFixed(1)} % of their kept faces, ${(100 * score.medianShareOfSent).toFixed(1)} % of their photos sent (${Object.entries(score.largestShares).map(([person, share]) => `${person} ${share}`).join(', ')})`);
       console.log(`  after naming each largest group: right ${percent(right, total)}, wrong ${percent(wrong, total)}, unknown ${percent(unknown, total)}; strangers named ${percent(score.strangers.named, score.strangers.of)}`);
       if (wrongWhere.length > 0) console.log(`  wrong: ${wrongWhere.join('; ')}`);
       if (score.naming.unknownWhere.length > 0) console.log(`  unknown: ${score.naming.unknownWhere.join('; ')}`);
