@@ -70,7 +70,9 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
           const { reading } = plates[index];
           return { ...finding, read_confidence: round(reading.confidence), ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }) };
         });
-        return { width: analysis.width, height: analysis.height, found: read, tracked: detections, visualizedImage };
+        // A stream's plate track reads as the text its frames read most surely (streaming/track-votes.ts).
+        const votes = plates.map(({ text, reading }) => ({ answer: text, confidence: reading.confidence }));
+        return { width: analysis.width, height: analysis.height, found: read, tracked: detections, votes, visualizedImage };
       } finally {
         analysis.pixels?.release();
       }

@@ -15,6 +15,9 @@ export interface NvisionObject {
   confidence: number;
   bounding_box: NvisionBoundingBox;
   cropped_image?: Buffer;
+  /** detectd's: the object's track id, and its track's decided answer (the SDK skips both). */
+  track_id?: number;
+  track?: { name: string; frames_agreeing: number; frames: number };
 }
 
 /** schemas/nvision.proto's NvisionRequest with snake_case names, as decoded (absent fields: proto3 defaults). */
