@@ -70,7 +70,7 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
           const { reading } = plates[index];
           return { ...finding, read_confidence: round(reading.confidence), ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }) };
         });
-        // A stream's plate track reads as the text its frames read most surely (streaming/track-votes.ts).
+        // On a stream, a plate's track is the text its frames vote for, each as surely as it was read (streaming/track-votes.ts).
         const votes = plates.map(({ text, reading }) => ({ answer: text, confidence: reading.confidence }));
         return { width: analysis.width, height: analysis.height, found: read, tracked: detections, votes, visualizedImage };
       } finally {

@@ -16,7 +16,8 @@ const TRANSPORT = 'stream-nvision';
  * binary protobuf NvisionRequest (schemas/nvision.proto). A client message is one frame with its
  * configurations; the answer echoes frame_id and source_id and carries the objects (each with a
  * bounding box, which the SDK reads unguarded, and detectd's track id and track answer, which it
- * skips), the service id and, when asked, the visualized frame as raw_data. Refusals are NvisionRequests too, with `error` set: the SDK throws on text.
+ * skips), the service id and, when asked, the visualized frame as raw_data. Refusals are
+ * NvisionRequests too, with `error` set: the SDK throws on text.
  */
 class NvisionCodec implements StreamCodec {
   constructor(
