@@ -49,10 +49,11 @@ describe('a service whose model is no longer loaded is never silent (real server
     fs.copyFileSync(modelPath('yolo26n-640-int8'), path.join(models, 'yolo26n-640-int8.onnx'));
     server = await startProcess({ ...env, DETECTD_MODELS_DIR: models });
     const fix = `\`npx detectd service model ${id} --default\` answers it with the default model (yolo26n-640-int8), or \`npx detectd models pull yolox-nano-416\` and restart the server`;
-    const warning = server.output.map((line) => line.trim()).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === id);
+    const warning = server.output.map((line) => line.trim()).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.service_id === id);
     expect(warning, server.output.join('')).to.deep.include({
       level: 40,
-      service: 'porch',
+      service: 'detectd',
+      service_name: 'porch',
       model: 'yolox-nano-416',
       msg: `service porch answers 503 model_unavailable, as model yolox-nano-416 is not loaded: ${fix}`,
     });
