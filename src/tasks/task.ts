@@ -128,7 +128,7 @@ export interface Task<Parameters = unknown> {
   readonly answerField: string;
   /**
    * The form fields (besides the image) of this task's example call, to show how parameters travel:
-   * tasks/example-calls.ts turns them into the curl, Python and JavaScript of the README, /docs and the console.
+   * tasks/example-calls.ts turns them into the console's curl, Python and JavaScript, and the curl of the README and /docs.
    */
   readonly exampleFields: Readonly<Record<string, string>>;
   /** The photo its example call sends, when dog.jpg would show nothing (a face task needs a face). */
