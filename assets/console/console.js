@@ -153,8 +153,10 @@ function readAsBase64(file) {
 
 const confidenceInput = () => document.getElementById('try-confidence');
 
-// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84").
-const nameOf = (object) => (object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`);
+// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84"),
+// a known plate by its text and the name listed with it ("DG2Z6U — known: Amy's car").
+const nameOf = (object) =>
+  object.known ? `${object.name} — known: ${object.known.name}` : object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
 
 // One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {

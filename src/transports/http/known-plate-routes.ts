@@ -6,13 +6,10 @@ import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { Gate } from '../../gate/gate.js';
 import { type KnownPlate, KnownPlateError, type KnownPlates, type NewKnownPlate } from '../../plates/known-plate-list.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { Task } from '../../tasks/task.js';
+import { knownPlatesPath } from '../known-plates-path.js';
 import { contextOf } from '../request-context.js';
 import { JSON_CONTENT_TYPE } from './detection-routes.js';
 import type { PathItems } from './openapi.js';
-
-/** Where a task's known plates are managed: beside its REST path. */
-const knownPlatesPath = (task: Task) => `/api/v1/${task.type}/known-plates`;
 
 /** The list's refusal, as the caller's 4xx. */
 function refusal(error: unknown): never {
@@ -33,7 +30,7 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
   for (const task of tasks.all) {
     const known = task.abilities?.knownPlates;
     if (!known) continue;
-    const path = knownPlatesPath(task);
+    const path = knownPlatesPath(task.type);
     const serviceOf = async (request: Request, response: Response) => {
       const { service } = await gate.identify({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, { context: contextOf(response) });
       return service.id;
@@ -60,8 +57,9 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
     });
     router.post(path, async (request, response) => {
       const serviceId = await serviceOf(request, response);
-      const body = (await bodyOf(request, response, 'known-plates-request')) as NewKnownPlate | { plates: NewKnownPlate[] };
-      const added = await known.add(serviceId, 'plates' in body ? body.plates : [body]).catch(refusal);
+      // The schema allowed one plate, or a list of them.
+      const body = (await bodyOf(request, response, 'known-plates-request')) as NewKnownPlate & { plates?: NewKnownPlate[] };
+      const added = await known.add(serviceId, body.plates ?? [body]).catch(refusal);
       response.status(201).json(await answer(known, serviceId, added));
     });
     router.all(path, (_request, response) => {
@@ -102,7 +100,7 @@ export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
     tasks.all
       .filter((task) => task.abilities?.knownPlates)
       .flatMap((task) => {
-        const path = knownPlatesPath(task);
+        const path = knownPlatesPath(task.type);
         const common = { tags: [task.type], security: [{ ApiKey: [] }] };
         return [
           [
