@@ -66,7 +66,8 @@ describe('console in Chromium: a license-plate service, its Try it drawing each 
       await add('XY 999', 'Truck');
       await page.waitForSelector('#known-plates-count:text("2 known plates")');
       await add('jqs5688', 'again');
-      await page.waitForSelector('#known-plates-status:has-text("lists \\"JQS5688\\" already")');
+      await page.waitForSelector('#known-plates-status:has-text("already")');
+      expect(await page.textContent('#known-plates-status')).to.equal('Could not add jqs5688: the service already lists "JQS5688" (O and 0, I and 1 count as one character): remove it first');
       await page.click('button[aria-label="Remove XY999"]');
       await page.waitForSelector('#known-plates-count:text("1 known plate")');
       expect(await page.$$eval('#known-plates-table tbody tr', (rows) => rows.map((row) => row.querySelector('td')!.textContent))).to.deep.equal(['JQS5688']);
