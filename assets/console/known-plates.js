@@ -1,5 +1,5 @@
 // detectd console: a licence-plate service's "Known plates" (the service's known-plates routes, called with its key as Try it calls the API).
-// Runs after console.js (both deferred, in page order), whose fetchKey() it uses.
+// Runs after console.js (both deferred, in page order), whose fetchKey() and removableRow() it uses.
 'use strict';
 
 const knownPlatesSection = () => document.getElementById('known-plates');
@@ -26,31 +26,13 @@ async function listKnownPlates() {
     count.textContent = plates.length === 0 ? 'No known plates yet.' : `${plates.length} known plate${plates.length === 1 ? '' : 's'}`;
     document.getElementById('known-plates-distance').value = String(distance);
     document.querySelector('#known-plates-table tbody').replaceChildren(
-      ...plates.map((plate) => {
-        const row = document.createElement('tr');
-        // On a phone each row stacks (table.stack): the cells then say what they are. Text nodes only: names are never parsed as HTML.
-        for (const [label, text] of [['', plate.plate], ['Name ', plate.name], ['Added ', new Date(plate.created).toLocaleDateString(undefined, { dateStyle: 'medium' })]]) {
-          const cell = document.createElement('td');
-          if (label) {
-            const stackLabel = document.createElement('span');
-            stackLabel.className = 'stack-label';
-            stackLabel.textContent = label;
-            cell.append(stackLabel);
-          }
-          cell.append(text);
-          row.append(cell);
-        }
-        const remove = document.createElement('button');
-        remove.type = 'button';
-        remove.className = 'button small secondary';
-        remove.textContent = 'Remove';
-        remove.setAttribute('aria-label', `Remove ${plate.plate}`);
-        remove.addEventListener('click', () => removeKnownPlate(plate));
-        const cell = document.createElement('td');
-        cell.append(remove);
-        row.append(cell);
-        return row;
-      }),
+      ...plates.map((plate) =>
+        removableRow(
+          [['', plate.plate, false], ['Name ', plate.name, false], ['Added ', new Date(plate.created).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]],
+          `Remove ${plate.plate}`,
+          () => removeKnownPlate(plate),
+        ),
+      ),
     );
   } catch (error) {
     count.textContent = `Could not list the known plates: ${error.message}`;
