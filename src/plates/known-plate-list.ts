@@ -43,6 +43,8 @@ const MAX_PLATE_LENGTH = 16;
 const MAX_NAME_LENGTH = 200;
 /** The most plates one service may list: every read is compared with each. */
 export const MAX_KNOWN_PLATES = 10_000;
+/** Rows per INSERT: well below SQLite's and PostgreSQL's bound on a statement's parameters. */
+const ROWS_PER_INSERT = 1000;
 
 function checkedPlate(plate: string): string {
   const text = plateText(plate);
@@ -79,8 +81,9 @@ export class KnownPlateList implements KnownPlates {
   }
 
   /**
-   * Adds the plates, all or none: `invalid_plate`/`invalid_name` for a bad one, `plate_exists` for
-   * one the service lists already (look-alikes counting as equal) or listed twice in `plates`.
+   * Adds the plates, all or none: `invalid_plate`/`invalid_name` for a bad one (or past
+   * MAX_KNOWN_PLATES), `plate_exists` for one the service lists already (look-alikes counting as
+   * equal) or listed twice in `plates`.
    */
   async add(serviceId: string, plates: readonly NewKnownPlate[]): Promise<KnownPlate[]> {
     const created = this.now().toISOString();
@@ -94,20 +97,21 @@ export class KnownPlateList implements KnownPlates {
       keys.add(row.plate_key);
     }
     if (rows.length === 0) return [];
-    return this.db.transaction().execute(async (tx) => {
-      const existing = await tx.selectFrom('known_plates').select(['plate', 'plate_key']).where('service_id', '=', serviceId).execute();
-      const taken = existing.find((row) => keys.has(row.plate_key));
-      if (taken) throw new KnownPlateError('plate_exists', `the service already lists "${taken.plate}" (O and 0, I and 1 count as one character): remove it first`);
-      if (existing.length + rows.length > MAX_KNOWN_PLATES) throw new KnownPlateError('invalid_plate', `a service lists at most ${MAX_KNOWN_PLATES} known plates`);
-      try {
-        await tx.insertInto('known_plates').values(rows).execute();
-      } catch (error) {
-        // Two additions of one plate at once: the unique (service_id, plate_key) lets one win.
-        if (isUniqueViolation(error, 'known_plates', ['service_id', 'plate_key'])) throw new KnownPlateError('plate_exists', 'the service already lists one of these plates');
-        throw error;
-      }
-      return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
-    });
+    try {
+      // The insert first: on SQLite a transaction that reads first cannot wait for another writer (SQLITE_BUSY).
+      return await this.db.transaction().execute(async (tx) => {
+        for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await tx.insertInto('known_plates').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+        const { listed } = await tx.selectFrom('known_plates').select((eb) => eb.fn.countAll<number | string>().as('listed')).where('service_id', '=', serviceId).executeTakeFirstOrThrow();
+        if (Number(listed) > MAX_KNOWN_PLATES) throw new KnownPlateError('invalid_plate', `a service lists at most ${MAX_KNOWN_PLATES} known plates`);
+        return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
+      });
+    } catch (error) {
+      // Listed already, or added by another call at the same moment: the unique (service_id, plate_key) refused it.
+      if (!isUniqueViolation(error, 'known_plates', ['service_id', 'plate_key'])) throw error;
+      const listed = await this.db.selectFrom('known_plates').select(['plate', 'plate_key']).where('service_id', '=', serviceId).execute();
+      const taken = listed.find((row) => keys.has(row.plate_key));
+      throw new KnownPlateError('plate_exists', `the service already lists ${taken ? `"${taken.plate}"` : 'one of these plates'} (O and 0, I and 1 count as one character): remove it first`);
+    }
   }
 
   /** Removes the known plate of this id, or of this plate (look-alikes counting as equal); false when the service lists no such one. */
