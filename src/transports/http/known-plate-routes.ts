@@ -4,7 +4,7 @@ import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { Gate } from '../../gate/gate.js';
-import { type KnownPlate, KnownPlateError, type KnownPlates, type NewKnownPlate } from '../../plates/known-plate-list.js';
+import { type KnownPlate, KnownPlateError, type NewKnownPlate } from '../../plates/known-plate-list.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import { knownPlatesPath } from '../known-plates-path.js';
 import { contextOf } from '../request-context.js';
@@ -49,18 +49,18 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
       if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
       return body;
     };
-    const answer = async (list: KnownPlates, serviceId: string, plates: readonly KnownPlate[]) => ({ service_id: serviceId, distance: await list.distance(serviceId), known_plates: plates.map(listed) });
+    const answer = async (serviceId: string, plates: readonly KnownPlate[]) => ({ service_id: serviceId, distance: await known.distance(serviceId), known_plates: plates.map(listed) });
 
     router.get(path, async (request, response) => {
       const serviceId = await serviceOf(request, response);
-      response.set('Cache-Control', 'no-store').json(await answer(known, serviceId, await known.list(serviceId)));
+      response.set('Cache-Control', 'no-store').json(await answer(serviceId, await known.list(serviceId)));
     });
     router.post(path, async (request, response) => {
       const serviceId = await serviceOf(request, response);
       // The schema allowed one plate, or a list of them.
       const body = (await bodyOf(request, response, 'known-plates-request')) as NewKnownPlate & { plates?: NewKnownPlate[] };
       const added = await known.add(serviceId, body.plates ?? [body]).catch(refusal);
-      response.status(201).json(await answer(known, serviceId, added));
+      response.status(201).json(await answer(serviceId, added));
     });
     router.all(path, (_request, response) => {
       response.set('Allow', 'GET, POST');
