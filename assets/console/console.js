@@ -153,8 +153,10 @@ function readAsBase64(file) {
 
 const confidenceInput = () => document.getElementById('try-confidence');
 
-// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84").
-const nameOf = (object) => (object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`);
+// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84"),
+// a known plate by its text and the name listed with it ("DG2Z6U — known: Amy's car").
+const nameOf = (object) =>
+  object.known ? `${object.name} — known: ${object.known.name}` : object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
 
 // One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {
@@ -294,38 +296,47 @@ async function faceCall(route, form) {
   return body;
 }
 
+// A row of a list with a Remove button: its cells as [label, text, numeric]. On a phone each row stacks (table.stack): the
+// cells then say what they are. Text nodes only, so names are never parsed as HTML.
+function removableRow(cells, removeLabel, remove) {
+  const row = document.createElement('tr');
+  for (const [label, text, numeric] of cells) {
+    const cell = document.createElement('td');
+    if (label) {
+      const stackLabel = document.createElement('span');
+      stackLabel.className = 'stack-label';
+      stackLabel.textContent = label;
+      cell.append(stackLabel);
+    }
+    cell.append(text);
+    if (numeric) cell.className = 'num';
+    row.append(cell);
+  }
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button small secondary';
+  button.textContent = 'Remove';
+  button.setAttribute('aria-label', removeLabel);
+  button.addEventListener('click', remove);
+  const cell = document.createElement('td');
+  cell.append(button);
+  row.append(cell);
+  return row;
+}
+
 async function listPeople() {
   const status = document.getElementById('people-count');
   try {
     const { people } = await faceCall('list', new FormData());
     status.textContent = people.length === 0 ? 'Nobody registered yet.' : `${people.length} ${people.length === 1 ? 'person' : 'people'} registered`;
     document.querySelector('#people-table tbody').replaceChildren(
-      ...people.map((person) => {
-        const row = document.createElement('tr');
-        // On a phone each row stacks (table.stack): the cells then say what they are.
-        for (const [label, text, numeric] of [['', person.userid, false], ['Photos ', String(person.photos), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]]) {
-          const cell = document.createElement('td');
-          if (label) {
-            const stackLabel = document.createElement('span');
-            stackLabel.className = 'stack-label';
-            stackLabel.textContent = label;
-            cell.append(stackLabel);
-          }
-          cell.append(text);
-          if (numeric) cell.className = 'num';
-          row.append(cell);
-        }
-        const remove = document.createElement('button');
-        remove.type = 'button';
-        remove.className = 'button small secondary';
-        remove.textContent = 'Remove';
-        remove.setAttribute('aria-label', `Remove ${person.userid}`);
-        remove.addEventListener('click', () => removePerson(person.userid));
-        const cell = document.createElement('td');
-        cell.append(remove);
-        row.append(cell);
-        return row;
-      }),
+      ...people.map((person) =>
+        removableRow(
+          [['', person.userid, false], ['Photos ', String(person.photos), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]],
+          `Remove ${person.userid}`,
+          () => removePerson(person.userid),
+        ),
+      ),
     );
   } catch (error) {
     status.textContent = `Could not list the people: ${error.message}`;

@@ -43,6 +43,8 @@ export interface Tables {
     monthly_quota: number | null;
     /** At most this many predictions in a DeepStack / CodeProject.AI answer; null: no cap. */
     deepstack_max_predictions: number | null;
+    /** Licence-plate services: how many characters a read may differ from a known plate and still match it; null: the default (plates/plate-match.ts). */
+    known_plate_distance: number | null;
     /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
     rate_tat_ms: number | null;
     /** Face services: the similarity in [0, 1] a face must reach to be named; null: the default (faces/face-similarity.ts). */
@@ -66,6 +68,17 @@ export interface Tables {
     descriptor_ciphertext: string;
     /** Which pipeline made the descriptor (faces/face-gallery.ts DESCRIPTOR_KIND): only descriptors of one kind are comparable. */
     descriptor_kind: Generated<string>;
+    created_at: string;
+  };
+  /** A licence-plate service's known plates, each with a name (src/plates/). */
+  known_plates: {
+    id: string;
+    service_id: string;
+    /** The plate as its owner wrote it. */
+    plate: string;
+    /** The plate as matched (plates/plate-match.ts plateKey): unique within the service. */
+    plate_key: string;
+    name: string;
     created_at: string;
   };
   service_monthly_calls: {

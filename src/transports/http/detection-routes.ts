@@ -26,7 +26,8 @@ export interface DetectionRouteDependencies {
 
 /** From this size on, a JSON body's parsing and its base64 decode get separate turns of the event loop. */
 const LARGE_BODY_BYTES = 256 * 1024;
-const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+/** A JSON body's Content-Type: `application/json`, UTF-8 if a charset is named. */
+export const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 /** The image itself: `image/…`, or `application/octet-stream`, what clients send for bytes they do not type (curl --data-binary with -H, many HTTP libraries). */
 const IMAGE_CONTENT_TYPE = /^(?:image\/[\w.+-]+|application\/octet-stream)\s*(?:;|$)/i;
 const ROUTES: readonly { path: string; version: ApiVersion }[] = [
