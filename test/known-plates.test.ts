@@ -20,6 +20,7 @@ const PLATE_TASK = TASK_DESCRIPTIONS.find('license-plate')!;
 interface Plate {
   name: string;
   known?: { name: string; plate: string; distance: number };
+  track?: { name: string; frames_agreeing: number; frames: number; known?: Plate['known'] };
 }
 interface KnownList {
   service_id: string;
@@ -113,7 +114,7 @@ describe('known plates: a licence-plate service\'s list, matched within its dist
     expect(stranger.predictions[0]).to.include({ plate: STRANGER.read }).and.not.have.any.keys('known_name', 'known_plate', 'known_distance');
   });
 
-  it('JSON stream: the item of a known plate carries `known`', async () => {
+  it('JSON stream: the item of a known plate carries `known`, and so does its track\'s answer', async () => {
     const key = await serviceWith('stream', [{ plate: 'M5XSK', name: 'Ben' }]);
     const client = await StreamClient.open(`${server.url.replace(/^http/, 'ws')}/api/v1/license-plate/stream`, { headers: { Authorization: `ApiKey ${key}` } });
     client.sendJson({ type: 'start' });
@@ -121,6 +122,7 @@ describe('known plates: a licence-plate service\'s list, matched within its dist
     const [result] = (await client.waitFor((messages) => messages.some((message) => message.type === 'result'))).filter((message) => message.type === 'result');
     await client.close();
     expect(result.detected_plates.map((plate: Plate) => [plate.name, plate.known])).to.deep.equal([[BEN.read, { name: 'Ben', plate: 'M5XSK', distance: 1 }]]);
+    expect(result.detected_plates[0].track).to.deep.equal({ name: BEN.read, frames_agreeing: 1, frames: 1, known: { name: 'Ben', plate: 'M5XSK', distance: 1 } });
   });
 
   it('REST management: list, add one or many, remove by id or by the plate in any writing; only with the service\'s key', async () => {

@@ -55,17 +55,7 @@ export const LICENSE_PLATE_RESPONSE: JsonSchema = {
             description: 'The reader\'s guess of the plate\'s country or region, where its model gives one.',
             properties: { name: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
           },
-          known: {
-            type: 'object',
-            required: ['name', 'plate', 'distance'],
-            additionalProperties: false,
-            description: 'The service\'s known plate the read matches, when one does within the service\'s distance (docs/plates.md, "Known plates"); absent otherwise.',
-            properties: {
-              name: { type: 'string', description: 'The name listed with the known plate.' },
-              plate: { type: 'string', description: 'The known plate as listed (upper case, no separators).' },
-              distance: { type: 'integer', minimum: 0, description: 'How many characters the read differs by (O and 0, I and 1 counting as equal).' },
-            },
-          },
+          known: { $ref: 'known-plate-match.json' },
           cropped_image: { $ref: `${OBJECT_ITEM}/cropped_image` },
         },
       },
