@@ -18,7 +18,7 @@ import path from 'node:path';
 import type { FoundPlate } from '../src/tasks/license-plate/read-plates.js';
 import { plateCharacters } from '../src/tasks/license-plate/read-plates.js';
 import type { Box } from '../src/vision/image.js';
-import { keyDistance } from '../src/plates/plate-match.js';
+import { distance as editDistance } from 'fastest-levenshtein';
 import { percentile } from './lib/bench-numbers.js';
 import { farPlateSet } from './lib/far-plate-frames.js';
 import { startLocalServer } from './lib/local-server.js';
@@ -113,7 +113,7 @@ function score(outcomes: readonly ImageOutcome[]): Score {
     const text = over.text;
     if (text === label) tally.exact++;
     if (text.replaceAll('O', '0') === label.replaceAll('O', '0')) tally.exactOZero++;
-    if (keyDistance(text, label, 1) <= 1) tally.withinOne++;
+    if (editDistance(text, label) <= 1) tally.withinOne++;
   }
   return tally;
 }

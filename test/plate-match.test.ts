@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { keyDistance, plateKey, plateMatcher, plateText } from '../src/plates/plate-match.js';
+import { plateKey, plateMatcher, plateText } from '../src/plates/plate-match.js';
 
 describe('known plates: matching a read to a known plate (plates/plate-match.ts)', () => {
   it('writes a plate without case or separators, and folds O into 0 and I into 1 for matching', () => {
@@ -8,14 +8,14 @@ describe('known plates: matching a read to a known plate (plates/plate-match.ts)
     expect(plateKey('B8')).to.equal('B8');
   });
 
-  it('counts edits, and stops at the limit', () => {
-    expect(keyDistance('ABC123', 'ABC123', 1)).to.equal(0);
-    expect(keyDistance('ABC123', 'ABC124', 1)).to.equal(1);
-    expect(keyDistance('ABC123', 'ABC12', 1)).to.equal(1);
-    expect(keyDistance('ABC123', 'XBC12', 1)).to.equal(2);
-    expect(keyDistance('ABC123', 'XYZ789', 2)).to.equal(3);
-    expect(keyDistance('ABC123', 'ABC123XYZ', 2)).to.equal(3);
-    expect(keyDistance('KITTEN', 'SITTING', 5)).to.equal(3);
+  it('counts changed, added and dropped characters as one each, up to the service\'s distance', () => {
+    const ben = [{ plate: 'ABC123', name: 'Ben' }];
+    expect(plateMatcher(ben, 1)('ABC124')?.distance).to.equal(1);
+    expect(plateMatcher(ben, 1)('ABC12')?.distance).to.equal(1);
+    expect(plateMatcher(ben, 1)('ABC1234')?.distance).to.equal(1);
+    expect(plateMatcher(ben, 1)('XBC12')).to.equal(undefined);
+    expect(plateMatcher(ben, 2)('XBC12')?.distance).to.equal(2);
+    expect(plateMatcher(ben, 3)('XYZ789')).to.equal(undefined);
   });
 
   const known = [

@@ -6,6 +6,7 @@
  * look-alikes are folded and from which length a read may differ at all are measured in
  * docs/plates.md ("Known plates").
  */
+import { distance as editDistance } from 'fastest-levenshtein';
 
 /** A known plate's distance by default: one character. */
 export const DEFAULT_KNOWN_PLATE_DISTANCE = 1;
@@ -24,21 +25,6 @@ export const plateText = (plate: string) => plate.normalize('NFKC').toUpperCase(
 
 /** A plate's match key: its text with the look-alikes folded, so `DO1 IAB` and `D01 1AB` are one plate. */
 export const plateKey = (plate: string) => [...plateText(plate)].map((character) => LOOK_ALIKES[character] ?? character).join('');
-
-/** Levenshtein distance between two keys, or `limit + 1` as soon as it must exceed `limit` (a read is compared with every known plate). */
-export function keyDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    if (Math.min(...current) > limit) return limit + 1;
-    previous = current;
-  }
-  return Math.min(previous[b.length], limit + 1);
-}
 
 /** A plate of a service's list, as matching needs it. */
 export interface ListedPlate {
@@ -68,7 +54,7 @@ export function plateMatcher(known: readonly ListedPlate[], distance: number): (
     let ambiguous = false;
     for (const entry of keyed) {
       const allowed = Math.min(key.length, entry.key.length) < FUZZY_MATCH_MIN_LENGTH ? 0 : distance;
-      const apart = keyDistance(key, entry.key, allowed);
+      const apart = editDistance(key, entry.key);
       if (apart > allowed || (best && apart > best.distance)) continue;
       if (best && apart === best.distance) {
         ambiguous ||= best.name !== entry.name;
