@@ -18,6 +18,7 @@ export const TABLES_IN_COPY_ORDER = [
   'service_monthly_calls',
   'face_people',
   'face_samples',
+  'face_negatives',
 ] as const satisfies readonly (keyof Tables)[];
 
 export type TableName = (typeof TABLES_IN_COPY_ORDER)[number];

@@ -68,6 +68,15 @@ export interface Tables {
     descriptor_kind: Generated<string>;
     created_at: string;
   };
+  face_negatives: {
+    id: string;
+    /** The registered person this face is NOT (faces/face-gallery.ts: "not this person"). */
+    person_id: string;
+    /** AES-256-GCM ciphertext of the descriptor's float32 bytes, as face_samples', bound to this row's id. */
+    descriptor_ciphertext: string;
+    descriptor_kind: string;
+    created_at: string;
+  };
   service_monthly_calls: {
     service_id: string;
     /** UTC month, `YYYY-MM`. */

@@ -24,6 +24,7 @@ const NOT_RUNNING: FaceRecognition = {
   smallestFace: 0,
   matcher: notRunning,
   register: notRunning,
+  addNegative: notRunning,
   list: notRunning,
   remove: notRunning,
 };
