@@ -37,6 +37,7 @@ import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
+import { peopleOpenApiPaths, peopleRoutes } from './transports/http/people-routes.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
 import { UploadBudget } from './gate/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
@@ -184,9 +185,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       ),
       streamRoutes(gate, tasks, streamTokens),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
-    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, deepStackPaths, tasks), publicUrl: config.publicUrl },
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, { ...deepStackPaths, ...peopleOpenApiPaths(tasks) }, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,
