@@ -156,9 +156,11 @@ const confidenceInput = () => document.getElementById('try-confidence');
 // What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84").
 const nameOf = (object) => (object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`);
 
-// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box. Built with DOM nodes, so names are never parsed as HTML.
+// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box, and on a
+// service that keeps people, the face's correction. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
+  const corrects = document.getElementById('try-form').dataset.people === 'true';
   body.replaceChildren(
     ...objects.map((object) => {
       const row = document.createElement('tr');
@@ -174,9 +176,92 @@ function fillObjectTable(objects) {
         if (numeric) cell.className = 'num';
         row.append(cell);
       }
+      if (corrects) row.append(faceCorrection(object));
       return row;
     }),
   );
+}
+
+// The image Try it sent last, as base64: what its faces' corrections send again, with the face's box.
+let triedImage;
+
+const smallButton = (text, label) => {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button small secondary';
+  button.textContent = text;
+  if (label) button.setAttribute('aria-label', label);
+  return button;
+};
+
+// A correction of the service's people over its REST API (docs/faces.md "Corrections"): `faces` adds the photo's face
+// to the person, `not` attaches it to them as a face they are not. `photo` is a JSON body's fields or a file.
+async function correctPerson(userid, verb, photo) {
+  const apiKey = await fetchKey();
+  const file = photo instanceof Blob;
+  const response = await fetch(`${overview().dataset.apiPath}/people/${encodeURIComponent(userid)}/${verb}`, {
+    method: 'POST',
+    headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': file ? photo.type || 'application/octet-stream' : 'application/json' },
+    body: file ? photo : JSON.stringify(photo),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
+  return answer;
+}
+
+const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+const boxText = (box) => `${box.left},${box.top},${box.right},${box.bottom}`;
+
+// Try it's correction of one face: "Not <name>" beside a named face, "Add to…" (a person's name) beside any other. Done,
+// Try it asks again, so the table shows what the correction changed, and the People list follows.
+function faceCorrection(face) {
+  const cell = document.createElement('td');
+  cell.className = 'try-correct';
+  const box = face.bounding_box;
+  if (!box) return cell;
+  const apply = async (button, userid, verb) => {
+    button.disabled = true;
+    try {
+      const { person } = await correctPerson(userid, verb, { raw_data: triedImage, box: boxText(box) });
+      const done = verb === 'not'
+        ? `${person.userid}: this face is not them (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
+        : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+      await tryIt();
+      showStatus(`${done} ${document.getElementById('try-status').textContent}`);
+      if (document.getElementById('people')) listPeople();
+    } catch (error) {
+      button.disabled = false;
+      showError('The correction was refused', error.message);
+    }
+  };
+  if (face.similarity !== undefined) {
+    const not = smallButton(`Not ${face.name}`);
+    not.addEventListener('click', () => apply(not, face.name, 'not'));
+    cell.append(not);
+    return cell;
+  }
+  const open = smallButton('Add to\u2026', `Add the face at ${boxText(box)} to a person`);
+  open.addEventListener('click', () => {
+    const form = document.createElement('form');
+    form.className = 'add-face';
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.maxLength = 200;
+    input.required = true;
+    input.placeholder = 'Name or id';
+    input.setAttribute('aria-label', `Person to add the face at ${boxText(box)} to`);
+    const add = smallButton('Add');
+    add.type = 'submit';
+    form.append(input, add);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (input.value.trim()) apply(add, input.value.trim(), 'faces');
+    });
+    cell.replaceChildren(form);
+    input.focus();
+  });
+  cell.append(open);
+  return cell;
 }
 
 // One chip per class, most found first: "dog 1", "person 3".
@@ -220,6 +305,7 @@ async function tryIt() {
   showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
+    triedImage = rawData;
     const started = performance.now();
     const response = await fetch(overview().dataset.apiPath, {
       method: 'POST',
@@ -303,7 +389,7 @@ async function listPeople() {
       ...people.map((person) => {
         const row = document.createElement('tr');
         // On a phone each row stacks (table.stack): the cells then say what they are.
-        for (const [label, text, numeric] of [['', person.userid, false], ['Photos ', String(person.photos), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]]) {
+        for (const [label, text, numeric] of [['', person.userid, false], ['Photos ', String(person.photos), true], ['Not them ', String(person.negatives), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]]) {
           const cell = document.createElement('td');
           if (label) {
             const stackLabel = document.createElement('span');
@@ -315,14 +401,15 @@ async function listPeople() {
           if (numeric) cell.className = 'num';
           row.append(cell);
         }
-        const remove = document.createElement('button');
-        remove.type = 'button';
-        remove.className = 'button small secondary';
-        remove.textContent = 'Remove';
-        remove.setAttribute('aria-label', `Remove ${person.userid}`);
+        const addPhoto = smallButton('Add photo', `Add a photo of ${person.userid}`);
+        addPhoto.addEventListener('click', () => choosePhoto(person.userid, 'faces'));
+        const notThem = smallButton('Not this person', `A photo of someone who is not ${person.userid}`);
+        notThem.addEventListener('click', () => choosePhoto(person.userid, 'not'));
+        const remove = smallButton('Remove', `Remove ${person.userid}`);
         remove.addEventListener('click', () => removePerson(person.userid));
         const cell = document.createElement('td');
-        cell.append(remove);
+        cell.className = 'people-actions';
+        cell.append(addPhoto, notThem, remove);
         row.append(cell);
         return row;
       }),
@@ -386,6 +473,7 @@ async function registerPerson() {
   try {
     const body = await faceCall('register', form);
     const used = new Map(body.faces_taken.map((face) => [face.image, face]));
+    const refused = new Map((body.faces_refused ?? []).map((face) => [face.image, face.error]));
     // Every figure is ready before the status says the call is done, so what it reports is already on the page.
     const figures = await Promise.all(files.map(async (file, index) => {
       const figure = document.createElement('figure');
@@ -394,12 +482,13 @@ async function registerPerson() {
       const face = used.get(`image${index + 1}`);
       const canvas = face ? await takenFace(file, face) : null;
       if (canvas) figure.append(canvas);
-      caption.textContent = !face ? `${file.name}: no face found` : canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
+      const why = refused.get(`image${index + 1}`);
+      caption.textContent = why ? `${file.name}: refused, ${why}` : !face ? `${file.name}: no face found` : canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
       figure.append(caption);
       return figure;
     }));
     taken.append(...figures);
-    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face).`;
+    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face${refused.size > 0 ? `; ${refused.size} refused` : ''}).`;
     // Registered: the form is ready for the next person (a refused one keeps what was typed, to correct it).
     document.getElementById('people-form').reset();
   } catch (error) {
@@ -408,8 +497,35 @@ async function registerPerson() {
   listPeople();
 }
 
+// The People list's Add photo and Not this person: one file input, told which person and which correction a chosen photo is for.
+let pendingCorrection;
+function choosePhoto(userid, verb) {
+  pendingCorrection = { userid, verb };
+  const input = document.getElementById('people-correction-file');
+  input.value = '';
+  input.click();
+}
+
+async function sendChosenPhoto() {
+  const file = document.getElementById('people-correction-file').files[0];
+  if (!file || !pendingCorrection) return;
+  const { userid, verb } = pendingCorrection;
+  const status = document.getElementById('people-status');
+  status.textContent = verb === 'not' ? `Adding ${file.name} as not ${userid}…` : `Adding ${file.name} to ${userid}…`;
+  try {
+    const { person } = await correctPerson(userid, verb, file);
+    status.textContent = verb === 'not'
+      ? `${file.name}: faces like it are no longer named ${person.userid} (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
+      : `${file.name}: face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+  } catch (error) {
+    status.textContent = `${file.name} was refused: ${error.message}`;
+  }
+  listPeople();
+}
+
 if (document.getElementById('people')) {
   listPeople();
+  document.getElementById('people-correction-file').addEventListener('change', sendChosenPhoto);
   document.getElementById('people-form').addEventListener('submit', (event) => {
     event.preventDefault();
     registerPerson();

@@ -111,13 +111,13 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       operationId: 'deepstack-face-list',
       summary: 'DeepStack / CodeProject.AI list of the service\'s registered people',
       formFields: KEY_FIELD,
-      answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "added"}], ${CODEPROJECT_FIELDS}}\``,
+      answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "negatives", "added"}], ${CODEPROJECT_FIELDS}}\``,
       failures: KEYED_FAILURES,
       async respond(_request, call): Promise<DeepStackAnswer> {
         const people = await faces.list(call.service.id);
         const userids = people.map((person) => person.name);
-        // `people` is detectd's addition (clients read `faces`): each person's photos and when they were added, for the console's People page.
-        const listed = people.map((person) => ({ userid: person.name, photos: person.samples, added: person.created }));
+        // `people` is detectd's addition (clients read `faces`): each person's photos, "not this person" faces and when they were added, for the console's People page.
+        const listed = people.map((person) => ({ userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created }));
         return { fields: { faces: userids, people: listed }, message: userids.length === 1 ? '1 registered face' : `${userids.length} registered faces` };
       },
     },
