@@ -30,6 +30,8 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
 import { FaceGallery } from './faces/face-gallery.js';
 import { galleryRecognition } from './faces/face-recognition.js';
+import { UnknownPeople } from './faces/unknown-people.js';
+import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './transports/http/unknown-people-routes.js';
 import { SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
@@ -51,6 +53,8 @@ import { UsageStore } from './usage/usage-store.js';
 
 /** Calls stopped this long ago: the server is at rest, and collects the garbage its last images left. */
 const IDLE_COLLECTION_MS = 2_000;
+/** How often kept unknown faces past their service's retention are forgotten, beside each keeping (a service that sees no face forgets too). */
+const UNKNOWN_FACES_SWEEP_MS = 3_600_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -81,7 +85,12 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
-  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE);
+  const unknownPeople = new UnknownPeople(db, secret, gallery);
+  // Never the faces: an error while keeping them is logged without them, and the call is answered.
+  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE, { people: unknownPeople, failed: (error) => logger.error({ err: error }, 'unknown faces could not be kept') });
+  const forgetExpired = () => void unknownPeople.purgeAll().catch((error: unknown) => logger.error({ err: error }, 'expired unknown faces could not be forgotten'));
+  forgetExpired();
+  const unknownFacesSweep = setInterval(forgetExpired, UNKNOWN_FACES_SWEEP_MS).unref();
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
@@ -116,7 +125,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack routes' part of the API reference does not depend on the caller: built once.
-  const deepStackPaths = deepStackOpenApiPaths(tasks);
+  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks) };
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
@@ -184,11 +193,12 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
+      unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
       peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
-    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, { ...deepStackPaths, ...peopleOpenApiPaths(tasks) }, tasks), publicUrl: config.publicUrl },
+    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
     trustProxy: config.trustProxy,
@@ -216,6 +226,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await stopped;
       await usage.stop();
       idleCollector.stop();
+      clearInterval(unknownFacesSweep);
       await registry.dispose();
       await db.destroy();
       lock?.release();

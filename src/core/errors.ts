@@ -21,7 +21,7 @@ export const ERROR_CATALOGUE = {
   forbidden: { status: 403, summary: 'The key is valid but its service or its account is disabled, or the service is of another type.' },
   unknown_service: { status: 404, summary: 'No such service type in the URL (the message lists the known ones).' },
   not_found: { status: 404, summary: 'No such route.' },
-  unknown_person: { status: 404, summary: 'A face correction names a person the service has not registered.' },
+  unknown_person: { status: 404, summary: 'No such person: a face correction names a person the service has not registered, or the key\'s service has no unknown person (or kept face) of that id (never seen, or named, merged or forgotten since).' },
   method_not_allowed: { status: 405, summary: 'The route exists but not for this HTTP method (see `Allow`).' },
   request_timeout: { status: 408, summary: 'The headers or the body did not arrive within their deadline; the connection is closed.' },
   payload_too_large: { status: 413, summary: 'The request body (declared, received or inflated) exceeds the body limit.' },

@@ -80,9 +80,9 @@ function checkUserid(userid: string): string {
  */
 export const useridKey = (userid: string) => userid.trim().normalize('NFC').toLowerCase();
 
-const toText = (descriptor: Float32Array) => Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
+export const toText = (descriptor: Float32Array) => Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
 
-function fromText(text: string): Float32Array {
+export function fromText(text: string): Float32Array {
   const bytes = Buffer.from(text, 'base64');
   // Copied into its own buffer: a Float32Array view needs 4-byte alignment.
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));

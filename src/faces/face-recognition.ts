@@ -1,6 +1,7 @@
 import { DetectdError } from '../core/errors.js';
 import { type FaceGallery, FaceGalleryError, type FacePerson } from './face-gallery.js';
 import { faceSimilarity } from './face-similarity.js';
+import type { SeenIn, UnknownPeople, UnnamedFace } from './unknown-people.js';
 
 /** A registered person of a face service, as its gallery lists them. */
 export interface RegisteredPerson {
@@ -47,13 +48,28 @@ export interface FaceRecognition {
   list(serviceId: string): Promise<readonly RegisteredPerson[]>;
   /** Removes the person and every sample; false when there was no such person. */
   remove(serviceId: string, person: string): Promise<boolean>;
+  /** Whether the service keeps the faces no one is named for (its owner's switch, off by default). */
+  remembersUnknown(serviceId: string): Promise<boolean>;
+  /**
+   * Keeps the faces of one image no one was named for, grouped into unknown people (the service
+   * remembers). Never fails the call: a failure is reported without the faces, and the answer goes out.
+   */
+  keepUnknown(serviceId: string, faces: readonly UnnamedFace[], seenIn: SeenIn): Promise<void>;
+}
+
+/** Where the server's recognition keeps unknown faces, and whom it tells when keeping fails. */
+export interface UnknownFaceKeeping {
+  readonly people: UnknownPeople;
+  /** A face could not be kept (a database error): told the error, never the faces. */
+  failed(error: unknown): void;
 }
 
 /**
  * The recognition of a running server: the galleries in the database. A gallery's refusal (a bad
- * userid) is the caller's 400. `smallestFace`: the describer's smallest face worth describing.
+ * userid) is the caller's 400. `smallestFace`: the describer's smallest face worth describing;
+ * `unknown`: where the faces no one is named for are kept.
  */
-export function galleryRecognition(gallery: FaceGallery, smallestFace: number): FaceRecognition {
+export function galleryRecognition(gallery: FaceGallery, smallestFace: number, unknown: UnknownFaceKeeping): FaceRecognition {
   const refusedAsRequest = (error: unknown): never => {
     if (!(error instanceof FaceGalleryError)) throw error;
     throw new DetectdError(error.code === 'unknown_person' ? 'unknown_person' : 'invalid_configuration', error.message);
@@ -79,5 +95,7 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number): 
     addNegative: async (serviceId, person, embedding) => listed(await gallery.addNegative(serviceId, person, embedding).catch(refusedAsRequest)),
     list: async (serviceId) => (await gallery.list(serviceId)).map(listed),
     remove: (serviceId, person) => gallery.delete(serviceId, person),
+    remembersUnknown: async (serviceId) => (await unknown.people.settings(serviceId)).remember,
+    keepUnknown: (serviceId, faces, seenIn) => unknown.people.keep(serviceId, faces, seenIn).catch(unknown.failed),
   };
 }

@@ -245,7 +245,8 @@ export class StreamSession {
     const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
     try {
-      const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call });
+      const labels = { frameId: String(identity.frameId), sourceId: frame.sourceId };
+      const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call, labels });
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
       call.timings.tracking = performance.now() - trackingStarted;

@@ -27,6 +27,8 @@ const NOT_RUNNING: FaceRecognition = {
   addNegative: notRunning,
   list: notRunning,
   remove: notRunning,
+  remembersUnknown: notRunning,
+  keepUnknown: notRunning,
 };
 
 function notRunning(): never {
