@@ -195,7 +195,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       streamRoutes(gate, tasks, streamTokens),
       unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
-      peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes }),
+      peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes, unknownPeople }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },

@@ -10,6 +10,7 @@ import { useridKey } from '../../faces/face-gallery.js';
 import type { CheckedFace, PeopleGallery } from '../../tasks/people-gallery.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Box } from '../../vision/image.js';
+import type { UnknownPeople } from '../../faces/unknown-people.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import { errorResponses, type PathItems } from './openapi.js';
@@ -25,13 +26,12 @@ export interface PeopleRouteDependencies {
   readonly tasks: TaskTable;
   readonly schemas: SchemaCatalogue;
   readonly maxBodyBytes: number;
+  /** Where the faces a correction names by `face_id` are kept. */
+  readonly unknownPeople: Pick<UnknownPeople, 'keptFace' | 'forgetFace'>;
 }
 
-/** A correction's photo: the image, and the box of the face chosen in it. */
-interface CorrectionPhoto {
-  readonly image: Buffer;
-  readonly near?: Box;
-}
+/** A correction's face: a photo and the box of the face chosen in it, or a kept unknown face. */
+type CorrectionFace = { readonly image: Buffer; readonly near?: Box } | { readonly faceId: string };
 
 /** What one correction route does with the face taken from its photo, and how it is described. */
 interface Correction {
@@ -41,7 +41,9 @@ interface Correction {
   readonly summary: string;
   readonly description: string;
   readonly failures: readonly ErrorCode[];
-  apply(gallery: PeopleGallery, serviceId: string, userid: string, face: CheckedFace): Promise<{ person: RegisteredPerson; newPerson?: boolean }>;
+  apply(gallery: PeopleGallery, serviceId: string, userid: string, face: Pick<CheckedFace, 'embedding' | 'problem'>): Promise<{ person: RegisteredPerson; newPerson?: boolean }>;
+  /** Whether a kept face it used leaves the unknown people (it is now the person's). */
+  readonly takesKeptFace: boolean;
 }
 
 const IMAGE_FAILURES: readonly ErrorCode[] = ['invalid_json', 'invalid_request', 'invalid_base64', 'invalid_multipart', 'invalid_image', 'no_face', 'invalid_configuration', 'unauthorized', 'forbidden', 'unknown_service', 'payload_too_large', 'image_too_large', 'unsupported_media_type', 'rate_limited', 'quota_exceeded', 'model_unavailable', 'overloaded', 'deadline_exceeded'];
@@ -53,8 +55,9 @@ const CORRECTIONS: readonly Correction[] = [
     operationId: 'add-person-face',
     summary: 'Add a photo\'s face to a person (registering them when new)',
     description:
-      'The face taken (the largest, or the one at `box`) must pass the registration quality check (size, blur, pose; docs/faces.md "Registration quality"), else 422 `unusable_face` says why. `invalid_configuration` is a bad userid.',
-    failures: [...IMAGE_FAILURES, 'unusable_face'],
+      'The face taken from a photo (the largest, or the one at `box`) must pass the registration quality check (size, blur, pose; docs/faces.md "Registration quality"), else 422 `unusable_face` says why; a kept face (`face_id`) is added as kept, and leaves the unknown people. `invalid_configuration` is a bad userid.',
+    failures: [...IMAGE_FAILURES, 'unusable_face', 'unknown_person'],
+    takesKeptFace: true,
     async apply(gallery, serviceId, userid, face) {
       if (face.problem) throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}`);
       const newPerson = await gallery.register(serviceId, userid, [face.embedding]);
@@ -68,6 +71,7 @@ const CORRECTIONS: readonly Correction[] = [
     description:
       'From then on a face more alike to this one than to the person\'s own nearest photo is never named as them (docs/faces.md "Corrections"). No quality check beyond the smallest face recognition describes: the face a camera named wrongly is what to send. 404 `unknown_person` when nobody is registered by the userid.',
     failures: [...IMAGE_FAILURES, 'unknown_person'],
+    takesKeptFace: false,
     apply: async (gallery, serviceId, userid, face) => ({ person: await gallery.addNegative(serviceId, userid, face.embedding) }),
   },
 ];
@@ -86,8 +90,8 @@ function boxOf(text: string): Box {
   return { left, top, right, bottom };
 }
 
-/** The body → the photo and the chosen box: a JSON body checked against the request schema, an upload's fields as its properties. */
-function photoOf(body: RestBody, schemas: SchemaCatalogue): CorrectionPhoto {
+/** The body → the photo and the chosen box, or the kept face: a JSON body checked against the request schema, an upload's fields as its properties. */
+function faceOf(body: RestBody, schemas: SchemaCatalogue): CorrectionFace {
   if ('image' in body) {
     const { box } = uploadRequest(body.fields, REQUEST_SCHEMA, schemas) as { box?: string; configurations?: unknown };
     const unknown = body.fields.find(([name]) => name !== 'box');
@@ -96,8 +100,9 @@ function photoOf(body: RestBody, schemas: SchemaCatalogue): CorrectionPhoto {
   }
   const validity = schemas.check(REQUEST_SCHEMA, body.json);
   if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
-  const request = body.json as { raw_data: string; box?: string };
-  return { image: decodeRawData(request.raw_data), ...(request.box !== undefined && { near: boxOf(request.box) }) };
+  const request = body.json as { raw_data?: string; face_id?: string; box?: string };
+  if (request.face_id !== undefined) return { faceId: request.face_id };
+  return { image: decodeRawData(request.raw_data!), ...(request.box !== undefined && { near: boxOf(request.box) }) };
 }
 
 const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb}`;
@@ -110,7 +115,7 @@ const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb
  */
 export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
   const router = Router();
-  const { gate, tasks, schemas, maxBodyBytes } = dependencies;
+  const { gate, tasks, schemas, maxBodyBytes, unknownPeople } = dependencies;
   for (const correction of CORRECTIONS) {
     router.post(peoplePath(correction.verb), async (request: Request, response: Response) => {
       const task = tasks.named(String(request.params.serviceType));
@@ -126,23 +131,41 @@ export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
         },
         body: { whole: (received) => restBodyOf(request, form, received, maxBodyBytes) },
       });
-      await sendJson(response, await corrected(correction, gallery, String(request.params.userid), photoOf(body, schemas), call));
+      const userid = String(request.params.userid);
+      const face = faceOf(body, schemas);
+      await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, userid, face.faceId, call.service.id) : corrected(correction, gallery, userid, face, call)));
     });
   }
   return router;
 }
 
-/** One correction once the gate admitted it: the face taken from the photo, applied, answered. */
-async function corrected(correction: Correction, gallery: PeopleGallery, userid: string, photo: CorrectionPhoto, call: AnalysisCall): Promise<Record<string, unknown>> {
-  const face = await gallery.takeFace(photo.image, call, photo.near);
-  if (!face) throw new DetectdError('no_face', photo.near ? 'no face found at the box given' : 'no face found in the photo');
-  const { person, newPerson } = await correction.apply(gallery, call.service.id, userid, face);
+/** The answer of a correction (schemas/face-person-response.json). */
+function answer(serviceId: string, { person, newPerson }: { person: RegisteredPerson; newPerson?: boolean }, face: Record<string, unknown>): Record<string, unknown> {
   return {
-    service_id: call.service.id,
+    service_id: serviceId,
     ...(newPerson !== undefined && { new_person: newPerson }),
     person: { userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created },
-    face: { bounding_box: face.box },
+    face,
   };
+}
+
+/** One correction by a photo once the gate admitted it: the face taken from it, applied, answered. */
+async function corrected(correction: Correction, gallery: PeopleGallery, userid: string, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<Record<string, unknown>> {
+  const face = await gallery.takeFace(photo.image, call, photo.near);
+  if (!face) throw new DetectdError('no_face', photo.near ? 'no face found at the box given' : 'no face found in the photo');
+  return answer(call.service.id, await correction.apply(gallery, call.service.id, userid, face), { bounding_box: face.box });
+}
+
+/**
+ * One correction by a kept unknown face: its descriptor as kept (its photo is not, so only a photo's
+ * face is checked for blur and pose, as naming an unknown person registers its kept faces).
+ */
+async function correctedByKeptFace(correction: Correction, gallery: PeopleGallery, unknownPeople: PeopleRouteDependencies['unknownPeople'], userid: string, faceId: string, serviceId: string): Promise<Record<string, unknown>> {
+  const kept = await unknownPeople.keptFace(serviceId, faceId);
+  if (!kept) throw new DetectdError('unknown_person', `this service kept no unknown face ${faceId}: never seen, or named, merged or forgotten since`);
+  const applied = await correction.apply(gallery, serviceId, userid, { embedding: kept.descriptor });
+  if (correction.takesKeptFace) await unknownPeople.forgetFace(serviceId, faceId);
+  return answer(serviceId, applied, { face_id: faceId });
 }
 
 /** The OpenAPI path items of the correction routes, for each task that keeps a gallery. */
