@@ -176,7 +176,8 @@ function fillObjectTable(objects) {
         if (numeric) cell.className = 'num';
         row.append(cell);
       }
-      if (corrects) row.append(faceCorrection(object));
+      // Under the face's name, so the table keeps its three columns on a phone.
+      if (corrects) row.firstElementChild.append(faceCorrection(object));
       return row;
     }),
   );
@@ -215,7 +216,7 @@ const boxText = (box) => `${box.left},${box.top},${box.right},${box.bottom}`;
 // Try it's correction of one face: "Not <name>" beside a named face, "Add to…" (a person's name) beside any other. Done,
 // Try it asks again, so the table shows what the correction changed, and the People list follows.
 function faceCorrection(face) {
-  const cell = document.createElement('td');
+  const cell = document.createElement('div');
   cell.className = 'try-correct';
   const box = face.bounding_box;
   if (!box) return cell;

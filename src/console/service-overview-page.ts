@@ -190,7 +190,7 @@ export function serviceOverviewPage(data: OverviewData): string {
       <div class="try-objects">
         <ul id="try-counts" class="try-counts" aria-label="Found, by name"></ul>
         <table class="list compact" id="try-table"><caption class="muted small">Found, surest first</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col" class="num">${confidence}</th><th scope="col" class="num">Box (left, top, right, bottom)</th>${data.task?.abilities?.gallery ? html`<th scope="col"><span class="visually-hidden">Correct</span></th>` : ''}</tr></thead><tbody></tbody></table>
+          <thead><tr><th scope="col">Name</th><th scope="col" class="num">${confidence}</th><th scope="col" class="num">Box (left, top, right, bottom)</th></tr></thead><tbody></tbody></table>
       </div>
       <details class="try-raw"><summary>JSON answer</summary><pre class="code" id="try-json"></pre></details>
     </div>
