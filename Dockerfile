@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# detectd: build with `docker build -t detectd .`; run with the models mounted at /models (README "Deployment").
+# detectd: build with `docker build -t detectd .`; run with the models mounted at /models (docs/deployment.md).
 
 # Debian, not Alpine: onnxruntime-node, sharp, better-sqlite3 and jpeg-turbo ship prebuilt glibc binaries.
 # NODE_IMAGE runs detectd (Node.js and apt); BUILD_IMAGE compiles it (Node.js, npm and apt), the same

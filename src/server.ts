@@ -131,7 +131,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
   const withoutModel = async () => servicesWithoutModel(await domain.services.listAll(), tasks, registry);
   for (const { service, model, problem, fix } of await withoutModel()) {
-    logger.warn({ service: service.name, id: service.id, model }, `service ${service.name} answers 503 model_unavailable, as ${problem}: ${fix}`);
+    logger.warn({ service_id: service.id, service_name: service.name, model }, `service ${service.name} answers 503 model_unavailable, as ${problem}: ${fix}`);
   }
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);

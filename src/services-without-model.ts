@@ -1,5 +1,5 @@
 import type { Service } from './core/service.js';
-import { catalogueModel } from './models/model-catalogue.js';
+import { MODEL_CATALOGUE, catalogueModel } from './models/model-catalogue.js';
 import type { Detector, ModelKind } from './models/types.js';
 import type { TaskTable } from './tasks/task-table.js';
 
@@ -24,6 +24,14 @@ export interface ServiceWithoutModel {
 const bringBack = (name: string) =>
   `${catalogueModel(name) ? `\`npx detectd models pull ${name}\`` : `put ${name}.onnx back in the models folder`} and restart the server`;
 
+/** What gives a server its first model of `kind`: the catalogue's first of that kind, pulled, else a file of one; then a restart. */
+function firstModelOf(kind: ModelKind): string {
+  const known = MODEL_CATALOGUE.find((model) => model.kind === kind);
+  return known
+    ? `\`npx detectd models pull ${known.name}\` (\`npx detectd models pull --list\` shows every model that finds ${kind}) and restart the server`
+    : `put a model that finds ${kind} in the models folder and restart the server (docs/models.md)`;
+}
+
 /** Whether `service` has its model on this server; when not, what it lacks and how to fix it. */
 export function modelNotLoaded(service: Service, tasks: TaskTable, models: LoadedModels): ServiceWithoutModel | undefined {
   const task = tasks.find(service.type);
@@ -32,7 +40,7 @@ export function modelNotLoaded(service: Service, tasks: TaskTable, models: Loade
   const fallback = models.defaultOf(kind)?.name;
   if (service.model === null) {
     if (fallback !== undefined) return undefined;
-    return { service, model: null, problem: `no model that finds ${kind} is loaded`, fix: `put a model that finds ${kind} in the models folder and restart the server (docs/models.md)` };
+    return { service, model: null, problem: `no model that finds ${kind} is loaded`, fix: firstModelOf(kind) };
   }
   if (models.find(service.model)?.kind === kind) return undefined;
   const useDefault = fallback === undefined ? '' : `\`npx detectd service model ${service.id} --default\` answers it with the default model (${fallback}), or `;

@@ -27,6 +27,7 @@ describe('API reference over HTTP: /openapi.json for the caller\'s base URL, /do
     const validation = await new Validator().validate(document);
     expect(validation.errors, JSON.stringify(validation.errors)).to.equal(undefined);
     expect(document.servers).to.deep.equal([{ url: server.url, description: 'this server' }]);
+    expect(document.info.description, 'the reference names every service type, not objects alone').to.contain(`one route per service type (${TASK_DESCRIPTIONS.all.map((task) => task.type).join(', ')})`);
     for (const task of TASK_DESCRIPTIONS.all) {
       const operation = document.paths[`/api/v1/${task.type}`].post;
       expect(exampleOf(operation), task.type).to.equal(exampleCalls(task, `${server.url}/api/v1/${task.type}`, examplePhotoOf(task).file).curl);

@@ -77,7 +77,8 @@ describeEachEngine('web console over HTTP', (engine) => {
   it('creates a service whose overview shows the endpoint, a curl example and the masked API Key that the API accepts', async () => {
     const client = new ConsoleClient(server.url);
     await client.signUp('owner@example.com', PASSWORD);
-    await client.get('/console/services/new');
+    const form = await client.get('/console/services/new');
+    expect(form.text, 'the breadcrumb ends on this page').to.contain('<li><a href="/console/services">Services</a></li><li aria-current="page">New service</li>');
     const bad = await client.post('/console/services', { name: '  ', type: 'object-detection' });
     expect(bad.status).to.equal(400);
     expect(bad.text).to.match(/field-name-error">a service name is/);

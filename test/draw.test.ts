@@ -78,12 +78,13 @@ describe('visualized answer of an image task: a recognized face is tagged with h
   const answer = (naming: Naming) => assembleFoundResponse({ width: WIDTH, height: HEIGHT, pixels: greyImage() }, [face], [naming], parameters);
   const drawn = (label: string, confidence: number) => encodeVisualization(greyImage(), [{ box: face.box, label, confidence }]);
 
-  it('"amy, similarity 0.84" (the match), not "amy 0.99" (the detector\'s confidence that it is a face); an unknown face says its number is the detector\'s: "unknown, face 0.99"; an object keeps "dog 0.99"', async () => {
+  it('"amy, similarity 0.84" (the match), not "amy 0.99" (the detector\'s confidence that it is a face); an unknown face says its number is the detector\'s: "unknown, face 0.99", a face compared with nobody "face 0.99"; an object keeps "dog 0.99"', async () => {
     const named = await answer({ name: 'amy', parent: 'face', similarity: 0.84 });
     expect(named.found[0]).to.include({ name: 'amy', confidence: 0.99, similarity: 0.84 });
     expect(named.visualized_image).to.equal(await drawn('amy, similarity', 0.84));
     expect(named.visualized_image).to.not.equal(await drawn('amy', 0.84));
     expect((await answer({ name: 'unknown', parent: 'face' })).visualized_image).to.equal(await drawn('unknown, face', 0.99));
+    expect((await answer({ name: 'face', parent: 'face' })).visualized_image).to.equal(await drawn('face', 0.99));
     expect((await answer({ name: 'dog', parent: 'animal' })).visualized_image).to.equal(await drawn('dog', 0.99));
   });
 });

@@ -116,8 +116,8 @@ describe('every task through every door: each answer valid against the published
       expectFound(task, result!, 'stream result');
       expect(messages.find((message) => message.frame_id === 'broken')?.type).to.equal('error');
       for (const message of messages) expectValid('stream-server-message', message, `stream ${message.type}`);
-      // Each item is the task's finding as its response schema declares it, plus its track id.
-      for (const { track_id: trackId, ...finding } of result![task.answerField] as Record<string, unknown>[]) {
+      // Each item is the task's finding as its response schema declares it, plus its track id and (faces, plates) its track's answer.
+      for (const { track_id: trackId, track: _trackAnswer, ...finding } of result![task.answerField] as Record<string, unknown>[]) {
         expect(trackId).to.be.a('number');
         expectValid(task.responseSchema, { service_id: result!.service_id, [task.answerField]: [finding] }, 'a stream item as a REST finding');
       }
@@ -143,7 +143,10 @@ describe('every task through every door: each answer valid against the published
         expect(answer.frame_id).to.equal('one');
         const found = answer[task.answerField as 'detected_objects'] ?? [];
         expect(found).to.not.be.empty;
-        for (const item of found) expect(item).to.have.all.keys('name', 'parent', 'confidence', 'bounding_box', 'cropped_image');
+        for (const item of found) {
+          expect(item).to.have.all.keys('name', 'parent', 'confidence', 'bounding_box', 'cropped_image', 'track_id', 'track');
+          expect(item.track_id).to.be.at.least(1);
+        }
         expect(refusal).to.deep.include({ frame_id: 'broken' });
         expect(refusal.error?.code).to.equal('invalid_image');
       });

@@ -49,10 +49,11 @@ describe('a service whose model is no longer loaded is never silent (real server
     fs.copyFileSync(modelPath('yolo26n-640-int8'), path.join(models, 'yolo26n-640-int8.onnx'));
     server = await startProcess({ ...env, DETECTD_MODELS_DIR: models });
     const fix = `\`npx detectd service model ${id} --default\` answers it with the default model (yolo26n-640-int8), or \`npx detectd models pull yolox-nano-416\` and restart the server`;
-    const warning = server.output.map((line) => line.trim()).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.id === id);
+    const warning = server.output.map((line) => line.trim()).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.service_id === id);
     expect(warning, server.output.join('')).to.deep.include({
       level: 40,
-      service: 'porch',
+      service: 'detectd',
+      service_name: 'porch',
       model: 'yolox-nano-416',
       msg: `service porch answers 503 model_unavailable, as model yolox-nano-416 is not loaded: ${fix}`,
     });
@@ -107,5 +108,17 @@ describe('a service whose model is no longer loaded is never silent (real server
     server = await startProcess(settings);
     expect((await readyz(server.url)).services_without_model).to.deep.equal([]);
     expect(server.output.join('')).to.not.contain('model_unavailable');
+
+    // A service of a type no loaded model serves (no plate detector here): the fix names the catalogue's model to pull.
+    const plates = cli(['service', 'create', '--account', 'owner@example.com', '--name', 'driveway', '--type', 'license-plate', '--json'], settings);
+    expect(plates.status, plates.stderr).to.equal(0);
+    const { id: platesId } = JSON.parse(plates.stdout) as { id: string };
+    expect((await readyz(server.url)).services_without_model).to.deep.equal([{
+      id: platesId,
+      name: 'driveway',
+      model: null,
+      problem: 'no model that finds plates is loaded',
+      fix: '`npx detectd models pull yolo-v9-t-416-license-plates-end2end-int8` (`npx detectd models pull --list` shows every model that finds plates) and restart the server',
+    }]);
   });
 });

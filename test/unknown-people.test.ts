@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { sql } from 'kysely';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { StreamClient } from '../scripts/lib/stream-client.js';
 import { cropPath, FACES_DIR } from './support/faces.js';
@@ -206,6 +207,40 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     expect((await keptRows(id)).map((row) => row.frame_id)).to.deep.equal(['amy-3']);
   });
 
+  it('the command line turns it on, lists the unknown people and forgets them all, against the server\'s database', async () => {
+    requireBuild();
+    const apiKey = await server.createService({ name: 'command line', type: FACE_TASK });
+    const id = (await server.domain.keys.authenticate(apiKey))!.id;
+    const env = { ...process.env, DETECTD_DATA_DIR: server.dataDir };
+    const on = await cliAsync(['service', 'remember-unknown', id, '--on', '--max-faces', '50', '--json'], env);
+    expect(on.status, on.stderr).to.equal(0);
+    expect(JSON.parse(on.stdout)).to.deep.equal({ service: id, remember: true, retention_days: 30, max_faces: 50 });
+    await detect(apiKey, cropPath('stuart', 1), 'stuart-1');
+    const listed = await cliAsync(['service', 'unknown', 'list', id, '--json'], env);
+    const [person] = JSON.parse(listed.stdout).unknown_people;
+    expect(person).to.include({ face_count: 1 });
+    const forgotten = await cliAsync(['service', 'unknown', 'forget', id, '--all', '--json'], env);
+    expect(JSON.parse(forgotten.stdout)).to.deep.equal({ service: id, forgotten_people: 1 });
+    expect(await keptRows(id)).to.deep.equal([]);
+  });
+
+  it('answers the call when keeping fails (a database error): logged without the face, nothing half kept', async () => {
+    const apiKey = await faceService('failing store', true);
+    const id = (await server.domain.keys.authenticate(apiKey))!.id;
+    await sql`ALTER TABLE unknown_faces RENAME TO unknown_faces_away`.execute(server.db);
+    try {
+      const answer = await detect(apiKey, cropPath('bernadette', 2), 'bernadette-2');
+      expect(answer.detected_faces.map((face: { name: string }) => face.name)).to.deep.equal(['face']);
+    } finally {
+      await sql`ALTER TABLE unknown_faces_away RENAME TO unknown_faces`.execute(server.db);
+    }
+    const logged = server.logText().split('\n').filter((line) => line.includes('unknown faces could not be kept'));
+    expect(logged).to.have.length(1);
+    expect(logged[0]).not.to.match(/descriptor_ciphertext|thumbnail_ciphertext|\/9j\//);
+    // The transaction was rolled back: no group without its face.
+    expect(await server.db.selectFrom('unknown_groups').selectAll().where('service_id', '=', id).execute()).to.deep.equal([]);
+  });
+
   it('answers hostile input on every route with a precise 4xx: bad ids and bodies, another service\'s group, a key of another type, a wrong method', async () => {
     const apiKey = await faceService('hostile', true);
     await detect(apiKey, path.join(FACES_DIR, 'amy', 'amy4.png'), 'amy-4');
@@ -224,6 +259,8 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
       ['POST', `/${own.id}/name`, apiKey, { userid: '' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'a\u0007b' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'x'.repeat(201) }, 400, 'invalid_request'],
+      ['POST', `/${own.id}/name`, apiKey, { userid: 'amy', faces: 0 }, 400, 'invalid_request'],
+      ['POST', `/${own.id}/name`, apiKey, { userid: 'amy', extra: 1 }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, '{"userid":', 400, 'invalid_json'],
       ['POST', `/${own.id}/name`, other, { userid: 'amy' }, 404, 'unknown_person'],
       ['POST', `/${own.id}/merge`, apiKey, { into: own.id }, 400, 'invalid_request'],
@@ -238,6 +275,8 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
       ['GET', '', 'wrong-key', undefined, 401, 'unauthorized'],
       ['POST', '', apiKey, {}, 405, 'method_not_allowed'],
       ['PATCH', '/settings', apiKey, {}, 405, 'method_not_allowed'],
+      ['DELETE', '/settings', apiKey, undefined, 405, 'method_not_allowed'],
+      ['PUT', `/${own.id}`, apiKey, {}, 405, 'method_not_allowed'],
     ];
     for (const [method, route, caller, body, status, code] of cases) {
       const answer = await api(method, route, caller, body);

@@ -14,7 +14,7 @@ import { CliFailure, EXIT } from './exit-codes.js';
 import { withArticle } from '../indefinite-article.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
 
-interface ServiceOptions extends OutputOptions {
+export interface ServiceOptions extends OutputOptions {
   /** The owner's email: then `<service>` may be the service's name. */
   readonly account?: string;
 }
@@ -29,7 +29,7 @@ async function ownerAccount(domain: AccountDomain, email: string) {
 }
 
 /** `<service>` as given: its id, or its name when `--account` names the owner. */
-async function findService(domain: AccountDomain, reference: string, accountEmail: string | undefined): Promise<Service> {
+export async function findService(domain: AccountDomain, reference: string, accountEmail: string | undefined): Promise<Service> {
   if (accountEmail !== undefined) {
     const owner = await ownerAccount(domain, accountEmail);
     const found = (await domain.services.findByName(owner.id, reference)) ?? (await domain.services.find(owner.id, reference));
@@ -92,7 +92,7 @@ function keyJson(key: ActiveKey) {
 }
 
 /** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
-function faceService(tasks: TaskTable, found: Service): Service {
+export function faceService(tasks: TaskTable, found: Service): Service {
   if (tasks.find(found.type)?.detects !== MODEL_KINDS.faces) throw new CliFailure('not_a_face_service', `${found.name} is ${withArticle(found.type)} service: only a face service has people`, EXIT.refused);
   return found;
 }
@@ -101,7 +101,7 @@ function faceService(tasks: TaskTable, found: Service): Service {
  * Declares `detectd service <name> <service> [more arguments] [--account <email>] [--json]` with the
  * shared reference options; `more` are the command's arguments after the service (`<userid>`).
  */
-function serviceCommand(parent: Command, name: string, description: string, more = ''): Command {
+export function serviceCommand(parent: Command, name: string, description: string, more = ''): Command {
   return parent
     .command(`${name} <service>${more ? ` ${more}` : ''}`)
     .description(description)

@@ -85,7 +85,7 @@ export function newServicePage(page: NewServiceForm): string {
   const focus = firstInvalid(errors, ['name', 'type', 'model']) ?? 'name';
   return layout(
     { title: 'New service', account: page.account, csrfToken: page.csrfToken },
-    html`<p class="crumbs"><a href="/console/services">Services</a> /</p>
+    html`<nav aria-label="Breadcrumb"><ol class="crumbs"><li><a href="/console/services">Services</a></li><li aria-current="page">New service</li></ol></nav>
 <section class="card narrow">
   <h1>New service</h1>
   ${formError(errors[''])}

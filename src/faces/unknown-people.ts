@@ -75,8 +75,11 @@ const THUMBNAIL_HEIGHT = 80;
 /** How many of its best faces an unknown person lists. */
 const LISTED_BEST_FACES = 4;
 /** How many of its best faces naming registers (docs/faces.md: measured). */
-export const NAMED_FACES = 5;
+export const NAMED_FACES = 3;
+export const MAX_NAMED_FACES = 20;
 const DAY_MS = 86_400_000;
+/** The cipher purpose of kept descriptors (the measurement reads them back to tune grouping: scripts/unknown-faces-eval.ts). */
+export const UNKNOWN_DESCRIPTOR_PURPOSE = 'unknown-face-descriptor/v1';
 
 /** Largest first, then surest: the faces that describe a person best. */
 const byQuality = (a: { face_height: number; confidence: number }, b: { face_height: number; confidence: number }) => b.face_height - a.face_height || b.confidence - a.confidence;
@@ -99,7 +102,7 @@ export class UnknownPeople {
     private readonly gallery: FaceGallery,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.#descriptors = new KeyCipher(serverSecret, 'unknown-face-descriptor/v1');
+    this.#descriptors = new KeyCipher(serverSecret, UNKNOWN_DESCRIPTOR_PURPOSE);
     this.#thumbnails = new KeyCipher(serverSecret, 'unknown-face-thumbnail/v1');
   }
 
@@ -255,11 +258,12 @@ export class UnknownPeople {
   }
 
   /**
-   * Registers the unknown person's best faces (NAMED_FACES at most) under `userid` — a new person,
+   * Registers the unknown person's best faces (`count` at most) under `userid` — a new person,
    * or photos added to one registered — then forgets the group and its kept faces. Undefined when
    * the service has no such group; a bad userid is the gallery's FaceGalleryError.
    */
-  async name(serviceId: string, groupId: string, userid: string): Promise<NamedUnknown | undefined> {
+  async name(serviceId: string, groupId: string, userid: string, count: number = NAMED_FACES): Promise<NamedUnknown | undefined> {
+    if (!(Number.isInteger(count) && count >= 1 && count <= MAX_NAMED_FACES)) throw new UnknownPeopleError('invalid_settings', `faces is a whole number from 1 to ${MAX_NAMED_FACES}`);
     const rows = await this.db
       .selectFrom('unknown_faces')
       .select(['id', 'descriptor_ciphertext', 'face_height', 'confidence'])
@@ -268,7 +272,7 @@ export class UnknownPeople {
       .where('descriptor_kind', '=', DESCRIPTOR_KIND)
       .execute();
     if (rows.length === 0) return undefined;
-    const best = rows.sort(byQuality).slice(0, NAMED_FACES);
+    const best = rows.sort(byQuality).slice(0, count);
     const person = await this.gallery.register(serviceId, userid, best.map((row) => fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id))));
     await this.forget(serviceId, groupId);
     return { person, registered: best.length };

@@ -19,6 +19,8 @@ export const TABLES_IN_COPY_ORDER = [
   'face_people',
   'face_samples',
   'face_negatives',
+  'unknown_groups',
+  'unknown_faces',
 ] as const satisfies readonly (keyof Tables)[];
 
 export type TableName = (typeof TABLES_IN_COPY_ORDER)[number];

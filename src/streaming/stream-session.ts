@@ -7,10 +7,11 @@ import type { AnalysisLimits } from '../core/pipeline.js';
 import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import type { Finding } from '../tasks/finding.js';
 import { runTask } from '../tasks/run-task.js';
-import type { Task } from '../tasks/task.js';
+import type { Task, TrackVote } from '../tasks/task.js';
 import { LatestFrameSlot } from './latest-frame.js';
 import type { StreamMetrics } from './stream-metrics.js';
 import { IouTracker } from './tracker.js';
+import { type TrackAnswer, TrackVotes } from './track-votes.js';
 
 /** The client's name for a frame; the frame's sequence number when it named none. */
 export type FrameId = number | string;
@@ -28,6 +29,8 @@ export interface StreamFrame {
 
 export interface TrackedObject extends Finding {
   track_id: number;
+  /** The answer its track's frames decided by vote (a face's name, a plate's text), for the tasks whose findings vote (Findings.votes). */
+  track?: TrackAnswer;
 }
 
 /** Milliseconds: `wait` from receipt to the start of analysis, each stage, and `total` from receipt to the answer. */
@@ -114,6 +117,7 @@ export class StreamSession {
   readonly #deliver: (outcome: FrameOutcome) => Promise<void>;
   readonly #slot = new LatestFrameSlot<PendingFrame>();
   readonly #tracker = new IouTracker();
+  readonly #votes = new TrackVotes();
   readonly #ended = new AbortController();
   readonly #openedAt = performance.now();
   #sequence = 0;
@@ -249,6 +253,8 @@ export class StreamSession {
       const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call, labels });
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
+      const found = analysis.found.map((object, index) => this.#tracked(object, trackIds[index], analysis.votes?.[index]));
+      this.#votes.keepOnly(this.#tracker.liveTracks());
       call.timings.tracking = performance.now() - trackingStarted;
       // A stage the task has none of (no visualization to encode, a task without a model) took no time.
       const stage = (name: Stage) => round(call.timings[name] ?? 0);
@@ -272,7 +278,7 @@ export class StreamSession {
         width: analysis.width,
         height: analysis.height,
         dropped,
-        found: analysis.found.map((object, index) => ({ ...object, track_id: trackIds[index] })),
+        found,
         visualizedImage: analysis.visualizedImage,
         timings,
       };
@@ -291,6 +297,14 @@ export class StreamSession {
       this.#record(call, identity);
       return { kind: 'error', ...identity, error };
     }
+  }
+
+  /** A finding with its track id and, when it votes, its track's answer counting its vote: weighed by its box's area, so a near, large view outvotes a far one. */
+  #tracked(finding: Finding, trackId: number, vote: TrackVote | undefined): TrackedObject {
+    const box = finding.bounding_box;
+    if (vote === undefined || box === undefined) return { ...finding, track_id: trackId };
+    const weight = (box.right - box.left) * (box.bottom - box.top) * vote.confidence;
+    return { ...finding, track_id: trackId, track: this.#votes.vote(trackId, { answer: vote.answer, weight }) };
   }
 
   #record(call: CallContext, identity: OutcomeBase): void {

@@ -127,6 +127,11 @@ export class IouTracker {
     return ids;
   }
 
+  /** The ids of the tracks it still keeps (seen within `maxMissedFrames`): what a stream may still say of a track. */
+  liveTracks(): Set<number> {
+    return new Set(this.#tracks.map((track) => track.id));
+  }
+
   #observe(track: Track, box: Corners, time: number): void {
     const elapsed = time - track.lastSeen;
     if (elapsed > 0) {

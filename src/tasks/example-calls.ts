@@ -6,7 +6,7 @@ const EXAMPLE_PHOTO: ExamplePhoto = { file: 'dog.jpg', description: 'an image fi
 /** The photo `task`'s example call sends: its own (Task.examplePhoto), else dog.jpg. */
 export const examplePhotoOf = (task: Pick<Task, 'examplePhoto'>): ExamplePhoto => task.examplePhoto ?? EXAMPLE_PHOTO;
 
-/** The languages the README, /docs and the console show a task's call in. */
+/** The languages the console shows a task's call in; the README and /docs show its curl. */
 export interface ExampleCalls {
   /** A shell command (POSIX sh, bash, zsh; Linux and macOS). */
   readonly curl: string;

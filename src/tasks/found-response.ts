@@ -33,11 +33,12 @@ function fullPixels(image: AnalysedImage): RgbImage {
 /**
  * The tag a visualized image gives a finding. A face's number says what it is: a recognized face's is
  * how sure the name is (the match's similarity), any other face's how sure the detector is that it
- * is a face; side by side, the two must not read as one scale. An object's is its confidence.
+ * is a face; side by side, the two must not read as one scale. An object's is its confidence. A face
+ * compared with nobody is named `face` already, which says it ("face 0.99", not "face, face 0.99").
  */
 function tagOf(finding: Finding): { readonly label: string; readonly confidence: number } {
   if (finding.similarity !== undefined) return { label: `${finding.name}, similarity`, confidence: finding.similarity };
-  if (finding.parent === FACE) return { label: `${finding.name}, face`, confidence: finding.confidence };
+  if (finding.parent === FACE && finding.name !== FACE) return { label: `${finding.name}, face`, confidence: finding.confidence };
   return { label: finding.name, confidence: finding.confidence };
 }
 

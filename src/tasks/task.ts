@@ -34,6 +34,13 @@ export interface SentParameters {
   readonly minConfidence?: number;
 }
 
+/** What one finding says its track is: a face's name, a plate's text, and how sure the task is of it. */
+export interface TrackVote {
+  readonly answer: string;
+  /** 0–1, comparable between the task's findings: a recognized face's similarity, a plate's read confidence. */
+  readonly confidence: number;
+}
+
 /** What a task found in one image: every door maps these to its own wire form. */
 export interface Findings {
   /** Size of the image as a person sees it: the boxes' pixel space. */
@@ -43,6 +50,12 @@ export interface Findings {
   readonly found: readonly Finding[];
   /** Index-aligned with `found`: what a stream's tracker follows from frame to frame. */
   readonly tracked: readonly Detection[];
+  /**
+   * Index-aligned with `found`: what each finding says its track is, for a stream's one answer
+   * per track (streaming/track-votes.ts); undefined for a finding that says nothing. Absent: the
+   * task's tracks get no answer (an object's class is already its track's).
+   */
+  readonly votes?: readonly (TrackVote | undefined)[];
   /** The image with every box drawn (base64 JPEG), when the parameters ask for it. */
   readonly visualizedImage?: string;
 }
@@ -115,7 +128,7 @@ export interface Task<Parameters = unknown> {
   readonly answerField: string;
   /**
    * The form fields (besides the image) of this task's example call, to show how parameters travel:
-   * tasks/example-calls.ts turns them into the curl, Python and JavaScript of the README, /docs and the console.
+   * tasks/example-calls.ts turns them into the console's curl, Python and JavaScript, and the curl of the README and /docs.
    */
   readonly exampleFields: Readonly<Record<string, string>>;
   /** The photo its example call sends, when dog.jpg would show nothing (a face task needs a face). */

@@ -5,6 +5,7 @@ import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { peopleGallery } from './people-gallery.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
+import { faceTrackVote } from './recognize.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.js';
 
@@ -33,7 +34,7 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
       const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
-      return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, visualizedImage: response.visualized_image };
+      return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, votes: response.found.map(faceTrackVote), visualizedImage: response.visualized_image };
     },
     abilities: { gallery: peopleGallery(recognition, models) },
   };

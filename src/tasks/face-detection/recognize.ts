@@ -1,7 +1,9 @@
 import type { StageTimings } from '../../core/call-context.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognition.js';
+import type { Finding } from '../finding.js';
 import type { Naming } from '../found-response.js';
+import type { TrackVote } from '../task.js';
 import type { Detection } from '../../models/types.js';
 import type { RgbImage } from '../../vision/image.js';
 
@@ -54,4 +56,15 @@ export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecogni
   }
   timings.recognize = performance.now() - started;
   return { names, descriptors };
+}
+
+/**
+ * What a face says its stream track is: the person it was named, as sure as the match's
+ * similarity; or `unknown`, which votes too (a stranger's track stays unknown), as sure as the
+ * detector is that it is a face — the same 0–1 scale, near the match threshold's 0.8, so neither
+ * outweighs the other by its scale; nothing when the service has nobody registered.
+ */
+export function faceTrackVote(face: Finding): TrackVote | undefined {
+  if (face.similarity !== undefined) return { answer: face.name, confidence: face.similarity };
+  return face.name === UNKNOWN_PERSON ? { answer: UNKNOWN_PERSON, confidence: face.confidence } : undefined;
 }

@@ -70,7 +70,9 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
           const { reading } = plates[index];
           return { ...finding, read_confidence: round(reading.confidence), ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }) };
         });
-        return { width: analysis.width, height: analysis.height, found: read, tracked: detections, visualizedImage };
+        // On a stream, a plate's track is the text its frames vote for, each as surely as it was read (streaming/track-votes.ts).
+        const votes = plates.map(({ text, reading }) => ({ answer: text, confidence: reading.confidence }));
+        return { width: analysis.width, height: analysis.height, found: read, tracked: detections, votes, visualizedImage };
       } finally {
         analysis.pixels?.release();
       }

@@ -214,7 +214,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
       title: 'detectd',
       version,
       description:
-        'Self-hosted object detection. Send an image (a form upload, the raw bytes, or base64 in JSON), get the objects in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) `predict()` and the Python SDK\'s requests are tested against this server.',
+        `Self-hosted detection, one route per service type (${tasks.all.map((task) => task.type).join(', ')}). Send an image (a form upload, the raw bytes, or base64 in JSON), get what it finds in it. Wire-compatible with Nvision clients: the official JavaScript SDK (@nipacloud/nvision 0.1.7) \`predict()\` and the Python SDK's requests are tested against this server.`,
     },
     servers: [{ url: serverUrl, description: 'this server' }],
     tags: [

@@ -86,6 +86,11 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
 
   for (const task of galleryTasks(tasks)) {
     const base = unknownPeoplePath(task);
+    const allow = (path: string, methods: string) =>
+      router.all(path, (_request, response) => {
+        response.set('Allow', methods);
+        throw new DetectdError('method_not_allowed', `use ${methods.replace(', ', ' or ')}`);
+      });
     router.get(`${base}/settings`, async (request, response) => {
       const { serviceId } = await pass(request, response, task);
       await sendJson(response, settingsJson(await people.settings(serviceId)));
@@ -96,6 +101,8 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
       const settings = await people.setSettings(serviceId, { remember: sent.remember, retentionDays: sent.retention_days, maxFaces: sent.max_faces }).catch(refusedAsRequest);
       await sendJson(response, settingsJson(settings));
     });
+    // Before `/:id`, which would take "settings" for an id.
+    allow(`${base}/settings`, 'GET, PUT');
     router.get(base, async (request, response) => {
       const { serviceId } = await pass(request, response, task);
       await sendJson(response, { service_id: serviceId, unknown_people: (await people.list(serviceId)).map(personJson) });
@@ -122,7 +129,8 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
     router.post(`${base}/:id/name`, async (request, response) => {
       const id = idOf(request, 'id');
       const { serviceId, body } = await pass(request, response, task, 'unknown-person-name-request');
-      const named = await people.name(serviceId, id, (body as { userid: string }).userid).catch(refusedAsRequest);
+      const sent = body as { userid: string; faces?: number };
+      const named = await people.name(serviceId, id, sent.userid, sent.faces).catch(refusedAsRequest);
       if (!named) throw noSuchPerson(id);
       await sendJson(response, { userid: named.person.userid, registered_faces: named.registered, samples: named.person.samples, forgotten: id });
     });
@@ -141,12 +149,6 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
       if (!(await people.forget(serviceId, id))) throw noSuchPerson(id);
       await sendJson(response, { forgotten: id });
     });
-    const allow = (path: string, methods: string) =>
-      router.all(path, (_request, response) => {
-        response.set('Allow', methods);
-        throw new DetectdError('method_not_allowed', `use ${methods.replace(', ', ' or ')}`);
-      });
-    allow(`${base}/settings`, 'GET, PUT');
     allow(base, 'GET');
     allow(`${base}/:id`, 'GET, DELETE');
     allow(`${base}/:id/faces/:faceId/thumbnail`, 'GET');
@@ -191,7 +193,7 @@ export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
         }],
         [base, { get: operation('The service\'s unknown people: groups of the faces no one was named for', id('list'), json('UnknownPeopleResponse')) }],
         [`${base}/{id}`, {
-          get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('faces'), json('UnknownPersonResponse'), { parameters: person }),
+          get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('show'), json('UnknownPersonResponse'), { parameters: person }),
           delete: operation('Forget an unknown person: its faces and thumbnails are deleted at once', id('forget'), json('UnknownPersonForgottenResponse'), { parameters: person }),
         }],
         [`${base}/{id}/faces/{faceId}/thumbnail`, {

@@ -15,8 +15,9 @@ const TRANSPORT = 'stream-nvision';
  * The Nvision stream protocol, as the official SDK speaks it: every message both ways is one
  * binary protobuf NvisionRequest (schemas/nvision.proto). A client message is one frame with its
  * configurations; the answer echoes frame_id and source_id and carries the objects (each with a
- * bounding box, which the SDK reads unguarded), the service id and, when asked, the visualized
- * frame as raw_data. Refusals are NvisionRequests too, with `error` set: the SDK throws on text.
+ * bounding box, which the SDK reads unguarded, and detectd's track id and track answer, which it
+ * skips), the service id and, when asked, the visualized frame as raw_data. Refusals are
+ * NvisionRequests too, with `error` set: the SDK throws on text.
  */
 class NvisionCodec implements StreamCodec {
   constructor(
@@ -57,6 +58,8 @@ class NvisionCodec implements StreamCodec {
         confidence: object.confidence,
         bounding_box: object.bounding_box,
         cropped_image: object.cropped_image === undefined ? undefined : Buffer.from(object.cropped_image, 'base64'),
+        track_id: object.track_id,
+        track: object.track,
       })),
     });
   }

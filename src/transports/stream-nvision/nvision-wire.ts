@@ -1,6 +1,7 @@
 import path from 'node:path';
 import protobuf from 'protobufjs';
 import { packageRoot } from '../../package-root.js';
+import type { TrackAnswer } from '../../streaming/track-votes.js';
 
 export interface NvisionBoundingBox {
   left: number;
@@ -15,6 +16,9 @@ export interface NvisionObject {
   confidence: number;
   bounding_box: NvisionBoundingBox;
   cropped_image?: Buffer;
+  /** detectd's: the object's track id, and its track's decided answer (the SDK skips both). */
+  track_id?: number;
+  track?: TrackAnswer;
 }
 
 /** schemas/nvision.proto's NvisionRequest with snake_case names, as decoded (absent fields: proto3 defaults). */
