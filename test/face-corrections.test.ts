@@ -45,7 +45,7 @@ describe('face corrections: "not this person", "add this face", the registration
   it('a "not this person" example stops a look-alike being named as the person, while their own photos still are', async () => {
     const key = await server.createService({ name: 'look-alikes', type: 'face-detection' });
     // Penny's third crop and Bernadette's second are 0.80 alike: at a service threshold of 0.75, Penny's photo names Bernadette as Penny.
-    const added = await json(key, '/people/penny/faces', { raw_data: base64(cropPath('penny', 3)) });
+    const added = await json(key, '/people/penny/add', { raw_data: base64(cropPath('penny', 3)) });
     expect(added.status).to.equal(200);
     expect(added.body).to.deep.include({ new_person: true, person: { ...added.body.person, userid: 'penny', photos: 1, negatives: 0 } });
     await server.db.updateTable('services').set({ face_match_threshold: 0.75 }).where('id', '=', added.body.service_id).execute();
@@ -77,23 +77,23 @@ describe('face corrections: "not this person", "add this face", the registration
     const faces = await names(key, group);
     expect(faces.map((face) => face.name)).to.deep.equal(['face', 'face', 'face', 'face']);
     const { left, top, right, bottom } = faces[1].bounding_box;
-    const leonard = await call(key, `/people/leonard/faces?box=${left},${top},${right},${bottom}`, new Uint8Array(group), 'image/jpeg');
+    const leonard = await call(key, `/people/leonard/add?box=${left},${top},${right},${bottom}`, new Uint8Array(group), 'image/jpeg');
     expect(leonard.status).to.equal(200);
     expect(leonard.body.face.bounding_box).to.deep.equal(faces[1].bounding_box);
     const form = new FormData();
     form.append('image', new Blob([new Uint8Array(fs.readFileSync(cropPath('raj', 1)))]), 'raj1.png');
-    const raj = await call(key, '/people/raj/faces', form);
+    const raj = await call(key, '/people/raj/add', form);
     expect(raj.status).to.equal(200);
     expect(raj.body).to.include({ new_person: true });
     expect((await names(key, group)).map((face) => face.name)).to.deep.equal(['raj', 'leonard', 'unknown', 'unknown']);
 
-    const nowhere = await call(key, '/people/howard/faces?box=1,1,20,20', new Uint8Array(group), 'image/jpeg');
+    const nowhere = await call(key, '/people/howard/add?box=1,1,20,20', new Uint8Array(group), 'image/jpeg');
     expect(nowhere.status).to.equal(400);
     expect(nowhere.body.error).to.include({ code: 'no_face', message: 'no face found at the box given' });
-    const badBox = await json(key, '/people/howard/faces', { raw_data: group.toString('base64'), box: '10,10,5,5' });
+    const badBox = await json(key, '/people/howard/add', { raw_data: group.toString('base64'), box: '10,10,5,5' });
     expect(badBox.status).to.equal(400);
     expect(badBox.body.error.code).to.equal('invalid_request');
-    const plate = await json(key, '/people/howard/faces', { raw_data: group.toString('base64'), box: 'everything' });
+    const plate = await json(key, '/people/howard/add', { raw_data: group.toString('base64'), box: 'everything' });
     expect(plate.body.error.code).to.equal('invalid_request');
   });
 
@@ -105,7 +105,7 @@ describe('face corrections: "not this person", "add this face", the registration
     const turned = await png(sharp(TURNED.file).extract(TURNED.region));
     const refusals = [];
     for (const [photo, reason] of [[blurred, /the face is blurred \(sharpness \d+; at least 30 needed\)/], [tiny, /the face is \d\d px tall; a registration photo's face must be at least 48 px tall/], [turned, /the face is turned sideways \(yaw -0\.\d\d; at most ±0\.6 allowed\)/]] as const) {
-      const answer = await json(key, '/people/amy/faces', { raw_data: photo.toString('base64') });
+      const answer = await json(key, '/people/amy/add', { raw_data: photo.toString('base64') });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(422);
       expect(answer.body.error.code).to.equal('unusable_face');
       expect(answer.body.error.message).to.match(reason);

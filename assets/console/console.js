@@ -213,35 +213,22 @@ async function correctPerson(userid, verb, photo) {
 const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
 const boxText = (box) => `${box.left},${box.top},${box.right},${box.bottom}`;
 
-// Try it's correction of one face: "Not <name>" beside a named face, "Add to…" (a person's name) beside any other. Done,
-// Try it asks again, so the table shows what the correction changed, and the People list follows.
-function faceCorrection(face) {
-  const cell = document.createElement('div');
-  cell.className = 'try-correct';
-  const box = face.bounding_box;
-  if (!box) return cell;
-  const apply = async (button, userid, verb) => {
-    button.disabled = true;
-    try {
-      const { person } = await correctPerson(userid, verb, { raw_data: triedImage, box: boxText(box) });
-      const done = verb === 'not'
-        ? `${person.userid}: this face is not them (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
-        : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
-      await tryIt();
-      showStatus(`${done} ${document.getElementById('try-status').textContent}`);
-      if (document.getElementById('people')) listPeople();
-    } catch (error) {
-      button.disabled = false;
-      showError('The correction was refused', error.message);
-    }
-  };
-  if (face.similarity !== undefined) {
-    const not = smallButton(`Not ${face.name}`);
-    not.addEventListener('click', () => apply(not, face.name, 'not'));
-    cell.append(not);
-    return cell;
+// One button's call: the button disabled while it runs; `done` with its answer, or `refused` with the error (the button usable again).
+async function runAction(button, call, done, refused) {
+  button.disabled = true;
+  try {
+    done(await call());
+  } catch (error) {
+    button.disabled = false;
+    refused(error);
   }
-  const open = smallButton('Add to\u2026', `Add the face at ${boxText(box)} to a person`);
+}
+
+// A button that opens a one-field form in its place: a name typed and `submit` pressed, `act` runs with it and the submit button.
+function inlineNameForm(text, label, placeholder, submit, act) {
+  const holder = document.createElement('span');
+  holder.className = 'inline-action';
+  const open = smallButton(text, label);
   open.addEventListener('click', () => {
     const form = document.createElement('form');
     form.className = 'add-face';
@@ -249,19 +236,50 @@ function faceCorrection(face) {
     input.type = 'text';
     input.maxLength = 200;
     input.required = true;
-    input.placeholder = 'Name or id';
-    input.setAttribute('aria-label', `Person to add the face at ${boxText(box)} to`);
-    const add = smallButton('Add');
-    add.type = 'submit';
-    form.append(input, add);
+    input.placeholder = placeholder;
+    input.setAttribute('aria-label', label);
+    const go = smallButton(submit);
+    go.type = 'submit';
+    form.append(input, go);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
-      if (input.value.trim()) apply(add, input.value.trim(), 'faces');
+      if (input.value.trim()) act(input.value.trim(), go);
     });
-    cell.replaceChildren(form);
+    holder.replaceChildren(form);
     input.focus();
   });
-  cell.append(open);
+  holder.append(open);
+  return holder;
+}
+
+// Try it's correction of one face: "Not <name>" beside a named face, "Add to…" (a person's name) beside any other. Done,
+// Try it asks again, so the table shows what the correction changed, and the People list follows.
+function faceCorrection(face) {
+  const cell = document.createElement('div');
+  cell.className = 'try-correct';
+  const box = face.bounding_box;
+  if (!box) return cell;
+  const apply = (button, userid, verb) =>
+    runAction(
+      button,
+      () => correctPerson(userid, verb, { raw_data: triedImage, box: boxText(box) }),
+      async ({ person }) => {
+        const done = verb === 'not'
+          ? `${person.userid}: this face is not them (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
+          : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+        await tryIt();
+        showStatus(`${done} ${document.getElementById('try-status').textContent}`);
+        if (document.getElementById('people')) listPeople();
+      },
+      (error) => showError('The correction was refused', error.message),
+    );
+  if (face.similarity !== undefined) {
+    const not = smallButton(`Not ${face.name}`);
+    not.addEventListener('click', () => apply(not, face.name, 'not'));
+    cell.append(not);
+    return cell;
+  }
+  cell.append(inlineNameForm('Add to\u2026', `Add the face at ${boxText(box)} to a person`, 'Name or id', 'Add', (userid, button) => apply(button, userid, 'add')));
   return cell;
 }
 
@@ -405,7 +423,7 @@ async function listPeople() {
           row.append(cell);
         }
         const addPhoto = smallButton('Add photo', `Add a photo of ${person.userid}`);
-        addPhoto.addEventListener('click', () => choosePhoto(person.userid, 'faces'));
+        addPhoto.addEventListener('click', () => choosePhoto(person.userid, 'add'));
         const notThem = smallButton('Not this person', `A photo of someone who is not ${person.userid}`);
         notThem.addEventListener('click', () => choosePhoto(person.userid, 'not'));
         const remove = smallButton('Remove', `Remove ${person.userid}`);
@@ -570,33 +588,18 @@ async function thumbnailOf(groupId, faceId, label) {
   return image;
 }
 
-// A button that opens a one-field form in its place: a name typed, `act` runs with it.
-function inlineNameForm(text, label, placeholder, act) {
-  const holder = document.createElement('span');
-  holder.className = 'inline-action';
-  const open = smallButton(text, label);
-  open.addEventListener('click', () => {
-    const form = document.createElement('form');
-    form.className = 'add-face';
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.maxLength = 200;
-    input.required = true;
-    input.placeholder = placeholder;
-    input.setAttribute('aria-label', label);
-    const go = smallButton('OK');
-    go.type = 'submit';
-    form.append(input, go);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      if (input.value.trim()) act(input.value.trim(), go);
-    });
-    holder.replaceChildren(form);
-    input.focus();
-  });
-  holder.append(open);
-  return holder;
-}
+// An Unknown people button's call: its status said, the unknown people and the People list read again.
+const afterUnknownAction = (button, call, said) =>
+  runAction(
+    button,
+    call,
+    (answer) => {
+      unknownStatus(said(answer));
+      listUnknown();
+      if (document.getElementById('people')) listPeople();
+    },
+    (error) => unknownStatus(`Refused: ${error.message}`),
+  );
 
 // One kept face: its thumbnail, when it was seen, the frame_id/source_id it came with; Add to… a person, Not… a person.
 async function keptFaceItem(group, face, index) {
@@ -606,23 +609,14 @@ async function keptFaceItem(group, face, index) {
   seen.className = 'small';
   const labels = [shortTime(face.seen), face.frame_id !== null ? `frame ${face.frame_id}` : '', face.source_id !== null ? `source ${face.source_id}` : ''].filter(Boolean);
   seen.textContent = labels.join(' · ');
-  const correct = async (userid, verb, button) => {
-    button.disabled = true;
-    try {
-      const { person } = await correctPerson(userid, verb, { face_id: face.id });
-      unknownStatus(verb === 'not' ? `A face of this group is now not ${person.userid}.` : `The face was added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`);
-      listUnknown();
-      if (document.getElementById('people')) listPeople();
-    } catch (error) {
-      button.disabled = false;
-      unknownStatus(`Refused: ${error.message}`);
-    }
-  };
+  const correct = (userid, verb, button) =>
+    afterUnknownAction(button, () => correctPerson(userid, verb, { face_id: face.id }), ({ person }) =>
+      verb === 'not' ? `A face of this group is now not ${person.userid}.` : `The face was added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`);
   const actions = document.createElement('span');
   actions.className = 'unknown-actions';
   actions.append(
-    inlineNameForm('Add to\u2026', `Add face ${index + 1} to a person`, 'Name or id', (userid, button) => correct(userid, 'faces', button)),
-    inlineNameForm('Not\u2026', `Face ${index + 1} is not this registered person`, 'Registered name', (userid, button) => correct(userid, 'not', button)),
+    inlineNameForm('Add to\u2026', `Add face ${index + 1} to a person`, 'Name or id', 'OK', (userid, button) => correct(userid, 'add', button)),
+    inlineNameForm('Not\u2026', `Face ${index + 1} is not this registered person`, 'Registered name', 'OK', (userid, button) => correct(userid, 'not', button)),
   );
   item.append(await thumbnailOf(group.id, face.id, `Face ${index + 1}, seen ${shortTime(face.seen)}`), seen, actions);
   return item;
@@ -641,21 +635,10 @@ async function unknownGroupItem(group, number, others) {
   facts.textContent = `${plural(group.face_count, 'face', 'faces')} · first seen ${shortTime(group.first_seen)} · last seen ${shortTime(group.last_seen)}`;
   head.append(title, facts);
 
-  const act = async (button, call, done) => {
-    button.disabled = true;
-    try {
-      await call();
-      unknownStatus(done);
-      listUnknown();
-      if (document.getElementById('people')) listPeople();
-    } catch (error) {
-      button.disabled = false;
-      unknownStatus(`Refused: ${error.message}`);
-    }
-  };
+  const act = (button, call, done) => afterUnknownAction(button, call, () => done);
   const actions = document.createElement('div');
   actions.className = 'unknown-actions';
-  actions.append(inlineNameForm('Name', `Name unknown person ${number}`, 'Name or id', (userid, button) =>
+  actions.append(inlineNameForm('Name', `Name unknown person ${number}`, 'Name or id', 'OK', (userid, button) =>
     act(button, () => unknownCall(`/${group.id}/name`, 'POST', { userid }), `Unknown person ${number} is now ${userid}: their best faces are registered.`)));
   if (others.length > 0) {
     const merge = document.createElement('form');

@@ -5,10 +5,7 @@ import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { ApiVersion } from '../../tasks/task.js';
 import { answerRestCall } from './rest-call.js';
-import { type BodyForm, bodyFormOf, restBodyOf } from './rest-body.js';
-import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
-import { contextOf } from '../request-context.js';
-import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { passRestCall } from './rest-body.js';
 import { sendJson } from './send-json.js';
 
 const ROUTES: readonly { path: string; version: ApiVersion }[] = [
@@ -32,17 +29,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
   for (const { path, version } of ROUTES) {
     router.post(path, async (request, response) => {
       const task = tasks.named(String(request.params.serviceType));
-      let form: BodyForm;
-      const { body, call } = await gate.pass(request, response, contextOf(response), {
-        task,
-        credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
-        counted: (caller) => {
-          setRateLimitHeaders(response, caller.standings);
-          // The Content-Type, checked before a byte of the body is read.
-          form = bodyFormOf(request);
-        },
-        body: { whole: (received) => restBodyOf(request, form, received, maxBodyBytes) },
-      });
+      const { body, call } = await passRestCall(gate, request, response, task, maxBodyBytes);
       await sendJson(response, await answerRestCall(task, body, { version, schemas }, call));
     });
     router.all(path, (request, response) => {

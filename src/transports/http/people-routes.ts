@@ -1,5 +1,4 @@
 import { type Request, type Response, Router } from 'express';
-import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError, type ErrorCode } from '../../core/errors.js';
 import { decodeRawData } from '../../core/raw-data.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -11,10 +10,8 @@ import type { CheckedFace, PeopleGallery } from '../../tasks/people-gallery.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Box } from '../../vision/image.js';
 import type { UnknownPeople } from '../../faces/unknown-people.js';
-import { setRateLimitHeaders } from '../rate-limit-headers.js';
-import { contextOf } from '../request-context.js';
 import { errorResponses, type PathItems } from './openapi.js';
-import { type BodyForm, bodyFormOf, restBodyOf } from './rest-body.js';
+import { passRestCall } from './rest-body.js';
 import type { RestBody } from './rest-call.js';
 import { sendJson } from './send-json.js';
 import { uploadRequest } from './upload-request.js';
@@ -51,7 +48,7 @@ const IMAGE_FAILURES: readonly ErrorCode[] = ['invalid_json', 'invalid_request',
 /** The people's corrections (docs/faces.md "Corrections"). */
 const CORRECTIONS: readonly Correction[] = [
   {
-    verb: 'faces',
+    verb: 'add',
     operationId: 'add-person-face',
     summary: 'Add a photo\'s face to a person (registering them when new)',
     description:
@@ -109,7 +106,7 @@ const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb
 
 /**
  * Corrections of a face service's gallery over REST, with the service's key, for every task that
- * keeps one (TaskAbilities.gallery): `POST /api/v1/<task>/people/{userid}/faces` adds a photo's face
+ * keeps one (TaskAbilities.gallery): `POST /api/v1/<task>/people/{userid}/add` adds a photo's face
  * to the person, `…/not` attaches it to them as a face they are not. Each call passes the gate as a
  * detection does (key, limits, body) and answers schemas/face-person-response.json.
  */
@@ -121,16 +118,7 @@ export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
       const task = tasks.named(String(request.params.serviceType));
       const gallery = task.abilities?.gallery;
       if (!gallery) throw new DetectdError('not_found', `a ${task.type} service keeps no people; see /docs`);
-      let form: BodyForm;
-      const { body, call } = await gate.pass(request, response, contextOf(response), {
-        task,
-        credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
-        counted: (caller) => {
-          setRateLimitHeaders(response, caller.standings);
-          form = bodyFormOf(request);
-        },
-        body: { whole: (received) => restBodyOf(request, form, received, maxBodyBytes) },
-      });
+      const { body, call } = await passRestCall(gate, request, response, task, maxBodyBytes);
       const userid = String(request.params.userid);
       const face = faceOf(body, schemas);
       await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, userid, face.faceId, call.service.id) : corrected(correction, gallery, userid, face, call)));

@@ -1,8 +1,13 @@
 import { isAscii } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { setTimeout as nextTurn } from 'node:timers/promises';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
+import type { Gate, Passed } from '../../gate/gate.js';
+import type { Task } from '../../tasks/task.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { contextOf } from '../request-context.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import type { RestBody } from './rest-call.js';
 import type { UploadField } from './upload-request.js';
@@ -19,10 +24,10 @@ function queryFields(request: Request): UploadField[] {
   return [...new URLSearchParams(query)];
 }
 
-export type BodyForm = 'json' | 'image' | 'multipart';
+type BodyForm = 'json' | 'image' | 'multipart';
 
 /** The form of the body its Content-Type names, checked before a byte of it is read. */
-export function bodyFormOf(request: Request): BodyForm {
+function bodyFormOf(request: Request): BodyForm {
   const contentType = request.get('content-type') ?? '';
   const form = JSON_CONTENT_TYPE.test(contentType) ? 'json' : IMAGE_CONTENT_TYPE.test(contentType) ? 'image' : isMultipartForm(contentType) ? 'multipart' : undefined;
   if (!form) {
@@ -32,7 +37,7 @@ export function bodyFormOf(request: Request): BodyForm {
 }
 
 /** The body, read by the gate, in the form its Content-Type names (rest-call.ts answers the same whichever form the image came in). */
-export async function restBodyOf(request: Request, form: BodyForm, body: Buffer, maxBodyBytes: number): Promise<RestBody> {
+async function restBodyOf(request: Request, form: BodyForm, body: Buffer, maxBodyBytes: number): Promise<RestBody> {
   if (form === 'image') return { image: body, fields: queryFields(request) };
   if (form === 'json') {
     let parsed: unknown;
@@ -51,4 +56,22 @@ export async function restBodyOf(request: Request, form: BodyForm, body: Buffer,
   const { image, fields } = await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes });
   if (!image) throw new DetectdError('invalid_multipart', `the form has no file in the "${IMAGE_FIELD}" field`);
   return { image, fields };
+}
+
+/**
+ * A REST call with an image through the gate's lifecycle: the key from `Authorization`, the RateLimit
+ * headers and the Content-Type checked once the caller is counted (before a byte of the body is
+ * read), then the body in the form its Content-Type names.
+ */
+export function passRestCall(gate: Gate, request: Request, response: Response, task: Task, maxBodyBytes: number): Promise<Passed<RestBody>> {
+  let form: BodyForm;
+  return gate.pass(request, response, contextOf(response), {
+    task,
+    credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
+    counted: (caller) => {
+      setRateLimitHeaders(response, caller.standings);
+      form = bodyFormOf(request);
+    },
+    body: { whole: (received) => restBodyOf(request, form, received, maxBodyBytes) },
+  });
 }
