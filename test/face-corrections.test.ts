@@ -5,6 +5,13 @@ import sharp, { type Sharp } from 'sharp';
 import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+
+const SCHEMAS = new SchemaCatalogue();
+/** A correction's answer, checked against its published schema. */
+function expectPublished(body: unknown) {
+  expect(SCHEMAS.check('face-person-response', body)).to.deep.equal({ ok: true });
+}
 
 const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
 const base64 = (file: string) => fs.readFileSync(file).toString('base64');
@@ -48,12 +55,14 @@ describe('face corrections: "not this person", "add this face", the registration
     const added = await json(key, '/people/penny/add', { raw_data: base64(cropPath('penny', 3)) });
     expect(added.status).to.equal(200);
     expect(added.body).to.deep.include({ new_person: true, person: { ...added.body.person, userid: 'penny', photos: 1, negatives: 0 } });
+    expectPublished(added.body);
     await server.db.updateTable('services').set({ face_match_threshold: 0.75 }).where('id', '=', added.body.service_id).execute();
     expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['penny']);
 
     const not = await json(key, '/people/Penny/not', { raw_data: base64(cropPath('bernadette', 2)) });
     expect(not.status).to.equal(200);
     expect(not.body.person).to.include({ userid: 'penny', photos: 1, negatives: 1 });
+    expectPublished(not.body);
     expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['unknown']);
     for (const index of [1, 2, 4, 5]) expect(await nameOf(key, cropPath('penny', index)), `penny${index}`).to.deep.equal(['penny']);
 
@@ -129,6 +138,39 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(poorOnly.status).to.equal(422);
     expect(poorOnly.body).to.include({ success: false, code: 422 });
     expect(poorOnly.body.error).to.match(/^image: the face is \d\d px tall.*; image1: the face is blurred/);
+  });
+
+  it('corrects with a kept unknown face by its face_id: "not" keeps it unknown, "add" makes it the person\'s and it leaves the unknown people', async () => {
+    const key = await server.createService({ name: 'kept faces', type: 'face-detection' });
+    const api = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${server.url}/api/v1/face-detection${route}`, { method, headers: { Authorization: `ApiKey ${key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    };
+    await json(key, '/people/penny/add', { raw_data: base64(cropPath('penny', 1)) });
+    expect((await api('PUT', '/unknown-people/settings', { remember: true })).body).to.include({ remember: true });
+    expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['unknown']);
+    const [group] = (await api('GET', '/unknown-people')).body.unknown_people;
+    const [face] = (await api('GET', `/unknown-people/${group.id}`)).body.faces;
+
+    const not = await json(key, '/people/penny/not', { face_id: face.id });
+    expect(not.status).to.equal(200);
+    expect(not.body).to.deep.include({ face: { face_id: face.id } });
+    expect(not.body.person).to.include({ userid: 'penny', negatives: 1 });
+    expectPublished(not.body);
+    expect((await api('GET', '/unknown-people')).body.unknown_people).to.have.length(1);
+
+    const add = await json(key, '/people/bernadette/add', { face_id: face.id });
+    expect(add.status).to.equal(200);
+    expect(add.body).to.deep.include({ new_person: true, face: { face_id: face.id } });
+    expectPublished(add.body);
+    expect((await api('GET', '/unknown-people')).body.unknown_people).to.deep.equal([]);
+    expect(await server.db.selectFrom('unknown_faces').select('id').where('id', '=', face.id).execute()).to.deep.equal([]);
+    expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['bernadette']);
+
+    const gone = await json(key, '/people/bernadette/add', { face_id: face.id });
+    expect([gone.status, gone.body.error.code]).to.deep.equal([404, 'unknown_person']);
+    const both = await json(key, '/people/bernadette/add', { face_id: face.id, raw_data: base64(cropPath('amy', 1)) });
+    expect([both.status, both.body.error.code]).to.deep.equal([400, 'invalid_request']);
   });
 
   it('passes every shared face crop (8 people × 5) on DeepStack\'s register', async () => {
