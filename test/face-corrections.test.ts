@@ -173,6 +173,33 @@ describe('face corrections: "not this person", "add this face", the registration
     expect([both.status, both.body.error.code]).to.deep.equal([400, 'invalid_request']);
   });
 
+  it('answers hostile calls with a precise 4xx JSON error', async () => {
+    const key = await server.createService({ name: 'hostile', type: 'face-detection' });
+    const objects = await server.createService({ name: 'objects', type: 'object-detection' });
+    const photo = base64(cropPath('amy', 1));
+    const refusals: [Promise<{ status: number; body: any }>, number, string][] = [
+      [json(key, '/people/amy/add', { raw_data: 'not base64!' }), 400, 'invalid_base64'],
+      [json(key, '/people/amy/add', { raw_data: Buffer.from('not an image').toString('base64') }), 400, 'invalid_image'],
+      [json(key, '/people/amy/add', ['raw_data']), 400, 'invalid_request'],
+      [json(key, '/people/amy/add', { raw_data: photo, box: '1,2,3' }), 400, 'invalid_request'],
+      [json(key, '/people/amy/add', { raw_data: photo, face_id: 'x' }), 400, 'invalid_request'],
+      [call(key, '/people/amy/add', '{', 'application/json'), 400, 'invalid_json'],
+      [call(key, '/people/amy/add', 'text', 'text/plain'), 415, 'unsupported_media_type'],
+      [call(key, '/people/amy/add?frame_id=1', new Uint8Array(fs.readFileSync(cropPath('amy', 1))), 'image/png'), 400, 'invalid_request'],
+      [json(key, `/people/${'x'.repeat(201)}/add`, { raw_data: photo }), 400, 'invalid_configuration'],
+      [json(key, '/people/nobody/not', { raw_data: photo }), 404, 'unknown_person'],
+      [json('dtd_wrong', '/people/amy/add', { raw_data: photo }), 401, 'unauthorized'],
+    ];
+    for (const [index, [answer, status, code]] of refusals.entries()) {
+      const { status: got, body } = await answer;
+      expect([got, body.error?.code], `refusal ${index}: ${JSON.stringify(body)}`).to.deep.equal([status, code]);
+    }
+    const objectService = await fetch(`${server.url}/api/v1/object-detection/people/amy/add`, { method: 'POST', headers: { Authorization: `ApiKey ${objects}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ raw_data: photo }) });
+    expect([objectService.status, (await objectService.json()).error.code]).to.deep.equal([404, 'not_found']);
+    const get = await fetch(`${server.url}/api/v1/face-detection/people/amy/not`, { headers: { Authorization: `ApiKey ${key}` } });
+    expect([get.status, get.headers.get('allow'), (await get.json()).error.code]).to.deep.equal([405, 'POST', 'method_not_allowed']);
+  });
+
   it('passes every shared face crop (8 people × 5) on DeepStack\'s register', async () => {
     const key = await server.createService({ name: 'all crops', type: 'face-detection' });
     for (const person of PEOPLE) {

@@ -90,9 +90,10 @@ function boxOf(text: string): Box {
 /** The body → the photo and the chosen box, or the kept face: a JSON body checked against the request schema, an upload's fields as its properties. */
 function faceOf(body: RestBody, schemas: SchemaCatalogue): CorrectionFace {
   if ('image' in body) {
-    const { box } = uploadRequest(body.fields, REQUEST_SCHEMA, schemas) as { box?: string; configurations?: unknown };
+    // Checked first: uploadRequest takes any other field for a configuration parameter, which a correction has none of.
     const unknown = body.fields.find(([name]) => name !== 'box');
     if (unknown) throw new DetectdError('invalid_request', `unknown field "${unknown[0]}": a correction's photo takes only "box"`);
+    const { box } = uploadRequest(body.fields, REQUEST_SCHEMA, schemas) as { box?: string };
     return { image: body.image, ...(box !== undefined && { near: boxOf(box) }) };
   }
   const validity = schemas.check(REQUEST_SCHEMA, body.json);
@@ -122,6 +123,11 @@ export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
       const userid = String(request.params.userid);
       const face = faceOf(body, schemas);
       await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, userid, face.faceId, call.service.id) : corrected(correction, gallery, userid, face, call)));
+    });
+    router.all(peoplePath(correction.verb), (request, response) => {
+      tasks.named(String(request.params.serviceType));
+      response.set('Allow', 'POST');
+      throw new DetectdError('method_not_allowed', 'use POST');
     });
   }
   return router;
