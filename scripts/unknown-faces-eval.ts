@@ -20,12 +20,14 @@ import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { fromText } from '../src/faces/face-gallery.js';
 import { type GroupFaces, groupFor, type GroupingRule, UNKNOWN_GROUPING } from '../src/faces/unknown-grouping.js';
 import { NAMED_FACES, UNKNOWN_DESCRIPTOR_PURPOSE } from '../src/faces/unknown-people.js';
+import type { Box } from '../src/vision/image.js';
 import { fraction, pastedInFrame } from './lib/far-frames.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
+import type { CocoDataset } from './coco-map.js';
 import { GROUP_PHOTOS, PEOPLE, strangerPhotos } from './face-recognition-eval.js';
 
 const FACES_DIR = '../shared/eval/faces';
-const COCO_IMAGES = '../shared/eval/coco-val122/images';
+const COCO_DATASET = '../shared/eval/coco-val122';
 const FACE_TASK = 'face-detection';
 const TUNE = ['amy', 'howard', 'leonard', 'raj'];
 const CHECK = PEOPLE.filter((person) => !TUNE.includes(person));
@@ -38,11 +40,29 @@ interface Face {
   readonly bounding_box: { left: number; right: number; top: number; bottom: number };
 }
 
-/** One photo sent: its bytes, its frame_id, and who each face in it is, left to right (null: nobody of the cast). */
+/** One photo sent: its bytes, its frame_id, and who each face in it is, left to right (null: nobody of the cast); a far frame's one face where it was pasted. */
 interface Sent {
   readonly frameId: string;
   readonly bytes: Buffer;
   readonly who: readonly (string | null)[];
+  readonly at?: Box;
+}
+
+const area = (box: Box) => Math.max(0, box.right - box.left) * Math.max(0, box.bottom - box.top);
+const overlap = (a: Box, b: Box) => area({ left: Math.max(a.left, b.left), top: Math.max(a.top, b.top), right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom) });
+
+/**
+ * Who each face found in a photo is (index-aligned with `faces`, left to right; null: nobody of the
+ * cast), or undefined when that cannot be told: a group photo whose faces found are not the faces
+ * shown. A one-person photo's person is its largest face (a crop) or the face over where it was
+ * pasted (a far frame, whose background may show other faces).
+ */
+function whoIsWhere(photo: Sent, faces: readonly Face[]): readonly (string | null)[] | undefined {
+  if (photo.who.length > 1 || faces.length === 0) return faces.length === photo.who.length ? photo.who : undefined;
+  const score = (face: Face) => (photo.at ? overlap(face.bounding_box, photo.at) : area(face.bounding_box));
+  const best = faces.reduce((chosen, face) => (score(face) > score(chosen) ? face : chosen));
+  if (score(best) === 0) return faces.map(() => null);
+  return faces.map((face) => (face === best ? photo.who[0] : null));
 }
 
 interface HalfScore {
@@ -55,6 +75,8 @@ interface HalfScore {
   readonly largestShares: Record<string, string>;
   /** The median over people of their largest group's faces over the photos of them sent (a face not found, too small, or not told apart by height counts as missed). */
   readonly medianShareOfSent: number;
+  /** The half's people's faces not found (or not told apart) in the photos sent. */
+  readonly notFound: readonly string[];
   readonly naming: { right: number; wrong: number; unknown: number; wrongWhere: string[]; unknownWhere: string[] };
   readonly strangers: { named: number; of: number };
 }
@@ -73,30 +95,39 @@ async function call(server: LocalServer, key: string, method: string, route: str
 const detect = async (server: LocalServer, key: string, sent: Sent): Promise<Face[]> =>
   ((await call(server, key, 'POST', '', { raw_data: sent.bytes.toString('base64'), frame_id: sent.frameId })).detected_faces as Face[]).sort((a, b) => a.bounding_box.left - b.bounding_box.left);
 
+/** The COCO photos with no person among their official boxes: a far face's background shows no other face (which would be a stranger of the measurement's making). */
+async function peopleFreePhotos(): Promise<string[]> {
+  const { images, annotations, categories } = JSON.parse(await readFile(path.join(COCO_DATASET, 'annotations.json'), 'utf8')) as CocoDataset;
+  const person = categories.find((category) => category.name === 'person')?.id;
+  const withPeople = new Set(annotations.flatMap((box) => (box.category_id === person ? [box.image_id] : [])));
+  return images.filter((image) => !withPeople.has(image.id)).map((image) => path.join(COCO_DATASET, 'images', image.file_name));
+}
+
 /** The half's photos: crops, far crops, group photos. A far crop is built from the crop's face as found by `server` (any face service of it). */
 async function photosOf(people: readonly string[], server: LocalServer, plainKey: string): Promise<Sent[]> {
-  const backgrounds = (await import('node:fs')).readdirSync(COCO_IMAGES).map((file) => path.join(COCO_IMAGES, file));
+  const backgrounds = await peopleFreePhotos();
   const sent: Sent[] = [];
   for (const person of people) {
     for (let index = 1; index <= 5; index++) {
       const bytes = await readFile(path.join(FACES_DIR, person, `${person}${index}.png`));
       sent.push({ frameId: `crop:${person}${index}`, bytes, who: [person] });
-      const [face] = await detect(server, plainKey, { frameId: 'measure', bytes, who: [] });
-      if (!face) continue;
+      const faces = await detect(server, plainKey, { frameId: 'measure', bytes, who: [] });
+      if (faces.length === 0) continue;
+      const face = faces.reduce((largest, each) => (area(each.bounding_box) > area(largest.bounding_box) ? each : largest));
       const key = `${FAR_SEED}:${person}${index}`;
       const height = FAR_HEIGHTS.min + Math.floor(fraction(`${key}:height`) * (FAR_HEIGHTS.max - FAR_HEIGHTS.min + 1));
-      const { jpeg } = await pastedInFrame(bytes, face.bounding_box, height / (face.bounding_box.bottom - face.bounding_box.top), backgrounds, key);
-      sent.push({ frameId: `far:${person}${index}`, bytes: jpeg, who: [person] });
+      const { jpeg, box } = await pastedInFrame(bytes, face.bounding_box, height / (face.bounding_box.bottom - face.bounding_box.top), backgrounds, key);
+      sent.push({ frameId: `far:${person}${index}`, bytes: jpeg, who: [person], at: box });
     }
   }
   for (const [photo, who] of Object.entries(GROUP_PHOTOS)) sent.push({ frameId: `group:${photo}`, bytes: await readFile(path.join(FACES_DIR, photo)), who });
   return sent;
 }
 
-/** Who each kept face is: its frame's faces (left to right, as answered) matched by height (kept faces carry their height); undefined where two faces of a frame are within 2 px of each other. */
-function identify(kept: { frame_id: string | null; face_height: number }, answers: ReadonlyMap<string, { who: readonly (string | null)[]; faces: readonly Face[] }>): string | null | undefined {
+/** Who each kept face is: its frame's faces (as answered, with who each is) matched by height (kept faces carry their height); undefined where two faces of a frame are within 2 px of each other. */
+function identify(kept: { frame_id: string | null; face_height: number }, answers: ReadonlyMap<string, { who?: readonly (string | null)[]; faces: readonly Face[] }>): string | null | undefined {
   const frame = kept.frame_id === null ? undefined : answers.get(kept.frame_id);
-  if (!frame || frame.faces.length !== frame.who.length) return undefined;
+  if (!frame?.who) return undefined;
   const heights = frame.faces.map((face) => face.bounding_box.bottom - face.bounding_box.top);
   const order = heights.map((height, index) => ({ index, off: Math.abs(height - kept.face_height) })).sort((a, b) => a.off - b.off);
   if (order[0].off > 2 || (order[1] && order[1].off - order[0].off < 2)) return undefined;
@@ -127,8 +158,14 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
   const key = await server.createService({ type: FACE_TASK, name: half });
   await call(server, key, 'PUT', '/unknown-people/settings', { remember: true, max_faces: 10_000 });
   const sent = await photosOf(people, server, plainKey);
-  const answers = new Map<string, { who: readonly (string | null)[]; faces: Face[] }>();
-  for (const photo of sent) answers.set(photo.frameId, { who: photo.who, faces: await detect(server, key, photo) });
+  const answers = new Map<string, { who?: readonly (string | null)[]; faces: Face[] }>();
+  const notFound: string[] = [];
+  for (const photo of sent) {
+    const faces = await detect(server, key, photo);
+    const who = whoIsWhere(photo, faces);
+    for (const person of photo.who) if (person && people.includes(person) && !who?.includes(person)) notFound.push(`${photo.frameId} (${person})`);
+    answers.set(photo.frameId, { who, faces });
+  }
 
   const listed = (await call(server, key, 'GET', '/unknown-people')).unknown_people as { id: string }[];
   const groups: { id: string; members: { id: string; who: string }[] }[] = [];
@@ -165,9 +202,10 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
   const naming = { right: 0, wrong: 0, unknown: 0, wrongWhere: [] as string[], unknownWhere: [] as string[] };
   for (const photo of sent) {
     const faces = await detect(server, key, { ...photo, frameId: `again:${photo.frameId}` });
-    if (faces.length !== photo.who.length) continue;
+    const whoFound = whoIsWhere(photo, faces);
+    if (!whoFound) continue;
     faces.forEach((face, index) => {
-      const who = photo.who[index];
+      const who = whoFound[index];
       if (who === null || !people.includes(who)) return;
       if (face.similarity === undefined) {
         naming.unknown++;
@@ -195,6 +233,7 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
     medianLargestShare: figures.medianLargestShare,
     medianShareOfSent: ofSent.medianLargestShare,
     largestShares: Object.fromEntries(people.map((person, index) => [person, `${Math.round(figures.shares[index] * (facesOf.get(person) ?? 0))}/${facesOf.get(person) ?? 0} kept, of ${photosSent.get(person) ?? 0} sent`])),
+    notFound,
     naming,
     strangers,
   };
@@ -239,6 +278,7 @@ export async function evaluateUnknownFaces(withReplay: boolean, namedFaces: numb
       console.log(`${score.half} (${score.people.join(', ')}): ${score.keptFaces} faces kept of the cast in ${score.groups} groups`);
       console.log(`  pairwise precision ${score.pairwisePrecision.toFixed(4)}; median largest-group share ${(100 * score.medianLargestShare).toFixed(1)} % of their kept faces, ${(100 * score.medianShareOfSent).toFixed(1)} % of their photos sent (${Object.entries(score.largestShares).map(([person, share]) => `${person} ${share}`).join(', ')})`);
       console.log(`  after naming each largest group: right ${percent(right, total)}, wrong ${percent(wrong, total)}, unknown ${percent(unknown, total)}; strangers named ${percent(score.strangers.named, score.strangers.of)}`);
+      if (score.notFound.length > 0) console.log(`  not found when sent (or not told apart): ${score.notFound.join('; ')}`);
       if (wrongWhere.length > 0) console.log(`  wrong: ${wrongWhere.join('; ')}`);
       if (score.naming.unknownWhere.length > 0) console.log(`  unknown: ${score.naming.unknownWhere.join('; ')}`);
     }
