@@ -70,6 +70,7 @@ describe('console face corrections and unknown people in Chromium', function () 
     const row = page.locator('#try-table tbody tr').nth(boxes.indexOf(leonardRow));
     await row.locator('button:has-text("Add to…")').click();
     await row.locator('input').fill('leonard');
+    await page.locator('#try-result').screenshot({ path: path.join(SHOTS, 'try-it-add-to-1280.png') });
     await row.locator('button:has-text("Add")').click();
     await status('try-status', /^Face added to leonard \(1 photo\)\. 4 found/);
     expect((await tryNames()).filter((name) => /^leonard — similarity/.test(name!))).to.have.length(1);
