@@ -17,11 +17,11 @@ import { startLocalServer } from './lib/local-server.js';
 
 const FACES_DIR = '../shared/eval/faces';
 const DEMO_DIR = 'node_modules/@vladmandic/face-api/demo';
-const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'] as const;
+export const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'] as const;
 /** Registered in the open-set run: two women, two men. */
 const OPEN_SET_GALLERY = ['amy', 'howard', 'penny', 'sheldon'];
 /** Who is where in the group photos, left to right (as test/support/faces.ts, where each is described). */
-const GROUP_PHOTOS: Readonly<Record<string, readonly (string | null)[]>> = {
+export const GROUP_PHOTOS: Readonly<Record<string, readonly (string | null)[]>> = {
   'bbt1.jpg': ['raj', 'leonard', 'howard', 'sheldon'],
   'bbt2.jpg': [null, 'leonard', 'sheldon'],
   'bbt3.jpg': ['sheldon', 'howard', 'penny', 'raj', 'leonard'],
@@ -95,7 +95,7 @@ async function groupFaces(url: string, key: string): Promise<{ faces: { who: str
   return { faces, miscounted };
 }
 
-async function strangerPhotos(): Promise<string[]> {
+export async function strangerPhotos(): Promise<string[]> {
   const wider = (await readFile(path.join(FACES_DIR, 'wider-val', 'annotations.txt'), 'utf8'))
     .split('\n')
     .filter((line) => line.trim().endsWith('.jpg'))

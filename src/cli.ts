@@ -6,6 +6,7 @@ import { EXIT } from './cli/exit-codes.js';
 import { addModelCommands } from './cli/model-commands.js';
 import { addPostgresCommands } from './cli/postgres-commands.js';
 import { addServiceCommands } from './cli/service-commands.js';
+import { addUnknownFaceCommands } from './cli/unknown-face-commands.js';
 import { packageVersion } from './package-root.js';
 import { TASK_DESCRIPTIONS } from './tasks/index.js';
 
@@ -21,6 +22,7 @@ const program = new Command('detectd')
   .exitOverride();
 addAccountCommands(program, TASK_DESCRIPTIONS);
 addServiceCommands(program, TASK_DESCRIPTIONS);
+addUnknownFaceCommands(program, TASK_DESCRIPTIONS);
 addModelCommands(program);
 addBackupCommands(program);
 addPostgresCommands(program);

@@ -31,6 +31,8 @@ import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index
 import { FaceGallery } from './faces/face-gallery.js';
 import { KnownPlateList } from './plates/known-plate-list.js';
 import { galleryRecognition } from './faces/face-recognition.js';
+import { UnknownPeople } from './faces/unknown-people.js';
+import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './transports/http/unknown-people-routes.js';
 import { SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
@@ -38,6 +40,7 @@ import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
+import { peopleOpenApiPaths, peopleRoutes } from './transports/http/people-routes.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
 import { UploadBudget } from './gate/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
@@ -52,6 +55,8 @@ import { UsageStore } from './usage/usage-store.js';
 
 /** Calls stopped this long ago: the server is at rest, and collects the garbage its last images left. */
 const IDLE_COLLECTION_MS = 2_000;
+/** How often kept unknown faces past their service's retention are forgotten, beside each keeping (a service that sees no face forgets too). */
+const UNKNOWN_FACES_SWEEP_MS = 3_600_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -82,7 +87,12 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   });
   const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
-  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE);
+  const unknownPeople = new UnknownPeople(db, secret, gallery);
+  // Never the faces: an error while keeping them is logged without them, and the call is answered.
+  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE, { people: unknownPeople, failed: (error) => logger.error({ err: error }, 'unknown faces could not be kept') });
+  const forgetExpired = () => void unknownPeople.purgeAll().catch((error: unknown) => logger.error({ err: error }, 'expired unknown faces could not be forgotten'));
+  forgetExpired();
+  const unknownFacesSweep = setInterval(forgetExpired, UNKNOWN_FACES_SWEEP_MS).unref();
   const knownPlates = new KnownPlateList(db);
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
@@ -117,8 +127,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
-  // The DeepStack and known-plate routes' part of the API reference does not depend on the caller: built once.
-  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks) };
+  // The DeepStack, known-plate, unknown-people and correction routes' part of the API reference does not depend on the caller: built once.
+  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks) };
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
@@ -187,7 +197,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       ),
       streamRoutes(gate, tasks, streamTokens),
       knownPlateRoutes(gate, tasks, schemas),
+      unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes, unknownPeople }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
@@ -218,6 +230,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await stopped;
       await usage.stop();
       idleCollector.stop();
+      clearInterval(unknownFacesSweep);
       await registry.dispose();
       await db.destroy();
       lock?.release();

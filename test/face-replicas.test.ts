@@ -22,16 +22,29 @@ const recognized = async (url: string, apiKey: string) =>
     .sort((a, b) => a.x_min - b.x_min)
     .map((face) => face.userid);
 
-describe('a face gallery shared by two server processes on one PostgreSQL database', function () {
+/** A call of the unknown-people routes (or `POST /api/v1/face-detection` with `route` undefined and an image). */
+async function call(url: string, apiKey: string, method: string, route: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}/api/v1/face-detection${route === undefined ? '' : `/unknown-people${route}`}`, {
+    method,
+    headers: { Authorization: `ApiKey ${apiKey}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const photo = (person: string, index: number) => ({ raw_data: fs.readFileSync(cropPath(person, index)).toString('base64'), frame_id: `${person}-${index}`, source_id: 'gate' });
+
+describe('a face gallery and unknown people shared by two server processes on one PostgreSQL database', function () {
   this.timeout(180_000);
   let store: ScratchStore;
   let replicas: ServerProcess[] = [];
   let apiKey: string;
+  let env: NodeJS.ProcessEnv;
 
   before(async () => {
     requireBuild();
     store = await POSTGRESQL.scratch();
-    const env = { ...process.env, ...store.env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}`, HOST: '127.0.0.1', DETECTD_INFERENCE_THREADS: '1' };
+    env = { ...process.env, ...store.env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}`, HOST: '127.0.0.1', DETECTD_INFERENCE_THREADS: '1' };
     replicas = [await startProcess({ ...env, PORT: '0' }), await startProcess({ ...env, PORT: '0' })];
     expect(cli(['account', 'create', '--email', 'doors@example.com', '--password', 'a long passphrase', '--json'], env).status).to.equal(0);
     const created = cli(['service', 'create', '--account', 'doors@example.com', '--name', 'front door', '--type', 'face-detection', '--json'], env);
@@ -52,5 +65,27 @@ describe('a face gallery shared by two server processes on one PostgreSQL databa
     expect((await faceCall(b.url, 'list', apiKey, {})).faces).to.deep.equal(['leonard']);
     await faceCall(b.url, 'delete', apiKey, { userid: 'leonard' });
     expect(await recognized(a.url, apiKey)).to.deep.equal(['unknown', 'unknown', 'unknown', 'unknown']);
+  });
+
+  it('faces kept on A are grouped with those kept on B; named on B, A names the person; forgotten on A, B lists nothing', async () => {
+    const [a, b] = replicas;
+    const created = cli(['service', 'create', '--account', 'doors@example.com', '--name', 'gate', '--type', 'face-detection', '--json'], env);
+    const apiKey = JSON.parse(created.stdout).api_key as string;
+    expect((await call(b.url, apiKey, 'PUT', '/settings', { remember: true })).body).to.deep.equal({ remember: true, retention_days: 30, max_faces: 1000 });
+    expect((await call(a.url, apiKey, 'POST', undefined, photo('sheldon', 1))).status).to.equal(200);
+    expect((await call(b.url, apiKey, 'POST', undefined, photo('sheldon', 2))).status).to.equal(200);
+    expect((await call(a.url, apiKey, 'POST', undefined, photo('amy', 1))).status).to.equal(200);
+    const listed = (await call(b.url, apiKey, 'GET', '')).body.unknown_people as { id: string; face_count: number }[];
+    expect(listed.map((person) => person.face_count).sort()).to.deep.equal([1, 2]);
+    const sheldon = listed.find((person) => person.face_count === 2)!;
+    const amy = listed.find((person) => person.face_count === 1)!;
+    expect((await call(a.url, apiKey, 'GET', `/${sheldon.id}`)).body.faces.map((face: { frame_id: string }) => face.frame_id).sort()).to.deep.equal(['sheldon-1', 'sheldon-2']);
+
+    expect((await call(b.url, apiKey, 'POST', `/${sheldon.id}/name`, { userid: 'sheldon' })).body).to.include({ userid: 'sheldon', registered_faces: 2 });
+    expect((await call(a.url, apiKey, 'POST', undefined, photo('sheldon', 3))).body.detected_faces.map((face: { name: string }) => face.name)).to.deep.equal(['sheldon']);
+
+    expect((await call(a.url, apiKey, 'DELETE', `/${amy.id}`)).status).to.equal(200);
+    expect((await call(b.url, apiKey, 'GET', '')).body.unknown_people).to.deep.equal([]);
+    expect((await call(b.url, apiKey, 'GET', `/${amy.id}`)).status).to.equal(404);
   });
 });

@@ -1,5 +1,5 @@
 // detectd console: a licence-plate service's "Known plates" (the service's known-plates routes, called with its key as Try it calls the API).
-// Runs after console.js (both deferred, in page order), whose fetchKey() and removableRow() it uses.
+// Runs after console.js (both deferred, in page order), whose fetchKey() and listRow() it uses.
 'use strict';
 
 const knownPlatesSection = () => document.getElementById('known-plates');
@@ -27,10 +27,9 @@ async function listKnownPlates() {
     document.getElementById('known-plates-distance').value = String(distance);
     document.querySelector('#known-plates-table tbody').replaceChildren(
       ...plates.map((plate) =>
-        removableRow(
+        listRow(
           [['', plate.plate, false], ['Name ', plate.name, false], ['Added ', new Date(plate.created).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]],
-          `Remove ${plate.plate}`,
-          () => removeKnownPlate(plate),
+          [['Remove', `Remove ${plate.plate}`, () => removeKnownPlate(plate)]],
         ),
       ),
     );

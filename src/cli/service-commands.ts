@@ -15,7 +15,7 @@ import { CliFailure, EXIT } from './exit-codes.js';
 import { withArticle } from '../indefinite-article.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
 
-interface ServiceOptions extends OutputOptions {
+export interface ServiceOptions extends OutputOptions {
   /** The owner's email: then `<service>` may be the service's name. */
   readonly account?: string;
 }
@@ -30,7 +30,7 @@ async function ownerAccount(domain: AccountDomain, email: string) {
 }
 
 /** `<service>` as given: its id, or its name when `--account` names the owner. */
-async function findService(domain: AccountDomain, reference: string, accountEmail: string | undefined): Promise<Service> {
+export async function findService(domain: AccountDomain, reference: string, accountEmail: string | undefined): Promise<Service> {
   if (accountEmail !== undefined) {
     const owner = await ownerAccount(domain, accountEmail);
     const found = (await domain.services.findByName(owner.id, reference)) ?? (await domain.services.find(owner.id, reference));
@@ -93,7 +93,7 @@ function keyJson(key: ActiveKey) {
 }
 
 /** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
-function faceService(tasks: TaskTable, found: Service): Service {
+export function faceService(tasks: TaskTable, found: Service): Service {
   if (tasks.find(found.type)?.detects !== MODEL_KINDS.faces) throw new CliFailure('not_a_face_service', `${found.name} is ${withArticle(found.type)} service: only a face service has people`, EXIT.refused);
   return found;
 }
@@ -115,7 +115,7 @@ const knownPlateJson = (plate: KnownPlate) => ({ id: plate.id, plate: plate.plat
  * Declares `detectd service <name> <service> [more arguments] [--account <email>] [--json]` with the
  * shared reference options; `more` are the command's arguments after the service (`<userid>`).
  */
-function serviceCommand(parent: Command, name: string, description: string, more = ''): Command {
+export function serviceCommand(parent: Command, name: string, description: string, more = ''): Command {
   return parent
     .command(`${name} <service>${more ? ` ${more}` : ''}`)
     .description(description)
@@ -351,15 +351,17 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
           const response = await fetch(`${url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form }).catch((error: Error) => {
             throw new CliFailure('no_server', `no detectd server answers at ${url} (${error.cause instanceof Error ? error.cause.message : error.message}): start it (npm start) or give --url`, EXIT.environment);
           });
-          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[] };
+          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[]; faces_refused?: { image: string; error: string }[] };
           if (answer.success !== true) throw new CliFailure(answer.code ?? 'refused', `the server refused the registration (${response.status}): ${answer.error ?? 'no answer'}`, EXIT.refused);
           const taken = new Set((answer.faces_taken ?? []).map((face) => face.image));
           const fields = photos.map((_, index) => (index === 0 ? 'image' : `image${index}`));
-          const left = photos.filter((_, index) => !taken.has(fields[index]));
+          const refused = new Map((answer.faces_refused ?? []).map((face) => [face.image, face.error]));
+          const left = photos.filter((_, index) => !taken.has(fields[index]) && !refused.has(fields[index]));
+          const poor = photos.flatMap((photo, index) => (refused.has(fields[index]) ? [`${photo}: ${refused.get(fields[index])}`] : []));
           printResult(
             options,
-            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [] },
-            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}`,
+            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [], faces_refused: answer.faces_refused ?? [] },
+            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}${poor.length > 0 ? ` (refused: ${poor.join('; ')})` : ''}`,
           );
         });
       }),

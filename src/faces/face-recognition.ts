@@ -1,6 +1,7 @@
 import { DetectdError } from '../core/errors.js';
-import { type FaceGallery, FaceGalleryError } from './face-gallery.js';
+import { type FaceGallery, FaceGalleryError, type FacePerson } from './face-gallery.js';
 import { faceSimilarity } from './face-similarity.js';
+import type { SeenIn, UnknownPeople, UnnamedFace } from './unknown-people.js';
 
 /** A registered person of a face service, as its gallery lists them. */
 export interface RegisteredPerson {
@@ -8,6 +9,8 @@ export interface RegisteredPerson {
   readonly name: string;
   /** Face samples (photos) registered for the person. */
   readonly samples: number;
+  /** "Not this person" examples attached to them. */
+  readonly negatives: number;
   /** ISO time of the first registration. */
   readonly created: string;
 }
@@ -40,19 +43,38 @@ export interface FaceRecognition {
   matcher(serviceId: string): Promise<PersonMatcher | undefined>;
   /** Adds the samples to the person, creating them when new; true when the person is new. */
   register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  /** Attaches a "not this person" example to a registered person (face-gallery.ts addNegative); 404 `unknown_person` when there is nobody by that name. */
+  addNegative(serviceId: string, person: string, embedding: Float32Array): Promise<RegisteredPerson>;
   list(serviceId: string): Promise<readonly RegisteredPerson[]>;
   /** Removes the person and every sample; false when there was no such person. */
   remove(serviceId: string, person: string): Promise<boolean>;
+  /** Whether the service keeps the faces no one is named for (its owner's switch, off by default). */
+  remembersUnknown(serviceId: string): Promise<boolean>;
+  /**
+   * Keeps the faces of one image no one was named for, grouped into unknown people (the service
+   * remembers). Never fails the call: a failure is reported without the faces, and the answer goes out.
+   */
+  keepUnknown(serviceId: string, faces: readonly UnnamedFace[], seenIn: SeenIn): Promise<void>;
+}
+
+/** Where the server's recognition keeps unknown faces, and whom it tells when keeping fails. */
+export interface UnknownFaceKeeping {
+  readonly people: UnknownPeople;
+  /** A face could not be kept (a database error): told the error, never the faces. */
+  failed(error: unknown): void;
 }
 
 /**
  * The recognition of a running server: the galleries in the database. A gallery's refusal (a bad
- * userid) is the caller's 400. `smallestFace`: the describer's smallest face worth describing.
+ * userid) is the caller's 400. `smallestFace`: the describer's smallest face worth describing;
+ * `unknown`: where the faces no one is named for are kept.
  */
-export function galleryRecognition(gallery: FaceGallery, smallestFace: number): FaceRecognition {
+export function galleryRecognition(gallery: FaceGallery, smallestFace: number, unknown: UnknownFaceKeeping): FaceRecognition {
   const refusedAsRequest = (error: unknown): never => {
-    throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
+    if (!(error instanceof FaceGalleryError)) throw error;
+    throw new DetectdError(error.code === 'unknown_person' ? 'unknown_person' : 'invalid_configuration', error.message);
   };
+  const listed = ({ userid, samples, negatives, created }: FacePerson): RegisteredPerson => ({ name: userid, samples, negatives, created });
   return {
     similarity: faceSimilarity,
     smallestFace,
@@ -70,7 +92,10 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number): 
       const registered = await gallery.register(serviceId, person, embeddings).catch(refusedAsRequest);
       return registered.samples + registered.outdatedSamples === embeddings.length;
     },
-    list: async (serviceId) => (await gallery.list(serviceId)).map(({ userid, samples, created }) => ({ name: userid, samples, created })),
+    addNegative: async (serviceId, person, embedding) => listed(await gallery.addNegative(serviceId, person, embedding).catch(refusedAsRequest)),
+    list: async (serviceId) => (await gallery.list(serviceId)).map(listed),
     remove: (serviceId, person) => gallery.delete(serviceId, person),
+    remembersUnknown: async (serviceId) => (await unknown.people.settings(serviceId)).remember,
+    keepUnknown: (serviceId, faces, seenIn) => unknown.people.keep(serviceId, faces, seenIn).catch(unknown.failed),
   };
 }

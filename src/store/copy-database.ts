@@ -18,6 +18,9 @@ export const TABLES_IN_COPY_ORDER = [
   'service_monthly_calls',
   'face_people',
   'face_samples',
+  'face_negatives',
+  'unknown_groups',
+  'unknown_faces',
   'known_plates',
 ] as const satisfies readonly (keyof Tables)[];
 

@@ -249,7 +249,8 @@ export class StreamSession {
     const deadline = AbortSignal.timeout(analysisLimits.deadlineMs);
     const signal = AbortSignal.any([deadline, this.#ended.signal]);
     try {
-      const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call });
+      const labels = { frameId: String(identity.frameId), sourceId: frame.sourceId };
+      const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call, labels });
       const trackingStarted = performance.now();
       const trackIds = this.#tracker.update(analysis.tracked, sequence);
       const found = analysis.found.map((object, index) => this.#tracked(object, trackIds[index], analysis.votes?.[index]));

@@ -14,4 +14,11 @@ export interface AnalysisCall {
   readonly context: CallContext;
   /** A model turn the caller already holds (a stream frame's); absent: the call waits for one. */
   readonly turn?: ModelTurn;
+  /** The caller's labels of the image (a REST body's or a stream frame's `frame_id`, `source_id`), kept with what is remembered of it. */
+  readonly labels?: ImageLabels;
+}
+
+export interface ImageLabels {
+  readonly frameId?: string;
+  readonly sourceId?: string;
 }

@@ -27,8 +27,11 @@ const NOT_RUNNING: FaceRecognition = {
   smallestFace: 0,
   matcher: notRunning,
   register: notRunning,
+  addNegative: notRunning,
   list: notRunning,
   remove: notRunning,
+  remembersUnknown: notRunning,
+  keepUnknown: notRunning,
 };
 
 /** Known plates of a table that only describes the tasks. */

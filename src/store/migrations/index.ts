@@ -11,6 +11,8 @@ import { faceGalleries } from './0009-face-galleries.js';
 import { deepStackPredictionCap } from './0010-deepstack-prediction-cap.js';
 import { faceUseridKeysAndDescriptorKinds } from './0011-face-userid-keys-and-descriptor-kinds.js';
 import { signInFailureEmail } from './0012-sign-in-failure-email.js';
+import { unknownFaces } from './0013-unknown-faces.js';
+import { faceNegatives } from './0014-face-negatives.js';
 import { knownPlates } from './0015-known-plates.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
@@ -27,6 +29,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-deepstack-prediction-cap': deepStackPredictionCap,
   '0011-face-userid-keys-and-descriptor-kinds': faceUseridKeysAndDescriptorKinds,
   '0012-sign-in-failure-email': signInFailureEmail,
+  '0013-unknown-faces': unknownFaces,
+  '0014-face-negatives': faceNegatives,
   '0015-known-plates': knownPlates,
 };
 

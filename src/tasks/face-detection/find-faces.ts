@@ -9,7 +9,8 @@ import type { Box } from '../../vision/image.js';
 import { frameSmallImage, photoPixels } from '../../vision/portrait.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import { describeFace } from './describe-face.js';
-import { nameFaces } from './recognize.js';
+import { type NamedFaces, nameFaces } from './recognize.js';
+import { keepUnnamed } from './keep-unnamed.js';
 
 /** A detection of a framed photo → in the photo's own pixels; undefined when it lies in the frame, outside the photo. */
 function inPhoto(detection: Detection, photo: Box): Detection | undefined {
@@ -54,18 +55,20 @@ export interface FaceOutcome {
 /**
  * Image bytes and parameters → the faces and who they are: detectFaces, recognition against the
  * service's gallery when it has anyone (and `recognition` is given: DeepStack's detection leaves it
- * out) with the faces described by `models` (describe-face.ts), then the crops and the visualization (names drawn on the faces) asked for. Shared by every
- * way into this task.
+ * out) with the faces described by `models` (describe-face.ts), then the crops and the visualization
+ * (names drawn on the faces) asked for. When the service remembers unknown faces, every face
+ * recognition did not name is described and kept (keep-unnamed.ts). Shared by every way into this task.
  */
 export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall, recognition: FaceRecognition | undefined, models: ComposedModels): Promise<FaceOutcome> {
   const { service, scheduler, limits, signal, turn, context } = call;
-  const matcher = await recognition?.matcher(service.id);
-  const recognizer = recognition && matcher && { matcher, describe: describeFace(models, call), smallestFace: recognition.smallestFace };
+  const [matcher, remembers] = recognition ? await Promise.all([recognition.matcher(service.id), recognition.remembersUnknown(service.id)]) : [undefined, false];
+  const recognizer = recognition && (matcher || remembers) ? { matcher, describe: describeFace(models, call), smallestFace: recognition.smallestFace } : undefined;
   const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
   try {
-    const names = await nameFaces(analysis, recognizer, context.timings);
+    const named: NamedFaces = await nameFaces(analysis, recognizer, context.timings);
+    if (recognition && remembers) await keepUnnamed(analysis, named, recognition, call);
     const encodeStarted = performance.now();
-    const response = await assembleFoundResponse(analysis, analysis.detections, names, parameters);
+    const response = await assembleFoundResponse(analysis, analysis.detections, named.names, parameters);
     context.timings.encode = performance.now() - encodeStarted;
     return { analysis: { ...analysis, pixels: undefined }, response };
   } finally {

@@ -14,31 +14,48 @@ const UNKNOWN_PERSON = 'unknown';
 
 const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 
+/** What recognition needs to name faces: the service's gallery as read once (absent when nobody is registered), and the describer. */
+export interface FaceRecognizer extends Pick<FaceRecognition, 'smallestFace'> {
+  readonly matcher?: PersonMatcher;
+  describe(image: RgbImage, face: Detection): Promise<Float32Array>;
+}
+
+/** Each face's name, and the descriptor of each face that was described (index-aligned; undefined where none was). */
+export interface NamedFaces {
+  readonly names: readonly Naming[];
+  readonly descriptors: readonly (Float32Array | undefined)[];
+}
+
 /**
  * Each detected face → who it is: the registered person it matches best at or above the service's
  * threshold (`name` = their userid, with the similarity), else `unknown` (so is a face too small
- * to describe: FaceRecognition.smallestFace); every face is just
- * `face` when the service has nobody registered or recognition is not asked for (`recognizer`
- * undefined: nothing is described then). The analysis holds the full-resolution pixels when there is a recognizer.
+ * to describe: FaceRecognition.smallestFace); every face is just `face` when the service has
+ * nobody registered (no `matcher`) or recognition is not asked for (`recognizer` undefined: nothing
+ * is described then). A recognizer without a matcher describes the faces only for them to be kept
+ * (the service remembers unknown faces). The analysis holds the full-resolution pixels when there is a recognizer.
  */
-export async function nameFaces(
-  analysis: ImageAnalysis,
-  recognizer: (Pick<FaceRecognition, 'smallestFace'> & { readonly matcher: PersonMatcher; describe(image: RgbImage, face: Detection): Promise<Float32Array> }) | undefined,
-  timings: StageTimings,
-): Promise<Naming[]> {
-  if (!recognizer || analysis.detections.length === 0) return analysis.detections.map(() => UNRECOGNIZED);
+export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecognizer | undefined, timings: StageTimings): Promise<NamedFaces> {
+  const unrecognized = { names: analysis.detections.map(() => UNRECOGNIZED), descriptors: analysis.detections.map(() => undefined) };
+  if (!recognizer || analysis.detections.length === 0) return unrecognized;
   const started = performance.now();
   const pixels = analysis.pixels;
   if (!pixels) throw new Error('recognition needs the image decoded at full resolution');
   const names: Naming[] = [];
+  const descriptors: (Float32Array | undefined)[] = [];
   // One face after the other: the describer runs one face at a time anyway (its scheduler's capacity), and the order is the answer's.
   for (const detection of analysis.detections) {
     const tooSmall = detection.box.bottom - detection.box.top < recognizer.smallestFace;
-    const match = tooSmall ? undefined : recognizer.matcher.match(await recognizer.describe(pixels, detection));
+    const descriptor = tooSmall ? undefined : await recognizer.describe(pixels, detection);
+    descriptors.push(descriptor);
+    if (!recognizer.matcher) {
+      names.push(UNRECOGNIZED);
+      continue;
+    }
+    const match = descriptor && recognizer.matcher.match(descriptor);
     names.push(match ? { name: match.name, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
   }
   timings.recognize = performance.now() - started;
-  return names;
+  return { names, descriptors };
 }
 
 /**

@@ -8,7 +8,7 @@ import { type KnownPlate, KnownPlateError, type NewKnownPlate } from '../../plat
 import type { TaskTable } from '../../tasks/task-table.js';
 import { knownPlatesPath } from '../known-plates-path.js';
 import { contextOf } from '../request-context.js';
-import { JSON_CONTENT_TYPE } from './detection-routes.js';
+import { JSON_CONTENT_TYPE } from './rest-body.js';
 import type { PathItems } from './openapi.js';
 
 /** The list's refusal, as the caller's 4xx. */

@@ -33,7 +33,8 @@ function componentRef(schemas: SchemaCatalogue, ownComponent: string, ref: strin
   return `#/components/schemas/${target}${pointer}`;
 }
 
-function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
+/** OpenAPI responses for the error `codes`, grouped by their status (the error table's summaries). */
+export function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
   const byStatus = new Map<number, (keyof typeof ERROR_CATALOGUE)[]>();
   for (const code of codes) {
     const status = ERROR_CATALOGUE[code].status;

@@ -47,7 +47,8 @@ function requestOf(body: RestBody, task: Task, rest: RestCall): RestRequest {
 export async function answerRestCall(task: Task, body: RestBody, rest: RestCall, call: AnalysisCall): Promise<RestAnswer> {
   const request = requestOf(body, task, rest);
   const parameters = task.parseParameters({ configurations: request.configurations, classes: request.target_classes }, rest.version, call.scheduler);
-  const findings = await runTask(task, 'image' in body ? body.image : request.raw_data!, parameters, call);
+  const labels = { frameId: request.frame_id, sourceId: request.source_id };
+  const findings = await runTask(task, 'image' in body ? body.image : request.raw_data!, parameters, { ...call, labels });
   return {
     service_id: call.service.id,
     frame_id: request.frame_id,

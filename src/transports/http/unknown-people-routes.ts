@@ -1,0 +1,211 @@
+import { type Request, type Response, Router } from 'express';
+import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
+import { DetectdError } from '../../core/errors.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import { FaceGalleryError } from '../../faces/face-gallery.js';
+import { type UnknownFaceSettings, type UnknownPeople, UnknownPeopleError, type UnknownPerson } from '../../faces/unknown-people.js';
+import type { Gate } from '../../gate/gate.js';
+import type { Task } from '../../tasks/task.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import { contextOf } from '../request-context.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { sendJson } from './send-json.js';
+import { JSON_CONTENT_TYPE } from './rest-body.js';
+
+export interface UnknownPeopleRouteDependencies {
+  readonly gate: Gate;
+  readonly tasks: TaskTable;
+  readonly schemas: SchemaCatalogue;
+  readonly people: UnknownPeople;
+}
+
+type PathItems = Record<string, Record<string, unknown>>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Where a task that keeps a gallery of people serves its unknown people. */
+const unknownPeoplePath = (task: Task) => `/api/v1/${task.type}/unknown-people`;
+
+/** The tasks whose services keep galleries of people (TaskAbilities.gallery): theirs are the unknown people. */
+const galleryTasks = (tasks: TaskTable) => tasks.all.filter((task) => task.abilities?.gallery);
+
+const personJson = (person: UnknownPerson) => ({ id: person.id, face_count: person.faces, first_seen: person.firstSeen, last_seen: person.lastSeen, best_faces: person.bestFaces });
+const settingsJson = (settings: UnknownFaceSettings) => ({ remember: settings.remember, retention_days: settings.retentionDays, max_faces: settings.maxFaces });
+
+/** An id of the path: a UUID (400 otherwise), then looked up in the key's service (404 `unknown_person` there). */
+function idOf(request: Request, name: string): string {
+  const id = String(request.params[name]);
+  if (!UUID.test(id)) throw new DetectdError('invalid_request', `${name === 'faceId' ? 'a kept face' : 'an unknown person'}'s id is a UUID, as listed by GET …/unknown-people`);
+  return id;
+}
+
+const noSuchPerson = (id: string) => new DetectdError('unknown_person', `this service has no unknown person ${id}: never seen, or named, merged or forgotten since`);
+
+/** A gallery's or the store's refusal of what was sent → the caller's 400. */
+function refusedAsRequest(error: unknown): never {
+  if (error instanceof FaceGalleryError || error instanceof UnknownPeopleError) throw new DetectdError('invalid_request', error.message);
+  throw error;
+}
+
+/**
+ * The unknown people of a face service, with its key, through the gate as every call (so each
+ * counts toward the service's usage, rate limit and quota, as DeepStack's list and delete do):
+ * list them and their faces, a face's thumbnail, name, merge, forget, and the switch.
+ * docs/faces.md ("Unknown people") describes them.
+ */
+export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies): Router {
+  const router = Router();
+  const { gate, tasks, schemas, people } = dependencies;
+
+  /** The gate's lifecycle for one call: the caller's service id, and the JSON body checked against `schema` when one is expected. */
+  const pass = async (request: Request, response: Response, task: Task, schema?: string): Promise<{ serviceId: string; body: unknown }> => {
+    const { body, call } = await gate.pass(request, response, contextOf(response), {
+      task,
+      credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
+      counted: (caller) => {
+        setRateLimitHeaders(response, caller.standings);
+        if (schema && !JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json');
+      },
+      body: {
+        whole: async (received: Buffer): Promise<unknown> => {
+          if (!schema) return undefined;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(received.toString('utf8'));
+          } catch {
+            throw new DetectdError('invalid_json', 'request body is not valid JSON');
+          }
+          const validity = schemas.check(schema, parsed);
+          if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
+          return parsed;
+        },
+      },
+    });
+    return { serviceId: call.service.id, body };
+  };
+
+  for (const task of galleryTasks(tasks)) {
+    const base = unknownPeoplePath(task);
+    const allow = (path: string, methods: string) =>
+      router.all(path, (_request, response) => {
+        response.set('Allow', methods);
+        throw new DetectdError('method_not_allowed', `use ${methods.replace(', ', ' or ')}`);
+      });
+    router.get(`${base}/settings`, async (request, response) => {
+      const { serviceId } = await pass(request, response, task);
+      await sendJson(response, settingsJson(await people.settings(serviceId)));
+    });
+    router.put(`${base}/settings`, async (request, response) => {
+      const { serviceId, body } = await pass(request, response, task, 'unknown-faces-settings');
+      const sent = body as { remember?: boolean; retention_days?: number; max_faces?: number };
+      const settings = await people.setSettings(serviceId, { remember: sent.remember, retentionDays: sent.retention_days, maxFaces: sent.max_faces }).catch(refusedAsRequest);
+      await sendJson(response, settingsJson(settings));
+    });
+    // Before `/:id`, which would take "settings" for an id.
+    allow(`${base}/settings`, 'GET, PUT');
+    router.get(base, async (request, response) => {
+      const { serviceId } = await pass(request, response, task);
+      await sendJson(response, { service_id: serviceId, unknown_people: (await people.list(serviceId)).map(personJson) });
+    });
+    router.get(`${base}/:id`, async (request, response) => {
+      const id = idOf(request, 'id');
+      const { serviceId } = await pass(request, response, task);
+      const faces = await people.faces(serviceId, id);
+      const person = (await people.list(serviceId)).find((listed) => listed.id === id);
+      if (!faces || !person) throw noSuchPerson(id);
+      await sendJson(response, {
+        ...personJson(person),
+        faces: faces.map((face) => ({ id: face.id, seen: face.seen, frame_id: face.frameId, source_id: face.sourceId, face_height: face.height, confidence: face.confidence })),
+      });
+    });
+    router.get(`${base}/:id/faces/:faceId/thumbnail`, async (request, response) => {
+      const [id, faceId] = [idOf(request, 'id'), idOf(request, 'faceId')];
+      const { serviceId } = await pass(request, response, task);
+      const thumbnail = await people.thumbnail(serviceId, id, faceId);
+      if (!thumbnail) throw new DetectdError('unknown_person', `this service's unknown person ${id} has no kept face ${faceId}`);
+      // A face is biometric data: no cache along the way keeps it once it is forgotten.
+      response.set({ 'Content-Type': 'image/jpeg', 'Cache-Control': 'no-store' }).send(thumbnail);
+    });
+    router.post(`${base}/:id/name`, async (request, response) => {
+      const id = idOf(request, 'id');
+      const { serviceId, body } = await pass(request, response, task, 'unknown-person-name-request');
+      const sent = body as { userid: string; faces?: number };
+      const named = await people.name(serviceId, id, sent.userid, sent.faces).catch(refusedAsRequest);
+      if (!named) throw noSuchPerson(id);
+      await sendJson(response, { userid: named.person.userid, registered_faces: named.registered, samples: named.person.samples, forgotten: id });
+    });
+    router.post(`${base}/:id/merge`, async (request, response) => {
+      const id = idOf(request, 'id');
+      const { serviceId, body } = await pass(request, response, task, 'unknown-person-merge-request');
+      const into = (body as { into: string }).into;
+      if (!UUID.test(into)) throw new DetectdError('invalid_request', '"into" is the id (a UUID) of another unknown person of this service');
+      const merged = await people.merge(serviceId, id, into).catch(refusedAsRequest);
+      if (!merged) throw noSuchPerson((await people.faces(serviceId, id)) ? into : id);
+      await sendJson(response, personJson(merged));
+    });
+    router.delete(`${base}/:id`, async (request, response) => {
+      const id = idOf(request, 'id');
+      const { serviceId } = await pass(request, response, task);
+      if (!(await people.forget(serviceId, id))) throw noSuchPerson(id);
+      await sendJson(response, { forgotten: id });
+    });
+    allow(base, 'GET');
+    allow(`${base}/:id`, 'GET, DELETE');
+    allow(`${base}/:id/faces/:faceId/thumbnail`, 'GET');
+    allow(`${base}/:id/name`, 'POST');
+    allow(`${base}/:id/merge`, 'POST');
+  }
+  return router;
+}
+
+const SECURITY = [{ ApiKey: [] }];
+const TAG = 'Unknown people';
+const ERRORS = {
+  '400': { description: '`invalid_request`, `invalid_json`: a malformed id or body (the message names the field).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+  '401': { description: '`unauthorized`: missing or wrong key.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+  '403': { description: '`forbidden`: the key belongs to a service of another type, or one disabled.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+  '404': { description: '`unknown_person`: the key\'s service has no unknown person (or kept face) of that id.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+  '429': { description: '`rate_limited`, `quota_exceeded`: these calls count as the service\'s calls.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+};
+const json = (title: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } });
+const idParameter = (name: string, what: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: what });
+
+/** The unknown-people routes' part of the API reference, for every task that keeps a gallery of people. */
+export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
+  const operation = (summary: string, operationId: string, answer: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+    summary,
+    operationId,
+    tags: [TAG],
+    security: SECURITY,
+    responses: { '200': { description: 'OK', ...answer }, ...ERRORS },
+    ...more,
+  });
+  const person = [idParameter('id', 'The unknown person\'s id.')];
+  const body = (title: string) => ({ requestBody: { required: true, ...json(title) } });
+  return Object.fromEntries(
+    galleryTasks(tasks).flatMap((task) => {
+      const base = unknownPeoplePath(task);
+      const id = (verb: string) => `${task.type}-unknown-people-${verb}`;
+      return [
+        [`${base}/settings`, {
+          get: operation('Whether the service keeps unknown faces, for how long, how many', id('settings'), json('UnknownFacesSettings')),
+          put: operation('Turn keeping unknown faces on or off, set the retention and the cap (a smaller one forgets at once)', id('set-settings'), json('UnknownFacesSettings'), body('UnknownFacesSettings')),
+        }],
+        [base, { get: operation('The service\'s unknown people: groups of the faces no one was named for', id('list'), json('UnknownPeopleResponse')) }],
+        [`${base}/{id}`, {
+          get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('show'), json('UnknownPersonResponse'), { parameters: person }),
+          delete: operation('Forget an unknown person: its faces and thumbnails are deleted at once', id('forget'), json('UnknownPersonForgottenResponse'), { parameters: person }),
+        }],
+        [`${base}/{id}/faces/{faceId}/thumbnail`, {
+          get: operation('A kept face\'s thumbnail', id('thumbnail'), { content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } } }, { parameters: [...person, idParameter('faceId', 'The kept face\'s id.')] }),
+        }],
+        [`${base}/{id}/name`, {
+          post: operation('Name an unknown person: its best faces are registered under the userid, then it is forgotten', id('name'), json('UnknownPersonNamedResponse'), { parameters: person, ...body('UnknownPersonNameRequest') }),
+        }],
+        [`${base}/{id}/merge`, {
+          post: operation('Merge an unknown person into another', id('merge'), json('UnknownPeopleResponse/$defs/unknown_person'), { parameters: person, ...body('UnknownPersonMergeRequest') }),
+        }],
+      ];
+    }),
+  );
+}
