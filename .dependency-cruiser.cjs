@@ -29,7 +29,7 @@ module.exports = {
     layer('tasks-are-transport-free', 'tasks/ turn a request into a result; how it travels is the transports\' business.', '^src/tasks/', '^src/(transports|console|store|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer('streaming-is-transport-free', 'streaming/ is the video stream engine (latest frame, model turns, tracking, liveness, open streams): it knows no protocol, socket or page; transports/stream-*/ speak the protocols over it.', '^src/streaming/', '^src/(transports|console|store|usage)/|^src/(server|main|cli)\\.ts$'),
     independentSubfolders('transports-are-independent', 'A front door never imports another: shared HTTP pieces live in src/transports/*.ts, shared stream logic below the transports.', 'src/transports/'),
-    layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), plates/ (known plates), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|plates|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer(
       'tasks-only-through-the-table',
       'A task is reached through the Task interface (tasks/task.ts) and the task table (tasks/index.ts): outside its folder only the table imports tasks/<name>/. (test/layering.test.ts also refuses a task\'s type as a literal outside them.)',

@@ -14,6 +14,7 @@ import { DEFAULT_FACE_DATASET, evaluateFaceModels, printCalibration, printFaceTa
 import { printRecognitionTable, type RecognitionScore, scoreRecognition } from './face-recognition-eval.js';
 import { startLocalServer } from './lib/local-server.js';
 import { evaluatePlates } from './plate-eval.js';
+import { evaluateKnownPlates } from './known-plate-eval.js';
 import { evaluateUnknownFaces } from './unknown-faces-eval.js';
 
 /** Face models whose recognition is measured beside the embedded one's: RetinaFace (five landmarks) and UltraFace (none: face-api's 68-point net marks its faces). */
@@ -23,6 +24,7 @@ interface EvalOptions {
   dataset?: string;
   faces?: boolean;
   plates?: boolean;
+  knownPlates?: boolean;
   unknownFaces?: boolean;
   replay?: boolean;
   namedFaces?: number;
@@ -77,6 +79,7 @@ function parseOptions(): EvalOptions {
     .option('--dataset <dir>', `folder with images/ and a COCO annotations.json (with --faces: a WIDER FACE folder, default ${DEFAULT_FACE_DATASET})`)
     .option('--faces', 'measure faces instead: detection AP by face height of the embedded face model and each face model (--model, else ../shared/models/faces/*), then recognition (closed and open set) with the embedded model and RetinaFace and UltraFace (or --model)')
     .option('--plates', 'measure licence plates instead, through POST /v1/image/alpr: found, read exactly, O ≡ 0, within one character, per region, on both halves of ../shared/eval/plates as close-ups and as far-camera 1080p frames; false plates on vehicle-free photos; p50 of far frames against close-ups (scripts/plate-eval.ts)')
+    .option('--known-plates', 'measure known plates instead: half of the plates of ../shared/eval/plates added as known plates, every close-up and far frame through POST /v1/image/alpr; of registered plates found, the share named right; of unregistered ones, the share named at all; before (exact text) and after, per half (scripts/known-plate-eval.ts)')
     .option('--unknown-faces', 'measure unknown people instead: grouping (pairwise precision, largest group\'s share) and naming after it, on a TUNE and a CHECK half of ../shared/eval/faces, through the REST routes (scripts/unknown-faces-eval.ts)')
     .option('--replay', 'with --unknown-faces: also print the grouping figures of other rules on the TUNE half')
     .option('--named-faces <n>', 'with --unknown-faces: how many best faces naming registers (default: the server\'s)', positiveInteger)
@@ -93,8 +96,9 @@ function parseOptions(): EvalOptions {
     .parse();
   const options = program.opts<EvalOptions>();
   if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
-  if (options.dataset === undefined && !options.faces && !options.plates && !options.unknownFaces) program.error("required option '--dataset <dir>' not specified");
+  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces) program.error("required option '--dataset <dir>' not specified");
   if (options.plates && (options.url !== undefined || options.faces || options.dataset !== undefined)) program.error('--plates measures the plate models on ../shared/eval/plates: no --url, --faces or --dataset');
+  if (options.knownPlates && (options.url !== undefined || options.faces || options.plates || options.dataset !== undefined)) program.error('--known-plates measures known plates on ../shared/eval/plates: no --url, --faces, --plates or --dataset');
   if (options.faces && options.url !== undefined) program.error('--faces measures the models themselves: no --url');
   return options;
 }
@@ -190,6 +194,10 @@ async function main(): Promise<void> {
   const options = parseOptions();
   if (options.plates) {
     await evaluatePlates(options.limit);
+    return;
+  }
+  if (options.knownPlates) {
+    await evaluateKnownPlates(options.limit);
     return;
   }
   if (options.unknownFaces) {

@@ -18,6 +18,7 @@ import path from 'node:path';
 import type { FoundPlate } from '../src/tasks/license-plate/read-plates.js';
 import { plateCharacters } from '../src/tasks/license-plate/read-plates.js';
 import type { Box } from '../src/vision/image.js';
+import { distance as editDistance } from 'fastest-levenshtein';
 import { percentile } from './lib/bench-numbers.js';
 import { farPlateSet } from './lib/far-plate-frames.js';
 import { startLocalServer } from './lib/local-server.js';
@@ -74,21 +75,15 @@ async function imagesOfCoco(folder: string): Promise<{ file: string; vehicle: bo
     .sort((a, b) => a.file.localeCompare(b.file));
 }
 
+/** The answered plate over the labelled one (the highest IoU, at least 0.5); undefined when it was not found. */
+export function plateOver<Plate extends FoundPlate>(plates: readonly Plate[], image: LabelledPlateImage): Plate | undefined {
+  return plates.map((plate) => ({ plate, iou: iou(plate.box, image.box) })).filter((match) => match.iou >= 0.5).sort((a, b) => b.iou - a.iou)[0]?.plate;
+}
+
 function iou(a: Box, b: Box): number {
   const overlap = Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
   const area = (box: Box) => (box.right - box.left) * (box.bottom - box.top);
   return overlap / (area(a) + area(b) - overlap);
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current.push(Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 /** How one labelled image was read: the plate over the label (highest IoU, at least 0.5), if any. */
@@ -112,10 +107,10 @@ function score(outcomes: readonly ImageOutcome[]): Score {
   for (const { image, plates } of outcomes) {
     const label = plateCharacters(image.plate);
     if (plates.some((plate) => plate.text === label)) tally.anywhere++;
-    const over = plates.map((plate) => ({ plate, iou: iou(plate.box, image.box) })).filter((match) => match.iou >= 0.5).sort((a, b) => b.iou - a.iou)[0];
+    const over = plateOver(plates, image);
     if (!over) continue;
     tally.found++;
-    const text = over.plate.text;
+    const text = over.text;
     if (text === label) tally.exact++;
     if (text.replaceAll('O', '0') === label.replaceAll('O', '0')) tally.exactOZero++;
     if (editDistance(text, label) <= 1) tally.withinOne++;
@@ -137,17 +132,22 @@ function printScores(title: string, outcomes: readonly ImageOutcome[]): void {
   for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column])).join('  '));
 }
 
+/** A plate as CodeProject.AI's ALPR answers it: with the name of the service's known plate it matched, if any. */
+export interface AlprPlate extends FoundPlate {
+  readonly knownName?: string;
+}
+
 /** The plates of a photo as CodeProject.AI's ALPR answers them, filtered by the server, and the call's milliseconds (sent to the server, answered). */
-async function readThroughAlpr(url: string, bytes: Buffer): Promise<{ plates: FoundPlate[]; ms: number }> {
+export async function readThroughAlpr(url: string, bytes: Buffer): Promise<{ plates: AlprPlate[]; ms: number }> {
   const form = new FormData();
   form.append('upload', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), 'photo.jpg');
   const started = performance.now();
   const answer = await fetch(`${url}/v1/image/alpr`, { method: 'POST', body: form });
-  const body = (await answer.json()) as { success: boolean; error?: string; predictions: { plate: string; confidence: number; x_min: number; y_min: number; x_max: number; y_max: number }[] };
+  const body = (await answer.json()) as { success: boolean; error?: string; predictions: { plate: string; confidence: number; x_min: number; y_min: number; x_max: number; y_max: number; known_name?: string }[] };
   const ms = performance.now() - started;
   if (!body.success) throw new Error(`/v1/image/alpr answered ${answer.status}: ${body.error}`);
   // The server keeps only plates its filter keeps: their read confidence is past it.
-  const plates = body.predictions.map((p) => ({ text: p.plate, confidence: p.confidence, box: { left: p.x_min, top: p.y_min, right: p.x_max, bottom: p.y_max }, readConfidence: 1 }));
+  const plates = body.predictions.map((p) => ({ text: p.plate, confidence: p.confidence, box: { left: p.x_min, top: p.y_min, right: p.x_max, bottom: p.y_max }, readConfidence: 1, knownName: p.known_name }));
   return { plates, ms };
 }
 
@@ -156,13 +156,14 @@ async function readThroughAlpr(url: string, bytes: Buffer): Promise<{ plates: Fo
  * models folder holding the plate pair, a license-plate service taking keyless calls from this
  * machine, each photo posted to /v1/image/alpr in `upload`, in turn.
  */
-async function servedAlpr(): Promise<{ readonly url: string; close(): Promise<void> }> {
+export async function servedAlpr(): Promise<{ readonly url: string; readonly apiKey: string; close(): Promise<void> }> {
   const folder = plateModelsFolder(PLATE_MODELS);
   const server = await startLocalServer({ DETECTD_MODELS_DIR: folder });
   const apiKey = await server.createService({ name: 'plates', type: 'license-plate' });
   await server.domain.services.setKeylessAddressRanges((await server.domain.keys.authenticate(apiKey))!, '');
   return {
     url: server.url,
+    apiKey,
     async close() {
       await server.close();
       fs.rmSync(folder, { recursive: true, force: true });
@@ -172,7 +173,7 @@ async function servedAlpr(): Promise<{ readonly url: string; close(): Promise<vo
 
 
 /** Both halves of the close-ups and of their far-camera frames, each image as its file and label. */
-async function plateSets(limit: number | undefined) {
+export async function plateSets(limit: number | undefined) {
   const halves = splitHalves(await readPlateBenchmark(PLATE_DATASET));
   const photoFolder = path.join(PLATE_DATASET, 'images');
   const streets = (await imagesOfCoco(COCO_DATASET)).filter((image) => image.vehicle).map((image) => image.file);

@@ -29,6 +29,7 @@ import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
 import { FaceGallery } from './faces/face-gallery.js';
+import { KnownPlateList } from './plates/known-plate-list.js';
 import { galleryRecognition } from './faces/face-recognition.js';
 import { UnknownPeople } from './faces/unknown-people.js';
 import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './transports/http/unknown-people-routes.js';
@@ -39,10 +40,12 @@ import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
 import { createApp } from './transports/http/app.js';
+import { peopleOpenApiPaths, peopleRoutes } from './transports/http/people-routes.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
 import { UploadBudget } from './gate/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
+import { knownPlateOpenApiPaths, knownPlateRoutes } from './transports/http/known-plate-routes.js';
 import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
 import { nvisionStreamRoute } from './transports/stream-nvision/nvision-stream-route.js';
 import type { StreamDoor, StreamTransportDependencies } from './transports/websocket-stream.js';
@@ -90,6 +93,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const forgetExpired = () => void unknownPeople.purgeAll().catch((error: unknown) => logger.error({ err: error }, 'expired unknown faces could not be forgotten'));
   forgetExpired();
   const unknownFacesSweep = setInterval(forgetExpired, UNKNOWN_FACES_SWEEP_MS).unref();
+  const knownPlates = new KnownPlateList(db);
   const registerAgain = await gallery.peopleToRegisterAgain();
   if (registerAgain > 0) {
     logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
@@ -112,7 +116,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const modelMetrics = new ModelRunMetrics(metrics);
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests, onRun: modelMetrics.ran });
   modelMetrics.watch(schedulers);
-  const tasks = tasksOf({ faces, models: composedModels(schedulers) });
+  const tasks = tasksOf({ faces, knownPlates, models: composedModels(schedulers) });
   for (const task of tasks.all) {
     const missing = (task.models ?? []).filter((step) => !step.optional && !registry.forStep(step));
     if (missing.length > 0 && registry.defaultOf(task.detects)) {
@@ -123,8 +127,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
-  // The DeepStack routes' part of the API reference does not depend on the caller: built once.
-  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks) };
+  // The DeepStack, known-plate, unknown-people and correction routes' part of the API reference does not depend on the caller: built once.
+  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks) };
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
@@ -192,8 +196,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
+      knownPlateRoutes(gate, tasks, schemas),
       unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes, unknownPeople }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },

@@ -81,7 +81,8 @@ describe('console of a face service in Chromium', function () {
       const leonard = answer.detected_faces.find((face) => face.name === 'leonard')!;
       expect(leonard.similarity).to.be.within(0, 1);
       const rows = await rowsOf(page, '#try-table');
-      expect(rows.map(([name]) => name).sort()).to.deep.equal([`leonard — similarity ${leonard.similarity!.toFixed(2)}`, 'unknown', 'unknown', 'unknown']);
+      // Each name has its correction under it (docs/faces.md "Corrections").
+      expect(rows.map(([name]) => name).sort()).to.deep.equal([`leonard — similarity ${leonard.similarity!.toFixed(2)}\nNot leonard`, 'unknown\nAdd to…', 'unknown\nAdd to…', 'unknown\nAdd to…']);
       // Each row's number is the detector's confidence, in the answer's order.
       expect(rows.map(([, confidence]) => confidence)).to.deep.equal(answer.detected_faces.map((face) => face.confidence.toFixed(2)));
       expect(await cutElements(page, '#try-result')).to.deep.equal([]);

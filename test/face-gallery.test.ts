@@ -72,6 +72,31 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(matcher.nearest(descriptor(50))?.similarity).to.be.below(DEFAULT_FACE_MATCH_THRESHOLD);
   });
 
+  it('rules a person out for a face nearer to one of their "not this person" faces than to their own nearest photo: the next person may win, their own faces stay theirs', async () => {
+    // Unit descriptors in one plane, by angle: similarity = 1 − sin(Δ / 2).
+    const at = (angle: number) => descriptor(0, angle);
+    await gallery.register(serviceId, 'ann', [at(0)]);
+    await gallery.register(serviceId, 'bob', [at(0.62)]);
+    const face = at(0.3);
+    // 0.851 like Ann, 0.841 like Bob: within the margin of each other, so nobody.
+    expect(await gallery.match(serviceId, face)).to.equal(undefined);
+    expect(await gallery.addNegative(serviceId, 'ANN', at(0.35))).to.include({ userid: 'ann', samples: 1, negatives: 1 });
+    const matcher = await gallery.matcher(serviceId);
+    expect(matcher.match(face)?.userid, 'Ann ruled out, Bob clears the threshold alone').to.equal('bob');
+    expect(matcher.nearest(face)?.userid).to.equal('bob');
+    expect(matcher.match(at(0.1))?.userid, 'nearer to her photo than to the negative').to.equal('ann');
+    expect(matcher.match(at(-0.2))?.userid).to.equal('ann');
+    expect((await gallery.list(serviceId)).map(({ userid, negatives }) => [userid, negatives])).to.deep.equal([['ann', 1], ['bob', 0]]);
+    const error = await gallery.addNegative(serviceId, 'carol', at(1)).catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'unknown_person' });
+    expect(await gallery.addNegative(otherServiceId, 'ann', at(1)).catch((caught: FaceGalleryError) => caught.code)).to.equal('unknown_person');
+    const [row] = await db.selectFrom('face_negatives').selectAll().execute();
+    expect(row.descriptor_kind).to.equal(DESCRIPTOR_KIND);
+    expect(row.descriptor_ciphertext).to.not.contain(Buffer.from(at(0.35).buffer).toString('base64').slice(0, 16));
+    await gallery.delete(serviceId, 'ann');
+    expect(await db.selectFrom('face_negatives').selectAll().execute()).to.deep.equal([]);
+  });
+
   it('uses the service\u2019s own threshold when set, and the default again when cleared', async () => {
     await gallery.register(serviceId, 'ann', [descriptor(0)]);
     const tilted = descriptor(0, 0.3); // similarity 1 − sin(0.15) ≈ 0.85

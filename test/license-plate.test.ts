@@ -22,7 +22,7 @@ const LABELLED = [
   { file: 'eu/eu1.jpg', plate: 'M5XSX' },
 ];
 const photo = (file: string) => fs.readFileSync(path.join(PHOTOS, file));
-const TASK = licensePlateTask(DESCRIBING_ONLY.models);
+const TASK = licensePlateTask(DESCRIBING_ONLY.models, DESCRIBING_ONLY.knownPlates);
 
 interface Plate {
   name: string;

@@ -44,16 +44,25 @@ describe('OpenAPI document built from schemas/', () => {
     }
   });
 
-  it('a ref to a schema that is not in the document fails validation instead of dangling silently', async () => {
+  it('a ref to another schema of schemas/ brings that schema into the document as a component, so nothing dangles', async () => {
     const directory = editedSchemas('object-detection-response.json', (schema) => {
       schema.properties.frame = { $ref: 'stream-client-message.json#/$defs/frame' };
     });
     try {
-      const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS));
-      expect(result.valid).to.equal(false);
-      expect(String(result.errors)).to.contain('StreamClientMessage');
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS);
+      expect((document.components as any).schemas.ObjectDetectionResponse.properties.frame).to.deep.equal({ $ref: '#/components/schemas/StreamClientMessage/$defs/frame' });
+      expect((document.components as any).schemas).to.have.property('StreamClientMessage');
+      const result = await new Validator().validate(document);
+      expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }
+  });
+
+  it('a door\'s ref to a component no schema has fails validation instead of dangling silently', async () => {
+    const paths = { '/v1/nowhere': { post: { responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/NoSuchAnswer' } } } } } } } };
+    const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', { ...deepStackOpenApiPaths(TASK_DESCRIPTIONS), ...paths }, TASK_DESCRIPTIONS));
+    expect(result.valid).to.equal(false);
+    expect(String(result.errors)).to.contain('NoSuchAnswer');
   });
 });

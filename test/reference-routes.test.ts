@@ -41,13 +41,15 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(validation.valid).to.equal(true);
     expect(document.openapi).to.equal('3.1.0');
 
-    // The paths: both versions of every task, the DeepStack routes (the face task's too), health and readiness (the video stream documents its own).
+    // The paths: both versions of every task, the DeepStack routes (the face task's too), the plate task's known plates, health and readiness (the video stream documents its own).
+    const KNOWN_PLATE_ROUTES = ['', '/settings', '/{plate}'].map((route) => `/api/v1/license-plate/known-plates${route}`);
     const FACE_ROUTES = ['face', 'face/recognize', 'face/register', 'face/list', 'face/delete', 'face/match'].map((route) => `/v1/vision/${route}`);
     // A face service's unknown people (docs/faces.md "Unknown people").
     const UNKNOWN_PEOPLE_ROUTES = ['', '/settings', '/{id}', '/{id}/faces/{faceId}/thumbnail', '/{id}/name', '/{id}/merge'].map((route) => `/api/v1/face-detection/unknown-people${route}`);
+    const CORRECTION_ROUTES = ['add', 'not'].map((verb) => `/api/v1/face-detection/people/{userid}/${verb}`);
     const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
     const taskPaths = TASK_DESCRIPTIONS.all.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
-    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz', ...UNKNOWN_PEOPLE_ROUTES]);
+    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', ...KNOWN_PLATE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz', ...UNKNOWN_PEOPLE_ROUTES, ...CORRECTION_ROUTES]);
     const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
     for (const task of TASK_DESCRIPTIONS.all) {
       for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {

@@ -23,6 +23,15 @@ describe('one answer per track: the weighted vote of its frames (streaming/track
     expect(answers[5]).to.deep.equal({ name: 'amy', frames_agreeing: 5, frames: 6 });
   });
 
+  it('a plate\'s track answer carries the known plate its decided text matched, not a misread frame\'s', () => {
+    const votes = new TrackVotes();
+    const ben = { name: 'Ben', plate: 'M5XSK', distance: 0 };
+    votes.vote(2, { answer: 'M5XSK', weight: 900, known: ben });
+    votes.vote(2, { answer: 'M5XSK', weight: 900, known: ben });
+    expect(votes.vote(2, { answer: 'M5X5K', weight: 950 })).to.deep.equal({ name: 'M5XSK', frames_agreeing: 2, frames: 3, known: ben });
+    expect(votes.vote(5, { answer: 'QQ123', weight: 900 })).to.deep.equal({ name: 'QQ123', frames_agreeing: 1, frames: 1 });
+  });
+
   it('a tie keeps the answer in force: alternating answers of equal weight do not flicker', () => {
     const votes = new TrackVotes();
     const names = ['amy', 'unknown', 'unknown', 'amy', 'unknown', 'amy'].map((answer) => votes.vote(3, { answer, weight: 500 }).name);

@@ -153,12 +153,16 @@ function readAsBase64(file) {
 
 const confidenceInput = () => document.getElementById('try-confidence');
 
-// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84").
-const nameOf = (object) => (object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`);
+// What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84"),
+// a known plate by its text and the name listed with it ("DG2Z6U — known: Amy's car").
+const nameOf = (object) =>
+  object.known ? `${object.name} — known: ${object.known.name}` : object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
 
-// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box. Built with DOM nodes, so names are never parsed as HTML.
+// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box, and on a
+// service that keeps people, the face's correction. Built with DOM nodes, so names are never parsed as HTML.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
+  const corrects = document.getElementById('try-form').dataset.people === 'true';
   body.replaceChildren(
     ...objects.map((object) => {
       const row = document.createElement('tr');
@@ -174,9 +178,111 @@ function fillObjectTable(objects) {
         if (numeric) cell.className = 'num';
         row.append(cell);
       }
+      // Under the face's name, so the table keeps its three columns on a phone.
+      if (corrects) row.firstElementChild.append(faceCorrection(object));
       return row;
     }),
   );
+}
+
+// The image Try it sent last, as base64: what its faces' corrections send again, with the face's box.
+let triedImage;
+
+const smallButton = (text, label) => {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button small secondary';
+  button.textContent = text;
+  if (label) button.setAttribute('aria-label', label);
+  return button;
+};
+
+// A correction of the service's people over its REST API (docs/faces.md "Corrections"): `faces` adds the photo's face
+// to the person, `not` attaches it to them as a face they are not. `photo` is a JSON body's fields or a file.
+async function correctPerson(userid, verb, photo) {
+  const apiKey = await fetchKey();
+  const file = photo instanceof Blob;
+  const response = await fetch(`${overview().dataset.apiPath}/people/${encodeURIComponent(userid)}/${verb}`, {
+    method: 'POST',
+    headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': file ? photo.type || 'application/octet-stream' : 'application/json' },
+    body: file ? photo : JSON.stringify(photo),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
+  return answer;
+}
+
+const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+const boxText = (box) => `${box.left},${box.top},${box.right},${box.bottom}`;
+
+// One button's call: the button disabled while it runs; `done` with its answer, or `refused` with the error (the button usable again).
+async function runAction(button, call, done, refused) {
+  button.disabled = true;
+  try {
+    done(await call());
+  } catch (error) {
+    button.disabled = false;
+    refused(error);
+  }
+}
+
+// A button that opens a one-field form in its place: a name typed and `submit` pressed, `act` runs with it and the submit button.
+function inlineNameForm(text, label, placeholder, submit, act) {
+  const holder = document.createElement('span');
+  holder.className = 'inline-action';
+  const open = smallButton(text, label);
+  open.addEventListener('click', () => {
+    const form = document.createElement('form');
+    form.className = 'add-face';
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.maxLength = 200;
+    input.required = true;
+    input.placeholder = placeholder;
+    input.setAttribute('aria-label', label);
+    const go = smallButton(submit);
+    go.type = 'submit';
+    form.append(input, go);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (input.value.trim()) act(input.value.trim(), go);
+    });
+    holder.replaceChildren(form);
+    input.focus();
+  });
+  holder.append(open);
+  return holder;
+}
+
+// Try it's correction of one face: "Not <name>" beside a named face, "Add to…" (a person's name) beside any other. Done,
+// Try it asks again, so the table shows what the correction changed, and the People list follows.
+function faceCorrection(face) {
+  const cell = document.createElement('div');
+  cell.className = 'try-correct';
+  const box = face.bounding_box;
+  if (!box) return cell;
+  const apply = (button, userid, verb) =>
+    runAction(
+      button,
+      () => correctPerson(userid, verb, { raw_data: triedImage, box: boxText(box) }),
+      async ({ person }) => {
+        const done = verb === 'not'
+          ? `${person.userid}: this face is not them (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
+          : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+        await tryIt();
+        showStatus(`${done} ${document.getElementById('try-status').textContent}`);
+        if (document.getElementById('people')) listPeople();
+      },
+      (error) => showError('The correction was refused', error.message),
+    );
+  if (face.similarity !== undefined) {
+    const not = smallButton(`Not ${face.name}`);
+    not.addEventListener('click', () => apply(not, face.name, 'not'));
+    cell.append(not);
+    return cell;
+  }
+  cell.append(inlineNameForm('Add to\u2026', `Add the face at ${boxText(box)} to a person`, 'Name or id', 'Add', (userid, button) => apply(button, userid, 'add')));
+  return cell;
 }
 
 // One chip per class, most found first: "dog 1", "person 3".
@@ -220,6 +326,7 @@ async function tryIt() {
   showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
+    triedImage = rawData;
     const started = performance.now();
     const response = await fetch(overview().dataset.apiPath, {
       method: 'POST',
@@ -249,6 +356,8 @@ async function tryIt() {
     const shown = body.raw_data ? { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` } : body;
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
+    // A face service that remembers unknown faces may have kept some of these.
+    if (document.getElementById('unknown-people')) listUnknown();
   } catch (error) {
     result.hidden = true;
     showError('The request failed', error.message);
@@ -294,38 +403,49 @@ async function faceCall(route, form) {
   return body;
 }
 
+// A row of a card's list: its cells (label shown when a phone stacks the row, text, numeric?) and its action
+// buttons ([text, aria-label, on click]). Built with DOM nodes, so names are never parsed as HTML.
+function listRow(cells, actions) {
+  const row = document.createElement('tr');
+  for (const [label, text, numeric] of cells) {
+    const cell = document.createElement('td');
+    if (label) {
+      const stackLabel = document.createElement('span');
+      stackLabel.className = 'stack-label';
+      stackLabel.textContent = label;
+      cell.append(stackLabel);
+    }
+    cell.append(text);
+    if (numeric) cell.className = 'num';
+    row.append(cell);
+  }
+  const cell = document.createElement('td');
+  cell.className = 'row-actions';
+  for (const [text, label, act] of actions) {
+    const button = smallButton(text, label);
+    button.addEventListener('click', act);
+    cell.append(button);
+  }
+  row.append(cell);
+  return row;
+}
+
 async function listPeople() {
   const status = document.getElementById('people-count');
   try {
     const { people } = await faceCall('list', new FormData());
     status.textContent = people.length === 0 ? 'Nobody registered yet.' : `${people.length} ${people.length === 1 ? 'person' : 'people'} registered`;
     document.querySelector('#people-table tbody').replaceChildren(
-      ...people.map((person) => {
-        const row = document.createElement('tr');
-        // On a phone each row stacks (table.stack): the cells then say what they are.
-        for (const [label, text, numeric] of [['', person.userid, false], ['Photos ', String(person.photos), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]]) {
-          const cell = document.createElement('td');
-          if (label) {
-            const stackLabel = document.createElement('span');
-            stackLabel.className = 'stack-label';
-            stackLabel.textContent = label;
-            cell.append(stackLabel);
-          }
-          cell.append(text);
-          if (numeric) cell.className = 'num';
-          row.append(cell);
-        }
-        const remove = document.createElement('button');
-        remove.type = 'button';
-        remove.className = 'button small secondary';
-        remove.textContent = 'Remove';
-        remove.setAttribute('aria-label', `Remove ${person.userid}`);
-        remove.addEventListener('click', () => removePerson(person.userid));
-        const cell = document.createElement('td');
-        cell.append(remove);
-        row.append(cell);
-        return row;
-      }),
+      ...people.map((person) =>
+        listRow(
+          [['', person.userid, false], ['Photos ', String(person.photos), true], ['Not them ', String(person.negatives), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]],
+          [
+            ['Add photo', `Add a photo of ${person.userid}`, () => choosePhoto(person.userid, 'add')],
+            ['Not this person', `A photo of someone who is not ${person.userid}`, () => choosePhoto(person.userid, 'not')],
+            ['Remove', `Remove ${person.userid}`, () => removePerson(person.userid)],
+          ],
+        ),
+      ),
     );
   } catch (error) {
     status.textContent = `Could not list the people: ${error.message}`;
@@ -386,6 +506,7 @@ async function registerPerson() {
   try {
     const body = await faceCall('register', form);
     const used = new Map(body.faces_taken.map((face) => [face.image, face]));
+    const refused = new Map((body.faces_refused ?? []).map((face) => [face.image, face.error]));
     // Every figure is ready before the status says the call is done, so what it reports is already on the page.
     const figures = await Promise.all(files.map(async (file, index) => {
       const figure = document.createElement('figure');
@@ -394,12 +515,13 @@ async function registerPerson() {
       const face = used.get(`image${index + 1}`);
       const canvas = face ? await takenFace(file, face) : null;
       if (canvas) figure.append(canvas);
-      caption.textContent = !face ? `${file.name}: no face found` : canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
+      const why = refused.get(`image${index + 1}`);
+      caption.textContent = why ? `${file.name}: refused, ${why}` : !face ? `${file.name}: no face found` : canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
       figure.append(caption);
       return figure;
     }));
     taken.append(...figures);
-    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face).`;
+    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face${refused.size > 0 ? `; ${refused.size} refused` : ''}).`;
     // Registered: the form is ready for the next person (a refused one keeps what was typed, to correct it).
     document.getElementById('people-form').reset();
   } catch (error) {
@@ -408,13 +530,224 @@ async function registerPerson() {
   listPeople();
 }
 
+// The People list's Add photo and Not this person: one file input, told which person and which correction a chosen photo is for.
+let pendingCorrection;
+function choosePhoto(userid, verb) {
+  pendingCorrection = { userid, verb };
+  const input = document.getElementById('people-correction-file');
+  input.value = '';
+  input.click();
+}
+
+async function sendChosenPhoto() {
+  const file = document.getElementById('people-correction-file').files[0];
+  if (!file || !pendingCorrection) return;
+  const { userid, verb } = pendingCorrection;
+  const status = document.getElementById('people-status');
+  status.textContent = verb === 'not' ? `Adding ${file.name} as not ${userid}…` : `Adding ${file.name} to ${userid}…`;
+  try {
+    const { person } = await correctPerson(userid, verb, file);
+    status.textContent = verb === 'not'
+      ? `${file.name}: faces like it are no longer named ${person.userid} (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
+      : `${file.name}: face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+  } catch (error) {
+    status.textContent = `${file.name} was refused: ${error.message}`;
+  }
+  listPeople();
+}
+
 if (document.getElementById('people')) {
   listPeople();
+  document.getElementById('people-correction-file').addEventListener('change', sendChosenPhoto);
   document.getElementById('people-form').addEventListener('submit', (event) => {
     event.preventDefault();
     registerPerson();
   });
 }
+// "Unknown people" (face services): the service's unknown-people REST routes, called with its key as Try it calls the API.
+const unknownPath = () => `${overview().dataset.apiPath}/unknown-people`;
+async function unknownCall(path, method = 'GET', body) {
+  const apiKey = await fetchKey();
+  const response = await fetch(`${unknownPath()}${path}`, {
+    method,
+    headers: { Authorization: `ApiKey ${apiKey}`, ...(body && { 'Content-Type': 'application/json' }) },
+    ...(body && { body: JSON.stringify(body) }),
+  });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
+  return answer;
+}
+
+const shortTime = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const unknownStatus = (text) => (document.getElementById('unknown-status').textContent = text);
+
+// A kept face's thumbnail: fetched with the key (the route needs it), shown from a blob URL let go once loaded.
+async function thumbnailOf(groupId, faceId, label) {
+  const image = document.createElement('img');
+  image.className = 'unknown-thumb';
+  image.alt = label;
+  image.width = 64;
+  image.height = 64;
+  try {
+    const apiKey = await fetchKey();
+    const response = await fetch(`${unknownPath()}/${groupId}/faces/${faceId}/thumbnail`, { headers: { Authorization: `ApiKey ${apiKey}` } });
+    if (!response.ok) throw new Error(String(response.status));
+    image.src = URL.createObjectURL(await response.blob());
+    image.onload = () => URL.revokeObjectURL(image.src);
+  } catch {
+    image.alt = `${label} (could not be loaded)`;
+  }
+  return image;
+}
+
+// An Unknown people button's call: its status said, the unknown people and the People list read again.
+const afterUnknownAction = (button, call, said) =>
+  runAction(
+    button,
+    call,
+    (answer) => {
+      unknownStatus(said(answer));
+      listUnknown();
+      if (document.getElementById('people')) listPeople();
+    },
+    (error) => unknownStatus(`Refused: ${error.message}`),
+  );
+
+// One kept face: its thumbnail, when it was seen, the frame_id/source_id it came with; Add to… a person, Not… a person.
+async function keptFaceItem(group, face, index) {
+  const item = document.createElement('li');
+  item.className = 'unknown-face';
+  const seen = document.createElement('span');
+  seen.className = 'small';
+  const labels = [shortTime(face.seen), face.frame_id !== null ? `frame ${face.frame_id}` : '', face.source_id !== null ? `source ${face.source_id}` : ''].filter(Boolean);
+  seen.textContent = labels.join(' · ');
+  const correct = (userid, verb, button) =>
+    afterUnknownAction(button, () => correctPerson(userid, verb, { face_id: face.id }), ({ person }) =>
+      verb === 'not' ? `A face of this group is now not ${person.userid}.` : `The face was added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`);
+  const actions = document.createElement('span');
+  actions.className = 'unknown-actions';
+  actions.append(
+    inlineNameForm('Add to\u2026', `Add face ${index + 1} to a person`, 'Name or id', 'OK', (userid, button) => correct(userid, 'add', button)),
+    inlineNameForm('Not\u2026', `Face ${index + 1} is not this registered person`, 'Registered name', 'OK', (userid, button) => correct(userid, 'not', button)),
+  );
+  item.append(await thumbnailOf(group.id, face.id, `Face ${index + 1}, seen ${shortTime(face.seen)}`), seen, actions);
+  return item;
+}
+
+// One unknown person: best faces, count, first and last seen; Name, Merge into another, Forget; their faces listed.
+async function unknownGroupItem(group, number, others) {
+  const item = document.createElement('li');
+  item.className = 'unknown-group';
+  const head = document.createElement('div');
+  head.className = 'unknown-head';
+  const title = document.createElement('h3');
+  title.textContent = `Unknown person ${number}`;
+  const facts = document.createElement('p');
+  facts.className = 'muted small';
+  facts.textContent = `${plural(group.face_count, 'face', 'faces')} · first seen ${shortTime(group.first_seen)} · last seen ${shortTime(group.last_seen)}`;
+  head.append(title, facts);
+
+  const act = (button, call, done) => afterUnknownAction(button, call, () => done);
+  const actions = document.createElement('div');
+  actions.className = 'unknown-actions';
+  actions.append(inlineNameForm('Name', `Name unknown person ${number}`, 'Name or id', 'OK', (userid, button) =>
+    act(button, () => unknownCall(`/${group.id}/name`, 'POST', { userid }), `Unknown person ${number} is now ${userid}: their best faces are registered.`)));
+  if (others.length > 0) {
+    const merge = document.createElement('form');
+    merge.className = 'add-face';
+    const choice = document.createElement('select');
+    choice.setAttribute('aria-label', `Merge unknown person ${number} into`);
+    choice.append(...others.map(({ id, number: other }) => Object.assign(document.createElement('option'), { value: id, textContent: `into unknown person ${other}` })));
+    const go = smallButton('Merge');
+    go.type = 'submit';
+    merge.append(choice, go);
+    merge.addEventListener('submit', (event) => {
+      event.preventDefault();
+      act(go, () => unknownCall(`/${group.id}/merge`, 'POST', { into: choice.value }), `Unknown person ${number} merged.`);
+    });
+    actions.append(merge);
+  }
+  const forget = smallButton('Forget', `Forget unknown person ${number}`);
+  forget.addEventListener('click', () => {
+    if (window.confirm(`Forget unknown person ${number}? Their ${plural(group.face_count, 'face', 'faces')} and thumbnails are deleted at once.`)) {
+      act(forget, () => unknownCall(`/${group.id}`, 'DELETE'), `Unknown person ${number} forgotten.`);
+    }
+  });
+  actions.append(forget);
+
+  const best = document.createElement('div');
+  best.className = 'unknown-best';
+  best.append(...(await Promise.all(group.best_faces.map((faceId, index) => thumbnailOf(group.id, faceId, `Unknown person ${number}, face ${index + 1}`)))));
+  const faces = document.createElement('details');
+  faces.className = 'unknown-faces';
+  const summary = document.createElement('summary');
+  summary.textContent = `Faces (${group.face_count})`;
+  const list = document.createElement('ol');
+  faces.append(summary, list);
+  // Each face with where it came from, read when first opened.
+  faces.addEventListener('toggle', async () => {
+    if (!faces.open || list.childElementCount > 0) return;
+    try {
+      const detail = await unknownCall(`/${group.id}`);
+      list.append(...(await Promise.all(detail.faces.map((face, index) => keptFaceItem(group, face, index)))));
+    } catch (error) {
+      list.textContent = `Could not list the faces: ${error.message}`;
+    }
+  });
+  item.append(head, best, actions, faces);
+  return item;
+}
+
+async function listUnknown() {
+  const count = document.getElementById('unknown-count');
+  try {
+    const { unknown_people: groups } = await unknownCall('');
+    const numbered = groups.map((group, index) => ({ id: group.id, number: index + 1 }));
+    count.textContent = groups.length === 0 ? 'No unknown people kept.' : `${plural(groups.length, 'unknown person', 'unknown people')}`;
+    const items = await Promise.all(groups.map((group, index) => unknownGroupItem(group, index + 1, numbered.filter((other) => other.id !== group.id))));
+    document.getElementById('unknown-list').replaceChildren(...items);
+  } catch (error) {
+    count.textContent = `Could not list the unknown people: ${error.message}`;
+  }
+}
+
+async function loadRememberSettings() {
+  try {
+    const settings = await unknownCall('/settings');
+    document.getElementById('remember-on').checked = settings.remember;
+    document.getElementById('remember-days').value = settings.retention_days;
+    document.getElementById('remember-cap').value = settings.max_faces;
+  } catch (error) {
+    unknownStatus(`Could not read the switch: ${error.message}`);
+  }
+}
+
+async function saveRememberSettings() {
+  const form = document.getElementById('remember-form');
+  if (!form.reportValidity()) return;
+  try {
+    const settings = await unknownCall('/settings', 'PUT', {
+      remember: document.getElementById('remember-on').checked,
+      retention_days: Number(document.getElementById('remember-days').value),
+      max_faces: Number(document.getElementById('remember-cap').value),
+    });
+    unknownStatus(settings.remember
+      ? `Unknown faces are remembered for ${plural(settings.retention_days, 'day', 'days')}, at most ${plural(settings.max_faces, 'face', 'faces')}.`
+      : 'Unknown faces are not remembered.');
+  } catch (error) {
+    unknownStatus(`Not saved: ${error.message}`);
+  }
+}
+
+if (document.getElementById('unknown-people')) {
+  loadRememberSettings();
+  listUnknown();
+  document.getElementById('remember-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    saveRememberSettings();
+  });
+}
+
 // The new-service form: the model list is the chosen type's (a service is answered only by a model of its type), its server default named.
 function followType(typeSelect, modelSelect) {
   const groups = [...modelSelect.querySelectorAll('optgroup')];

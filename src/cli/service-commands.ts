@@ -7,6 +7,7 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
 import { FaceGallery, type FacePerson } from '../faces/face-gallery.js';
+import { type KnownPlate, KnownPlateError, KnownPlateList } from '../plates/known-plate-list.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
 import { localServerUrl, servedModels } from './served-models.js';
@@ -97,6 +98,19 @@ export function faceService(tasks: TaskTable, found: Service): Service {
   return found;
 }
 
+function plateService(tasks: TaskTable, found: Service): Service {
+  if (!tasks.find(found.type)?.abilities?.knownPlates) throw new CliFailure('not_a_plate_service', `${found.name} is ${withArticle(found.type)} service: only a licence-plate service has known plates`, EXIT.refused);
+  return found;
+}
+
+/** A refusal of the known-plate list, as the command's. */
+function plateRefusal(error: unknown): never {
+  if (error instanceof KnownPlateError) throw new CliFailure(error.code, error.message, EXIT.refused);
+  throw error;
+}
+
+const knownPlateJson = (plate: KnownPlate) => ({ id: plate.id, plate: plate.plate, name: plate.name, created_at: plate.created });
+
 /**
  * Declares `detectd service <name> <service> [more arguments] [--account <email>] [--json]` with the
  * shared reference options; `more` are the command's arguments after the service (`<userid>`).
@@ -109,7 +123,7 @@ export function serviceCommand(parent: Command, name: string, description: strin
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|register|forget|face-threshold|delete`. */
+/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|register|forget|face-threshold|known-plates|known-plate-add|known-plate-remove|known-plate-distance|delete`. */
 export function addServiceCommands(program: Command, tasks: TaskTable): void {
   const withDomain = withDomainServing(tasks);
   const service = program.command('service').description('services and their API keys');
@@ -337,15 +351,17 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
           const response = await fetch(`${url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form }).catch((error: Error) => {
             throw new CliFailure('no_server', `no detectd server answers at ${url} (${error.cause instanceof Error ? error.cause.message : error.message}): start it (npm start) or give --url`, EXIT.environment);
           });
-          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[] };
+          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[]; faces_refused?: { image: string; error: string }[] };
           if (answer.success !== true) throw new CliFailure(answer.code ?? 'refused', `the server refused the registration (${response.status}): ${answer.error ?? 'no answer'}`, EXIT.refused);
           const taken = new Set((answer.faces_taken ?? []).map((face) => face.image));
           const fields = photos.map((_, index) => (index === 0 ? 'image' : `image${index}`));
-          const left = photos.filter((_, index) => !taken.has(fields[index]));
+          const refused = new Map((answer.faces_refused ?? []).map((face) => [face.image, face.error]));
+          const left = photos.filter((_, index) => !taken.has(fields[index]) && !refused.has(fields[index]));
+          const poor = photos.flatMap((photo, index) => (refused.has(fields[index]) ? [`${photo}: ${refused.get(fields[index])}`] : []));
           printResult(
             options,
-            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [] },
-            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}`,
+            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [], faces_refused: answer.faces_refused ?? [] },
+            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}${poor.length > 0 ? ` (refused: ${poor.join('; ')})` : ''}`,
           );
         });
       }),
@@ -377,6 +393,59 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
             throw new CliFailure('not_found', `${found.name} has nobody registered as "${userid}"`, EXIT.refused);
           }
           printResult(options, { service: found.id, userid, removed: true }, `${userid} removed from ${found.name}`);
+        });
+      }),
+    );
+
+  serviceCommand(service, 'known-plates', 'list a licence-plate service\'s known plates and its match distance').action((reference: string, options: ServiceOptions) =>
+    runCommand(options, async () => {
+      await withDomain(loadConfig(), options, async (domain, store) => {
+        const found = plateService(tasks, await findService(domain, reference, options.account));
+        const list = new KnownPlateList(store.db);
+        const [plates, distance] = await Promise.all([list.list(found.id), list.distance(found.id)]);
+        printResult(
+          options,
+          { service: found.id, distance, known_plates: plates.map(knownPlateJson) },
+          `${found.name}: reads match a known plate up to ${distance} character${distance === 1 ? '' : 's'} off\n` +
+            (plates.length === 0 ? 'no known plates' : table(['PLATE', 'NAME', 'ADDED', 'ID'], plates.map((plate) => [plate.plate, plate.name, plate.created, plate.id]))),
+        );
+      });
+    }),
+  );
+
+  serviceCommand(service, 'known-plate-add', 'add a known plate with its name to a licence-plate service: every answer that reads it says the name', '<plate> <name>')
+    .action((reference: string, plate: string, name: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        await withDomain(loadConfig(), options, async (domain, store) => {
+          const found = plateService(tasks, await findService(domain, reference, options.account));
+          const [added] = await new KnownPlateList(store.db).add(found.id, [{ plate, name }]).catch(plateRefusal);
+          printResult(options, { service: found.id, ...knownPlateJson(added) }, `${added.plate} (${added.name}) is a known plate of ${found.name}`);
+        });
+      }),
+    );
+
+  serviceCommand(service, 'known-plate-remove', 'remove a known plate from a licence-plate service, by the plate or its id', '<plate>')
+    .action((reference: string, plate: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        await withDomain(loadConfig(), options, async (domain, store) => {
+          const found = plateService(tasks, await findService(domain, reference, options.account));
+          if (!(await new KnownPlateList(store.db).remove(found.id, plate))) throw new CliFailure('known_plate_not_found', `${found.name} lists no known plate "${plate}"`, EXIT.refused);
+          printResult(options, { service: found.id, plate, removed: true }, `${plate} removed from ${found.name}'s known plates`);
+        });
+      }),
+    );
+
+  serviceCommand(service, 'known-plate-distance', 'set how many characters (0 to 3) a read may differ from a known plate and still match it, or `default` (1)', '<characters>')
+    .action((reference: string, characters: string, options: ServiceOptions) =>
+      runCommand(options, async () => {
+        const distance = characters === 'default' ? null : Number(characters);
+        if (distance !== null && !/^\d+$/.test(characters)) throw new CliFailure('usage', `the distance is a whole number of characters, or "default"; got "${characters}"`, EXIT.usage);
+        await withDomain(loadConfig(), options, async (domain, store) => {
+          const found = plateService(tasks, await findService(domain, reference, options.account));
+          const list = new KnownPlateList(store.db);
+          await list.setDistance(found.id, distance).catch(plateRefusal);
+          const now = await list.distance(found.id);
+          printResult(options, { service: found.id, distance: now, default: distance === null }, `${found.name}: reads match a known plate up to ${now} character${now === 1 ? '' : 's'} off${distance === null ? ' (the default)' : ''}`);
         });
       }),
     );

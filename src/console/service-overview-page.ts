@@ -6,6 +6,7 @@ import type { ModelKind } from '../models/types.js';
 import type { Task } from '../tasks/task.js';
 import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
+import { knownPlatesPath } from '../transports/known-plates-path.js';
 import { USAGE_WINDOWS, type UsageSummary, type UsageWindow } from '../usage/usage-store.js';
 import { actionButton, csrfField, field, firstInvalid, formError, type FormState, selectField } from './form-fields.js';
 import type { ServiceWithoutModel } from '../services-without-model.js';
@@ -71,16 +72,18 @@ function refusedState(data: OverviewData, form: RefusedForm['form']): FormState 
 const MASK = 'dtd_' + '•'.repeat(24);
 
 /**
- * A face service's People: its registered people (photos, when added) with a Remove button each,
- * and a form registering a person from photo uploads that shows the face taken from each photo. The
- * page's script calls the service's own DeepStack face routes with its key, as Try it calls the API.
+ * A face service's People: its registered people (photos, "not this person" faces, when added) with
+ * Add photo, Not this person (each a photo upload) and Remove buttons each, and a form registering a
+ * person from photo uploads that shows the face taken from each photo. The page's script calls the
+ * service's own DeepStack face routes and its people's REST corrections with its key, as Try it calls the API.
  */
 function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
     <h2 id="people-title">People</h2>
-    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept).</p>
+    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept). A photo whose face is too small, blurred or turned is refused, with the reason. <em>Not this person</em> takes a photo of someone who was named as them wrongly: faces more like it than like their own photos are no longer named as them.</p>
     <div class="table-scroll"><table class="list compact stack" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
-      <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table></div>
+      <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col" class="num">Not them</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Corrections and removal</span></th></tr></thead><tbody></tbody></table></div>
+    <input type="file" id="people-correction-file" accept="image/*" hidden>
     <form id="people-form" class="try-form people-form">
       <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
       <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
@@ -88,6 +91,29 @@ function peopleSection(): SafeHtml {
     </form>
     <p id="people-status" class="muted" role="status"></p>
     <div id="people-taken" class="people-taken"></div>
+  </section>`;
+}
+
+/**
+ * A face service's Unknown people: the switch that keeps the faces no one is named for (on/off,
+ * retention, cap), and the unknown people it grouped them into, each with its faces' thumbnails,
+ * counts, when seen and the frame_id/source_id each came with, to name, merge or forget, and each
+ * kept face to add to a person or to attach to one as "not them". Filled by the page's script from the
+ * service's unknown-people REST routes, with its key (docs/faces.md "Unknown people").
+ */
+function unknownPeopleSection(): SafeHtml {
+  return html`<section class="card" aria-labelledby="unknown-title" id="unknown-people">
+    <h2 id="unknown-title">Unknown people</h2>
+    <p class="muted">With <em>Remember unknown faces</em> on, every face this service names no one for is kept (its description and a small thumbnail, encrypted, with the <code>frame_id</code> and <code>source_id</code> it came with) and grouped with faces of the same person. Name a group to register its best faces as a person. Kept faces are forgotten after the days below, the oldest first beyond the cap.</p>
+    <form id="remember-form" class="try-form remember-form">
+      <div class="try-field switch-field"><label for="remember-on"><input type="checkbox" id="remember-on" name="remember"> Remember unknown faces</label></div>
+      <div class="try-field"><label for="remember-days">Keep for (days)</label><input type="number" id="remember-days" name="retention_days" min="1" max="3650" step="1" required></div>
+      <div class="try-field"><label for="remember-cap">At most (faces)</label><input type="number" id="remember-cap" name="max_faces" min="1" max="100000" step="1" required></div>
+      <button type="submit" class="button secondary">Save</button>
+    </form>
+    <p id="unknown-status" class="muted" role="status"></p>
+    <p class="muted small" id="unknown-count">Loading…</p>
+    <ol id="unknown-list" class="unknown-list"></ol>
   </section>`;
 }
 
@@ -109,6 +135,32 @@ function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
       ${field({ label: 'Threshold', name: 'threshold', value: values.threshold, error: errors.threshold, hint: 'A similarity from 0 to 1; empty: the server default.', autofocus: errors.threshold !== undefined })}
       <button type="submit" class="button secondary" id="save-face-threshold">Save threshold</button>
     </form>
+  </section>`;
+}
+
+/**
+ * A licence-plate service's Known plates: its list (plate, name, when added) with a Remove button
+ * each, a form adding one, and the match distance. The section's script (known-plates.js) calls the
+ * service's own known-plates routes with its key, as Try it calls the API.
+ */
+function knownPlatesSection(type: string): SafeHtml {
+  return html`<section class="card" aria-labelledby="known-plates-title" id="known-plates" data-known-plates-path="${knownPlatesPath(type)}">
+    <h2 id="known-plates-title">Known plates</h2>
+    <p class="muted">Plates with a name each. Every answer that reads one of them, up to the distance below off (O and 0, I and 1 counting as one character), says its name under <code>known</code>; reads shorter than 4 characters must match exactly.</p>
+    <div class="table-scroll"><table class="list compact stack" id="known-plates-table"><caption class="muted small" id="known-plates-count">Loading…</caption>
+      <thead><tr><th scope="col">Plate</th><th scope="col">Name</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr></thead><tbody></tbody></table></div>
+    <form id="known-plates-form" class="try-form people-form">
+      <div class="try-field"><label for="known-plate">Plate</label><input type="text" id="known-plate" name="plate" maxlength="40" required autocomplete="off"></div>
+      <div class="try-field"><label for="known-plate-name">Name</label><input type="text" id="known-plate-name" name="name" maxlength="200" required></div>
+      <button type="submit" class="button primary">Add plate</button>
+    </form>
+    <form id="known-plates-distance-form" class="try-form people-form">
+      <div class="try-field"><label for="known-plates-distance">Match distance</label>
+        <select id="known-plates-distance" name="distance"><option value="0">0 — exactly</option><option value="1">1 character (default)</option><option value="2">2 characters</option><option value="3">3 characters</option></select></div>
+      <button type="submit" class="button secondary">Save distance</button>
+    </form>
+    <p id="known-plates-status" class="muted" role="status"></p>
+    <script src="/console/assets/known-plates.js" defer></script>
   </section>`;
 }
 
@@ -146,10 +198,13 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${data.task?.detects === MODEL_KINDS.faces ? peopleSection() : ''}
 
+  ${data.task?.abilities?.knownPlates ? knownPlatesSection(service.type) : ''}
+  ${data.task?.abilities?.gallery ? unknownPeopleSection() : ''}
+
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
+    <form id="try-form" class="try-form" data-people="${String(Boolean(data.task?.abilities?.gallery))}" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
         <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>

@@ -17,6 +17,8 @@ export interface FacePerson {
   readonly samples: number;
   /** Descriptors of an earlier pipeline (DESCRIPTOR_KIND), kept but never matched: the person needs new photos while `samples` is 0. */
   readonly outdatedSamples: number;
+  /** "Not this person" examples attached to them (`addNegative`). */
+  readonly negatives: number;
   /** When they were first registered, ISO-8601 UTC. */
   readonly created: string;
 }
@@ -32,22 +34,30 @@ export interface FaceMatcher {
   /** The threshold in force: the service's own or the default. */
   readonly threshold: number;
   /**
-   * The best-matching person, when they are at least `threshold` alike and at least
-   * FACE_MATCH_MARGIN more alike than any other registered person; undefined otherwise (a
-   * stranger, or a face as like two registered people, is nobody).
+   * The best-matching candidate, when they are at least `threshold` alike and at least
+   * FACE_MATCH_MARGIN more alike than any other candidate; undefined otherwise (a stranger, or a
+   * face as like two registered people, is nobody). The candidates are the registered people
+   * the face is not ruled out for: a person whose "not this person" example (`addNegative`) is
+   * more alike to the face than their own nearest sample is never its name, whatever the threshold.
    */
   match(descriptor: Float32Array): FaceMatch | undefined;
-  /** The best-matching person whatever the threshold (for a UI that shows near misses); undefined for an empty gallery. */
+  /** The best-matching candidate (as `match` rules them) whatever the threshold and margin (for a UI that shows near misses); undefined when there is none. */
   nearest(descriptor: Float32Array): FaceMatch | undefined;
 }
 
 export class FaceGalleryError extends Error {
   constructor(
-    readonly code: 'invalid_userid' | 'userid_case' | 'no_descriptor' | 'invalid_threshold',
+    readonly code: 'invalid_userid' | 'userid_case' | 'no_descriptor' | 'invalid_threshold' | 'unknown_person',
     message: string,
   ) {
     super(message);
   }
+}
+
+/** A descriptor of a registered person's, decrypted: a sample or a negative. */
+interface PersonDescriptor {
+  readonly userid: string;
+  readonly descriptor: Float32Array;
 }
 
 const MAX_USERID_LENGTH = 200;
@@ -125,6 +135,24 @@ export class FaceGallery {
     });
   }
 
+  /**
+   * Attaches a "not this person" example to the registered person `userid` (in any case:
+   * useridKey): a face they were named for wrongly. A face is no longer named as them when it is
+   * more alike to one of these than to their own nearest sample (FaceMatcher.match).
+   * FaceGalleryError `unknown_person` when the service has nobody by that userid.
+   */
+  async addNegative(serviceId: string, userid: string, descriptor: Float32Array): Promise<FacePerson> {
+    const person = await this.db.selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
+    if (!person) throw new FaceGalleryError('unknown_person', `nobody is registered as "${userid.trim()}" in this service`);
+    const id = crypto.randomUUID();
+    await this.db
+      .insertInto('face_negatives')
+      .values({ id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, created_at: this.now().toISOString() })
+      .execute();
+    const [listed] = await this.#people(this.db, serviceId, person.id);
+    return listed;
+  }
+
   /** The service's people, by userid. */
   list(serviceId: string): Promise<FacePerson[]> {
     return this.#people(this.db, serviceId);
@@ -140,13 +168,14 @@ export class FaceGallery {
         'face_people.created_at',
         eb.fn.sum<number | string | null>(eb.case().when('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND).then(1).else(0).end()).as('samples'),
         eb.fn.count<number | string>('face_samples.id').as('all_samples'),
+        eb.selectFrom('face_negatives').select((inner) => inner.fn.countAll<number | string>().as('count')).whereRef('face_negatives.person_id', '=', 'face_people.id').as('negatives'),
       ])
       .where('face_people.service_id', '=', serviceId);
     if (personId !== undefined) query = query.where('face_people.id', '=', personId);
     const rows = await query.groupBy(['face_people.id', 'face_people.userid', 'face_people.created_at']).orderBy('face_people.userid').execute();
     return rows.map((row) => {
       const samples = Number(row.samples ?? 0);
-      return { userid: row.userid, samples, outdatedSamples: Number(row.all_samples) - samples, created: row.created_at };
+      return { userid: row.userid, samples, outdatedSamples: Number(row.all_samples) - samples, negatives: Number(row.negatives ?? 0), created: row.created_at };
     });
   }
 
@@ -184,25 +213,23 @@ export class FaceGallery {
 
   /** Reads the service's gallery and threshold once, to match the faces of one image. */
   async matcher(serviceId: string): Promise<FaceMatcher> {
-    const [threshold, rows] = await Promise.all([
-      this.threshold(serviceId),
-      this.db
-        .selectFrom('face_samples')
-        .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
-        .select(['face_samples.id', 'face_samples.descriptor_ciphertext', 'face_people.userid'])
-        .where('face_people.service_id', '=', serviceId)
-        .where('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND)
-        .execute(),
-    ]);
-    const samples = rows.map((row) => ({ userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.descriptor_ciphertext, row.id)) }));
-    /** Each person's best similarity to the descriptor, most alike first. */
-    const ranked = (descriptor: Float32Array): FaceMatch[] => {
+    const [threshold, samples, negatives] = await Promise.all([this.threshold(serviceId), this.#descriptors(serviceId, 'face_samples'), this.#descriptors(serviceId, 'face_negatives')]);
+    /** The best similarity of `descriptor` to each person's descriptors in `of`. */
+    const bestOf = (of: readonly PersonDescriptor[], descriptor: Float32Array): Map<string, number> => {
       const best = new Map<string, number>();
-      for (const sample of samples) {
-        const similarity = faceSimilarity(descriptor, sample.descriptor);
-        if (similarity > (best.get(sample.userid) ?? -1)) best.set(sample.userid, similarity);
+      for (const entry of of) {
+        const similarity = faceSimilarity(descriptor, entry.descriptor);
+        if (similarity > (best.get(entry.userid) ?? -1)) best.set(entry.userid, similarity);
       }
-      return [...best].map(([userid, similarity]) => ({ userid, similarity })).sort((a, b) => b.similarity - a.similarity);
+      return best;
+    };
+    /** Each candidate's best similarity to the descriptor, most alike first: everyone but those one of whose negatives is more alike than their nearest sample. */
+    const ranked = (descriptor: Float32Array): FaceMatch[] => {
+      const ruledOut = bestOf(negatives, descriptor);
+      return [...bestOf(samples, descriptor)]
+        .filter(([userid, similarity]) => !(similarity < (ruledOut.get(userid) ?? -1)))
+        .map(([userid, similarity]) => ({ userid, similarity }))
+        .sort((a, b) => b.similarity - a.similarity);
     };
     return {
       threshold,
@@ -213,6 +240,18 @@ export class FaceGallery {
         return next && best.similarity - next.similarity < FACE_MATCH_MARGIN ? undefined : best;
       },
     };
+  }
+
+  /** The service's current-kind descriptors in `table` (samples or negatives), decrypted, with their person's userid. */
+  async #descriptors(serviceId: string, table: 'face_samples' | 'face_negatives'): Promise<PersonDescriptor[]> {
+    const rows = await this.db
+      .selectFrom(table)
+      .innerJoin('face_people', 'face_people.id', `${table}.person_id`)
+      .select([`${table}.id as id`, `${table}.descriptor_ciphertext as ciphertext`, 'face_people.userid'])
+      .where('face_people.service_id', '=', serviceId)
+      .where(`${table}.descriptor_kind`, '=', DESCRIPTOR_KIND)
+      .execute();
+    return rows.map((row) => ({ userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.ciphertext, row.id)) }));
   }
 
   /** The registered person `descriptor` is a face of, or undefined below the service's threshold. */

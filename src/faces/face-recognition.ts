@@ -1,5 +1,5 @@
 import { DetectdError } from '../core/errors.js';
-import { type FaceGallery, FaceGalleryError } from './face-gallery.js';
+import { type FaceGallery, FaceGalleryError, type FacePerson } from './face-gallery.js';
 import { faceSimilarity } from './face-similarity.js';
 import type { SeenIn, UnknownPeople, UnnamedFace } from './unknown-people.js';
 
@@ -9,6 +9,8 @@ export interface RegisteredPerson {
   readonly name: string;
   /** Face samples (photos) registered for the person. */
   readonly samples: number;
+  /** "Not this person" examples attached to them. */
+  readonly negatives: number;
   /** ISO time of the first registration. */
   readonly created: string;
 }
@@ -41,6 +43,8 @@ export interface FaceRecognition {
   matcher(serviceId: string): Promise<PersonMatcher | undefined>;
   /** Adds the samples to the person, creating them when new; true when the person is new. */
   register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  /** Attaches a "not this person" example to a registered person (face-gallery.ts addNegative); 404 `unknown_person` when there is nobody by that name. */
+  addNegative(serviceId: string, person: string, embedding: Float32Array): Promise<RegisteredPerson>;
   list(serviceId: string): Promise<readonly RegisteredPerson[]>;
   /** Removes the person and every sample; false when there was no such person. */
   remove(serviceId: string, person: string): Promise<boolean>;
@@ -67,8 +71,10 @@ export interface UnknownFaceKeeping {
  */
 export function galleryRecognition(gallery: FaceGallery, smallestFace: number, unknown: UnknownFaceKeeping): FaceRecognition {
   const refusedAsRequest = (error: unknown): never => {
-    throw error instanceof FaceGalleryError ? new DetectdError('invalid_configuration', error.message) : error;
+    if (!(error instanceof FaceGalleryError)) throw error;
+    throw new DetectdError(error.code === 'unknown_person' ? 'unknown_person' : 'invalid_configuration', error.message);
   };
+  const listed = ({ userid, samples, negatives, created }: FacePerson): RegisteredPerson => ({ name: userid, samples, negatives, created });
   return {
     similarity: faceSimilarity,
     smallestFace,
@@ -86,7 +92,8 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number, u
       const registered = await gallery.register(serviceId, person, embeddings).catch(refusedAsRequest);
       return registered.samples + registered.outdatedSamples === embeddings.length;
     },
-    list: async (serviceId) => (await gallery.list(serviceId)).map(({ userid, samples, created }) => ({ name: userid, samples, created })),
+    addNegative: async (serviceId, person, embedding) => listed(await gallery.addNegative(serviceId, person, embedding).catch(refusedAsRequest)),
+    list: async (serviceId) => (await gallery.list(serviceId)).map(listed),
     remove: (serviceId, person) => gallery.delete(serviceId, person),
     remembersUnknown: async (serviceId) => (await unknown.people.settings(serviceId)).remember,
     keepUnknown: (serviceId, faces, seenIn) => unknown.people.keep(serviceId, faces, seenIn).catch(unknown.failed),

@@ -309,6 +309,28 @@ export class UnknownPeople {
     return Number(result.numDeletedRows);
   }
 
+  /** A kept face's descriptor and height, for a correction sent with its id (transports/http/people-routes.ts); undefined when the service kept no such face. */
+  async keptFace(serviceId: string, faceId: string): Promise<{ readonly descriptor: Float32Array; readonly height: number } | undefined> {
+    const row = await this.db
+      .selectFrom('unknown_faces')
+      .select(['id', 'descriptor_ciphertext', 'face_height'])
+      .where('service_id', '=', serviceId)
+      .where('id', '=', faceId)
+      .where('descriptor_kind', '=', DESCRIPTOR_KIND)
+      .executeTakeFirst();
+    return row && { descriptor: fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)), height: row.face_height };
+  }
+
+  /** Forgets one kept face (it was added to a registered person), and its unknown person with it when it was their last. */
+  async forgetFace(serviceId: string, faceId: string): Promise<void> {
+    const face = await this.db.selectFrom('unknown_faces').select('group_id').where('service_id', '=', serviceId).where('id', '=', faceId).executeTakeFirst();
+    if (!face) return;
+    await this.db.deleteFrom('unknown_faces').where('id', '=', faceId).execute();
+    const left = await this.db.selectFrom('unknown_faces').select('id').where('group_id', '=', face.group_id).executeTakeFirst();
+    if (!left) await this.db.deleteFrom('unknown_groups').where('id', '=', face.group_id).execute();
+    await eraseDeleted(this.db);
+  }
+
   async #owns(serviceId: string, groupId: string): Promise<boolean> {
     return (await this.db.selectFrom('unknown_groups').select('id').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst()) !== undefined;
   }

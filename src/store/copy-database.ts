@@ -18,8 +18,10 @@ export const TABLES_IN_COPY_ORDER = [
   'service_monthly_calls',
   'face_people',
   'face_samples',
+  'face_negatives',
   'unknown_groups',
   'unknown_faces',
+  'known_plates',
 ] as const satisfies readonly (keyof Tables)[];
 
 export type TableName = (typeof TABLES_IN_COPY_ORDER)[number];

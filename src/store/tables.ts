@@ -43,6 +43,8 @@ export interface Tables {
     monthly_quota: number | null;
     /** At most this many predictions in a DeepStack / CodeProject.AI answer; null: no cap. */
     deepstack_max_predictions: number | null;
+    /** Licence-plate services: how many characters a read may differ from a known plate and still match it; null: the default (plates/plate-match.ts). */
+    known_plate_distance: number | null;
     /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
     rate_tat_ms: number | null;
     /** Face services: the similarity in [0, 1] a face must reach to be named; null: the default (faces/face-similarity.ts). */
@@ -74,6 +76,17 @@ export interface Tables {
     descriptor_kind: Generated<string>;
     created_at: string;
   };
+  /** A licence-plate service's known plates, each with a name (src/plates/). */
+  known_plates: {
+    id: string;
+    service_id: string;
+    /** The plate as its owner wrote it. */
+    plate: string;
+    /** The plate as matched (plates/plate-match.ts plateKey): unique within the service. */
+    plate_key: string;
+    name: string;
+    created_at: string;
+  };
   /** An unknown person of a face service: a group of kept faces alike enough to be one person (faces/unknown-people.ts). */
   unknown_groups: {
     id: string;
@@ -100,6 +113,15 @@ export interface Tables {
     face_height: number;
     /** The detector's confidence that it is a face. */
     confidence: number;
+  };
+  face_negatives: {
+    id: string;
+    /** The registered person this face is NOT (faces/face-gallery.ts: "not this person"). */
+    person_id: string;
+    /** AES-256-GCM ciphertext of the descriptor's float32 bytes, as face_samples', bound to this row's id. */
+    descriptor_ciphertext: string;
+    descriptor_kind: string;
+    created_at: string;
   };
   service_monthly_calls: {
     service_id: string;

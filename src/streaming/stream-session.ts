@@ -304,7 +304,7 @@ export class StreamSession {
     const box = finding.bounding_box;
     if (vote === undefined || box === undefined) return { ...finding, track_id: trackId };
     const weight = (box.right - box.left) * (box.bottom - box.top) * vote.confidence;
-    return { ...finding, track_id: trackId, track: this.#votes.vote(trackId, { answer: vote.answer, weight }) };
+    return { ...finding, track_id: trackId, track: this.#votes.vote(trackId, { answer: vote.answer, weight, known: finding.known }) };
   }
 
   #record(call: CallContext, identity: OutcomeBase): void {

@@ -1,8 +1,12 @@
+import type { Finding } from '../tasks/finding.js';
+
 /** One frame's say on what its track is: a face's name, a plate's text. */
 export interface Vote {
   readonly answer: string;
   /** How much the frame counts: its box's area × the task's confidence in `answer`. */
   readonly weight: number;
+  /** The known plate the frame's finding matched, if any: the track's answer carries its answer's. */
+  readonly known?: Finding['known'];
 }
 
 /** A track's decided answer, as it goes on the wire beside the frame's own. */
@@ -13,6 +17,8 @@ export interface TrackAnswer {
   readonly frames_agreeing: number;
   /** The track's recent frames that voted (at most the window). */
   readonly frames: number;
+  /** The known plate `name` matched, as the latest frame that said it was matched. */
+  readonly known?: Finding['known'];
 }
 
 /**
@@ -63,7 +69,9 @@ export class TrackVotes {
     let leader = ballot.decided !== undefined && weights.has(ballot.decided) ? ballot.decided : ballot.votes[0].answer;
     for (const [answer, weight] of weights) if (weight > weights.get(leader)!) leader = answer;
     ballot.decided = leader;
-    return { name: leader, frames_agreeing: ballot.votes.filter(({ answer }) => answer === leader).length, frames: ballot.votes.length };
+    const agreeing = ballot.votes.filter(({ answer }) => answer === leader);
+    const known = agreeing[agreeing.length - 1].known;
+    return { name: leader, frames_agreeing: agreeing.length, frames: ballot.votes.length, ...(known && { known }) };
   }
 
   /** Forgets the votes of every track but these (the tracker's live ones): a dropped track's votes go with it. */

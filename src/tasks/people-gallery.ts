@@ -1,12 +1,18 @@
 import type { Box } from '../vision/image.js';
 import type { PlacedFinding } from './finding.js';
 import type { RegisteredPerson } from '../faces/face-recognition.js';
+import type { FaceProblem } from '../faces/face-quality.js';
 import type { AnalysisCall } from './analysis-call.js';
 
 /** The largest face of a photo: its embedding, and its box in the photo's pixels as sent. */
 export interface TakenFace {
   readonly embedding: Float32Array;
   readonly box: Box;
+}
+
+/** A face taken to register a person by, or to correct their recognition with: `problem` says why it is too poor to register (face-quality.ts). */
+export interface CheckedFace extends TakenFace {
+  readonly problem?: FaceProblem;
 }
 
 /**
@@ -20,10 +26,18 @@ export interface PeopleGallery {
   find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly PlacedFinding[]>;
   /** The largest face of a photo (its subject), or undefined when it shows none; 400 `no_face` when it is too small to describe. */
   largestFace(image: Buffer, call: AnalysisCall): Promise<TakenFace | undefined>;
+  /**
+   * The face of a photo a person is registered by or corrected with: the one whose box overlaps
+   * `near` most (a face chosen in a photo of several), else the largest; undefined when it shows
+   * none (none near `near`); 400 `no_face` when it is too small to describe.
+   */
+  takeFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<CheckedFace | undefined>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;
   /** Adds the embeddings to the person, creating them when new; true when the person is new. */
   register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  /** Attaches a "not this person" example to a registered person; 404 `unknown_person` when there is nobody by that name. */
+  addNegative(serviceId: string, person: string, embedding: Float32Array): Promise<RegisteredPerson>;
   list(serviceId: string): Promise<readonly RegisteredPerson[]>;
   /** Removes the person and every sample; false when there was no such person. */
   remove(serviceId: string, person: string): Promise<boolean>;

@@ -5,6 +5,7 @@ import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
 import type { PeopleGallery } from './people-gallery.js';
+import type { KnownPlates } from '../plates/known-plate-list.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';
@@ -78,6 +79,8 @@ export interface TaskAbilities {
   readonly gallery?: PeopleGallery;
   /** Its findings are text it read (`name` the text, as read). */
   readonly readsText?: boolean;
+  /** It keeps a list of known plates with a name each per service, and marks the plates it reads that match one (Finding.known). */
+  readonly knownPlates?: KnownPlates;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
   readonly verb?: TaskVerb;
 }

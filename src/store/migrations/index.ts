@@ -12,6 +12,8 @@ import { deepStackPredictionCap } from './0010-deepstack-prediction-cap.js';
 import { faceUseridKeysAndDescriptorKinds } from './0011-face-userid-keys-and-descriptor-kinds.js';
 import { signInFailureEmail } from './0012-sign-in-failure-email.js';
 import { unknownFaces } from './0013-unknown-faces.js';
+import { faceNegatives } from './0014-face-negatives.js';
+import { knownPlates } from './0015-known-plates.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +30,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-face-userid-keys-and-descriptor-kinds': faceUseridKeysAndDescriptorKinds,
   '0012-sign-in-failure-email': signInFailureEmail,
   '0013-unknown-faces': unknownFaces,
+  '0014-face-negatives': faceNegatives,
+  '0015-known-plates': knownPlates,
 };
 
 /** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */

@@ -1,11 +1,14 @@
 import { DetectdError } from '../../core/errors.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { Detection } from '../../models/types.js';
-import type { PeopleGallery, TakenFace } from '../people-gallery.js';
+import type { CheckedFace, PeopleGallery } from '../people-gallery.js';
+import { registrationProblem } from '../../faces/face-quality.js';
+import type { Box } from '../../vision/image.js';
+import { sharpness } from '../../vision/sharpness.js';
 import type { FaceRecognition } from '../../faces/face-recognition.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
-import { describeFace } from './describe-face.js';
+import { describeFace, faceLandmarks } from './describe-face.js';
 import { detectFaces, findFaces } from './find-faces.js';
 
 /**
@@ -15,14 +18,49 @@ import { detectFaces, findFaces } from './find-faces.js';
  */
 const REGISTRATION_MIN_CONFIDENCE = 0.55;
 
+const area = (box: Box) => Math.max(0, box.right - box.left) * Math.max(0, box.bottom - box.top);
+
 /** The face of a photo a person is registered or compared by: the largest one found (the photo's subject, in a photo of several). */
 function largestOf(analysis: ImageAnalysis): Detection | undefined {
-  const area = (detection: Detection) => (detection.box.right - detection.box.left) * (detection.box.bottom - detection.box.top);
-  return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection) > area(largest) ? detection : largest), undefined);
+  return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection.box) > area(largest.box) ? detection : largest), undefined);
+}
+
+/** Below this overlap (intersection over union) with the box a caller chose, a face is not the one they meant. */
+const LEAST_CHOSEN_OVERLAP = 0.3;
+
+/** The face whose box overlaps `near` most, when it overlaps it enough. */
+function nearestTo(analysis: ImageAnalysis, near: Box): Detection | undefined {
+  const overlap = (box: Box) => {
+    const shared = area({ left: Math.max(box.left, near.left), top: Math.max(box.top, near.top), right: Math.min(box.right, near.right), bottom: Math.min(box.bottom, near.bottom) });
+    return shared / (area(box) + area(near) - shared || 1);
+  };
+  const best = analysis.detections.reduce<Detection | undefined>((found, detection) => (!found || overlap(detection.box) > overlap(found.box) ? detection : found), undefined);
+  return best && overlap(best.box) >= LEAST_CHOSEN_OVERLAP ? best : undefined;
 }
 
 /** The face task's gallery of people: faces found and described as `analyse` finds them (find-faces.ts), and the service's people. */
 export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery {
+  /** The photo's chosen face (near `near`, else the largest), described; with its quality checked when `checked`. */
+  async function takenFace(image: Buffer, call: AnalysisCall, checked: boolean, near?: Box): Promise<CheckedFace | undefined> {
+    const { scheduler, limits, signal, context } = call;
+    const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
+    try {
+      const face = near ? nearestTo(analysis, near) : largestOf(analysis);
+      if (!face) return undefined;
+      const { box } = face;
+      const height = Math.round(box.bottom - box.top);
+      const which = near ? 'The face chosen' : 'The largest face found';
+      if (height < recognition.smallestFace) throw new DetectdError('no_face', `${which} is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
+      const pixels = analysis.pixels!;
+      const landmarks = await faceLandmarks(models, call)(pixels, face);
+      const embedding = await describeFace(models, call)(pixels, { box, landmarks });
+      const problem = checked ? registrationProblem({ height, sharpness: await sharpness(pixels, box), landmarks }, recognition.smallestFace) : undefined;
+      return { embedding, box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) }, ...(problem && { problem }) };
+    } finally {
+      analysis.pixels?.release();
+    }
+  }
+
   return {
     async find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall) {
       const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
@@ -30,22 +68,11 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
       call.context.objects = analysis.detections.length;
       return response.found;
     },
-    async largestFace(image: Buffer, call: AnalysisCall): Promise<TakenFace | undefined> {
-      const { scheduler, limits, signal, context } = call;
-      const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
-      try {
-        const face = largestOf(analysis);
-        if (!face) return undefined;
-        const { box } = face;
-        const height = Math.round(box.bottom - box.top);
-        if (height < recognition.smallestFace) throw new DetectdError('no_face', `The largest face found is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
-        return { embedding: await describeFace(models, call)(analysis.pixels!, face), box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) } };
-      } finally {
-        analysis.pixels?.release();
-      }
-    },
+    largestFace: (image, call) => takenFace(image, call, false),
+    takeFace: (image, call, near) => takenFace(image, call, true, near),
     similarity: (a, b) => recognition.similarity(a, b),
     register: (serviceId, person, embeddings) => recognition.register(serviceId, person, embeddings),
+    addNegative: (serviceId, person, embedding) => recognition.addNegative(serviceId, person, embedding),
     list: (serviceId) => recognition.list(serviceId),
     remove: (serviceId, person) => recognition.remove(serviceId, person),
   };

@@ -55,6 +55,7 @@ export const LICENSE_PLATE_RESPONSE: JsonSchema = {
             description: 'The reader\'s guess of the plate\'s country or region, where its model gives one.',
             properties: { name: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } },
           },
+          known: { $ref: 'known-plate-match.json' },
           cropped_image: { $ref: `${OBJECT_ITEM}/cropped_image` },
         },
       },

@@ -1,6 +1,7 @@
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import { MODEL_KINDS, type ModelStep } from '../../models/model-roles.js';
 import type { PlateReader } from '../../models/plates.js';
+import type { KnownPlates } from '../../plates/known-plate-list.js';
 import type { AnalysisCall } from '../analysis-call.js';
 import type { Finding } from '../finding.js';
 import { assembleFoundResponse } from '../found-response.js';
@@ -38,9 +39,10 @@ function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
  * whole image and in its full-resolution windows (plate-windows.ts), the plate reader (the task's
  * second model) reads every plate of the image in one batch (read-plates.ts). A plate's
  * `name` is its text, `parent` is `plate`, `confidence` the detector's, `read_confidence` the
- * reader's, `country` the reader's guess where its model gives one.
+ * reader's, `country` the reader's guess where its model gives one, `known` the service's known
+ * plate it matches (read afresh for every image, so an edit on one replica holds on all).
  */
-export function licensePlateTask(models: ComposedModels): Task<ImageParameters> {
+export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlates): Task<ImageParameters> {
   return {
     type: 'license-plate',
     detects: PLATE_DETECTOR.kind,
@@ -66,9 +68,16 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
         const detections = plates.map((plate) => plate.detection);
         const names = plates.map((plate) => ({ name: plate.text, parent: PLATE }));
         const { found, visualized_image: visualizedImage } = await assembleFoundResponse(analysis, detections, names, parameters);
+        const known = found.length > 0 ? await knownPlates.matcher(call.service.id) : undefined;
         const read: PlateFinding[] = found.map((finding, index) => {
           const { reading } = plates[index];
-          return { ...finding, read_confidence: round(reading.confidence), ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }) };
+          const match = known?.(finding.name);
+          return {
+            ...finding,
+            read_confidence: round(reading.confidence),
+            ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }),
+            ...(match && { known: match }),
+          };
         });
         // On a stream, a plate's track is the text its frames vote for, each as surely as it was read (streaming/track-votes.ts).
         const votes = plates.map(({ text, reading }) => ({ answer: text, confidence: reading.confidence }));
@@ -77,6 +86,6 @@ export function licensePlateTask(models: ComposedModels): Task<ImageParameters> 
         analysis.pixels?.release();
       }
     },
-    abilities: { readsText: true },
+    abilities: { readsText: true, knownPlates },
   };
 }

@@ -14,7 +14,7 @@ const alprFields = (defaultMinConfidence: string) => ({
   api_key: 'The API key (or send `Authorization`; none from an address the service accepts keyless calls from).',
 });
 const ALPR_ANSWER =
-  '`{"success": true, "message": "Found Plate: X" | "No plates found", "predictions": [{"confidence", "label": "Plate: X", "plate": "X", "x_min", "y_min", "x_max", "y_max"}], "count", "processMs", "inferenceMs", "command", "moduleId", …}`, plates highest detector confidence first';
+  '`{"success": true, "message": "Found Plate: X" | "No plates found", "predictions": [{"confidence", "label": "Plate: X", "plate": "X", "x_min", "y_min", "x_max", "y_max", "known_name", "known_plate", "known_distance" (a known plate only)}], "count", "processMs", "inferenceMs", "command", "moduleId", …}`, plates highest detector confidence first';
 const ALPR_FAILURES = {
   '400': 'No image, more than one file, a bad image or form, a bad `min_confidence`.',
   '401': 'Missing or wrong key.',
@@ -29,12 +29,22 @@ function alprImage(request: DeepStackRequest): Buffer {
   return image.bytes;
 }
 
-/** CodeProject.AI's ALPR: the plates of the form's image at its `min_confidence` (absent: the task's own default), each as a prediction labelled `Plate: <text>`. */
+/**
+ * CodeProject.AI's ALPR: the plates of the form's image at its `min_confidence` (absent: the task's
+ * own default), each as a prediction labelled `Plate: <text>`, with `known_name`, `known_plate` and
+ * `known_distance` added where it matches one of the service's known plates (its clients ignore fields they do not know).
+ */
 function respond(task: Task): DeepStackTaskRoute['respond'] {
   return async (request, call) => {
     const parameters = task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler);
     const findings = await runTask(task, alprImage(request), parameters, call);
-    const predictions = findings.found.map((plate) => ({ label: `Plate: ${plate.name}`, plate: plate.name, confidence: plate.confidence, ...findingBox(plate, findings) }));
+    const predictions = findings.found.map((plate) => ({
+      label: `Plate: ${plate.name}`,
+      plate: plate.name,
+      confidence: plate.confidence,
+      ...findingBox(plate, findings),
+      ...(plate.known && { known_name: plate.known.name, known_plate: plate.known.plate, known_distance: plate.known.distance }),
+    }));
     const message = predictions.length === 0 ? 'No plates found' : `Found ${predictions.map((prediction) => prediction.label).join(', ')}`;
     return { predictions, message };
   };

@@ -83,22 +83,26 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
         image: `A photo of the person; more in \`image1\`, \`image2\`, … (any field names, at most ${MAX_REGISTRATION_PHOTOS} photos).`,
         ...KEY_FIELD,
       },
-      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out`,
-      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', ...KEYED_FAILURES },
+      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], "faces_refused": [{"image", "reason", "error"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out; the photos whose face is too small, blurred or turned (\`reason\` \`small\`, \`blurred\`, \`turned\`) are not registered and listed in \`faces_refused\` (docs/faces.md "Registration quality")`,
+      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', '422': 'Every photo\'s face is too small, blurred or turned (`unusable_face`: the error says which photo and why).', ...KEYED_FAILURES },
       files: MAX_REGISTRATION_PHOTOS,
       async respond(request, call): Promise<DeepStackAnswer> {
         const userid = useridOf(request);
         if (request.images.length === 0) throw new DetectdError('invalid_multipart', 'No valid image file found');
         const taken: { field: string; face: TakenFace }[] = [];
+        const refused: { image: string; reason: string; error: string }[] = [];
         for (const image of request.images) {
-          const face = await faces.largestFace(image.bytes, call);
-          if (face) taken.push({ field: image.field, face });
+          const face = await faces.takeFace(image.bytes, call);
+          if (face?.problem) refused.push({ image: image.field, reason: face.problem.reason, error: face.problem.message });
+          else if (face) taken.push({ field: image.field, face });
         }
+        // A poor photo among good ones is left out, not the whole registration: the answer lists it.
+        if (taken.length === 0 && refused.length > 0) throw new DetectdError('unusable_face', refused.map(({ image, error }) => `${image}: ${error}`).join('; '));
         if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
         const added = await faces.register(call.service.id, userid, taken.map(({ face }) => face.embedding));
-        // detectd's addition (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page.
+        // detectd's additions (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page, and which photos were refused and why.
         const facesTaken = taken.map(({ field, face }) => ({ image: field, ...deepStackBox(face.box) }));
-        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: facesTaken } };
+        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: facesTaken, faces_refused: refused } };
       },
     },
     {
@@ -107,13 +111,13 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       operationId: 'deepstack-face-list',
       summary: 'DeepStack / CodeProject.AI list of the service\'s registered people',
       formFields: KEY_FIELD,
-      answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "added"}], ${CODEPROJECT_FIELDS}}\``,
+      answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "negatives", "added"}], ${CODEPROJECT_FIELDS}}\``,
       failures: KEYED_FAILURES,
       async respond(_request, call): Promise<DeepStackAnswer> {
         const people = await faces.list(call.service.id);
         const userids = people.map((person) => person.name);
-        // `people` is detectd's addition (clients read `faces`): each person's photos and when they were added, for the console's People page.
-        const listed = people.map((person) => ({ userid: person.name, photos: person.samples, added: person.created }));
+        // `people` is detectd's addition (clients read `faces`): each person's photos, "not this person" faces and when they were added, for the console's People page.
+        const listed = people.map((person) => ({ userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created }));
         return { fields: { faces: userids, people: listed }, message: userids.length === 1 ? '1 registered face' : `${userids.length} registered faces` };
       },
     },

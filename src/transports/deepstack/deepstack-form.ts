@@ -20,6 +20,10 @@ export interface DeepStackPrediction {
   readonly userid?: string;
   /** A licence plate's text (CodeProject.AI's ALPR). */
   readonly plate?: string;
+  /** The service's known plate the text matches (ours, beside CodeProject.AI's fields): its name, the plate as listed, characters apart. */
+  readonly known_name?: string;
+  readonly known_plate?: string;
+  readonly known_distance?: number;
   readonly confidence: number;
   readonly x_min: number;
   readonly y_min: number;

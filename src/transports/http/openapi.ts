@@ -33,7 +33,8 @@ function componentRef(schemas: SchemaCatalogue, ownComponent: string, ref: strin
   return `#/components/schemas/${target}${pointer}`;
 }
 
-function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
+/** OpenAPI responses for the error `codes`, grouped by their status (the error table's summaries). */
+export function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
   const byStatus = new Map<number, (keyof typeof ERROR_CATALOGUE)[]>();
   for (const code of codes) {
     const status = ERROR_CATALOGUE[code].status;
@@ -185,10 +186,30 @@ function streamOperations(task: Task): Record<string, Record<string, unknown>> {
 
 export type PathItems = Record<string, Record<string, unknown>>;
 
-/** The schemas of the catalogue that the front doors' own path items refer to as components (by title: DeepStack's answers). */
-function referencedComponents(schemas: SchemaCatalogue, paths: PathItems): Record<string, JsonSchema> {
-  const titles = new Set([...JSON.stringify(paths).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((match) => match[1]));
-  return Object.fromEntries([...schemas.schemas].filter(([, schema]) => titles.has(String(schema.title))).map(([name, schema]) => [String(schema.title), component(schemas, name)]));
+/**
+ * The schemas of the catalogue that `referring` (path items, components) refers to as components by
+ * title — DeepStack's answers, a schema a task's answer shares (a known plate's match) — and those
+ * they refer to in turn, minus the ones already in `referring`.
+ */
+function referencedComponents(schemas: SchemaCatalogue, referring: unknown): Record<string, JsonSchema> {
+  const found: Record<string, JsonSchema> = {};
+  const present = new Set(Object.keys((referring as { components?: Record<string, unknown> }).components ?? {}));
+  for (let pending = [referring]; pending.length > 0; ) {
+    const titles = new Set(pending.flatMap((value) => [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/(\w+)/g)].map((match) => match[1])));
+    pending = [];
+    for (const [name, schema] of schemas.schemas) {
+      const title = String(schema.title);
+      if (!titles.has(title) || title in found || present.has(title)) continue;
+      found[title] = component(schemas, name);
+      pending.push(found[title]);
+    }
+  }
+  return found;
+}
+
+/** `components` with every schema they or `paths` refer to added. */
+function withReferenced(schemas: SchemaCatalogue, components: Record<string, JsonSchema>, paths: PathItems): Record<string, JsonSchema> {
+  return { ...referencedComponents(schemas, { components, paths }), ...components };
 }
 
 /** Path items of `extra` added to `paths`, operation by operation (the Nvision stream's GET shares the image API's path). */
@@ -239,12 +260,11 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
           description: 'Send `Authorization: ApiKey <key>` (or `Bearer <key>`, or the bare key, as some Nvision apps do). In /docs, paste the key alone: the page sends it as `ApiKey <key>`.',
         },
       },
-      schemas: {
-        ...referencedComponents(schemas, frontDoorPaths),
+      schemas: withReferenced(schemas, {
         ...Object.fromEntries(tasks.all.flatMap((task) => [task.requestSchema, task.responseSchema]).map((name) => [componentName(schemas, name), schema(name)])),
         ErrorResponse: errorSchema,
         StreamTokenResponse: schema('stream-token-response'),
-      },
+      }, frontDoorPaths),
     },
   };
 }

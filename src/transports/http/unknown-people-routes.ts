@@ -10,6 +10,7 @@ import type { TaskTable } from '../../tasks/task-table.js';
 import { contextOf } from '../request-context.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { sendJson } from './send-json.js';
+import { JSON_CONTENT_TYPE } from './rest-body.js';
 
 export interface UnknownPeopleRouteDependencies {
   readonly gate: Gate;
@@ -20,7 +21,6 @@ export interface UnknownPeopleRouteDependencies {
 
 type PathItems = Record<string, Record<string, unknown>>;
 
-const JSON_CONTENT_TYPE = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where a task that keeps a gallery of people serves its unknown people. */

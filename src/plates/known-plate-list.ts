@@ -1,0 +1,146 @@
+import crypto from 'node:crypto';
+import type { Database } from '../store/database.js';
+import { isUniqueViolation } from '../store/unique-violation.js';
+import { DEFAULT_KNOWN_PLATE_DISTANCE, type KnownPlateMatch, MAX_KNOWN_PLATE_DISTANCE, plateKey, plateMatcher, plateText } from './plate-match.js';
+
+/** A known plate as listed. */
+export interface KnownPlate {
+  readonly id: string;
+  /** As its owner wrote it, upper-cased without separators. */
+  readonly plate: string;
+  readonly name: string;
+  /** ISO-8601 UTC. */
+  readonly created: string;
+}
+
+/** A plate to add to a service's list. */
+export interface NewKnownPlate {
+  readonly plate: string;
+  readonly name: string;
+}
+
+/** What the licence-plate task and the doors that manage known plates need of the list (TaskAbilities.knownPlates). */
+export interface KnownPlates {
+  list(serviceId: string): Promise<KnownPlate[]>;
+  add(serviceId: string, plates: readonly NewKnownPlate[]): Promise<KnownPlate[]>;
+  remove(serviceId: string, idOrPlate: string): Promise<boolean>;
+  distance(serviceId: string): Promise<number>;
+  setDistance(serviceId: string, distance: number | null): Promise<void>;
+  matcher(serviceId: string): Promise<((read: string) => KnownPlateMatch | undefined) | undefined>;
+}
+
+export class KnownPlateError extends Error {
+  constructor(
+    readonly code: 'invalid_plate' | 'invalid_name' | 'invalid_distance' | 'plate_exists',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The longest plate worth listing: real plates have at most about 10 characters. */
+const MAX_PLATE_LENGTH = 16;
+const MAX_NAME_LENGTH = 200;
+/** The most plates one service may list: every read is compared with each. */
+export const MAX_KNOWN_PLATES = 10_000;
+/** Rows per INSERT: well below SQLite's and PostgreSQL's bound on a statement's parameters. */
+const ROWS_PER_INSERT = 1000;
+
+function checkedPlate(plate: string): string {
+  const text = plateText(plate);
+  if (text.length === 0 || text.length > MAX_PLATE_LENGTH || !/^[\p{L}\p{N}]+$/u.test(text)) {
+    throw new KnownPlateError('invalid_plate', `a plate is 1 to ${MAX_PLATE_LENGTH} letters and digits (spaces, dashes and dots between them are dropped): "${plate.slice(0, 40)}" is not`);
+  }
+  return text;
+}
+
+function checkedName(name: string): string {
+  const trimmed = name.trim();
+  // \p{Cc}: every control character, C1 as well as C0 and DEL.
+  if (trimmed.length === 0 || trimmed.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(trimmed)) {
+    throw new KnownPlateError('invalid_name', `a known plate's name is 1 to ${MAX_NAME_LENGTH} characters, no control characters`);
+  }
+  return trimmed;
+}
+
+/**
+ * Each licence-plate service's known plates and match distance in the database (table
+ * `known_plates`, `services.known_plate_distance`), read afresh for every image so that an edit on
+ * one replica holds on all at once.
+ */
+export class KnownPlateList implements KnownPlates {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The service's known plates, by plate. */
+  async list(serviceId: string): Promise<KnownPlate[]> {
+    const rows = await this.db.selectFrom('known_plates').select(['id', 'plate', 'name', 'created_at']).where('service_id', '=', serviceId).orderBy('plate_key').execute();
+    return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
+  }
+
+  /**
+   * Adds the plates, all or none: `invalid_plate`/`invalid_name` for a bad one (or past
+   * MAX_KNOWN_PLATES), `plate_exists` for one the service lists already (look-alikes counting as
+   * equal) or listed twice in `plates`.
+   */
+  async add(serviceId: string, plates: readonly NewKnownPlate[]): Promise<KnownPlate[]> {
+    const created = this.now().toISOString();
+    const rows = plates.map((entry) => {
+      const plate = checkedPlate(entry.plate);
+      return { id: crypto.randomUUID(), service_id: serviceId, plate, plate_key: plateKey(plate), name: checkedName(entry.name), created_at: created };
+    });
+    const keys = new Set<string>();
+    for (const row of rows) {
+      if (keys.has(row.plate_key)) throw new KnownPlateError('plate_exists', `"${row.plate}" is listed twice (O and 0, I and 1 count as one character)`);
+      keys.add(row.plate_key);
+    }
+    if (rows.length === 0) return [];
+    try {
+      // The insert first: on SQLite a transaction that reads first cannot wait for another writer (SQLITE_BUSY).
+      return await this.db.transaction().execute(async (tx) => {
+        for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await tx.insertInto('known_plates').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+        const { listed } = await tx.selectFrom('known_plates').select((eb) => eb.fn.countAll<number | string>().as('listed')).where('service_id', '=', serviceId).executeTakeFirstOrThrow();
+        if (Number(listed) > MAX_KNOWN_PLATES) throw new KnownPlateError('invalid_plate', `a service lists at most ${MAX_KNOWN_PLATES} known plates`);
+        return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
+      });
+    } catch (error) {
+      // Listed already, or added by another call at the same moment: the unique (service_id, plate_key) refused it.
+      if (!isUniqueViolation(error, 'known_plates', ['service_id', 'plate_key'])) throw error;
+      const listed = await this.db.selectFrom('known_plates').select(['plate', 'plate_key']).where('service_id', '=', serviceId).execute();
+      const taken = listed.find((row) => keys.has(row.plate_key));
+      throw new KnownPlateError('plate_exists', `the service already lists ${taken ? `"${taken.plate}"` : 'one of these plates'} (O and 0, I and 1 count as one character): remove it first`);
+    }
+  }
+
+  /** Removes the known plate of this id, or of this plate (look-alikes counting as equal); false when the service lists no such one. */
+  async remove(serviceId: string, idOrPlate: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('known_plates')
+      .where('service_id', '=', serviceId)
+      .where((eb) => eb.or([eb('id', '=', idOrPlate), eb('plate_key', '=', plateKey(idOrPlate))]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** How many characters a read may differ from a known plate: the service's own, else DEFAULT_KNOWN_PLATE_DISTANCE. */
+  async distance(serviceId: string): Promise<number> {
+    const row = await this.db.selectFrom('services').select('known_plate_distance').where('id', '=', serviceId).executeTakeFirst();
+    return row?.known_plate_distance ?? DEFAULT_KNOWN_PLATE_DISTANCE;
+  }
+
+  /** Sets the service's own distance, a whole number from 0 to MAX_KNOWN_PLATE_DISTANCE; null returns it to the default. */
+  async setDistance(serviceId: string, distance: number | null): Promise<void> {
+    if (distance !== null && !(Number.isInteger(distance) && distance >= 0 && distance <= MAX_KNOWN_PLATE_DISTANCE)) {
+      throw new KnownPlateError('invalid_distance', `the known-plate distance is a whole number of characters from 0 to ${MAX_KNOWN_PLATE_DISTANCE}`);
+    }
+    await this.db.updateTable('services').set({ known_plate_distance: distance }).where('id', '=', serviceId).execute();
+  }
+
+  /** The service's list and distance read once, to match the plates of one image; undefined when it lists none. */
+  async matcher(serviceId: string): Promise<((read: string) => KnownPlateMatch | undefined) | undefined> {
+    const [known, distance] = await Promise.all([this.db.selectFrom('known_plates').select(['plate', 'name']).where('service_id', '=', serviceId).execute(), this.distance(serviceId)]);
+    return known.length === 0 ? undefined : plateMatcher(known, distance);
+  }
+}

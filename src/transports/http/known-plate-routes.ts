@@ -1,0 +1,152 @@
+import type { Request, Response } from 'express';
+import { Router } from 'express';
+import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
+import { DetectdError } from '../../core/errors.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { Gate } from '../../gate/gate.js';
+import { type KnownPlate, KnownPlateError, type NewKnownPlate } from '../../plates/known-plate-list.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import { knownPlatesPath } from '../known-plates-path.js';
+import { contextOf } from '../request-context.js';
+import { JSON_CONTENT_TYPE } from './rest-body.js';
+import type { PathItems } from './openapi.js';
+
+/** The list's refusal, as the caller's 4xx. */
+function refusal(error: unknown): never {
+  if (!(error instanceof KnownPlateError)) throw error;
+  throw new DetectdError(error.code === 'plate_exists' ? 'known_plate_exists' : 'invalid_request', error.message);
+}
+
+const listed = (plate: KnownPlate) => ({ id: plate.id, plate: plate.plate, name: plate.name, created: plate.created });
+
+/**
+ * `GET`/`POST /api/v1/<task>/known-plates`, `DELETE …/known-plates/{id or plate}` and
+ * `PUT …/known-plates/settings`, for every task that keeps known plates (TaskAbilities.knownPlates):
+ * the service's list and match distance, with the service's key. The gate identifies the caller
+ * (a management call counts against no limit, as a stream token's does) and bounds the body.
+ */
+export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCatalogue): Router {
+  const router = Router();
+  for (const task of tasks.all) {
+    const known = task.abilities?.knownPlates;
+    if (!known) continue;
+    const path = knownPlatesPath(task.type);
+    const serviceOf = async (request: Request, response: Response) => {
+      const { service } = await gate.identify({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, { context: contextOf(response) });
+      return service.id;
+    };
+    /** The JSON body, checked against `schema`. */
+    const bodyOf = async (request: Request, response: Response, schema: string): Promise<unknown> => {
+      if (!JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8)');
+      let body: unknown;
+      try {
+        body = JSON.parse((await gate.receive(request, response)).toString('utf8'));
+      } catch (error) {
+        if (error instanceof SyntaxError) throw new DetectdError('invalid_json', 'request body is not valid JSON');
+        throw error;
+      }
+      const validity = schemas.check(schema, body);
+      if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
+      return body;
+    };
+    const answer = async (serviceId: string, plates: readonly KnownPlate[]) => ({ service_id: serviceId, distance: await known.distance(serviceId), known_plates: plates.map(listed) });
+
+    router.get(path, async (request, response) => {
+      const serviceId = await serviceOf(request, response);
+      response.set('Cache-Control', 'no-store').json(await answer(serviceId, await known.list(serviceId)));
+    });
+    router.post(path, async (request, response) => {
+      const serviceId = await serviceOf(request, response);
+      // The schema allowed one plate, or a list of them.
+      const body = (await bodyOf(request, response, 'known-plates-request')) as NewKnownPlate & { plates?: NewKnownPlate[] };
+      const added = await known.add(serviceId, body.plates ?? [body]).catch(refusal);
+      response.status(201).json(await answer(serviceId, added));
+    });
+    router.all(path, (_request, response) => {
+      response.set('Allow', 'GET, POST');
+      throw new DetectdError('method_not_allowed', 'use GET to list the known plates, POST to add');
+    });
+    router.put(`${path}/settings`, async (request, response) => {
+      const serviceId = await serviceOf(request, response);
+      const { distance } = (await bodyOf(request, response, 'known-plate-settings-request')) as { distance: number | null };
+      await known.setDistance(serviceId, distance).catch(refusal);
+      response.json({ service_id: serviceId, distance: await known.distance(serviceId) });
+    });
+    router.all(`${path}/settings`, (_request, response) => {
+      response.set('Allow', 'PUT');
+      throw new DetectdError('method_not_allowed', 'use PUT');
+    });
+    router.delete(`${path}/:plate`, async (request, response) => {
+      const serviceId = await serviceOf(request, response);
+      if (!(await known.remove(serviceId, String(request.params.plate)))) {
+        throw new DetectdError('known_plate_not_found', 'the service lists no known plate of that id or plate');
+      }
+      response.status(204).end();
+    });
+    router.all(`${path}/:plate`, (_request, response) => {
+      response.set('Allow', 'DELETE');
+      throw new DetectdError('method_not_allowed', 'use DELETE');
+    });
+  }
+  return router;
+}
+
+/** The known-plate routes' part of the API reference. */
+export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
+  const ref = (title: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } });
+  const failures = (statuses: Record<string, string>) => Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, content: ref('ErrorResponse') }]));
+  const identified = { '401': '`unauthorized`: missing or wrong key.', '403': '`forbidden`: the service is disabled or of another type.' };
+  return Object.fromEntries(
+    tasks.all
+      .filter((task) => task.abilities?.knownPlates)
+      .flatMap((task) => {
+        const path = knownPlatesPath(task.type);
+        const common = { tags: [task.type], security: [{ ApiKey: [] }] };
+        return [
+          [
+            path,
+            {
+              get: { ...common, summary: 'The service\'s known plates and match distance', operationId: `${task.type}-known-plates-list`, responses: { '200': { description: 'The list.', content: ref('KnownPlatesResponse') }, ...failures(identified) } },
+              post: {
+                ...common,
+                summary: 'Add known plates (one, or a list at once: all or none)',
+                operationId: `${task.type}-known-plates-add`,
+                requestBody: { required: true, content: ref('KnownPlatesRequest') },
+                responses: {
+                  '201': { description: 'The plates added.', content: ref('KnownPlatesResponse') },
+                  ...failures({ ...identified, '400': '`invalid_json`, `invalid_request`: not JSON, or not a plate and a name (the message says which).', '409': '`known_plate_exists`: the service lists one of them already.', '415': '`unsupported_media_type`: not `application/json`.' }),
+                },
+              },
+            },
+          ],
+          [
+            `${path}/settings`,
+            {
+              put: {
+                ...common,
+                summary: 'Set the service\'s match distance',
+                operationId: `${task.type}-known-plates-settings`,
+                requestBody: { required: true, content: ref('KnownPlateSettingsRequest') },
+                responses: {
+                  '200': { description: 'The distance in force.', content: { 'application/json': { schema: { type: 'object', required: ['service_id', 'distance'], properties: { service_id: { type: 'string' }, distance: { type: 'integer' } } } } } },
+                  ...failures({ ...identified, '400': '`invalid_json`, `invalid_request`: not a whole number from 0 to 3, or null.', '415': '`unsupported_media_type`: not `application/json`.' }),
+                },
+              },
+            },
+          ],
+          [
+            `${path}/{plate}`,
+            {
+              delete: {
+                ...common,
+                summary: 'Remove a known plate, by its id or the plate',
+                operationId: `${task.type}-known-plates-remove`,
+                parameters: [{ name: 'plate', in: 'path', required: true, schema: { type: 'string' }, description: 'Its `id`, or the plate (O and 0, I and 1 counting as one character).' }],
+                responses: { '204': { description: 'Removed.' }, ...failures({ ...identified, '404': '`known_plate_not_found`: the service lists no such plate.' }) },
+              },
+            },
+          ],
+        ];
+      }),
+  );
+}

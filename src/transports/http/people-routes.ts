@@ -1,0 +1,193 @@
+import { type Request, type Response, Router } from 'express';
+import { DetectdError, type ErrorCode } from '../../core/errors.js';
+import { decodeRawData } from '../../core/raw-data.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { Gate } from '../../gate/gate.js';
+import type { AnalysisCall } from '../../tasks/analysis-call.js';
+import type { RegisteredPerson } from '../../faces/face-recognition.js';
+import { useridKey } from '../../faces/face-gallery.js';
+import type { CheckedFace, PeopleGallery } from '../../tasks/people-gallery.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import type { Box } from '../../vision/image.js';
+import type { UnknownPeople } from '../../faces/unknown-people.js';
+import { errorResponses, type PathItems } from './openapi.js';
+import { passRestCall } from './rest-body.js';
+import type { RestBody } from './rest-call.js';
+import { sendJson } from './send-json.js';
+import { uploadRequest } from './upload-request.js';
+
+const REQUEST_SCHEMA = 'face-person-photo-request';
+
+export interface PeopleRouteDependencies {
+  readonly gate: Gate;
+  readonly tasks: TaskTable;
+  readonly schemas: SchemaCatalogue;
+  readonly maxBodyBytes: number;
+  /** Where the faces a correction names by `face_id` are kept. */
+  readonly unknownPeople: Pick<UnknownPeople, 'keptFace' | 'forgetFace'>;
+}
+
+/** A correction's face: a photo and the box of the face chosen in it, or a kept unknown face. */
+type CorrectionFace = { readonly image: Buffer; readonly near?: Box } | { readonly faceId: string };
+
+/** What one correction route does with the face taken from its photo, and how it is described. */
+interface Correction {
+  /** The path segment after `/people/{userid}/`. */
+  readonly verb: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly failures: readonly ErrorCode[];
+  apply(gallery: PeopleGallery, serviceId: string, userid: string, face: Pick<CheckedFace, 'embedding' | 'problem'>): Promise<{ person: RegisteredPerson; newPerson?: boolean }>;
+  /** Whether a kept face it used leaves the unknown people (it is now the person's). */
+  readonly takesKeptFace: boolean;
+}
+
+const IMAGE_FAILURES: readonly ErrorCode[] = ['invalid_json', 'invalid_request', 'invalid_base64', 'invalid_multipart', 'invalid_image', 'no_face', 'invalid_configuration', 'unauthorized', 'forbidden', 'unknown_service', 'payload_too_large', 'image_too_large', 'unsupported_media_type', 'rate_limited', 'quota_exceeded', 'model_unavailable', 'overloaded', 'deadline_exceeded'];
+
+/** The people's corrections (docs/faces.md "Corrections"). */
+const CORRECTIONS: readonly Correction[] = [
+  {
+    verb: 'add',
+    operationId: 'add-person-face',
+    summary: 'Add a photo\'s face to a person (registering them when new)',
+    description:
+      'The face taken from a photo (the largest, or the one at `box`) must pass the registration quality check (size, blur, pose; docs/faces.md "Registration quality"), else 422 `unusable_face` says why; a kept face (`face_id`) is added as kept, and leaves the unknown people. `invalid_configuration` is a bad userid.',
+    failures: [...IMAGE_FAILURES, 'unusable_face', 'unknown_person'],
+    takesKeptFace: true,
+    async apply(gallery, serviceId, userid, face) {
+      if (face.problem) throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}`);
+      const newPerson = await gallery.register(serviceId, userid, [face.embedding]);
+      return { person: await personNamed(gallery, serviceId, userid), newPerson };
+    },
+  },
+  {
+    verb: 'not',
+    operationId: 'add-person-negative',
+    summary: '"Not this person": attach a photo\'s face to a registered person as a face they are not',
+    description:
+      'From then on a face more alike to this one than to the person\'s own nearest photo is never named as them (docs/faces.md "Corrections"). No quality check beyond the smallest face recognition describes: the face a camera named wrongly is what to send. 404 `unknown_person` when nobody is registered by the userid.',
+    failures: [...IMAGE_FAILURES, 'unknown_person'],
+    takesKeptFace: false,
+    apply: async (gallery, serviceId, userid, face) => ({ person: await gallery.addNegative(serviceId, userid, face.embedding) }),
+  },
+];
+
+/** The person just corrected, as listed (userids are matched as the gallery matches them: the registered spelling comes back). */
+async function personNamed(gallery: PeopleGallery, serviceId: string, userid: string): Promise<RegisteredPerson> {
+  const person = (await gallery.list(serviceId)).find((listed) => useridKey(listed.name) === useridKey(userid));
+  if (!person) throw new DetectdError('unknown_person', `nobody is registered as "${userid}" in this service`);
+  return person;
+}
+
+/** `left,top,right,bottom` (the request schema checked its form) → a box with some area. */
+function boxOf(text: string): Box {
+  const [left, top, right, bottom] = text.split(',').map(Number);
+  if (!(right > left && bottom > top)) throw new DetectdError('invalid_request', 'box is left,top,right,bottom with right > left and bottom > top');
+  return { left, top, right, bottom };
+}
+
+/** The body → the photo and the chosen box, or the kept face: a JSON body checked against the request schema, an upload's fields as its properties. */
+function faceOf(body: RestBody, schemas: SchemaCatalogue): CorrectionFace {
+  if ('image' in body) {
+    // Checked first: uploadRequest takes any other field for a configuration parameter, which a correction has none of.
+    const unknown = body.fields.find(([name]) => name !== 'box');
+    if (unknown) throw new DetectdError('invalid_request', `unknown field "${unknown[0]}": a correction's photo takes only "box"`);
+    const { box } = uploadRequest(body.fields, REQUEST_SCHEMA, schemas) as { box?: string };
+    return { image: body.image, ...(box !== undefined && { near: boxOf(box) }) };
+  }
+  const validity = schemas.check(REQUEST_SCHEMA, body.json);
+  if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
+  const request = body.json as { raw_data?: string; face_id?: string; box?: string };
+  if (request.face_id !== undefined) return { faceId: request.face_id };
+  return { image: decodeRawData(request.raw_data!), ...(request.box !== undefined && { near: boxOf(request.box) }) };
+}
+
+const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb}`;
+
+/**
+ * Corrections of a face service's gallery over REST, with the service's key, for every task that
+ * keeps one (TaskAbilities.gallery): `POST /api/v1/<task>/people/{userid}/add` adds a photo's face
+ * to the person, `…/not` attaches it to them as a face they are not. Each call passes the gate as a
+ * detection does (key, limits, body) and answers schemas/face-person-response.json.
+ */
+export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
+  const router = Router();
+  const { gate, tasks, schemas, maxBodyBytes, unknownPeople } = dependencies;
+  for (const correction of CORRECTIONS) {
+    router.post(peoplePath(correction.verb), async (request: Request, response: Response) => {
+      const task = tasks.named(String(request.params.serviceType));
+      const gallery = task.abilities?.gallery;
+      if (!gallery) throw new DetectdError('not_found', `a ${task.type} service keeps no people; see /docs`);
+      const { body, call } = await passRestCall(gate, request, response, task, maxBodyBytes);
+      const userid = String(request.params.userid);
+      const face = faceOf(body, schemas);
+      await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, userid, face.faceId, call.service.id) : corrected(correction, gallery, userid, face, call)));
+    });
+    router.all(peoplePath(correction.verb), (request, response) => {
+      tasks.named(String(request.params.serviceType));
+      response.set('Allow', 'POST');
+      throw new DetectdError('method_not_allowed', 'use POST');
+    });
+  }
+  return router;
+}
+
+/** The answer of a correction (schemas/face-person-response.json). */
+function answer(serviceId: string, { person, newPerson }: { person: RegisteredPerson; newPerson?: boolean }, face: Record<string, unknown>): Record<string, unknown> {
+  return {
+    service_id: serviceId,
+    ...(newPerson !== undefined && { new_person: newPerson }),
+    person: { userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created },
+    face,
+  };
+}
+
+/** One correction by a photo once the gate admitted it: the face taken from it, applied, answered. */
+async function corrected(correction: Correction, gallery: PeopleGallery, userid: string, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<Record<string, unknown>> {
+  const face = await gallery.takeFace(photo.image, call, photo.near);
+  if (!face) throw new DetectdError('no_face', photo.near ? 'no face found at the box given' : 'no face found in the photo');
+  return answer(call.service.id, await correction.apply(gallery, call.service.id, userid, face), { bounding_box: face.box });
+}
+
+/**
+ * One correction by a kept unknown face: its descriptor as kept (its photo is not, so only a photo's
+ * face is checked for blur and pose, as naming an unknown person registers its kept faces).
+ */
+async function correctedByKeptFace(correction: Correction, gallery: PeopleGallery, unknownPeople: PeopleRouteDependencies['unknownPeople'], userid: string, faceId: string, serviceId: string): Promise<Record<string, unknown>> {
+  const kept = await unknownPeople.keptFace(serviceId, faceId);
+  if (!kept) throw new DetectdError('unknown_person', `this service kept no unknown face ${faceId}: never seen, or named, merged or forgotten since`);
+  const applied = await correction.apply(gallery, serviceId, userid, { embedding: kept.descriptor });
+  if (correction.takesKeptFace) await unknownPeople.forgetFace(serviceId, faceId);
+  return answer(serviceId, applied, { face_id: faceId });
+}
+
+/** The OpenAPI path items of the correction routes, for each task that keeps a gallery. */
+export function peopleOpenApiPaths(tasks: TaskTable): PathItems {
+  const paths: PathItems = {};
+  for (const task of tasks.all.filter((each) => each.abilities?.gallery)) {
+    for (const correction of CORRECTIONS) {
+      const body = { schema: { $ref: '#/components/schemas/FacePersonPhotoRequest' } };
+      const upload = { type: 'object', properties: { image: { type: 'string', contentMediaType: 'image/*' }, box: { type: 'string' } }, required: ['image'] };
+      paths[`/api/v1/${task.type}/people/{userid}/${correction.verb}`] = {
+        post: {
+          summary: correction.summary,
+          description: correction.description,
+          operationId: `${correction.operationId}-${task.type}`,
+          tags: [task.type],
+          security: [{ ApiKey: [] }],
+          parameters: [{ name: 'userid', in: 'path', required: true, schema: { type: 'string' }, description: 'The person (1–200 characters; case does not tell people apart).' }],
+          requestBody: {
+            required: true,
+            content: { 'application/json': body, 'multipart/form-data': { schema: upload }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } } },
+          },
+          responses: {
+            '200': { description: 'The person after the correction, and the face taken.', content: { 'application/json': { schema: { $ref: '#/components/schemas/FacePersonResponse' } } } },
+            ...errorResponses(correction.failures),
+          },
+        },
+      };
+    }
+  }
+  return paths;
+}

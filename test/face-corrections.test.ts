@@ -1,0 +1,214 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import sharp, { type Sharp } from 'sharp';
+import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
+import { DEFAULT_TEST_MODEL } from './support/paths.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+
+const SCHEMAS = new SchemaCatalogue();
+/** A correction's answer, checked against its published schema. */
+function expectPublished(body: unknown) {
+  expect(SCHEMAS.check('face-person-response', body)).to.deep.equal({ ok: true });
+}
+
+const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
+const base64 = (file: string) => fs.readFileSync(file).toString('base64');
+const png = (image: Sharp) => image.png().toBuffer();
+/** A face turned far sideways, sharp and large: the balloonist of a WIDER FACE validation photo (nose-tip yaw −0.89), cut out with the scene around it. */
+const TURNED = { file: path.join(WIDER_VAL_DIR, 'images', '45--Balloonist', '45_Balloonist_Balloonist_45_149.jpg'), region: { left: 370, top: 175, width: 420, height: 560 } };
+
+interface Face {
+  name: string;
+  bounding_box: { left: number; top: number; right: number; bottom: number };
+}
+
+/**
+ * Corrections of a face service's gallery over REST (docs/faces.md "Corrections" and "Registration
+ * quality"), on the real server with the embedded YuNet and ../shared/eval/faces.
+ */
+describe('face corrections: "not this person", "add this face", the registration quality check (real server, real photos)', function () {
+  this.timeout(300_000);
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL });
+  });
+  after(async () => server?.close());
+
+  const call = async (key: string, route: string, body: BodyInit, contentType?: string): Promise<{ status: number; body: any }> => {
+    const response = await fetch(`${server.url}/api/v1/face-detection${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${key}`, ...(contentType && { 'Content-Type': contentType }) }, body });
+    return { status: response.status, body: await response.json() };
+  };
+  const json = (key: string, route: string, body: unknown) => call(key, route, JSON.stringify(body), 'application/json');
+  const names = async (key: string, image: Buffer): Promise<Face[]> => {
+    const answer = await json(key, '', { raw_data: image.toString('base64') });
+    expect(answer.status).to.equal(200);
+    return [...(answer.body.detected_faces as Face[])].sort((a, b) => a.bounding_box.left - b.bounding_box.left);
+  };
+  const nameOf = async (key: string, file: string) => (await names(key, fs.readFileSync(file))).map((face) => face.name);
+
+  it('a "not this person" example stops a look-alike being named as the person, while their own photos still are', async () => {
+    const key = await server.createService({ name: 'look-alikes', type: 'face-detection' });
+    // Penny's third crop and Bernadette's second are 0.80 alike: at a service threshold of 0.75, Penny's photo names Bernadette as Penny.
+    const added = await json(key, '/people/penny/add', { raw_data: base64(cropPath('penny', 3)) });
+    expect(added.status).to.equal(200);
+    expect(added.body).to.deep.include({ new_person: true, person: { ...added.body.person, userid: 'penny', photos: 1, negatives: 0 } });
+    expectPublished(added.body);
+    await server.db.updateTable('services').set({ face_match_threshold: 0.75 }).where('id', '=', added.body.service_id).execute();
+    expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['penny']);
+
+    const not = await json(key, '/people/Penny/not', { raw_data: base64(cropPath('bernadette', 2)) });
+    expect(not.status).to.equal(200);
+    expect(not.body.person).to.include({ userid: 'penny', photos: 1, negatives: 1 });
+    expectPublished(not.body);
+    expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['unknown']);
+    for (const index of [1, 2, 4, 5]) expect(await nameOf(key, cropPath('penny', index)), `penny${index}`).to.deep.equal(['penny']);
+
+    // Stored as the samples are: encrypted, one row, gone with the person.
+    const rows = await server.db.selectFrom('face_negatives').selectAll().execute();
+    expect(rows).to.have.length(1);
+    expect(Buffer.from(rows[0].descriptor_ciphertext, 'base64').length).to.be.above(128 * 4);
+    const missing = await json(key, '/people/howard/not', { raw_data: base64(cropPath('howard', 1)) });
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error.code).to.equal('unknown_person');
+    const form = new FormData();
+    form.append('userid', 'penny');
+    await fetch(`${server.url}/v1/vision/face/delete`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
+    expect(await server.db.selectFrom('face_negatives').selectAll().execute()).to.deep.equal([]);
+  });
+
+  it('adds a chosen face of a group photo to a person (raw image, box in the query) and to a new person (form upload), then names them there', async () => {
+    const key = await server.createService({ name: 'add faces', type: 'face-detection' });
+    const group = fs.readFileSync(path.join(FACES_DIR, 'bbt1.jpg'));
+    // bbt1: Raj, Leonard, Howard, Sheldon from left to right.
+    const faces = await names(key, group);
+    expect(faces.map((face) => face.name)).to.deep.equal(['face', 'face', 'face', 'face']);
+    const { left, top, right, bottom } = faces[1].bounding_box;
+    const leonard = await call(key, `/people/leonard/add?box=${left},${top},${right},${bottom}`, new Uint8Array(group), 'image/jpeg');
+    expect(leonard.status).to.equal(200);
+    expect(leonard.body.face.bounding_box).to.deep.equal(faces[1].bounding_box);
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(fs.readFileSync(cropPath('raj', 1)))]), 'raj1.png');
+    const raj = await call(key, '/people/raj/add', form);
+    expect(raj.status).to.equal(200);
+    expect(raj.body).to.include({ new_person: true });
+    expect((await names(key, group)).map((face) => face.name)).to.deep.equal(['raj', 'leonard', 'unknown', 'unknown']);
+
+    const nowhere = await call(key, '/people/howard/add?box=1,1,20,20', new Uint8Array(group), 'image/jpeg');
+    expect(nowhere.status).to.equal(400);
+    expect(nowhere.body.error).to.include({ code: 'no_face', message: 'no face found at the box given' });
+    const badBox = await json(key, '/people/howard/add', { raw_data: group.toString('base64'), box: '10,10,5,5' });
+    expect(badBox.status).to.equal(400);
+    expect(badBox.body.error.code).to.equal('invalid_request');
+    const plate = await json(key, '/people/howard/add', { raw_data: group.toString('base64'), box: 'everything' });
+    expect(plate.body.error.code).to.equal('invalid_request');
+  });
+
+  it('refuses a blurred, a tiny and a turned face with the reason, over REST and on DeepStack\'s register (which keeps the good photos and lists the refused)', async () => {
+    const key = await server.createService({ name: 'quality', type: 'face-detection' });
+    const blurred = await png(sharp(cropPath('amy', 3)).blur(5));
+    // Amy's crop at 44 px: her face is about 43 px tall, enough to recognise in a frame (24 px), too coarse to register (48 px).
+    const tiny = await png(sharp(cropPath('amy', 3)).resize(44, 44));
+    const turned = await png(sharp(TURNED.file).extract(TURNED.region));
+    const refusals = [];
+    for (const [photo, reason] of [[blurred, /the face is blurred \(sharpness \d+; at least 30 needed\)/], [tiny, /the face is \d\d px tall; a registration photo's face must be at least 48 px tall/], [turned, /the face is turned sideways \(yaw -0\.\d\d; at most ±0\.6 allowed\)/]] as const) {
+      const answer = await json(key, '/people/amy/add', { raw_data: photo.toString('base64') });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(422);
+      expect(answer.body.error.code).to.equal('unusable_face');
+      expect(answer.body.error.message).to.match(reason);
+      refusals.push(answer.body.error.message);
+    }
+    expect((await server.db.selectFrom('face_people').selectAll().execute()).filter((person) => person.userid === 'amy')).to.deep.equal([]);
+
+    const register = async (photos: Buffer[]) => {
+      const form = new FormData();
+      photos.forEach((photo, index) => form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(photo)]), `photo${index}.png`));
+      form.append('userid', 'amy');
+      const response = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
+      return { status: response.status, body: await response.json() };
+    };
+    const mixed = await register([fs.readFileSync(cropPath('amy', 1)), blurred, turned]);
+    expect(mixed.status).to.equal(200);
+    expect(mixed.body).to.include({ success: true, message: 'face added' });
+    expect(mixed.body.faces_taken.map((face: { image: string }) => face.image)).to.deep.equal(['image']);
+    expect(mixed.body.faces_refused.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image1', 'blurred'], ['image2', 'turned']]);
+    const poorOnly = await register([tiny, blurred]);
+    expect(poorOnly.status).to.equal(422);
+    expect(poorOnly.body).to.include({ success: false, code: 422 });
+    expect(poorOnly.body.error).to.match(/^image: the face is \d\d px tall.*; image1: the face is blurred/);
+  });
+
+  it('corrects with a kept unknown face by its face_id: "not" keeps it unknown, "add" makes it the person\'s and it leaves the unknown people', async () => {
+    const key = await server.createService({ name: 'kept faces', type: 'face-detection' });
+    const api = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${server.url}/api/v1/face-detection${route}`, { method, headers: { Authorization: `ApiKey ${key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    };
+    await json(key, '/people/penny/add', { raw_data: base64(cropPath('penny', 1)) });
+    expect((await api('PUT', '/unknown-people/settings', { remember: true })).body).to.include({ remember: true });
+    expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['unknown']);
+    const [group] = (await api('GET', '/unknown-people')).body.unknown_people;
+    const [face] = (await api('GET', `/unknown-people/${group.id}`)).body.faces;
+
+    const not = await json(key, '/people/penny/not', { face_id: face.id });
+    expect(not.status).to.equal(200);
+    expect(not.body).to.deep.include({ face: { face_id: face.id } });
+    expect(not.body.person).to.include({ userid: 'penny', negatives: 1 });
+    expectPublished(not.body);
+    expect((await api('GET', '/unknown-people')).body.unknown_people).to.have.length(1);
+
+    const add = await json(key, '/people/bernadette/add', { face_id: face.id });
+    expect(add.status).to.equal(200);
+    expect(add.body).to.deep.include({ new_person: true, face: { face_id: face.id } });
+    expectPublished(add.body);
+    expect((await api('GET', '/unknown-people')).body.unknown_people).to.deep.equal([]);
+    expect(await server.db.selectFrom('unknown_faces').select('id').where('id', '=', face.id).execute()).to.deep.equal([]);
+    expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['bernadette']);
+
+    const gone = await json(key, '/people/bernadette/add', { face_id: face.id });
+    expect([gone.status, gone.body.error.code]).to.deep.equal([404, 'unknown_person']);
+    const both = await json(key, '/people/bernadette/add', { face_id: face.id, raw_data: base64(cropPath('amy', 1)) });
+    expect([both.status, both.body.error.code]).to.deep.equal([400, 'invalid_request']);
+  });
+
+  it('answers hostile calls with a precise 4xx JSON error', async () => {
+    const key = await server.createService({ name: 'hostile', type: 'face-detection' });
+    const objects = await server.createService({ name: 'objects', type: 'object-detection' });
+    const photo = base64(cropPath('amy', 1));
+    const refusals: [Promise<{ status: number; body: any }>, number, string][] = [
+      [json(key, '/people/amy/add', { raw_data: 'not base64!' }), 400, 'invalid_base64'],
+      [json(key, '/people/amy/add', { raw_data: Buffer.from('not an image').toString('base64') }), 400, 'invalid_image'],
+      [json(key, '/people/amy/add', ['raw_data']), 400, 'invalid_request'],
+      [json(key, '/people/amy/add', { raw_data: photo, box: '1,2,3' }), 400, 'invalid_request'],
+      [json(key, '/people/amy/add', { raw_data: photo, face_id: 'x' }), 400, 'invalid_request'],
+      [call(key, '/people/amy/add', '{', 'application/json'), 400, 'invalid_json'],
+      [call(key, '/people/amy/add', 'text', 'text/plain'), 415, 'unsupported_media_type'],
+      [call(key, '/people/amy/add?frame_id=1', new Uint8Array(fs.readFileSync(cropPath('amy', 1))), 'image/png'), 400, 'invalid_request'],
+      [json(key, `/people/${'x'.repeat(201)}/add`, { raw_data: photo }), 400, 'invalid_configuration'],
+      [json(key, '/people/nobody/not', { raw_data: photo }), 404, 'unknown_person'],
+      [json('dtd_wrong', '/people/amy/add', { raw_data: photo }), 401, 'unauthorized'],
+    ];
+    for (const [index, [answer, status, code]] of refusals.entries()) {
+      const { status: got, body } = await answer;
+      expect([got, body.error?.code], `refusal ${index}: ${JSON.stringify(body)}`).to.deep.equal([status, code]);
+    }
+    const objectService = await fetch(`${server.url}/api/v1/object-detection/people/amy/add`, { method: 'POST', headers: { Authorization: `ApiKey ${objects}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ raw_data: photo }) });
+    expect([objectService.status, (await objectService.json()).error.code]).to.deep.equal([404, 'not_found']);
+    const get = await fetch(`${server.url}/api/v1/face-detection/people/amy/not`, { headers: { Authorization: `ApiKey ${key}` } });
+    expect([get.status, get.headers.get('allow'), (await get.json()).error.code]).to.deep.equal([405, 'POST', 'method_not_allowed']);
+  });
+
+  it('passes every shared face crop (8 people × 5) on DeepStack\'s register', async () => {
+    const key = await server.createService({ name: 'all crops', type: 'face-detection' });
+    for (const person of PEOPLE) {
+      const form = new FormData();
+      for (const index of [1, 2, 3, 4, 5]) form.append(index === 1 ? 'image' : `image${index}`, new Blob([new Uint8Array(fs.readFileSync(cropPath(person, index)))]), `${person}${index}.png`);
+      form.append('userid', person);
+      const answer = await (await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form })).json();
+      expect(answer.faces_refused, person).to.deep.equal([]);
+      expect(answer.faces_taken, person).to.have.length(5);
+    }
+  });
+});
