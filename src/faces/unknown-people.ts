@@ -60,7 +60,7 @@ export interface NamedUnknown {
 
 export class UnknownPeopleError extends Error {
   constructor(
-    readonly code: 'invalid_settings' | 'same_group',
+    readonly code: 'invalid_settings' | 'invalid_face_count' | 'same_group',
     message: string,
   ) {
     super(message);
@@ -263,7 +263,7 @@ export class UnknownPeople {
    * the service has no such group; a bad userid is the gallery's FaceGalleryError.
    */
   async name(serviceId: string, groupId: string, userid: string, count: number = NAMED_FACES): Promise<NamedUnknown | undefined> {
-    if (!(Number.isInteger(count) && count >= 1 && count <= MAX_NAMED_FACES)) throw new UnknownPeopleError('invalid_settings', `faces is a whole number from 1 to ${MAX_NAMED_FACES}`);
+    if (!(Number.isInteger(count) && count >= 1 && count <= MAX_NAMED_FACES)) throw new UnknownPeopleError('invalid_face_count', `faces is a whole number from 1 to ${MAX_NAMED_FACES}`);
     const rows = await this.db
       .selectFrom('unknown_faces')
       .select(['id', 'descriptor_ciphertext', 'face_height', 'confidence'])
