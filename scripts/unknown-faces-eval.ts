@@ -51,11 +51,11 @@ const FAR_VARIANTS = {
 } as const;
 type FarVariant = keyof typeof FAR_VARIANTS;
 
-/** One photo sent: its bytes, its frame_id, and who each face in it is, left to right (null: nobody of the cast); in a far frame, where each was pasted. */
+/** One photo sent: its bytes, its frame_id, and who each face shown in it is, left to right (a stranger of a group photo named for it, so that their faces in its far frame are one person); in a far frame, where each was pasted. */
 interface Sent {
   readonly frameId: string;
   readonly bytes: Buffer;
-  readonly who: readonly (string | null)[];
+  readonly who: readonly string[];
   readonly at?: readonly Box[];
 }
 
@@ -91,6 +91,8 @@ interface HalfScore {
   readonly keptFaces: number;
   readonly groups: number;
   readonly pairwisePrecision: number;
+  /** The groups holding more than one person: who, how many faces each. */
+  readonly mixedGroups: readonly string[];
   readonly medianLargestShare: number;
   readonly largestShares: Record<string, string>;
   /** The median over people of their largest group's faces over the photos of them sent (a face not found, too small, or not told apart by height counts as missed). */
@@ -129,7 +131,7 @@ async function peopleFreePhotos(): Promise<string[]> {
  * (chosen by the name), pasted into a 1080p frame; undefined when the faces found are not the
  * `who.length` faces shown.
  */
-async function farFrame(photo: Buffer, who: readonly (string | null)[], server: LocalServer, plainKey: string, backgrounds: readonly string[], name: string): Promise<Sent | undefined> {
+async function farFrame(photo: Buffer, who: readonly string[], server: LocalServer, plainKey: string, backgrounds: readonly string[], name: string): Promise<Sent | undefined> {
   const found = (await detect(server, plainKey, { frameId: 'measure', bytes: photo, who: [] })).map((face) => face.bounding_box);
   const faces = who.length === 1 && found.length > 1 ? [found.reduce((largest, box) => (area(box) > area(largest) ? box : largest))] : found;
   if (faces.length !== who.length) return undefined;
@@ -145,7 +147,7 @@ async function farFrame(photo: Buffer, who: readonly (string | null)[], server: 
 async function photosOf(people: readonly string[], variant: FarVariant, server: LocalServer, plainKey: string, notBuilt: string[]): Promise<Sent[]> {
   const backgrounds = await peopleFreePhotos();
   const sent: Sent[] = [];
-  const far = async (bytes: Buffer, who: readonly (string | null)[], name: string) => {
+  const far = async (bytes: Buffer, who: readonly string[], name: string) => {
     const frame = await farFrame(bytes, who, server, plainKey, backgrounds, name);
     if (frame) sent.push(frame);
     else notBuilt.push(name);
@@ -157,8 +159,9 @@ async function photosOf(people: readonly string[], variant: FarVariant, server: 
       if (variant === 'far crops') await far(bytes, [person], `${person}${index}`);
     }
   }
-  for (const [photo, who] of Object.entries(GROUP_PHOTOS)) {
+  for (const [photo, cast] of Object.entries(GROUP_PHOTOS)) {
     const bytes = await readFile(path.join(FACES_DIR, photo));
+    const who = cast.map((person, index) => person ?? `stranger ${index + 1} of ${photo}`);
     sent.push({ frameId: `group:${photo}`, bytes, who });
     if (variant === 'far group photos') await far(bytes, who, photo);
   }
@@ -230,7 +233,7 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
     facesOf,
   );
   const photosSent = new Map<string, number>();
-  for (const who of sent.flatMap((photo) => photo.who)) if (who !== null) photosSent.set(who, (photosSent.get(who) ?? 0) + 1);
+  for (const who of sent.flatMap((photo) => photo.who)) photosSent.set(who, (photosSent.get(who) ?? 0) + 1);
   const ofSent = groupingFigures(
     groups.map((group) => group.members.map((member) => member.who)),
     people,
@@ -276,6 +279,11 @@ async function scoreHalf(server: LocalServer, half: string, people: readonly str
     keptFaces: groups.reduce((sum, group) => sum + group.members.length, 0),
     groups: groups.length,
     pairwisePrecision: figures.pairwisePrecision,
+    mixedGroups: groups.flatMap(({ members }) => {
+      const counts = new Map<string, number>();
+      for (const { who } of members) counts.set(who, (counts.get(who) ?? 0) + 1);
+      return counts.size > 1 ? [[...counts].map(([who, count]) => `${who} ×${count}`).join(' + ')] : [];
+    }),
     medianLargestShare: figures.medianLargestShare,
     medianShareOfSent: ofSent.medianLargestShare,
     largestShares: Object.fromEntries(people.map((person, index) => [person, `${Math.round(figures.shares[index] * (facesOf.get(person) ?? 0))}/${facesOf.get(person) ?? 0} kept, of ${photosSent.get(person) ?? 0} sent`])),
@@ -329,6 +337,7 @@ export async function evaluateUnknownFaces(withReplay: boolean, namedFaces: numb
       if (score.farNotBuilt.length > 0) console.log(`  far frames not built (faces found full size not the faces shown): ${score.farNotBuilt.join(', ')}`);
       console.log(`  pairwise precision ${score.pairwisePrecision.toFixed(4)}; median largest-group share ${(100 * score.medianLargestShare).toFixed(1)} % of their kept faces, ${(100 * score.medianShareOfSent).toFixed(1)} % of their photos sent (${Object.entries(score.largestShares).map(([person, share]) => `${person} ${share}`).join(', ')})`);
       console.log(`  after naming each largest group: right ${percent(right, total)}, wrong ${percent(wrong, total)}, unknown ${percent(unknown, total)}; strangers named ${percent(score.strangers.named, score.strangers.of)}`);
+      if (score.mixedGroups.length > 0) console.log(`  groups mixing people: ${score.mixedGroups.join('; ')}`);
       if (score.notFound.length > 0) console.log(`  not found when sent (or not told apart): ${score.notFound.join('; ')}`);
       if (wrongWhere.length > 0) console.log(`  wrong: ${wrongWhere.join('; ')}`);
       if (score.naming.unknownWhere.length > 0) console.log(`  unknown: ${score.naming.unknownWhere.join('; ')}`);
