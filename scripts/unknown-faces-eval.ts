@@ -12,8 +12,8 @@
  * - naming: each person's largest group named through REST, then every photo of them sent again:
  *   right, wrong person, unknown; and strangers (WIDER FACE, face-api's demo photos): named or not.
  * The people are split into a TUNE half (the grouping rule, unknown-grouping.ts, was chosen on it)
- * and a CHECK half, reported apart. `--replay` also prints, for the TUNE half with far crops, the grouping figures
- * of other rules replayed over the kept descriptors in arrival order.
+ * and a CHECK half, reported apart. `--replay` also prints, for the TUNE half with far crops, the
+ * grouping figures of other rules replayed over the kept descriptors in arrival order.
  */
 import './lib/typescript-workers.js';
 import { readFile } from 'node:fs/promises';
@@ -95,7 +95,7 @@ interface HalfScore {
   readonly mixedGroups: readonly string[];
   readonly medianLargestShare: number;
   readonly largestShares: Record<string, string>;
-  /** The median over people of their largest group's faces over the photos of them sent (a face not found, too small, or not told apart by height counts as missed). */
+  /** The median over people of their largest group's faces over the photos of them sent (a face not found, too small, or not told apart by height and confidence counts as missed). */
   readonly medianShareOfSent: number;
   /** The half's people's faces not found (or not told apart) in the photos sent. */
   readonly notFound: readonly string[];
