@@ -25,8 +25,11 @@ function offsetWithin(side: number, length: number, from: number, to: number, at
   return Math.round(lowest + at * (highest - lowest));
 }
 
-/** The photo (its bytes) scaled by `scale` into a frame with `box` (in the photo's pixels) kept inside it: the frame's JPEG bytes and the box in the frame. */
-export async function pastedInFrame(photo: Buffer, box: Box, scale: number, backgrounds: readonly string[], key: string): Promise<{ jpeg: Buffer; box: Box }> {
+/**
+ * The photo (its bytes) scaled by `scale` into a frame with `box` (in the photo's pixels) kept inside
+ * it: the frame's JPEG bytes, the box in the frame, and where any other box of the photo lands in it.
+ */
+export async function pastedInFrame(photo: Buffer, box: Box, scale: number, backgrounds: readonly string[], key: string): Promise<{ jpeg: Buffer; box: Box; placed: (inPhoto: Box) => Box }> {
   const source = sharp(photo).rotate();
   const { width, height } = await source.metadata().then((meta) => ((meta.orientation ?? 1) >= 5 ? { width: meta.height, height: meta.width } : meta));
   const scaledWidth = Math.max(1, Math.round(width * scale));
@@ -50,5 +53,6 @@ export async function pastedInFrame(photo: Buffer, box: Box, scale: number, back
     .composite([{ input: pasted, left: Math.max(0, left), top: Math.max(0, top) }])
     .jpeg({ quality: JPEG_QUALITY })
     .toBuffer();
-  return { jpeg, box: { left: scaled.left + left, top: scaled.top + top, right: scaled.right + left, bottom: scaled.bottom + top } };
+  const placed = (inPhoto: Box): Box => ({ left: inPhoto.left * scale + left, top: inPhoto.top * scale + top, right: inPhoto.right * scale + left, bottom: inPhoto.bottom * scale + top });
+  return { jpeg, box: placed(box), placed };
 }
