@@ -13,6 +13,7 @@ import { databaseSettingsOf, describeEachEngine } from './support/engines.js';
 import { smallDogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL, modelPath } from './support/paths.js';
 import { CLI, cli, cliAsync, requireBuild } from './support/processes.js';
+import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 const PASSWORD = 'a long passphrase';
 
@@ -65,7 +66,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     photo = await smallDogJpeg();
     store = await engine.scratch();
     env = { ...process.env, ...store.env, DETECTD_MODEL: DEFAULT_TEST_MODEL };
-    server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL }, store);
+    server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL, ...TEST_INFERENCE_SETTINGS }, store);
     json(['account', 'create', '--email', OWNER, '--password', PASSWORD]);
   });
   after(async () => {
