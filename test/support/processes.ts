@@ -12,18 +12,18 @@ export function requireBuild(): void {
   if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: npm test builds it (tsc) before mocha runs');
 }
 
-/** Runs `node dist/src/cli.js ARGS` to completion. */
+/** Runs `node dist/src/cli.js ARGS` to completion, with the tests' inference settings (for the models it loads) unless `env` sets its own. */
 export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
+  return spawnSync(process.execPath, [CLI, ...args], { env: { ...TEST_INFERENCE_SETTINGS, ...env }, input, encoding: 'utf8' });
 }
 
 /**
- * Runs `node dist/src/cli.js ARGS` (in the folder `cwd`, else this one) without blocking this
- * process: for a CLI that calls a server running in this same process (spawnSync would hold its event loop).
+ * Runs `node dist/src/cli.js ARGS` (in the folder `cwd`, else this one) as `cli` does, without blocking
+ * this process: for a CLI that calls a server running in this same process (spawnSync would hold its event loop).
  */
 export function cliAsync(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...TEST_INFERENCE_SETTINGS, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += String(chunk)));
