@@ -4,6 +4,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { describeEachEngine, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
+import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 describeEachEngine('CLI accounts and services', (engine) => {
   before(requireBuild);
@@ -22,7 +23,7 @@ describeEachEngine('CLI accounts and services', (engine) => {
     expect(unknown.status).to.equal(1);
     expect(unknown.stderr).to.contain('no account for nobody@example.com');
 
-    const server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL }, store);
+    const server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL, ...TEST_INFERENCE_SETTINGS }, store);
     try {
       expect((await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey: created.api_key })).status).to.equal(200);
       const owner = (await server.domain.accounts.findAccount('cli@example.com'))!;

@@ -12,6 +12,7 @@ import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { modelPath, photoPath } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 const PACKAGE_VERSION = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
 const DEFAULT_MODEL = 'yolo26n-640-int8';
@@ -173,7 +174,7 @@ describe('model aliases and a per-model cap (model configuration), as Blue Iris 
 
   it('serves custom/ipcam-general and custom/general with the aliased model, lists the aliases, and caps its predictions', async () => {
     configure(DEFAULT_MODEL, { aliases: ['ipcam-general', 'general'], maxDetections: 2 });
-    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository });
+    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository, ...TEST_INFERENCE_SETTINGS });
     try {
       const list = await call(`${server.url}/v1/vision/custom/list`, { method: 'POST' });
       expect(list.body.models).to.deep.equal([DEFAULT_MODEL, 'ipcam-general', 'general']);

@@ -5,6 +5,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { describeEachEngine } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
+import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 const PASSWORD = 'a long passphrase';
 /** The account startLocalServer makes first: the administrator. */
@@ -31,7 +32,7 @@ describeEachEngine('console management: password, service name and model, accoun
     store = await engine.scratch();
     const models = `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}`;
     env = { ...process.env, ...store.env, DETECTD_MODEL: models };
-    server = await startLocalServer({ DETECTD_MODEL: models, DETECTD_SIGNUP: 'open' }, store);
+    server = await startLocalServer({ DETECTD_MODEL: models, DETECTD_SIGNUP: 'open', ...TEST_INFERENCE_SETTINGS }, store);
   });
   after(async () => server?.close());
 

@@ -31,7 +31,8 @@ async function deepstackFace(server: TestServer, apiKey: string, ...args: string
 }
 
 async function deepstackFaceAt(minConfidence: number | undefined, server: TestServer, apiKey: string, ...args: string[]): Promise<{ status?: number; json?: any; result?: any; error?: string }> {
-  const env = minConfidence === undefined ? process.env : { ...process.env, DEEPSTACK_MIN_CONFIDENCE: String(minConfidence) };
+  // The client's timeout as Home Assistant's `timeout` setting raises it: a crowd's faces described on a loaded test machine take longer than its 10 s default.
+  const env = { ...process.env, DEEPSTACK_TIMEOUT: '120', ...(minConfidence === undefined ? {} : { DEEPSTACK_MIN_CONFIDENCE: String(minConfidence) }) };
   const { stdout } = await run('python3', [CLIENT, server.url, apiKey, ...args], { env });
   return JSON.parse(stdout);
 }

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+// Types only: the package is ESM with no `require` entry, and mocha's parallel workers may load this file through require.
+import type { ICruiseResult } from 'dependency-cruiser';
 import ts from 'typescript';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { MODEL_KINDS } from '../src/models/model-roles.js';
@@ -13,27 +15,42 @@ const DEPCRUISE = path.resolve('node_modules/.bin/depcruise');
 
 const CONFIG = path.resolve('.dependency-cruiser.cjs');
 
-/** Runs the layering rules (.dependency-cruiser.cjs) over `root`/src; the readable report on failure. */
-async function cruise(root: string): Promise<{ ok: boolean; report: string }> {
-  try {
-    const { stdout } = await run(DEPCRUISE, ['src', '--config', CONFIG, '--output-type', 'err'], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
-    return { ok: true, report: stdout };
-  } catch (error) {
-    const failure = error as { stdout?: string; stderr?: string };
-    return { ok: false, report: `${failure.stdout ?? ''}${failure.stderr ?? ''}` };
-  }
+/** What dependency-cruiser found in one tree: whether its rules hold, their readable report, and the modules with their imports. */
+interface Cruise {
+  readonly ok: boolean;
+  readonly report: string;
+  readonly modules: readonly { source: string; dependencies: readonly { resolved: string }[] }[];
+}
+
+/**
+ * Runs the layering rules (.dependency-cruiser.cjs) over `root`/src: each run parses every module,
+ * so the tests ask one run of a tree both questions (its violations, its folders' imports).
+ */
+async function cruise(root: string): Promise<Cruise> {
+  // depcruise exits with the number of violations: a tree that breaks the rules still prints its result.
+  const stdout = await run(DEPCRUISE, ['src', '--config', CONFIG, '--output-type', 'json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).then(
+    (done) => done.stdout,
+    (error: { stdout?: string }) => {
+      if (!error.stdout) throw error;
+      return error.stdout;
+    },
+  );
+  const result = JSON.parse(stdout) as ICruiseResult;
+  // Each violation as its rule and import (a cycle with the modules around it).
+  const report = result.summary.violations
+    .map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}${violation.cycle ? ` (cycle: ${violation.cycle.map((step) => step.name).join(' → ')})` : ''}`)
+    .join('\n');
+  return { ok: result.summary.error === 0, report, modules: result.modules };
 }
 
 /** The folder of src/ a module lives in (`core`, `transports`), or the module itself for a file at the top (`server.ts`). */
 const folderOf = (source: string) => source.split('/')[1];
 
 /**
- * Cycles between the folders of `root`/src (a module of one folder importing another folder, which
+ * Cycles between the folders of a cruised src/ (a module of one folder importing another folder, which
  * imports back, directly or through others), type imports included: each as "a → b → a".
  */
-async function folderCycles(root: string): Promise<string[]> {
-  const { stdout } = await run(DEPCRUISE, ['src', '--config', CONFIG, '--output-type', 'json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
-  const modules = (JSON.parse(stdout) as { modules: { source: string; dependencies: { resolved: string }[] }[] }).modules;
+function folderCycles({ modules }: Cruise): string[] {
   const edges = new Map<string, Set<string>>();
   for (const module of modules.filter((each) => each.source.startsWith('src/'))) {
     for (const { resolved } of module.dependencies.filter((dependency) => dependency.resolved.startsWith('src/'))) {
@@ -131,60 +148,72 @@ function deepStackNamesInTasks(root: string): string[] {
   return found;
 }
 
+/** A copy of src/ (with tsconfig.json) in a new temporary folder, changed by `change`; its root. */
+function changedCopy(prefix: string, change: (root: string) => void): string {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
+  fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
+  change(copy);
+  return copy;
+}
+
+/** `make`'s value, made when first asked for: a tree is cruised once however many tests ask about it, and not at all when none runs. */
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
 describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)', () => {
+  const copies: string[] = [];
+  const copy = (prefix: string, change: (root: string) => void) => {
+    const root = changedCopy(prefix, change);
+    copies.push(root);
+    return root;
+  };
+  after(() => {
+    for (const root of copies) fs.rmSync(root, { recursive: true, force: true });
+  });
+  const checkout = once(() => cruise(process.cwd()));
+  /** A copy of src/ breaking two rules: a model module reaching up into a transport, a stream module reaching into a task's folder (and a door naming a task). */
+  const violating = once(() => {
+    const root = copy('detectd-layers-', (root) => {
+      fs.appendFileSync(path.join(root, 'src/models/nms.ts'), "\nimport '../transports/http/app.js';\n");
+      fs.writeFileSync(path.join(root, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js';\n`);
+      fs.writeFileSync(path.join(root, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream';\n`);
+    });
+    return { root, cruised: cruise(root) };
+  });
+
   it('has no import cycle and no import against the direction transports → tasks → core → scheduler → models → vision', async () => {
-    const { ok, report } = await cruise(process.cwd());
+    const { ok, report } = await checkout();
     expect(ok, `layering violations:\n${report}`).to.equal(true);
   });
 
   it('fails on a violation, naming the rule and the import', async () => {
-    // A copy of src/ with one model module reaching up into a transport.
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-layers-'));
-    try {
-      fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
-      fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
-      fs.appendFileSync(path.join(copy, 'src/models/nms.ts'), "\nimport '../transports/http/app.js';\n");
-      const { ok, report } = await cruise(copy);
-      expect(ok).to.equal(false);
-      expect(report).to.contain('models-know-only-vision').and.to.contain('nms.ts');
-    } finally {
-      fs.rmSync(copy, { recursive: true, force: true });
-    }
+    const { ok, report } = await violating().cruised;
+    expect(ok).to.equal(false);
+    expect(report).to.contain('models-know-only-vision').and.to.contain('nms.ts');
   });
 
   it('has no cycle between folders: a folder never imports, even for a type, a folder that imports it', async () => {
-    expect(await folderCycles(process.cwd())).to.deep.equal([]);
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-folders-'));
-    try {
-      fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
-      fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
-      // core/ already imports scheduler/ (the pipeline); a type import back makes the two folders a cycle.
-      fs.writeFileSync(path.join(copy, 'src/scheduler/reach-up.ts'), "import type { CallContext } from '../core/call-context.js';\nexport type Reached = CallContext;\n");
-      expect(await folderCycles(copy)).to.deep.equal(['core ⇄ scheduler']);
-    } finally {
-      fs.rmSync(copy, { recursive: true, force: true });
-    }
+    expect(folderCycles(await checkout())).to.deep.equal([]);
+    // core/ already imports scheduler/ (the pipeline); a type import back makes the two folders a cycle.
+    const reachingUp = copy('detectd-folders-', (root) =>
+      fs.writeFileSync(path.join(root, 'src/scheduler/reach-up.ts'), "import type { CallContext } from '../core/call-context.js';\nexport type Reached = CallContext;\n"),
+    );
+    expect(folderCycles(await cruise(reachingUp))).to.deep.equal(['core ⇄ scheduler']);
   });
 
   it('names no task outside its folder and the table: no import of tasks/<name>/ (dependency-cruiser) and no task type as a literal', async () => {
     expect(taskLiterals(process.cwd(), TASK_DESCRIPTIONS.types)).to.deep.equal([]);
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-tasks-'));
-    try {
-      fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
-      fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
-      // A stream module reaching into a task's folder, and a door naming a task.
-      fs.writeFileSync(path.join(copy, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js';\n`);
-      fs.writeFileSync(path.join(copy, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream';\n`);
-      const { ok, report } = await cruise(copy);
-      expect(ok).to.equal(false);
-      expect(report).to.contain('tasks-only-through-the-table').and.to.contain('reach-in.ts');
-      expect(taskLiterals(copy, TASK_DESCRIPTIONS.types)).to.have.members([
-        `src/streaming/reach-in.ts:1 '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js'`,
-        `src/transports/fixed-path.ts:1 '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream'`,
-      ]);
-    } finally {
-      fs.rmSync(copy, { recursive: true, force: true });
-    }
+    const { root, cruised } = violating();
+    const { ok, report } = await cruised;
+    expect(ok).to.equal(false);
+    expect(report).to.contain('tasks-only-through-the-table').and.to.contain('reach-in.ts');
+    expect(taskLiterals(root, TASK_DESCRIPTIONS.types)).to.have.members([
+      `src/streaming/reach-in.ts:1 '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js'`,
+      `src/transports/fixed-path.ts:1 '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream'`,
+    ]);
   });
   it('names no model kind as a literal outside the model registries (model-roles.ts, families/, the catalogue)', () => {
     expect(kindLiterals(process.cwd())).to.deep.equal([]);

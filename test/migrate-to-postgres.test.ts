@@ -14,6 +14,7 @@ import { dogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { scratchPostgresDatabase, type ScratchDatabase } from './support/postgres.js';
 import { cli, requireBuild, startProcess } from './support/processes.js';
+import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 /** Every row of every table, each as sorted JSON with numbers as numbers (PostgreSQL gives bigints as text), for comparing two databases. */
 async function contents(db: Database): Promise<Record<string, string[]>> {
@@ -40,7 +41,7 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
     // failed sign-in, an invitation, a stream token, a face gallery's rows.
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-to-postgres-'));
     // Closed, the server writes its last usage and leaves its folder (the store's removal does nothing here).
-    const server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL }, { env: { DETECTD_DATA_DIR: dataDir }, remove: async () => undefined });
+    const server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL, ...TEST_INFERENCE_SETTINGS }, { env: { DETECTD_DATA_DIR: dataDir }, remove: async () => undefined });
     apiKey = server.apiKey;
     expect((await postDetection(server.url, dogJpeg(), { apiKey, contentType: 'image/jpeg' })).status).to.equal(200);
     const admin = (await server.domain.accounts.findAccount(FIRST_ACCOUNT.email))!;

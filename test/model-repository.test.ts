@@ -9,6 +9,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { MODELS_DIR, modelPath, photoPath } from './support/paths.js';
 import { cli, requireBuild, startProcess } from './support/processes.js';
 import { pythonNames, writeSyntheticOnnx } from './support/synthetic-onnx.js';
+import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 /** yolox-nano-416 with its "dog" renamed "hound" (parent "pet") by its configuration file. */
 const HOUND_LABELS = COCO_LABELS.map((label) => (label === 'dog' ? 'hound' : label));
@@ -62,7 +63,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
   });
 
   it('serves every model of the folder: readiness, the console\u2019s service form, and per-model labels and parents over HTTP', async () => {
-    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository, DETECTD_SIGNUP: 'open' });
+    const server = await startLocalServer({ DETECTD_MODELS_DIR: repository, DETECTD_SIGNUP: 'open', ...TEST_INFERENCE_SETTINGS });
     try {
       // The folder's object models, and the embedded face detector every server loads when no face model is configured.
       expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416', 'yunet-n', 'dlib-face-recognition-resnet']);

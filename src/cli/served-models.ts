@@ -42,7 +42,9 @@ export async function servedModels(config: Config, tasks: TaskTable, output: Out
   if (answered) return answered;
   const models = await asConfiguration(async () => {
     // The detectors a service may name: the models a task composes beside them are no service's to name.
-    const registry = await loadModels(sources, config.inference, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.steps.filter((step) => step.role === 'detector'));
+    // Loaded to be checked and disposed, never run: one inference worker per model checks a file as well as several.
+    const checking = { ...config.inference, concurrency: 1 };
+    const registry = await loadModels(sources, checking, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.steps.filter((step) => step.role === 'detector'));
     await registry.dispose();
     return registry.detectors.map(({ name, kind }) => ({ name, kind }));
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { packageRoot } from '../package-root.js';
 import { type InferenceSettings, modelNameOf } from './model-repository.js';
 import type { ModelRole } from './model-roles.js';
@@ -38,11 +38,26 @@ export interface ModelDescription {
 }
 
 const SCHEMA_FILE = path.join(packageRoot(), 'schemas', 'model-description.json');
-const schema = JSON.parse(fs.readFileSync(SCHEMA_FILE, 'utf8')) as { properties: Record<string, { description: string }> };
-const validate = new Ajv2020({ strict: true }).compile<ModelDescription>(schema);
+
+interface DescriptionSchema {
+  readonly schema: { properties: Record<string, { description: string }> };
+  readonly validate: ValidateFunction<ModelDescription>;
+}
+
+let compiled: DescriptionSchema | undefined;
+
+/** The schema, read and compiled when a model's configuration file is first checked, not when this module is imported (most `detectd` commands never check one). */
+function descriptionSchema(): DescriptionSchema {
+  if (!compiled) {
+    const schema = JSON.parse(fs.readFileSync(SCHEMA_FILE, 'utf8')) as DescriptionSchema['schema'];
+    compiled = { schema, validate: new Ajv2020({ strict: true }).compile<ModelDescription>(schema) };
+  }
+  return compiled;
+}
 
 /** One schema violation as a sentence that names the setting and what it must be. */
 function problemOf(error: ErrorObject | undefined): string {
+  const { schema } = descriptionSchema();
   if (error?.keyword === 'additionalProperties') {
     return `unknown setting "${(error.params as { additionalProperty: string }).additionalProperty}" (known: ${Object.keys(schema.properties).join(', ')})`;
   }
@@ -71,6 +86,7 @@ export async function readModelDescription(modelPath: string): Promise<ModelDesc
   } catch (error) {
     throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
   }
+  const { validate } = descriptionSchema();
   if (!validate(parsed)) throw new Error(`${file}: ${problemOf(validate.errors?.[0])}`);
   return parsed;
 }

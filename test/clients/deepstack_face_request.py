@@ -22,7 +22,8 @@ import requests
 
 HTTP_OK = 200
 BAD_URL = 404
-TIMEOUT = 10  # seconds, deepstack-python's DEFAULT_TIMEOUT
+# deepstack-python's DEFAULT_TIMEOUT (10 s), or what DeepstackFace(..., timeout=X) was given (DEEPSTACK_TIMEOUT here).
+TIMEOUT = float(os.environ.get("DEEPSTACK_TIMEOUT", "10"))
 # deepstack-python's DEFAULT_MIN_CONFIDENCE, or what DeepstackFace(..., min_confidence=X) was given (DEEPSTACK_MIN_CONFIDENCE here).
 MIN_CONFIDENCE = float(os.environ.get("DEEPSTACK_MIN_CONFIDENCE", "0.45"))
 

@@ -40,7 +40,11 @@ export function databaseSettingsOf(store: ScratchStore): { dataDir: string; data
 
 export const ENGINES: readonly Engine[] = [SQLITE, POSTGRESQL];
 
-/** Declares the same suite once per storage engine: `title [sqlite]`, `title [postgresql]`. */
-export function describeEachEngine(title: string, body: (engine: Engine) => void): void {
-  for (const engine of ENGINES) describe(`${title} [${engine.name}]`, () => body(engine));
+/** Declares the same suite once per storage engine: `title [sqlite]`, `title [postgresql]`; `body` is handed the suite too (to set its timeout). */
+export function describeEachEngine(title: string, body: (engine: Engine, suite: Mocha.Suite) => void): void {
+  for (const engine of ENGINES) {
+    describe(`${title} [${engine.name}]`, function () {
+      body(engine, this);
+    });
+  }
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { TEST_INFERENCE_SETTINGS } from './inference-settings.js';
 
 export const CLI = path.resolve('dist/src/cli.js');
 export const MAIN = path.resolve('dist/src/main.js');
@@ -11,18 +12,18 @@ export function requireBuild(): void {
   if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: npm test builds it (tsc) before mocha runs');
 }
 
-/** Runs `node dist/src/cli.js ARGS` to completion. */
+/** Runs `node dist/src/cli.js ARGS` to completion, with the tests' inference settings (for the models it loads) unless `env` sets its own. */
 export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: 'utf8' });
+  return spawnSync(process.execPath, [CLI, ...args], { env: { ...TEST_INFERENCE_SETTINGS, ...env }, input, encoding: 'utf8' });
 }
 
 /**
- * Runs `node dist/src/cli.js ARGS` (in the folder `cwd`, else this one) without blocking this
- * process: for a CLI that calls a server running in this same process (spawnSync would hold its event loop).
+ * Runs `node dist/src/cli.js ARGS` (in the folder `cwd`, else this one) as `cli` does, without blocking
+ * this process: for a CLI that calls a server running in this same process (spawnSync would hold its event loop).
  */
 export function cliAsync(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...TEST_INFERENCE_SETTINGS, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += String(chunk)));
@@ -41,10 +42,13 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise) and resolves once it logs its URL. */
+/**
+ * Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise) with the
+ * tests' inference settings unless `env` sets its own, and resolves once it logs its URL.
+ */
 export async function startProcess(env: NodeJS.ProcessEnv, command: readonly string[] = [process.execPath, MAIN]): Promise<ServerProcess> {
   // Its own process group, so that stopping it reaches every process under it (npm → sh → node).
-  const child = spawn(command[0], command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command[0], command.slice(1), { env: { ...TEST_INFERENCE_SETTINGS, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));
