@@ -159,7 +159,6 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
 }
 
 const SECURITY = [{ ApiKey: [] }];
-const TAG = 'Unknown people';
 const ERRORS = {
   '400': { description: '`invalid_request`, `invalid_json`: a malformed id or body (the message names the field).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
   '401': { description: '`unauthorized`: missing or wrong key.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
@@ -172,10 +171,11 @@ const idParameter = (name: string, what: string) => ({ name, in: 'path', require
 
 /** The unknown-people routes' part of the API reference, for every task that keeps a gallery of people. */
 export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
-  const operation = (summary: string, operationId: string, answer: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
+  // In the task's own group of the reference, beside its REST route.
+  const operationFor = (tag: string) => (summary: string, operationId: string, answer: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
     summary,
     operationId,
-    tags: [TAG],
+    tags: [tag],
     security: SECURITY,
     responses: { '200': { description: 'OK', ...answer }, ...ERRORS },
     ...more,
@@ -184,6 +184,7 @@ export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
   const body = (title: string) => ({ requestBody: { required: true, ...json(title) } });
   return Object.fromEntries(
     galleryTasks(tasks).flatMap((task) => {
+      const operation = operationFor(task.type);
       const base = unknownPeoplePath(task);
       const id = (verb: string) => `${task.type}-unknown-people-${verb}`;
       return [
