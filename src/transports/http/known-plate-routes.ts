@@ -8,8 +8,8 @@ import { type KnownPlate, KnownPlateError, type NewKnownPlate } from '../../plat
 import type { TaskTable } from '../../tasks/task-table.js';
 import { knownPlatesPath } from '../known-plates-path.js';
 import { contextOf } from '../request-context.js';
-import { JSON_CONTENT_TYPE } from './rest-body.js';
-import type { PathItems } from './openapi.js';
+import { checkedJson, JSON_CONTENT_TYPE } from './rest-body.js';
+import { errorResponses, type PathItems } from './openapi.js';
 
 /** The list's refusal, as the caller's 4xx. */
 function refusal(error: unknown): never {
@@ -38,16 +38,7 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
     /** The JSON body, checked against `schema`. */
     const bodyOf = async (request: Request, response: Response, schema: string): Promise<unknown> => {
       if (!JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8)');
-      let body: unknown;
-      try {
-        body = JSON.parse((await gate.receive(request, response)).toString('utf8'));
-      } catch (error) {
-        if (error instanceof SyntaxError) throw new DetectdError('invalid_json', 'request body is not valid JSON');
-        throw error;
-      }
-      const validity = schemas.check(schema, body);
-      if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
-      return body;
+      return checkedJson(await gate.receive(request, response), schemas, schema);
     };
     const answer = async (serviceId: string, plates: readonly KnownPlate[]) => ({ service_id: serviceId, distance: await known.distance(serviceId), known_plates: plates.map(listed) });
 
@@ -94,8 +85,8 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
 /** The known-plate routes' part of the API reference. */
 export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
   const ref = (title: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } });
-  const failures = (statuses: Record<string, string>) => Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { description, content: ref('ErrorResponse') }]));
-  const identified = { '401': '`unauthorized`: missing or wrong key.', '403': '`forbidden`: the service is disabled or of another type.' };
+  // The gate identifies the caller as it does a stream token's (no limit counted), the task's model loaded.
+  const identified = ['unauthorized', 'forbidden', 'model_unavailable'] as const;
   return Object.fromEntries(
     tasks.all
       .filter((task) => task.abilities?.knownPlates)
@@ -106,7 +97,7 @@ export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
           [
             path,
             {
-              get: { ...common, summary: 'The service\'s known plates and match distance', operationId: `${task.type}-known-plates-list`, responses: { '200': { description: 'The list.', content: ref('KnownPlatesResponse') }, ...failures(identified) } },
+              get: { ...common, summary: 'The service\'s known plates and match distance', operationId: `${task.type}-known-plates-list`, responses: { '200': { description: 'The list.', content: ref('KnownPlatesResponse') }, ...errorResponses(identified) } },
               post: {
                 ...common,
                 summary: 'Add known plates (one, or a list at once: all or none)',
@@ -114,7 +105,7 @@ export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
                 requestBody: { required: true, content: ref('KnownPlatesRequest') },
                 responses: {
                   '201': { description: 'The plates added.', content: ref('KnownPlatesResponse') },
-                  ...failures({ ...identified, '400': '`invalid_json`, `invalid_request`: not JSON, or not a plate and a name (the message says which).', '409': '`known_plate_exists`: the service lists one of them already.', '415': '`unsupported_media_type`: not `application/json`.' }),
+                  ...errorResponses([...identified, 'invalid_json', 'invalid_request', 'known_plate_exists', 'unsupported_media_type']),
                 },
               },
             },
@@ -129,7 +120,7 @@ export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
                 requestBody: { required: true, content: ref('KnownPlateSettingsRequest') },
                 responses: {
                   '200': { description: 'The distance in force.', content: { 'application/json': { schema: { type: 'object', required: ['service_id', 'distance'], properties: { service_id: { type: 'string' }, distance: { type: 'integer' } } } } } },
-                  ...failures({ ...identified, '400': '`invalid_json`, `invalid_request`: not a whole number from 0 to 3, or null.', '415': '`unsupported_media_type`: not `application/json`.' }),
+                  ...errorResponses([...identified, 'invalid_json', 'invalid_request', 'unsupported_media_type']),
                 },
               },
             },
@@ -142,7 +133,7 @@ export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
                 summary: 'Remove a known plate, by its id or the plate',
                 operationId: `${task.type}-known-plates-remove`,
                 parameters: [{ name: 'plate', in: 'path', required: true, schema: { type: 'string' }, description: 'Its `id`, or the plate (O and 0, I and 1 counting as one character).' }],
-                responses: { '204': { description: 'Removed.' }, ...failures({ ...identified, '404': '`known_plate_not_found`: the service lists no such plate.' }) },
+                responses: { '204': { description: 'Removed.' }, ...errorResponses([...identified, 'known_plate_not_found']) },
               },
             },
           ],

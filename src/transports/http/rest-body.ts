@@ -11,6 +11,7 @@ import { contextOf } from '../request-context.js';
 import { IMAGE_FIELD, isMultipartForm, readImageForm } from '../image-form.js';
 import type { RestBody } from './rest-call.js';
 import type { UploadField } from './upload-request.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 
 /** From this size on, a JSON body's parsing and its base64 decode get separate turns of the event loop. */
 const LARGE_BODY_BYTES = 256 * 1024;
@@ -36,17 +37,29 @@ function bodyFormOf(request: Request): BodyForm {
   return form;
 }
 
+/** A JSON body as sent, or 400 `invalid_json`. */
+function parsedJson(body: Buffer): unknown {
+  try {
+    // Base64 JSON is ASCII: read as Latin-1, the same text without UTF-8 decoding (faster; docs/performance.md).
+    return JSON.parse(body.toString(isAscii(body) ? 'latin1' : 'utf8'));
+  } catch {
+    throw new DetectdError('invalid_json', 'request body is not valid JSON');
+  }
+}
+
+/** A JSON body valid against the named schema of `schemas`, or 400 `invalid_json` / `invalid_request` saying what is wrong. */
+export function checkedJson(body: Buffer, schemas: SchemaCatalogue, schema: string): unknown {
+  const parsed = parsedJson(body);
+  const validity = schemas.check(schema, parsed);
+  if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
+  return parsed;
+}
+
 /** The body, read by the gate, in the form its Content-Type names (rest-call.ts answers the same whichever form the image came in). */
 async function restBodyOf(request: Request, form: BodyForm, body: Buffer, maxBodyBytes: number): Promise<RestBody> {
   if (form === 'image') return { image: body, fields: queryFields(request) };
   if (form === 'json') {
-    let parsed: unknown;
-    try {
-      // Base64 JSON is ASCII: read as Latin-1, the same text without UTF-8 decoding (faster; docs/performance.md).
-      parsed = JSON.parse(body.toString(isAscii(body) ? 'latin1' : 'utf8'));
-    } catch {
-      throw new DetectdError('invalid_json', 'request body is not valid JSON');
-    }
+    const parsed = parsedJson(body);
     // Parsing megabytes of JSON and decoding the image inside each take milliseconds on a small
     // machine: timers and other calls get a full turn of the event loop in between (a timeout,
     // unlike setImmediate, lets due timers run first). A small body is not worth the turn's cost.

@@ -10,7 +10,8 @@ import type { TaskTable } from '../../tasks/task-table.js';
 import { contextOf } from '../request-context.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { sendJson } from './send-json.js';
-import { JSON_CONTENT_TYPE } from './rest-body.js';
+import { checkedJson, JSON_CONTENT_TYPE } from './rest-body.js';
+import { errorResponses, type PathItems } from './openapi.js';
 
 export interface UnknownPeopleRouteDependencies {
   readonly gate: Gate;
@@ -18,8 +19,6 @@ export interface UnknownPeopleRouteDependencies {
   readonly schemas: SchemaCatalogue;
   readonly people: UnknownPeople;
 }
-
-type PathItems = Record<string, Record<string, unknown>>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -67,18 +66,7 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
         if (schema && !JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json');
       },
       body: {
-        whole: async (received: Buffer): Promise<unknown> => {
-          if (!schema) return undefined;
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(received.toString('utf8'));
-          } catch {
-            throw new DetectdError('invalid_json', 'request body is not valid JSON');
-          }
-          const validity = schemas.check(schema, parsed);
-          if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
-          return parsed;
-        },
+        whole: async (received: Buffer): Promise<unknown> => (schema === undefined ? undefined : checkedJson(received, schemas, schema)),
       },
     });
     return { serviceId: call.service.id, body };
@@ -158,14 +146,7 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
   return router;
 }
 
-const SECURITY = [{ ApiKey: [] }];
-const ERRORS = {
-  '400': { description: '`invalid_request`, `invalid_json`: a malformed id or body (the message names the field).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
-  '401': { description: '`unauthorized`: missing or wrong key.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
-  '403': { description: '`forbidden`: the key belongs to a service of another type, or one disabled.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
-  '404': { description: '`unknown_person`: the key\'s service has no unknown person (or kept face) of that id.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
-  '429': { description: '`rate_limited`, `quota_exceeded`: these calls count as the service\'s calls.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
-};
+const ERRORS = errorResponses(['invalid_request', 'invalid_json', 'unsupported_media_type', 'unauthorized', 'forbidden', 'unknown_person', 'rate_limited', 'quota_exceeded']);
 const json = (title: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } });
 const idParameter = (name: string, what: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: what });
 
@@ -176,7 +157,7 @@ export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
     summary,
     operationId,
     tags: [tag],
-    security: SECURITY,
+    security: [{ ApiKey: [] }],
     responses: { '200': { description: 'OK', ...answer }, ...ERRORS },
     ...more,
   });
