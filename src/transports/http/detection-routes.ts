@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { DetectdError } from '../../core/errors.js';
 import type { Gate } from '../../gate/gate.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { TaskTable } from '../../tasks/task-table.js';
@@ -7,6 +6,7 @@ import type { ApiVersion } from '../../tasks/task.js';
 import { answerRestCall } from './rest-call.js';
 import { passRestCall } from './rest-body.js';
 import { sendJson } from './send-json.js';
+import { allowOnly } from './allow-only.js';
 
 const ROUTES: readonly { path: string; version: ApiVersion }[] = [
   { path: '/api/v1/:serviceType', version: 'v1' },
@@ -32,11 +32,7 @@ export function detectionRoutes(dependencies: DetectionRouteDependencies): Route
       const { body, call } = await passRestCall(gate, request, response, task, maxBodyBytes);
       await sendJson(response, await answerRestCall(task, body, { version, schemas }, call));
     });
-    router.all(path, (request, response) => {
-      tasks.named(String(request.params.serviceType));
-      response.set('Allow', 'POST');
-      throw new DetectdError('method_not_allowed', 'use POST');
-    });
+    allowOnly(router, path, ['POST'], (request) => tasks.named(String(request.params.serviceType)));
   }
   return router;
 }

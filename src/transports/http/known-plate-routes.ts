@@ -10,6 +10,7 @@ import { knownPlatesPath } from '../known-plates-path.js';
 import { contextOf } from '../request-context.js';
 import { checkedJson, JSON_CONTENT_TYPE } from './rest-body.js';
 import { errorResponses, type PathItems } from './openapi.js';
+import { allowOnly } from './allow-only.js';
 
 /** The list's refusal, as the caller's 4xx. */
 function refusal(error: unknown): never {
@@ -53,20 +54,14 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
       const added = await known.add(serviceId, body.plates ?? [body]).catch(refusal);
       response.status(201).json(await answer(serviceId, added));
     });
-    router.all(path, (_request, response) => {
-      response.set('Allow', 'GET, POST');
-      throw new DetectdError('method_not_allowed', 'use GET to list the known plates, POST to add');
-    });
+    allowOnly(router, path, ['GET', 'POST']);
     router.put(`${path}/settings`, async (request, response) => {
       const serviceId = await serviceOf(request, response);
       const { distance } = (await bodyOf(request, response, 'known-plate-settings-request')) as { distance: number | null };
       await known.setDistance(serviceId, distance).catch(refusal);
       response.json({ service_id: serviceId, distance: await known.distance(serviceId) });
     });
-    router.all(`${path}/settings`, (_request, response) => {
-      response.set('Allow', 'PUT');
-      throw new DetectdError('method_not_allowed', 'use PUT');
-    });
+    allowOnly(router, `${path}/settings`, ['PUT']);
     router.delete(`${path}/:plate`, async (request, response) => {
       const serviceId = await serviceOf(request, response);
       if (!(await known.remove(serviceId, String(request.params.plate)))) {
@@ -74,10 +69,7 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
       }
       response.status(204).end();
     });
-    router.all(`${path}/:plate`, (_request, response) => {
-      response.set('Allow', 'DELETE');
-      throw new DetectdError('method_not_allowed', 'use DELETE');
-    });
+    allowOnly(router, `${path}/:plate`, ['DELETE']);
   }
   return router;
 }

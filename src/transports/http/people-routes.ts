@@ -15,6 +15,7 @@ import { passRestCall } from './rest-body.js';
 import type { RestBody } from './rest-call.js';
 import { sendJson } from './send-json.js';
 import { uploadRequest } from './upload-request.js';
+import { allowOnly } from './allow-only.js';
 
 const REQUEST_SCHEMA = 'face-person-photo-request';
 
@@ -124,11 +125,7 @@ export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
       const face = faceOf(body, schemas);
       await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, userid, face.faceId, call.service.id) : corrected(correction, gallery, userid, face, call)));
     });
-    router.all(peoplePath(correction.verb), (request, response) => {
-      tasks.named(String(request.params.serviceType));
-      response.set('Allow', 'POST');
-      throw new DetectdError('method_not_allowed', 'use POST');
-    });
+    allowOnly(router, peoplePath(correction.verb), ['POST'], (request) => tasks.named(String(request.params.serviceType)));
   }
   return router;
 }

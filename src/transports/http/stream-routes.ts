@@ -9,6 +9,7 @@ import { packageRoot } from '../../package-root.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import { contextOf } from '../request-context.js';
 import { streamPaths } from '../stream-paths.js';
+import { allowOnly } from './allow-only.js';
 
 /**
  * The HTTP side of every task's video streams: stream tokens for browsers (whose WebSocket cannot
@@ -27,10 +28,7 @@ export function streamRoutes(gate: Gate, tasks: TaskTable, tokens: StreamTokens)
       const { token, expiresAt } = await tokens.issue(service);
       response.status(201).set('Cache-Control', 'no-store').json({ token, expires_at: expiresAt.toISOString(), stream_path: paths.json });
     });
-    router.all(paths.tokens, (_request, response) => {
-      response.set('Allow', 'POST');
-      throw new DetectdError('method_not_allowed', 'use POST');
-    });
+    allowOnly(router, paths.tokens, ['POST']);
     // WebSocket upgrades never get here (see transports/websocket-upgrade.ts); anything else is a client mistake.
     router.all(paths.json, () => {
       throw new DetectdError('upgrade_required', 'open this URL as a WebSocket; see docs/streams.md');

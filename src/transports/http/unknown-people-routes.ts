@@ -12,6 +12,7 @@ import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { sendJson } from './send-json.js';
 import { checkedJson, JSON_CONTENT_TYPE } from './rest-body.js';
 import { errorResponses, type PathItems } from './openapi.js';
+import { allowOnly } from './allow-only.js';
 
 export interface UnknownPeopleRouteDependencies {
   readonly gate: Gate;
@@ -74,11 +75,6 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
 
   for (const task of galleryTasks(tasks)) {
     const base = unknownPeoplePath(task);
-    const allow = (path: string, methods: string) =>
-      router.all(path, (_request, response) => {
-        response.set('Allow', methods);
-        throw new DetectdError('method_not_allowed', `use ${methods.replace(', ', ' or ')}`);
-      });
     router.get(`${base}/settings`, async (request, response) => {
       const { serviceId } = await pass(request, response, task);
       await sendJson(response, settingsJson(await people.settings(serviceId)));
@@ -90,7 +86,7 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
       await sendJson(response, settingsJson(settings));
     });
     // Before `/:id`, which would take "settings" for an id.
-    allow(`${base}/settings`, 'GET, PUT');
+    allowOnly(router, `${base}/settings`, ['GET', 'PUT']);
     router.get(base, async (request, response) => {
       const { serviceId } = await pass(request, response, task);
       await sendJson(response, { service_id: serviceId, unknown_people: (await people.list(serviceId)).map(personJson) });
@@ -137,11 +133,11 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
       if (!(await people.forget(serviceId, id))) throw noSuchPerson(id);
       await sendJson(response, { forgotten: id });
     });
-    allow(base, 'GET');
-    allow(`${base}/:id`, 'GET, DELETE');
-    allow(`${base}/:id/faces/:faceId/thumbnail`, 'GET');
-    allow(`${base}/:id/name`, 'POST');
-    allow(`${base}/:id/merge`, 'POST');
+    allowOnly(router, base, ['GET']);
+    allowOnly(router, `${base}/:id`, ['GET', 'DELETE']);
+    allowOnly(router, `${base}/:id/faces/:faceId/thumbnail`, ['GET']);
+    allowOnly(router, `${base}/:id/name`, ['POST']);
+    allowOnly(router, `${base}/:id/merge`, ['POST']);
   }
   return router;
 }
