@@ -4,11 +4,14 @@
  * checks that the committed module is the assembled text.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import wabt from 'wabt';
+import { packageRoot } from '../src/package-root.js';
 
-const TEXT = fileURLToPath(new URL('../src/vision/bilinear.wat', import.meta.url));
-export const MODULE_FILE = fileURLToPath(new URL('../src/vision/bilinear-wasm.ts', import.meta.url));
+// From the package root: the tests run this module compiled, from dist/scripts/.
+const TEXT = path.join(packageRoot(), 'src/vision/bilinear.wat');
+export const MODULE_FILE = path.join(packageRoot(), 'src/vision/bilinear-wasm.ts');
 
 /** The TypeScript source of src/vision/bilinear-wasm.ts for the current bilinear.wat. */
 export async function assembledModuleSource(): Promise<string> {
