@@ -32,7 +32,9 @@ describe('status page: version, uptime, inference threads, loaded models and the
     expect(page.headers.get('cache-control')).to.equal('no-store');
     expect(page.text).to.contain(`id="status-version">${packageVersion}<`).and.contain('id="status-threads">2<');
     expect(page.text).to.match(/id="status-uptime">(\d+ s|\d+ min)</);
-    expect(page.text).to.contain('<code>yolo26n-640-int8</code> <span class="badge off">default</span>').and.contain('<code>yolo11n-320-int8</code>');
+    // The default of each kind a service may name none of: the first object model and the (embedded) face detector; not the describer a task composes.
+    expect(page.text).to.contain('<code>yolo26n-640-int8</code> <span class="badge off">default</span>').and.contain('<code>yolo11n-320-int8</code></td>');
+    expect(page.text).to.contain('<code>yunet-n</code> <span class="badge off">default</span>').and.contain('<code>dlib-face-recognition-resnet</code></td>');
     // Every loaded model with its role: both object models, and the face detector and describer every server serving faces loads.
     expect(page.text.match(/badge on">Healthy</g)?.length, 'every model healthy').to.equal(4);
     expect(page.text).to.contain('<td>detector of objects</td>').and.contain('<td>detector of faces</td>').and.contain('<td>describer of face-descriptors</td>');

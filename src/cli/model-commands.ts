@@ -61,9 +61,9 @@ export function addModelCommands(program: Command): void {
         // As the server does: the embedded object model first when no configured one is.
         const embedded = configured.some((load) => 'model' in load && isDetector(load.model) && load.model.kind === MODEL_KINDS.objects) ? [] : await tryModelFiles(EMBEDDED_MODEL_SOURCES, config.inference, false);
         const loads = [...embedded, ...configured];
-        // The server's default: its first object model, wherever face, plate or reader models sort among them.
-        const defaultIndex = loads.findIndex((load) => 'model' in load && isDetector(load.model) && load.model.kind === MODEL_KINDS.objects);
-        const listed = loads.map((load, index) => modelJson(load, index === defaultIndex, index < embedded.length));
+        // The server's defaults: the first detector of each kind (object, face, plate), wherever the others sort among them.
+        const defaults = new Set(Object.values(MODEL_KINDS).map((kind) => loads.findIndex((load) => 'model' in load && isDetector(load.model) && load.model.kind === kind)));
+        const listed = loads.map((load, index) => modelJson(load, defaults.has(index), index < embedded.length));
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
         const names = namesProblem(loads);
         const rows = listed.map((model) =>
@@ -76,7 +76,7 @@ export function addModelCommands(program: Command): void {
         printResult(
           options,
           { models: listed, ...(names && { names_refused: names }) },
-          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) + '* default model\n' + refused.map((line) => `refused ${line}\n`).join('') + (names ? `refused: ${names}\n` : ''),
+          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) + '* default model of its kind: it answers the services of that kind that name none\n' + refused.map((line) => `refused ${line}\n`).join('') + (names ? `refused: ${names}\n` : ''),
         );
         if (refused.length > 0 || names) process.exitCode = EXIT.refused;
       }),

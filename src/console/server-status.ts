@@ -47,7 +47,6 @@ const isModelFailure = (status: number) => status >= 500 && status !== 503;
 /** This process's state, now. */
 export function serverStatus(sources: StatusSources, now = Date.now()): ServerStatus {
   const recentErrors = sources.recentErrors.list();
-  const defaultModel = sources.schedulers.registry.defaultModel.name;
   return {
     version: sources.version,
     nodeVersion: process.version,
@@ -63,7 +62,7 @@ export function serverStatus(sources: StatusSources, now = Date.now()): ServerSt
       runtime: model.runtime,
       device: model.device,
       inputSize: model.inputSize,
-      isDefault: model.name === defaultModel,
+      isDefault: sources.schedulers.registry.isDefault(model),
       load: { admitted: load.admitted, waiting: load.waiting.request + load.waiting.stream, runsInFlight: load.runsInFlight },
       recentFailures: recentErrors.filter((error) => error.model === model.name && isModelFailure(error.status)).length,
     })),

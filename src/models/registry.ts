@@ -72,6 +72,11 @@ export class ModelRegistry {
     return this.detectors.find((detector) => detector.kind === kind);
   }
 
+  /** Whether `model` is the default of its kind: the detector that answers the services of that kind which name no model. */
+  isDefault(model: ServedModel): boolean {
+    return isDetector(model) && this.defaultOf(model.kind) === model;
+  }
+
   /** The first model of a step's role and kind; undefined when none is loaded. */
   forStep(step: ModelStep): ServedModel | undefined {
     return this.models.find((model) => model.role === step.role && model.kind === step.kind);
