@@ -305,6 +305,19 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       expect(refused.status).to.equal(1);
       // The server's /readyz says what each of its models finds: an object service is offered its object models only, not the embedded YuNet-n.
       expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8' });
+      // A type whose default this server lacks (no plate model): created, and said so with the fix; a type it serves: no warning.
+      const plates = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'plates unserved', '--type', 'license-plate'], besideServer);
+      expect(plates.status, plates.stderr).to.equal(0);
+      expect(plates.stdout).to.contain('service created: plates unserved (license-plate, model the server default)');
+      expect(plates.stderr).to.match(
+        new RegExp(`detectd: warning: the server at ${server.url} answers this service 503 model_unavailable: no model that finds plates is loaded; fix: \`npx detectd models pull [\\w-]+\` .* and restart the server\n$`),
+      );
+      const platesJson = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'plates unserved json', '--type', 'license-plate', '--json'], besideServer);
+      expect(JSON.parse(platesJson.stdout).warning).to.match(/^the server at .* answers this service 503 model_unavailable: no model that finds plates is loaded; fix: /);
+      expect(platesJson.stderr, 'standard error holds only the database line with --json').to.not.contain('warning');
+      const objects = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'objects served'], besideServer);
+      expect(objects.status, objects.stderr).to.equal(0);
+      expect(objects.stderr).to.not.contain('warning');
 
       // No server, no model settings: what `npm start` here would serve, the embedded models.
       const noServer = { ...shell, PORT: String(await closedPort()), HOST: '127.0.0.1' };

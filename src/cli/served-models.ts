@@ -1,5 +1,7 @@
 import { type Config, modelSourcesOf } from '../config.js';
+import type { Service } from '../core/service.js';
 import { loadModels, modelFiles } from '../models/load-models.js';
+import { modelNotLoaded, type ServiceWithoutModel } from '../services-without-model.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
 import { asConfiguration, type OutputOptions, type ServedModel } from './command-context.js';
@@ -55,4 +57,18 @@ export async function servedModels(config: Config, tasks: TaskTable, output: Out
     );
   }
   return models;
+}
+
+/**
+ * What `service` (new, naming no model) lacks on the server on this machine, when one answers there and
+ * loads no model of its kind; undefined otherwise. No server answering says nothing: that server warns
+ * at its start (docs/models.md).
+ */
+export async function lackingOnLocalServer(config: Config, tasks: TaskTable, service: Service): Promise<ServiceWithoutModel | undefined> {
+  const models = await answeringServerModels(`${localServerUrl(config)}/readyz`);
+  if (!models) return undefined;
+  return modelNotLoaded(service, tasks, {
+    find: (name) => models.find((model) => model.name === name),
+    defaultOf: (kind) => models.find((model) => model.kind === kind),
+  });
 }

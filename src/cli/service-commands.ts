@@ -10,7 +10,7 @@ import { FaceGallery, type FacePerson } from '../faces/face-gallery.js';
 import { type KnownPlate, KnownPlateError, KnownPlateList } from '../plates/known-plate-list.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
-import { localServerUrl, servedModels } from './served-models.js';
+import { lackingOnLocalServer, localServerUrl, servedModels } from './served-models.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { withArticle } from '../indefinite-article.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
@@ -146,11 +146,15 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
           async (domain) => {
             const owner = await ownerAccount(domain, options.account);
             const { service: created, apiKey } = await domain.services.create(owner.id, { name: options.name, type: options.type, model: options.model });
+            // A named model was checked above; the server default of a type may be missing (no plate model pulled yet).
+            const lacking = options.model === undefined ? await lackingOnLocalServer(config, tasks, created) : undefined;
+            const warning = lacking && `the server at ${localServerUrl(config)} answers this service 503 model_unavailable: ${lacking.problem}; fix: ${lacking.fix}`;
             printResult(
               options,
-              { ...serviceJson(created, new Map([[owner.id, owner.email]])), api_key: apiKey },
+              { ...serviceJson(created, new Map([[owner.id, owner.email]])), api_key: apiKey, ...(warning && { warning }) },
               `service created: ${created.name} (${created.type}, model ${created.model ?? 'the server default'}), id ${created.id}\nAPI key: ${apiKey}\nKeep it safe; its owner can also read it on the service overview page of the console.`,
             );
+            if (warning && !options.json) process.stderr.write(`detectd: warning: ${warning}\n`);
           },
           { models },
         );
