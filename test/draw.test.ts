@@ -66,6 +66,21 @@ describe('visualized image: outlines painted into the pixels, tags rendered at t
     }
   });
 
+  it('sizes each tag to hold its text in the tags\' font, capitals and digits of a plate as well as lower case, at every image size', async () => {
+    const texts = ['YG9X2G 0.86', 'WWWWMMMM 0.99', 'person 0.93', 'illicit 0.50', 'Zoë, similarity 0.81'];
+    for (const [width, height] of [[640, 480], [1920, 1080], [4000, 3000]]) {
+      const drawing = detectionDrawing(width, height, texts.map((text) => ({ box: { left: 0.1, top: 0.4, right: 0.3, bottom: 0.5 }, label: text.slice(0, text.lastIndexOf(' ')), confidence: Number(text.slice(text.lastIndexOf(' ') + 1)) })));
+      for (const tag of drawing.tags) {
+        // The text as librsvg draws it in the tag (same font, size and left margin), trimmed to its ink: it must end inside the tag.
+        const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${tag.width * 2}" height="${tag.height}"><rect width="100%" height="100%" fill="#fff"/><text x="${drawing.fontSize * 0.3}" y="${tag.height * 0.76}" font-family="DejaVu Sans, Arial, sans-serif" font-size="${drawing.fontSize}" font-weight="bold">${tag.text}</text></svg>`;
+        const { info } = await sharp(Buffer.from(svg)).trim({ background: '#fff' }).toBuffer({ resolveWithObject: true });
+        const inkRight = -(info.trimOffsetLeft ?? 0) + info.width;
+        expect(inkRight, `${tag.text} at ${width}×${height}: ink ends at ${inkRight}, tag is ${tag.width} wide`).to.be.at.most(tag.width - 1);
+        expect(inkRight, `${tag.text}: the tag is not far wider than its text`).to.be.at.least(tag.width - drawing.fontSize * 1.2);
+      }
+    }
+  });
+
   it('draws nothing but encodes the image when there is no detection', async () => {
     const { data } = await rgbOfJpeg(await encodeVisualization(greyImage(), []));
     expect(data.every((value) => Math.abs(value - GREY) < 3)).to.equal(true);

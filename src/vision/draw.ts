@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import type { Box, RgbImage } from './image.js';
 import { encodeJpeg, pixelRegion } from './encode.js';
 import { placeLabels, type Rect } from './label-placement.js';
+import { tagTextWidth } from './tag-text-width.js';
 
 export interface LabelledBox {
   readonly box: Box;
@@ -62,7 +63,7 @@ export function detectionDrawing(width: number, height: number, boxes: readonly 
   const tagHeight = Math.round(fontSize * 1.35);
   const drawn = boxes.map(({ box, label, confidence }) => {
     const text = `${label} ${confidence.toFixed(2)}`;
-    return { region: pixelRegion(box, width, height), colour: colourFor(label), text, tagWidth: Math.round(fontSize * 0.62 * text.length + fontSize * 0.6) };
+    return { region: pixelRegion(box, width, height), colour: colourFor(label), text, tagWidth: Math.ceil(fontSize * (tagTextWidth(text) + 0.6)) };
   });
   const places = placeLabels(
     { width, height },
