@@ -6,14 +6,15 @@ import { packageRoot } from '../package-root.js';
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * Every schema under `schemas/`, and those the tasks bring (Task.schemas), read and compiled once
- * at start-up (a broken schema stops start-up). They are the single truth for request validation
- * and the OpenAPI document; each is named by its `$id` without `.json`.
+ * Every schema under `schemas/`, and those the tasks bring (Task.schemas), read and checked against
+ * JSON Schema's meta-schema at start-up (a malformed schema stops start-up), each compiled when first
+ * used: compiling all of them cost a server's start a quarter of a CPU second, for schemas most
+ * servers never use (test/schema-catalogue.test.ts compiles every one). They are the single truth for
+ * request validation and the OpenAPI document; each is named by its `$id` without `.json`.
  */
 export class SchemaCatalogue {
   readonly schemas: ReadonlyMap<string, JsonSchema>;
   readonly #ajv = new Ajv2020({ allErrors: false, strict: true });
-  readonly #validators = new Map<string, ValidateFunction>();
 
   constructor(directory: string = path.join(packageRoot(), 'schemas'), more: readonly JsonSchema[] = []) {
     const entries = [
@@ -26,13 +27,20 @@ export class SchemaCatalogue {
     ];
     this.schemas = new Map(entries);
     for (const [, schema] of entries) this.#ajv.addSchema(schema);
-    for (const [name, schema] of entries) this.#validators.set(name, this.#ajv.compile(schema));
+  }
+
+  /** The named schema's validator, compiled on its first use (ajv keeps it). */
+  #validator(name: string, pointer = ''): ValidateFunction {
+    const id = this.schemas.get(name)?.$id;
+    if (typeof id !== 'string') throw new Error(`no schema named ${name}`);
+    const validate = this.#ajv.getSchema(id + pointer);
+    if (!validate) throw new Error(`schema ${name} has no ${pointer}`);
+    return validate;
   }
 
   /** Validates `value` against the named schema; on failure returns one readable sentence. */
   check(name: string, value: unknown): { ok: true } | { ok: false; problem: string } {
-    const validate = this.#validators.get(name);
-    if (!validate) throw new Error(`no schema named ${name}`);
+    const validate = this.#validator(name);
     if (validate(value)) return { ok: true };
     return { ok: false, problem: describeProblem(validate.errors?.[0]) };
   }
@@ -62,10 +70,7 @@ export class SchemaCatalogue {
    * without the rest of its body, e.g. an upload's form field); a problem names the field.
    */
   checkProperty(name: string, property: string, value: unknown): { ok: true } | { ok: false; problem: string } {
-    const id = this.schemas.get(name)?.$id;
-    if (typeof id !== 'string') throw new Error(`no schema named ${name}`);
-    const validate = this.#ajv.getSchema(`${id}#/properties/${property}`);
-    if (!validate) throw new Error(`schema ${name} has no property ${property}`);
+    const validate = this.#validator(name, `#/properties/${property}`);
     if (validate(value)) return { ok: true };
     const error = validate.errors?.[0];
     return { ok: false, problem: describeProblem(error && { ...error, instancePath: `/${property}${error.instancePath}` }) };
