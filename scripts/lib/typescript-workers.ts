@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import type * as WorkerThreads from 'node:worker_threads';
 
 /**
- * For detectd run from its TypeScript sources (tests, and scripts through tsx): a worker thread whose
+ * For detectd run from its TypeScript sources (the scripts, through tsx; the tests run compiled): a worker thread whose
  * entry is a `.ts` file registers tsx's loader before importing it, since in Node 20 a worker inherits
  * neither `--import tsx` nor the hooks it registered. Imported for its effect, first: it replaces the
  * Worker class of `node:worker_threads` itself, which the server's live imports of it then see.
