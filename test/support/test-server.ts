@@ -8,7 +8,6 @@ import { DEFAULT_TEST_MODEL } from './paths.js';
 export { FIRST_ACCOUNT } from '../../scripts/lib/local-server.js';
 export type TestServer = LocalServer;
 
-
 /** The real server in this process on a real port, on a new database of `engine`, serving the default test model unless `env` says otherwise (and the task table's tasks unless `tasksOf` builds another). */
 export async function startTestServer(env: Record<string, string> = {}, engine: Engine = SQLITE, tasksOf?: (dependencies: TaskDependencies) => TaskTable): Promise<TestServer> {
   return startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL, ...TEST_INFERENCE_SETTINGS, ...env }, await engine.scratch(), tasksOf);
