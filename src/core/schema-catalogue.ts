@@ -7,9 +7,10 @@ export type JsonSchema = Record<string, unknown>;
 
 /**
  * Every schema under `schemas/`, and those the tasks bring (Task.schemas), read and checked against
- * JSON Schema's meta-schema at start-up (a malformed schema stops start-up), each compiled when first
- * used: compiling all of them cost a server's start a quarter of a CPU second, for schemas most
- * servers never use (test/schema-catalogue.test.ts compiles every one). They are the single truth for
+ * JSON Schema's meta-schema at start-up (a malformed schema stops start-up); the server compiles the
+ * ones detection calls check at start-up (`prepare`), the rest when first used: compiling all of them
+ * cost a server's start a quarter of a CPU second, for schemas most servers never use
+ * (test/schema-catalogue.test.ts compiles every one). They are the single truth for
  * request validation and the OpenAPI document; each is named by its `$id` without `.json`.
  */
 export class SchemaCatalogue {
@@ -36,6 +37,11 @@ export class SchemaCatalogue {
     const validate = this.#ajv.getSchema(id + pointer);
     if (!validate) throw new Error(`schema ${name} has no ${pointer}`);
     return validate;
+  }
+
+  /** Compiles the named schemas now: those every detection call checks, so that no first call pays their compilation. */
+  prepare(names: readonly string[]): void {
+    for (const name of names) this.#validator(name);
   }
 
   /** Validates `value` against the named schema; on failure returns one readable sentence. */
