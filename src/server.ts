@@ -2,7 +2,6 @@ import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import sharp from 'sharp';
 import { accountDomain } from './accounts/account-domain.js';
 import { keyAuthenticator, keylessAuthenticator } from './accounts/authenticate.js';
 import { StreamTokens } from './accounts/stream-tokens.js';
@@ -25,6 +24,7 @@ import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { composedModels } from './core/service-scheduler.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { holdServerLock } from './store/server-lock.js';
+import { loadSharp } from './vision/sharp.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
@@ -74,7 +74,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config, logger: Logger, tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
-  sharp.cache(false);
+  (await loadSharp()).cache(false);
   const startedAt = new Date();
   const version = packageVersion();
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.

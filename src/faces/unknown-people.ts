@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import sharp from 'sharp';
 import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
 import { eraseDeleted } from '../store/erase-deleted.js';
+import { loadSharp } from '../vision/sharp.js';
 import { DESCRIPTOR_KIND, type FaceGallery, type FacePerson, fromText, toText } from './face-gallery.js';
 import { type GroupFaces, groupFor } from './unknown-grouping.js';
 
@@ -146,6 +146,7 @@ export class UnknownPeople {
    */
   async keep(serviceId: string, faces: readonly UnnamedFace[], seenIn: SeenIn): Promise<void> {
     if (faces.length === 0) return;
+    const sharp = await loadSharp();
     const thumbnails = await Promise.all(faces.map((face) => sharp(face.crop).resize({ height: THUMBNAIL_HEIGHT, withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer()));
     const seen = this.now().toISOString();
     const image = crypto.randomUUID();

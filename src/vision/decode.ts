@@ -1,8 +1,9 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import type { RgbImage } from './image.js';
 import { JPEG_DENOMINATORS, scaledSize, scaleDenominator, SHRINK_ON_LOAD_DENOMINATORS } from './decode-scale.js';
 import { jpegOrientation, jpegScanCount } from './jpeg-segments.js';
 import { takePixelBuffer } from './pixel-buffers.js';
+import { loadSharp } from './sharp.js';
 import { turboJpeg } from './turbojpeg.js';
 
 /** Formats a client may send; anything else sharp can read (SVG, PDF, raw…) is refused. */
@@ -145,6 +146,7 @@ function checkScans(jpeg: Buffer, progressive: boolean): void {
 
 /** Every other image, by libvips: any format accepted, any orientation, colour space or alpha. */
 async function decodeWithLibvips(bytes: Buffer, limits: DecodeLimits, scale: DecodeScale): Promise<DecodedImage> {
+  const sharp = await loadSharp();
   let metadata: Metadata;
   try {
     // Header only: no pixel limit here, so that an oversized image is reported as such below.

@@ -1,7 +1,7 @@
-import sharp from 'sharp';
 import type { Box, RgbImage } from './image.js';
 import { encodeJpeg, pixelRegion } from './encode.js';
 import { placeLabels, type Rect } from './label-placement.js';
+import { loadSharp } from './sharp.js';
 import { tagTextWidth } from './tag-text-width.js';
 
 export interface LabelledBox {
@@ -128,6 +128,7 @@ function tagSheetSvg(tags: readonly Tag[], fontSize: number): { svg: Buffer; off
 async function drawTags(image: RgbImage, tags: readonly Tag[], fontSize: number): Promise<void> {
   if (tags.length === 0) return;
   const { svg, offsets } = tagSheetSvg(tags, fontSize);
+  const sharp = await loadSharp();
   const { data: sheet, info } = await sharp(svg).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   tags.forEach((tag, index) => {
     const left = Math.max(0, tag.left);

@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import type { Box, RgbImage } from './image.js';
+import { loadSharp } from './sharp.js';
 
 /** The frame on each side, as a fraction of the photo's longer side. */
 const FRAME = 0.5;
@@ -23,6 +23,7 @@ export interface FramedPortrait {
  * image at all (the pipeline's decoder says what is wrong with it).
  */
 export async function frameSmallImage(bytes: Buffer, maxPixels: number): Promise<FramedPortrait | undefined> {
+  const sharp = await loadSharp();
   // sharp throws from its constructor for some inputs (an empty buffer): every read is inside the promise.
   const header = await Promise.resolve()
     .then(() => sharp(bytes, { limitInputPixels: maxPixels }).metadata())

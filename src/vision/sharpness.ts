@@ -1,5 +1,6 @@
-import sharp, { type OutputInfo } from 'sharp';
+import type { OutputInfo } from 'sharp';
 import type { Box, RgbImage } from './image.js';
+import { loadSharp } from './sharp.js';
 
 /** The side a region is brought to before it is measured, so that one face scores alike whatever its size in the photo. */
 const MEASURED_SIDE = 112;
@@ -9,6 +10,7 @@ const LAPLACIAN = { width: 3, height: 3, kernel: [0, 1, 0, 1, -4, 1, 0, 1, 0], s
 /** The variance of a one-channel image's values. */
 async function variance(image: { data: Buffer; info: OutputInfo }): Promise<number> {
   // stats() measures its input, not the operations before it: each measured image is made first.
+  const sharp = await loadSharp();
   const { channels } = await sharp(image.data, { raw: { width: image.info.width, height: image.info.height, channels: 1 } }).stats();
   return channels[0].stdev ** 2;
 }
@@ -24,6 +26,7 @@ export async function sharpness(image: RgbImage, box: Box): Promise<number> {
   const top = Math.max(0, Math.floor(box.top));
   const width = Math.max(1, Math.min(image.width, Math.ceil(box.right)) - left);
   const height = Math.max(1, Math.min(image.height, Math.ceil(box.bottom)) - top);
+  const sharp = await loadSharp();
   const grey = await sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
     .extract({ left, top, width, height })
     .greyscale()
