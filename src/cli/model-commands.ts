@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig, modelSourcesOf } from '../config.js';
-import { EMBEDDED_MODEL_SOURCES, type ModelLoad, tryModelFiles } from '../models/load-models.js';
+import type { ModelLoad } from '../models/load-models.js';
 import { modelNameOf } from '../models/model-repository.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
 import { modelsByName } from '../models/registry.js';
@@ -56,6 +56,8 @@ export function addModelCommands(program: Command): void {
     .option('--json', 'print {"models": [...]}')
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
+        // The model families and runtimes are loaded only here: every `detectd` command loads this module.
+        const { EMBEDDED_MODEL_SOURCES, tryModelFiles } = await import('../models/load-models.js');
         const config = loadConfig();
         const configured = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
         // As the server does: the embedded object model first when no configured one is.

@@ -6,12 +6,11 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { type CatalogueFile, type CatalogueModel, catalogueModel, MODEL_CATALOGUE } from '../models/model-catalogue.js';
-import { sidecarPath } from '../models/model-description.js';
+import { sidecarPath } from '../models/model-repository.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { type DownloadEvents, DownloadFailed, downloadPinned, sha256Of } from './model-download.js';
 import { differingOutputs, SAMPLE_PHOTO } from './same-outputs.js';
-import { uint8Weights } from './uint8-weights.js';
 
 interface PullOptions extends OutputOptions {
   readonly list?: boolean;
@@ -118,6 +117,8 @@ async function derive(model: CatalogueModel, source: CatalogueFile, file: string
   const derived = `${file}.${process.pid}.derived`;
   try {
     const url = await download(source, upstream, model, config, options);
+    // protobufjs is loaded only to derive a model: every `detectd` command loads this module.
+    const { uint8Weights } = await import('./uint8-weights.js');
     await fsPromises.writeFile(derived, uint8Weights(await fsPromises.readFile(upstream)));
     const refuse = (why: string) => new CliFailure('derivation_refused', `${model.name} was made from ${url}, but ${why}: refused, and nothing was kept`, EXIT.refused);
     const sha256 = await sha256Of(derived);

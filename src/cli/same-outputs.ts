@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import * as ort from 'onnxruntime-node';
+import type * as Ort from 'onnxruntime-node';
 import { packageRoot } from '../package-root.js';
 import { decodeImage } from '../vision/decode.js';
 import { letterboxInto } from '../vision/letterbox.js';
@@ -9,7 +9,7 @@ import { letterboxInto } from '../vision/letterbox.js';
 export const SAMPLE_PHOTO = path.join(packageRoot(), 'assets', 'photos', 'dog.jpg');
 
 /** The square side of a model's one image input `[1, 3, S, S]`. */
-function inputSide(session: ort.InferenceSession): number {
+function inputSide(session: Ort.InferenceSession): number {
   const input = session.inputMetadata[0];
   const side = input?.isTensor ? input.shape[3] : undefined;
   if (typeof side !== 'number') throw new Error(`the model's input ${input?.name ?? ''} has no fixed square size`);
@@ -22,7 +22,9 @@ function inputSide(session: ort.InferenceSession): number {
  * checks a file this command made before it is kept; serving runs models through the scheduler.
  */
 export async function differingOutputs(reference: string, candidate: string): Promise<string | undefined> {
-  const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1 };
+  // Imported here, not with the module: `models pull` loads it for every model, and only a derived one is run.
+  const ort = await import('onnxruntime-node');
+  const options: Ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1 };
   const sessions = [await ort.InferenceSession.create(reference, options), await ort.InferenceSession.create(candidate, options)];
   try {
     const side = inputSide(sessions[0]!);

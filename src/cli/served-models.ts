@@ -1,6 +1,5 @@
 import { type Config, modelSourcesOf } from '../config.js';
 import type { Service } from '../core/service.js';
-import { loadModels, modelFiles } from '../models/load-models.js';
 import { modelNotLoaded, type ServiceWithoutModel } from '../services-without-model.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
@@ -37,6 +36,8 @@ async function answeringServerModels(readiness: string): Promise<ServedModel[] |
  * serve, which standard error says. Settings the server would refuse are a configuration failure.
  */
 export async function servedModels(config: Config, tasks: TaskTable, output: OutputOptions): Promise<ServedModel[]> {
+  // The model families and runtimes are loaded only here: every `detectd` command loads this module.
+  const { loadModels, modelFiles } = await import('../models/load-models.js');
   const sources = modelSourcesOf(config);
   const configured = await asConfiguration(() => modelFiles(sources));
   const readiness = `${localServerUrl(config)}/readyz`;

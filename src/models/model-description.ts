@@ -3,7 +3,7 @@ import fsPromises from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { packageRoot } from '../package-root.js';
-import { type InferenceSettings, modelNameOf } from './model-repository.js';
+import { type InferenceSettings, sidecarPath } from './model-repository.js';
 import type { ModelRole } from './model-roles.js';
 
 /**
@@ -64,10 +64,6 @@ function problemOf(error: ErrorObject | undefined): string {
   if (!error || error.instancePath === '') return 'expected a JSON object';
   const setting = error.instancePath.split('/')[1];
   return `"${setting}" ${error.message ?? 'is invalid'}: ${schema.properties[setting].description}`;
-}
-
-export function sidecarPath(modelPath: string): string {
-  return path.join(path.dirname(modelPath), `${modelNameOf(modelPath)}.json`);
 }
 
 /** Reads and checks the model's configuration file; `{}` when there is none. */

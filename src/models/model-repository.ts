@@ -72,6 +72,11 @@ export interface ModelFile {
 
 export const modelNameOf = (modelPath: string) => path.basename(modelPath, path.extname(modelPath));
 
+/** The model's configuration file beside it (model-description.ts reads it): `<name>.json`. */
+export function sidecarPath(modelPath: string): string {
+  return path.join(path.dirname(modelPath), `${modelNameOf(modelPath)}.json`);
+}
+
 /** The paths of the files (not folders) in the models folder, by name; none when the default folder does not exist. */
 async function readFolder(folder: ModelsFolder): Promise<string[]> {
   let entries;

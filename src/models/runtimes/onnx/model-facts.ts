@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { COCO_LABELS, parentOf } from '../../coco-categories.js';
-import { type ModelDescription, readModelDescription, sidecarPath } from '../../model-description.js';
+import { type ModelDescription, readModelDescription } from '../../model-description.js';
+import { sidecarPath } from '../../model-repository.js';
 import { readOnnxFile } from './onnx-file.js';
 import { MetadataError, readUltralyticsMetadata, type UltralyticsMetadata } from './ultralytics-metadata.js';
 

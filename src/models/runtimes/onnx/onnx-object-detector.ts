@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { LetterboxSpec } from '../../../vision/letterbox.js';
 import { type ObjectFamily, objectFamilyForOutput, objectFamilyNames } from '../../families/index.js';
 import { ultralytics } from '../../families/ultralytics.js';
-import { sidecarPath } from '../../model-description.js';
+import { sidecarPath } from '../../model-repository.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import { chooseCategories, chooseInputSize, readModelFacts } from './model-facts.js';
