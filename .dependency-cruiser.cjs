@@ -44,6 +44,13 @@ module.exports = {
       '^src/(?!(server|cli)\\.ts$)',
       '^src/tasks/index\\.ts$',
     ),
+    {
+      name: 'kysely-from-the-store',
+      comment: 'Kysely\'s values come from store/kysely.ts (its CommonJS build), never from \'kysely\' itself: two copies would be two sets of classes. Types may come from \'kysely\'.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/kysely\\.ts$' },
+      to: { path: 'node_modules/kysely/', dependencyTypesNot: ['type-only'] },
+    },
     layer('one-composition-root', 'Only main.ts starts the server: everything else receives what it needs.', '^src/(?!main\\.ts$)', '^src/(server|main)\\.ts$'),
   ],
   options: {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Kysely, Migrator } from 'kysely';
+import { Kysely, Migrator } from '../src/store/kysely.js';
 import { type AccountDomain, accountDomain } from '../src/accounts/account-domain.js';
 import { AccountError } from '../src/accounts/account-error.js';
 import { SESSION_SECONDS } from '../src/accounts/console-sessions.js';
@@ -197,7 +197,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     await store.remove();
     store = await engine.scratch();
     // Build the schema as the first release shipped it, with a key stored the old way (hash only).
-    const first = new Kysely<Tables>({ dialect: dialectFor(databaseSettingsOf(store)) });
+    const first = new Kysely<Tables>({ dialect: await dialectFor(databaseSettingsOf(store)) });
     const { error } = await new Migrator({ db: first, provider: migrationProvider }).migrateTo('0001-accounts-services-keys');
     expect(error).to.equal(undefined);
     const legacyKey = generateApiKey();

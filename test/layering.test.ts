@@ -148,11 +148,12 @@ function deepStackNamesInTasks(root: string): string[] {
   return found;
 }
 
-/** A copy of src/ (with tsconfig.json) in a new temporary folder, changed by `change`; its root. */
+/** A copy of src/ (with tsconfig.json, and node_modules linked so that packages resolve as here) in a new temporary folder, changed by `change`; its root. */
 function changedCopy(prefix: string, change: (root: string) => void): string {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.cpSync('src', path.join(copy, 'src'), { recursive: true });
   fs.copyFileSync('tsconfig.json', path.join(copy, 'tsconfig.json'));
+  fs.symlinkSync(path.resolve('node_modules'), path.join(copy, 'node_modules'));
   change(copy);
   return copy;
 }
@@ -180,6 +181,8 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
       fs.appendFileSync(path.join(root, 'src/models/nms.ts'), "\nimport '../transports/http/app.js';\n");
       fs.writeFileSync(path.join(root, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js';\n`);
       fs.writeFileSync(path.join(root, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream';\n`);
+      fs.writeFileSync(path.join(root, 'src/usage/own-kysely.ts'), "import { sql } from 'kysely';\nexport const now = sql`CURRENT_TIMESTAMP`;\n");
+      fs.writeFileSync(path.join(root, 'src/usage/kysely-types.ts'), "import type { Kysely } from 'kysely';\nexport type Any = Kysely<unknown>;\n");
     });
     return { root, cruised: cruise(root) };
   });
@@ -193,6 +196,11 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
     const { ok, report } = await violating().cruised;
     expect(ok).to.equal(false);
     expect(report).to.contain('models-know-only-vision').and.to.contain('nms.ts');
+  });
+
+  it('takes Kysely\'s values from store/kysely.ts only (one copy of its classes); its types from anywhere', async () => {
+    const { report } = await violating().cruised;
+    expect(report).to.contain('kysely-from-the-store: src/usage/own-kysely.ts').and.not.to.contain('kysely-types.ts');
   });
 
   it('has no cycle between folders: a folder never imports, even for a type, a folder that imports it', async () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { sql } from 'kysely';
+import { sql } from '../src/store/kysely.js';
 import { FIRST_ACCOUNT, startLocalServer } from '../scripts/lib/local-server.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { TABLES_IN_COPY_ORDER } from '../src/store/copy-database.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { sql } from 'kysely';
+import { sql } from '../src/store/kysely.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
 import { imageRequest, postDetection } from './support/detection-client.js';

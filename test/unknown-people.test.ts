@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { sql } from 'kysely';
+import { sql } from '../src/store/kysely.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { StreamClient } from '../scripts/lib/stream-client.js';
 import { cropPath, FACES_DIR } from './support/faces.js';

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../store/kysely.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
 import type { Database } from '../store/database.js';

@@ -1,5 +1,5 @@
-import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, type Dialect, Kysely, Migrator, sql } from 'kysely';
-import { postgresDialect } from './dialects/postgres.js';
+import type { Dialect } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, Kysely, Migrator, sql } from './kysely.js';
 import fs from 'node:fs';
 import { sqliteDialect, sqliteFile } from './dialects/sqlite.js';
 import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
@@ -14,9 +14,11 @@ export interface DatabaseSettings {
   readonly databaseUrl?: string;
 }
 
-/** PostgreSQL when a URL is given, else the embedded SQLite file. */
-export function dialectFor(settings: DatabaseSettings): Dialect {
-  return settings.databaseUrl ? postgresDialect(settings.databaseUrl) : sqliteDialect(settings.dataDir);
+/** PostgreSQL when a URL is given, else the embedded SQLite file. pg is imported only then: most servers and commands never need it. */
+export async function dialectFor(settings: DatabaseSettings): Promise<Dialect> {
+  if (!settings.databaseUrl) return sqliteDialect(settings.dataDir);
+  const { postgresDialect } = await import('./dialects/postgres.js');
+  return postgresDialect(settings.databaseUrl);
 }
 
 /** Which database the settings name, for a person: the SQLite file, or the PostgreSQL URL without its password. */
@@ -40,7 +42,7 @@ export function databaseExists(settings: DatabaseSettings): boolean {
 export async function openDatabase(settings: DatabaseSettings, applied: (migrations: readonly string[]) => void = () => undefined): Promise<Database> {
   let db: Database;
   try {
-    db = new Kysely<Tables>({ dialect: dialectFor(settings) });
+    db = new Kysely<Tables>({ dialect: await dialectFor(settings) });
   } catch (error) {
     throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
   }

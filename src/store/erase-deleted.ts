@@ -1,4 +1,4 @@
-import { SqliteAdapter, sql } from 'kysely';
+import { SqliteAdapter, sql } from './kysely.js';
 import type { Database } from './database.js';
 
 /**

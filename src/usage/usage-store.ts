@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../store/kysely.js';
 import type { Database } from '../store/database.js';
 import { quantileMs } from './latency-histogram.js';
 

@@ -1,4 +1,5 @@
-import { type Dialect, PostgresDialect } from 'kysely';
+import type { Dialect } from 'kysely';
+import { PostgresDialect } from '../kysely.js';
 import pg from 'pg';
 
 /**

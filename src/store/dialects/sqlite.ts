@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { type Dialect, SqliteDialect } from 'kysely';
+import type { Dialect } from 'kysely';
+import { SqliteDialect } from '../kysely.js';
 
 /** The embedded database's file in the data folder. */
 export const sqliteFile = (dataDir: string) => path.join(dataDir, 'detectd.sqlite');
