@@ -25,16 +25,23 @@ interface FacePrediction {
   y_max: number;
 }
 
-/** deepstack-python's DeepstackFace (test/clients/deepstack_face_request.py), run by Python `requests`, with its default min_confidence (0.45) unless `minConfidence` is given. */
-async function deepstackFace(server: TestServer, apiKey: string, ...args: string[]): Promise<{ status?: number; json?: any; result?: any; error?: string }> {
-  return deepstackFaceAt(undefined, server, apiKey, ...args);
+type DeepstackFaceAnswer = { status?: number; json?: any; result?: any; error?: string };
+
+/** deepstack-python's DeepstackFace (test/clients/deepstack_face_request.py), run by Python `requests`, with its default min_confidence (0.45). */
+async function deepstackFace(server: TestServer, apiKey: string, ...args: string[]): Promise<DeepstackFaceAnswer> {
+  return (await deepstackFaceCalls(undefined, server, apiKey, ...args))[0]!;
 }
 
-async function deepstackFaceAt(minConfidence: number | undefined, server: TestServer, apiKey: string, ...args: string[]): Promise<{ status?: number; json?: any; result?: any; error?: string }> {
+/**
+ * One DeepstackFace(min_confidence=`minConfidence`, its default 0.45 when undefined) making the calls
+ * `args` name (an action and its images, or its NAME IMAGE pairs), one after another, as a camera
+ * integration does: what each returned or raised.
+ */
+async function deepstackFaceCalls(minConfidence: number | undefined, server: TestServer, apiKey: string, ...args: string[]): Promise<DeepstackFaceAnswer[]> {
   // The client's timeout as Home Assistant's `timeout` setting raises it: a crowd's faces described on a loaded test machine take longer than its 10 s default.
   const env = { ...process.env, DEEPSTACK_TIMEOUT: '120', ...(minConfidence === undefined ? {} : { DEEPSTACK_MIN_CONFIDENCE: String(minConfidence) }) };
   const { stdout } = await run('python3', [CLIENT, server.url, apiKey, ...args], { env });
-  return JSON.parse(stdout);
+  return stdout.trim().split('\n').map((line) => JSON.parse(line));
 }
 
 const leftToRight = (predictions: readonly FacePrediction[]) => [...predictions].sort((a, b) => a.x_min - b.x_min);
@@ -79,10 +86,9 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
         await sharp(group('bbt3.jpg')).extract({ left: 110, top: 50, width: 140, height: 196 }).resize({ width: Math.round((140 * faceSide) / 71) }).jpeg({ quality: 90 }).toFile(file);
         portraits.push(file);
       }
-      for (const portrait of portraits) {
-        const answer = await deepstackFaceAt(0.5, server, key, 'detect', portrait);
-        expect(answer.result, path.basename(portrait)).to.have.length(1);
-      }
+      const answers = await deepstackFaceCalls(0.5, server, key, 'detect', ...portraits);
+      expect(answers).to.have.length(portraits.length);
+      answers.forEach((answer, index) => expect(answer.result, path.basename(portraits[index]!)).to.have.length(1));
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -94,8 +100,8 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     const boxes = (answer: { result: FacePrediction[] }) => leftToRight(answer.result).map(({ x_min, y_min, x_max, y_max }) => [x_min, y_min, x_max, y_max]);
     await deepstackFace(server, own, 'register', 'amy', cropPath('amy', 1));
     for (const minConfidence of [0.1, 0.45, 0.8]) {
-      const detected = await deepstackFaceAt(minConfidence, server, own, 'detect', crowd);
-      const recognized = await deepstackFaceAt(minConfidence, server, own, 'recognize', crowd);
+      const [detected] = await deepstackFaceCalls(minConfidence, server, own, 'detect', crowd);
+      const [recognized] = await deepstackFaceCalls(minConfidence, server, own, 'recognize', crowd);
       expect(detected.result.length, `faces at ${minConfidence}`).to.be.above(minConfidence === 0.8 ? 3 : 10);
       expect(boxes(recognized as { result: FacePrediction[] }), `at ${minConfidence}`).to.deep.equal(boxes(detected as { result: FacePrediction[] }));
       expect(userids(recognized.result).every((userid) => userid === 'unknown'), `nobody in the crowd is Amy, at ${minConfidence}`).to.equal(true);
@@ -139,8 +145,8 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
 
   it('register three people, get_registered_faces lists them, recognize names each registered face and `unknown` the others', async () => {
     const key = await server.createService({ name: 'three people', type: 'face-detection' });
-    for (const person of ['raj', 'leonard', 'howard']) expect((await deepstackFace(server, key, 'register', person, cropPath(person, 1))).result).to.equal('face added');
-    expect((await deepstackFace(server, key, 'register', 'raj', cropPath('raj', 2))).result, 'a second photo of a known userid').to.equal('face updated');
+    const registered = await deepstackFaceCalls(undefined, server, key, 'register', ...['raj', 'leonard', 'howard'].flatMap((person) => [person, cropPath(person, 1)]), 'raj', cropPath('raj', 2));
+    expect(registered.map((answer) => answer.result)).to.deep.equal(['face added', 'face added', 'face added', 'face updated']);
     expect((await deepstackFace(server, key, 'list')).result).to.deep.equal(['howard', 'leonard', 'raj']);
 
     // bbt1: Raj, Leonard, Howard, and Sheldon, who is not registered.
@@ -202,7 +208,8 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     const env = { ...process.env, DETECTD_DATA_DIR: server.dataDir };
     // A service of its own, with Howard, Leonard and Raj (two photos) registered.
     const own = await server.createService({ name: 'command line', type: 'face-detection' });
-    for (const [person, index] of [['raj', 1], ['leonard', 1], ['howard', 1], ['raj', 2]] as const) expect((await deepstackFace(server, own, 'register', person, cropPath(person, index))).result).to.be.oneOf(['face added', 'face updated']);
+    const registrations = await deepstackFaceCalls(undefined, server, own, 'register', ...([['raj', 1], ['leonard', 1], ['howard', 1], ['raj', 2]] as const).flatMap(([person, index]) => [person, cropPath(person, index)]));
+    expect(registrations.map((answer) => answer.result)).to.deep.equal(['face added', 'face added', 'face added', 'face updated']);
     const serviceId = (await server.domain.keys.authenticate(own))!.id;
     const people = cli(['service', 'people', serviceId, '--json'], env);
     expect(people.status, people.stderr).to.equal(0);

@@ -8,11 +8,12 @@ client's 0.45 default) into the form data and `post_image` sends
 /v1/vision/face/list and returns `response["faces"]`. 200 returns the JSON; 404 raises "Bad url";
 any other status raises "Error from Deepstack request"; a register answered with success false raises.
 
-Usage: deepstack_face_request.py BASE_URL API_KEY detect|recognize IMAGE
-       deepstack_face_request.py BASE_URL API_KEY register NAME IMAGE
+Usage: deepstack_face_request.py BASE_URL API_KEY detect|recognize IMAGE [IMAGE ...]
+       deepstack_face_request.py BASE_URL API_KEY register NAME IMAGE [NAME IMAGE ...]
        deepstack_face_request.py BASE_URL API_KEY list
-Prints one JSON object: {"status", "json", "result"} (what the client's method returns) or
-{"status", "error"} (what it raises).
+Prints one JSON object per call, a line each: {"status", "json", "result"} (what the client's method
+returns) or {"error"} (what it raises). Several images are several calls of the one client, one after
+another, as a camera integration makes them (and one Python start for all, which costs more than a call).
 """
 import json
 import os
@@ -43,20 +44,17 @@ def process_image(url, image_bytes, api_key, data):
     raise DeepstackException(f"Error from Deepstack request, status code: {response.status_code}")
 
 
-def main():
-    base_url, api_key, action = sys.argv[1:4]
-    vision = base_url + "/v1/vision"
-    response = None
+def call(vision, api_key, action, image_path=None, userid=None):
+    """One call of the client's method; what it returns or raises, as one JSON object."""
     try:
         if action == "list":
             response = requests.post(vision + "/face/list", timeout=TIMEOUT, data={"api_key": api_key})
             result = response.json()["faces"]
         else:
-            image_path = sys.argv[-1]
             with open(image_path, "rb") as image:
                 image_bytes = image.read()
             if action == "register":
-                response = process_image(vision + "/face/register", image_bytes, api_key, {"userid": sys.argv[4]})
+                response = process_image(vision + "/face/register", image_bytes, api_key, {"userid": userid})
                 answer = response.json()
                 if answer["success"] is not True:
                     raise DeepstackException(f"Deepstack raised an error registering a face: {answer['error']}")
@@ -65,9 +63,23 @@ def main():
                 path = "/face" if action == "detect" else "/face/recognize"
                 response = process_image(vision + path, image_bytes, api_key, {})
                 result = response.json()["predictions"]
-        print(json.dumps({"status": response.status_code, "json": response.json(), "result": result}))
+        return {"status": response.status_code, "json": response.json(), "result": result}
     except DeepstackException as error:
-        print(json.dumps({"error": str(error)}))
+        return {"error": str(error)}
+
+
+def main():
+    base_url, api_key, action = sys.argv[1:4]
+    vision = base_url + "/v1/vision"
+    if action == "list":
+        answers = [call(vision, api_key, action)]
+    elif action == "register":
+        pairs = sys.argv[4:]
+        answers = [call(vision, api_key, action, image_path, userid) for userid, image_path in zip(pairs[0::2], pairs[1::2])]
+    else:
+        answers = [call(vision, api_key, action, image_path) for image_path in sys.argv[4:]]
+    for answer in answers:
+        print(json.dumps(answer), flush=True)
 
 
 main()
