@@ -3,7 +3,7 @@ import type * as KyselyModule from 'kysely';
 
 /**
  * Kysely's values, from its CommonJS build. Its ES module build is 262 files, which Node 20 loads
- * at about twice the CPU of the CommonJS one, and every server start and every `detectd` command
+ * at a far higher cost than the CommonJS one, and every server start and every `detectd` command
  * loads it (docs/development.md, "What makes the suite slow"). Every module takes Kysely's values
  * from here, never from 'kysely', so one copy is loaded and its classes are one (erase-deleted.ts
  * tells SQLite by its adapter's class); types come from 'kysely' itself.
