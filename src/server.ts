@@ -126,7 +126,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   }
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
-  schemas.prepare([...tasks.all.map((task) => task.requestSchema), 'stream-client-message']);
+  schemas.prepare(tasks.all.map((task) => task.requestSchema));
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack, known-plate, unknown-people and correction routes' part of the API reference does not depend on the caller: built once.
   const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks) };

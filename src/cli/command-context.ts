@@ -45,6 +45,12 @@ export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The model loader (load-models.ts, with every runtime and family behind it), imported by the commands
+ * that load models when they run: every `detectd` command loads the modules that name it.
+ */
+export const loadModelCode = () => import('../models/load-models.js');
+
 /** A model a server serves, as a service's `--model` is checked against it: its name and what it finds. */
 export type ServedModel = Pick<Detector, 'name' | 'kind'>;
 

@@ -6,7 +6,7 @@ import { MODEL_KINDS } from '../models/model-roles.js';
 import { modelsByName } from '../models/registry.js';
 import { isDetector } from '../models/types.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
-import { asConfiguration, type OutputOptions, printResult, runCommand, table } from './command-context.js';
+import { asConfiguration, loadModelCode, type OutputOptions, printResult, runCommand, table } from './command-context.js';
 import { EXIT } from './exit-codes.js';
 import { addPullCommand } from './model-pull.js';
 
@@ -56,8 +56,7 @@ export function addModelCommands(program: Command): void {
     .option('--json', 'print {"models": [...]}')
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
-        // The model families and runtimes are loaded only here: every `detectd` command loads this module.
-        const { EMBEDDED_MODEL_SOURCES, tryModelFiles } = await import('../models/load-models.js');
+        const { EMBEDDED_MODEL_SOURCES, tryModelFiles } = await loadModelCode();
         const config = loadConfig();
         const configured = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
         // As the server does: the embedded object model first when no configured one is.

@@ -3,7 +3,7 @@ import type { Service } from '../core/service.js';
 import { modelNotLoaded, type ServiceWithoutModel } from '../services-without-model.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
-import { asConfiguration, type OutputOptions, type ServedModel } from './command-context.js';
+import { asConfiguration, loadModelCode, type OutputOptions, type ServedModel } from './command-context.js';
 
 /** Where the server these settings describe answers on this machine (a wildcard address is reached on loopback). */
 export function localServerUrl(config: Config): string {
@@ -36,8 +36,7 @@ async function answeringServerModels(readiness: string): Promise<ServedModel[] |
  * serve, which standard error says. Settings the server would refuse are a configuration failure.
  */
 export async function servedModels(config: Config, tasks: TaskTable, output: OutputOptions): Promise<ServedModel[]> {
-  // The model families and runtimes are loaded only here: every `detectd` command loads this module.
-  const { loadModels, modelFiles } = await import('../models/load-models.js');
+  const { loadModels, modelFiles } = await loadModelCode();
   const sources = modelSourcesOf(config);
   const configured = await asConfiguration(() => modelFiles(sources));
   const readiness = `${localServerUrl(config)}/readyz`;

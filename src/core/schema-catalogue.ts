@@ -39,7 +39,7 @@ export class SchemaCatalogue {
     return validate;
   }
 
-  /** Compiles the named schemas now: those every detection call checks, so that no first call pays their compilation. */
+  /** Compiles the named schemas now (at start-up: those every call of a kind checks), so that no first call pays their compilation. */
   prepare(names: readonly string[]): void {
     for (const name of names) this.#validator(name);
   }

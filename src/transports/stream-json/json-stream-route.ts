@@ -12,6 +12,8 @@ import { admitStream, type Send, serveWebSocketStream, type StreamCodec, type St
 import type { ClientMessage, ServerMessage } from './json-stream-protocol.js';
 
 const TRANSPORT = 'stream-json';
+/** The schema every client text message is checked against (schemas/stream-client-message.json). */
+const CLIENT_MESSAGE = 'stream-client-message';
 
 export interface JsonStreamDependencies extends StreamTransportDependencies {
   /** Client messages are validated against schemas/stream-client-message.json. */
@@ -56,7 +58,7 @@ class JsonStreamCodec implements StreamCodec {
     } catch {
       throw new DetectdError('invalid_json', 'a text message is not valid JSON');
     }
-    const validity = this.schemas.check('stream-client-message', message);
+    const validity = this.schemas.check(CLIENT_MESSAGE, message);
     if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
     const parsed = message as ClientMessage;
     if (parsed.type === 'start') return this.#start(parsed.configurations, parsed.target_classes);
@@ -125,6 +127,8 @@ const retryAfterOf = (error: DetectdError) => (error.retryAfterSeconds === undef
  */
 export function jsonStreamRoute(dependencies: JsonStreamDependencies): WebSocketRoute {
   const { door, settings } = dependencies;
+  // Compiled with the route, at start-up: every text message is checked, and no first one pays the compilation.
+  dependencies.schemas.prepare([CLIENT_MESSAGE]);
   const taskAt = (path: string) => door.tasks.all.find((task) => streamPaths(task.type).json === path);
   return {
     description: `${door.tasks.all.map((task) => streamPaths(task.type).json).join(', ')} (JSON)`,
