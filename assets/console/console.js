@@ -703,8 +703,9 @@ async function listUnknown() {
   try {
     const { unknown_people: groups } = await unknownCall('');
     const numbered = groups.map((group, index) => ({ id: group.id, number: index + 1 }));
-    count.textContent = groups.length === 0 ? 'No unknown people kept.' : `${plural(groups.length, 'unknown person', 'unknown people')}`;
     const items = await Promise.all(groups.map((group, index) => unknownGroupItem(group, index + 1, numbered.filter((other) => other.id !== group.id))));
+    // The count and the list change together: a count over the old list would say what the page does not show.
+    count.textContent = groups.length === 0 ? 'No unknown people kept.' : `${plural(groups.length, 'unknown person', 'unknown people')}`;
     document.getElementById('unknown-list').replaceChildren(...items);
   } catch (error) {
     count.textContent = `Could not list the unknown people: ${error.message}`;
