@@ -1,14 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { addAccountCommands } from './cli/account-commands.js';
-import { addBackupCommands } from './cli/backup-commands.js';
 import { EXIT } from './cli/exit-codes.js';
-import { addModelCommands } from './cli/model-commands.js';
-import { addPostgresCommands } from './cli/postgres-commands.js';
-import { addServiceCommands } from './cli/service-commands.js';
-import { addUnknownFaceCommands } from './cli/unknown-face-commands.js';
 import { packageVersion } from './package-root.js';
-import { TASK_DESCRIPTIONS } from './tasks/index.js';
 
 /**
  * `detectd`: administration from the command line, against the same database and settings as
@@ -20,12 +13,37 @@ const program = new Command('detectd')
   .showHelpAfterError('(add --help for usage)')
   // Commander exits by itself on a usage error; thrown instead, it is given the documented status below.
   .exitOverride();
-addAccountCommands(program, TASK_DESCRIPTIONS);
-addServiceCommands(program, TASK_DESCRIPTIONS);
-addUnknownFaceCommands(program, TASK_DESCRIPTIONS);
-addModelCommands(program);
-addBackupCommands(program);
-addPostgresCommands(program);
+
+/** The tasks as the CLI describes them (the service types), built once, as the server builds its table. */
+const tasks = async () => (await import('./tasks/index.js')).TASK_DESCRIPTIONS;
+
+/** A group of commands: the words its commands start with, and what adds them to the program. */
+interface CommandGroup {
+  readonly words: readonly string[];
+  add(program: Command): Promise<void>;
+}
+
+/** Every group, in the order `detectd --help` lists them. */
+const GROUPS: readonly CommandGroup[] = [
+  { words: ['account'], add: async (to) => (await import('./cli/account-commands.js')).addAccountCommands(to, await tasks()) },
+  {
+    words: ['service'],
+    add: async (to) => {
+      const table = await tasks();
+      (await import('./cli/service-commands.js')).addServiceCommands(to, table);
+      (await import('./cli/unknown-face-commands.js')).addUnknownFaceCommands(to, table);
+    },
+  },
+  { words: ['models'], add: async (to) => (await import('./cli/model-commands.js')).addModelCommands(to) },
+  { words: ['backup', 'restore'], add: async (to) => (await import('./cli/backup-commands.js')).addBackupCommands(to) },
+  { words: ['migrate-to-postgres'], add: async (to) => (await import('./cli/postgres-commands.js')).addPostgresCommands(to) },
+];
+
+// A command loads only its own group's modules: each run is a process of its own, and the modules it
+// imports are most of its time. Help, the version and a word no group knows get every group.
+const word = process.argv.slice(2).find((argument) => !argument.startsWith('-'));
+const named = GROUPS.filter((group) => word !== undefined && group.words.includes(word));
+for (const group of named.length > 0 ? named : GROUPS) await group.add(program);
 
 try {
   await program.parseAsync();

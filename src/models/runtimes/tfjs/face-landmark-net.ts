@@ -1,4 +1,5 @@
-import * as tf from '@tensorflow/tfjs-core';
+import type { NamedTensorMap, Tensor2D, Tensor4D } from '@tensorflow/tfjs-core';
+import { tf } from './tfjs.js';
 import type { RgbImage } from '../../../vision/image.js';
 import type { RawOutput } from '../../types.js';
 import type { WorkerModel } from '../threaded-detector-protocol.js';
@@ -37,29 +38,29 @@ const INPUT_SIZE = 112;
 const POINTS = 68;
 const BLOCKS = ['dense0', 'dense1', 'dense2', 'dense3'];
 
-type Weights = tf.NamedTensorMap;
+type Weights = NamedTensorMap;
 
-function separableConv(x: tf.Tensor4D, weights: Weights, name: string, strides: 1 | 2): tf.Tensor4D {
-  const depthwise = weights[`${name}/depthwise_filter`] as tf.Tensor4D;
-  const pointwise = weights[`${name}/pointwise_filter`] as tf.Tensor4D;
+function separableConv(x: Tensor4D, weights: Weights, name: string, strides: 1 | 2): Tensor4D {
+  const depthwise = weights[`${name}/depthwise_filter`] as Tensor4D;
+  const pointwise = weights[`${name}/pointwise_filter`] as Tensor4D;
   return tf.add(tf.separableConv2d(x, depthwise, pointwise, strides, 'same'), weights[`${name}/bias`]);
 }
 
 /** The block's first layer halves the resolution; each later layer adds its output to the running sum. */
-function denseBlock(x: tf.Tensor4D, weights: Weights, name: string): tf.Tensor4D {
-  const plain = weights[`${name}/conv0/filters`] as tf.Tensor4D | undefined;
+function denseBlock(x: Tensor4D, weights: Weights, name: string): Tensor4D {
+  const plain = weights[`${name}/conv0/filters`] as Tensor4D | undefined;
   const first = plain ? tf.add(tf.conv2d(x, plain, 2, 'same'), weights[`${name}/conv0/bias`]) : separableConv(x, weights, `${name}/conv0`, 2);
-  let sum = tf.relu(first) as tf.Tensor4D;
+  let sum = tf.relu(first) as Tensor4D;
   for (const layer of ['conv1', 'conv2', 'conv3']) sum = tf.add(sum, separableConv(tf.relu(sum), weights, `${name}/${layer}`, 1));
   return tf.relu(sum);
 }
 
 /** The net's 136 outputs: (x, y) of each point, interleaved, as fractions of the padded square. */
-function landmarksOf(face: tf.Tensor4D, weights: Weights): tf.Tensor2D {
+function landmarksOf(face: Tensor4D, weights: Weights): Tensor2D {
   let out = face;
   for (const block of BLOCKS) out = denseBlock(out, weights, block);
   const pooled = tf.avgPool(out, 7, 2, 'valid');
-  return tf.add(tf.matMul(tf.reshape(pooled, [1, -1]), weights['fc/weights'] as tf.Tensor2D), weights['fc/bias']);
+  return tf.add(tf.matMul(tf.reshape(pooled, [1, -1]), weights['fc/weights'] as Tensor2D), weights['fc/bias']);
 }
 
 export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel<FaceLandmarkSummary>> {

@@ -1,4 +1,5 @@
-import * as tf from '@tensorflow/tfjs-core';
+import type { NamedTensorMap, Tensor2D, Tensor4D } from '@tensorflow/tfjs-core';
+import { tf } from './tfjs.js';
 import type { RgbImage } from '../../../vision/image.js';
 import type { RawOutput } from '../../types.js';
 import type { WorkerModel } from '../threaded-detector-protocol.js';
@@ -26,23 +27,23 @@ export interface FaceRecognitionSummary {
 
 const INPUT_SIZE = 150;
 
-type Weights = tf.NamedTensorMap;
+type Weights = NamedTensorMap;
 
-function convLayer(x: tf.Tensor4D, weights: Weights, name: string, strides: 1 | 2, relu: boolean): tf.Tensor4D {
-  const filters = weights[`${name}/conv/filters`] as tf.Tensor4D;
+function convLayer(x: Tensor4D, weights: Weights, name: string, strides: 1 | 2, relu: boolean): Tensor4D {
+  const filters = weights[`${name}/conv/filters`] as Tensor4D;
   let out = tf.conv2d(x, filters, strides, strides === 2 ? 'valid' : 'same');
   out = tf.add(out, weights[`${name}/conv/bias`]);
   out = tf.add(tf.mul(out, weights[`${name}/scale/weights`]), weights[`${name}/scale/biases`]);
   return relu ? tf.relu(out) : out;
 }
 
-function residual(x: tf.Tensor4D, weights: Weights, name: string): tf.Tensor4D {
+function residual(x: Tensor4D, weights: Weights, name: string): Tensor4D {
   const out = convLayer(convLayer(x, weights, `${name}/conv1`, 1, true), weights, `${name}/conv2`, 1, false);
-  return tf.relu(tf.add(out, x)) as tf.Tensor4D;
+  return tf.relu(tf.add(out, x)) as Tensor4D;
 }
 
 /** A residual block that halves the resolution: the shortcut is average-pooled and zero-padded to the new depth. */
-function residualDown(x: tf.Tensor4D, weights: Weights, name: string): tf.Tensor4D {
+function residualDown(x: Tensor4D, weights: Weights, name: string): Tensor4D {
   let out = convLayer(convLayer(x, weights, `${name}/conv1`, 2, true), weights, `${name}/conv2`, 1, false);
   let pooled = tf.avgPool(x, 2, 2, 'valid');
   if (pooled.shape[1] !== out.shape[1] || pooled.shape[2] !== out.shape[2]) {
@@ -50,11 +51,11 @@ function residualDown(x: tf.Tensor4D, weights: Weights, name: string): tf.Tensor
     out = tf.concat([out, tf.zeros([out.shape[0], out.shape[1], 1, out.shape[3]])], 2);
   }
   if (pooled.shape[3] !== out.shape[3]) pooled = tf.concat([pooled, tf.zeros(pooled.shape)], 3);
-  return tf.relu(tf.add(pooled, out)) as tf.Tensor4D;
+  return tf.relu(tf.add(pooled, out)) as Tensor4D;
 }
 
 /** The descriptor of a face as face-api's input makes it (face-api-nets.ts: 150×150, normalised). */
-function descriptorOf(face: tf.Tensor4D, weights: Weights): tf.Tensor2D {
+function descriptorOf(face: Tensor4D, weights: Weights): Tensor2D {
   let out = convLayer(face, weights, 'conv32_down', 2, true);
   out = tf.maxPool(out, 3, 2, 'valid');
   for (const name of ['conv32_1', 'conv32_2', 'conv32_3']) out = residual(out, weights, name);
@@ -65,7 +66,7 @@ function descriptorOf(face: tf.Tensor4D, weights: Weights): tf.Tensor2D {
   out = residualDown(out, weights, 'conv256_down');
   for (const name of ['conv256_1', 'conv256_2']) out = residual(out, weights, name);
   out = residualDown(out, weights, 'conv256_down_out');
-  return tf.matMul(tf.mean(out, [1, 2]) as tf.Tensor2D, weights.fc as tf.Tensor2D);
+  return tf.matMul(tf.mean(out, [1, 2]) as Tensor2D, weights.fc as Tensor2D);
 }
 
 export async function loadWorkerModel(options: { logger?: (msg: string) => void }): Promise<WorkerModel<FaceRecognitionSummary>> {

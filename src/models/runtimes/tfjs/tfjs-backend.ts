@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import * as tf from '@tensorflow/tfjs-core';
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import type { io } from '@tensorflow/tfjs-core';
+import { setWasmPaths, tf } from './tfjs.js';
 
 /**
  * What every TF.js model of the server shares inside its worker thread: the process-wide backend
@@ -53,7 +53,7 @@ async function selectBackend(log: (msg: string) => void): Promise<TfjsRuntime> {
 }
 
 /** Reads weight shards named by a manifest, relative to `dir`, each as its own ArrayBuffer. */
-export async function readWeightShards(dir: string, manifest: tf.io.WeightsManifestConfig): Promise<{ specs: tf.io.WeightsManifestEntry[]; data: ArrayBuffer[] }> {
+export async function readWeightShards(dir: string, manifest: io.WeightsManifestConfig): Promise<{ specs: io.WeightsManifestEntry[]; data: ArrayBuffer[] }> {
   const shards = await Promise.all(manifest.flatMap((group) => group.paths.map((shard) => readFile(path.join(dir, shard)))));
   // Copy each Buffer out: small ones can be views into Node's shared pool.
   const data = shards.map((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
@@ -61,10 +61,10 @@ export async function readWeightShards(dir: string, manifest: tf.io.WeightsManif
 }
 
 /** Reads a TF.js graph model (model.json + weight shards) from a directory. */
-export function graphModelFile(modelJsonPath: string): tf.io.IOHandler {
+export function graphModelFile(modelJsonPath: string): io.IOHandler {
   return {
     async load() {
-      const modelJson = JSON.parse(await readFile(modelJsonPath, 'utf8')) as tf.io.ModelJSON;
+      const modelJson = JSON.parse(await readFile(modelJsonPath, 'utf8')) as io.ModelJSON;
       return tf.io.getModelArtifactsForJSON(modelJson, async (manifest) => {
         const { specs, data } = await readWeightShards(path.dirname(modelJsonPath), manifest);
         return [specs, data];
