@@ -46,7 +46,7 @@ module.exports = {
     ),
     {
       name: 'kysely-from-the-store',
-      comment: 'Kysely\'s values come from store/kysely.ts (its CommonJS build), never from \'kysely\' itself: two copies would be two sets of classes. Types may come from \'kysely\'.',
+      comment: 'Kysely\'s values come from store/kysely.ts (its CommonJS build, bundled into one file by the build), never from \'kysely\' itself: two copies would be two sets of classes. Types may come from \'kysely\'.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/store/kysely\\.ts$' },
       to: { path: 'node_modules/kysely/', dependencyTypesNot: ['type-only'] },
