@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logger.info({ allocator: allocator() }, 'memory allocator');
   // Whether JPEGs take libjpeg-turbo's scaled decode, or (no TurboJPEG 3 library here) libvips.
-  logger.info({ jpeg_decoder: turboJpeg ? `libjpeg-turbo (${turboJpeg.library})` : 'libvips' }, 'JPEG decoder');
+  const jpeg = turboJpeg();
+  logger.info({ jpeg_decoder: jpeg ? `libjpeg-turbo (${jpeg.library})` : 'libvips' }, 'JPEG decoder');
   let server;
   try {
     server = await startServer(config, logger);

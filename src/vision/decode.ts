@@ -112,8 +112,9 @@ function describe(error: unknown): string {
  */
 export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: DecodeScale = {}): Promise<DecodedImage> {
   const isJpeg = bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-  const header = isJpeg ? turboJpeg?.readHeader(bytes) : undefined;
-  if (turboJpeg && header?.decodable && jpegOrientation(bytes) === 1) {
+  const turbo = isJpeg ? turboJpeg() : undefined;
+  const header = turbo?.readHeader(bytes);
+  if (turbo && header?.decodable && jpegOrientation(bytes) === 1) {
     const { width, height } = header;
     checkSize(width, height, limits);
     checkScans(bytes, header.progressive);
@@ -121,7 +122,7 @@ export async function decodeImage(bytes: Buffer, limits: DecodeLimits, scale: De
     const scaled = scaledSize(width, height, denominator);
     const pixels = takePixelBuffer(scaled.width * scaled.height * 3);
     try {
-      await turboJpeg.decode(bytes, denominator, pixels.data);
+      await turbo.decode(bytes, denominator, pixels.data);
       return { format: 'jpeg', ...scaled, data: pixels.data, fullWidth: width, fullHeight: height, release: pixels.release };
     } catch {
       pixels.release();

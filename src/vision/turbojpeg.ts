@@ -183,5 +183,13 @@ function loadTurboJpeg(): TurboJpeg | undefined {
   return undefined;
 }
 
-/** TurboJPEG 3, or undefined where no usable library was found (libvips then decodes every JPEG). */
-export const turboJpeg: TurboJpeg | undefined = loadTurboJpeg();
+let loaded: { readonly library: TurboJpeg | undefined } | undefined;
+
+/**
+ * TurboJPEG 3, or undefined where no usable library was found (libvips then decodes every JPEG).
+ * Loaded on first use: a `detectd` command names the decoder through the task table but decodes nothing.
+ */
+export function turboJpeg(): TurboJpeg | undefined {
+  loaded ??= { library: loadTurboJpeg() };
+  return loaded.library;
+}
