@@ -25,6 +25,7 @@ import { composedModels } from './core/service-scheduler.js';
 import { databaseReachable, openDatabase } from './store/database.js';
 import { holdServerLock } from './store/server-lock.js';
 import { loadSharp } from './vision/sharp.js';
+import { turboJpeg } from './vision/turbojpeg.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
@@ -75,6 +76,8 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger, tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   (await loadSharp()).cache(false);
+  // Loaded now, with libvips, so that no first request pays for binding libjpeg-turbo.
+  turboJpeg();
   const startedAt = new Date();
   const version = packageVersion();
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.

@@ -183,13 +183,15 @@ function loadTurboJpeg(): TurboJpeg | undefined {
   return undefined;
 }
 
-let loaded: { readonly library: TurboJpeg | undefined } | undefined;
+/** The outcome of loading, once tried (a binding, or undefined where none loads). */
+let loaded: { readonly binding: TurboJpeg | undefined } | undefined;
 
 /**
  * TurboJPEG 3, or undefined where no usable library was found (libvips then decodes every JPEG).
- * Loaded on first use: a `detectd` command names the decoder through the task table but decodes nothing.
+ * Loaded on first use: a `detectd` command names the decoder through the task table but decodes
+ * nothing. The server loads it at start-up (server.ts), before any request.
  */
 export function turboJpeg(): TurboJpeg | undefined {
-  loaded ??= { library: loadTurboJpeg() };
-  return loaded.library;
+  loaded ??= { binding: loadTurboJpeg() };
+  return loaded.binding;
 }
