@@ -5,9 +5,11 @@
 #                                             → a cluster with no role or database of detectd's, over TLS with
 #                                               CERT_DIR/server.crt and server.key, listening on localhost; prints the
 #                                               superuser's URL (for docs/operations.md's PostgreSQL steps)
+#   postgres-test-cluster.sh crash DIR        → stops the server at once, as a crash would (no shutdown checkpoint, clients cut off)
+#   postgres-test-cluster.sh resume DIR PORT  → starts that server again on its data (crash recovery first)
 #   postgres-test-cluster.sh stop DIR
 # Used by .ci/run and, when DETECTD_TEST_DATABASE_URL is not set, by test/support/postgres.ts; the bare one by
-# test/pasted-commands.test.ts.
+# test/pasted-commands.test.ts; crash and resume by test/storage-faults.test.ts.
 set -euo pipefail
 command=${1:?start|stop} dir=${2:?cluster folder}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -17,6 +19,13 @@ if [ -z "$bin" ]; then
 fi
 # initdb and the server refuse to run as root: run them as the package's postgres user then.
 as_owner() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# Durability off: this cluster lives for one test run.
+serve() { # DIR PORT LISTEN [server options]
+  local dir=$1 port=$2 listen=$3
+  shift 3
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $port -h $listen -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 $*" start >/dev/null
+}
 
 case $command in
 start)
@@ -31,9 +40,7 @@ start)
   fi
   if [ "$(id -u)" = 0 ]; then chown -R postgres "$dir"; fi
   as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-instructions >"$dir/initdb.log"
-  # Durability off: this cluster lives for one test run.
-  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -h $listen -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${tls[*]}" start >/dev/null
+  serve "$dir" "$port" "$listen" "${tls[@]}"
   if [ "$kind" = bare ]; then
     echo "postgres://postgres@localhost:$port/postgres"
   else
@@ -42,12 +49,18 @@ start)
     echo "postgres://detectd:detectd@127.0.0.1:$port/detectd"
   fi
   ;;
+crash)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null
+  ;;
+resume)
+  serve "$dir" "${3:?port}" 127.0.0.1
+  ;;
 stop)
   if [ -d "$dir/data" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null || true; fi
   rm -rf "$dir"
   ;;
 *)
-  echo "usage: $0 start DIR PORT | stop DIR" >&2
+  echo "usage: $0 start DIR PORT | crash DIR | resume DIR PORT | stop DIR" >&2
   exit 2
   ;;
 esac

@@ -22,7 +22,8 @@ import { packageVersion } from './package-root.js';
 import { ModelRunMetrics } from './scheduler/model-run-metrics.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
 import { composedModels } from './core/service-scheduler.js';
-import { databaseReachable, openDatabase } from './store/database.js';
+import { databaseReachable, openDatabase, storageLocation } from './store/database.js';
+import { StorageHealth } from './store/storage-health.js';
 import { holdServerLock } from './store/server-lock.js';
 import { loadSharp } from './vision/sharp.js';
 import { turboJpeg } from './vision/turbojpeg.js';
@@ -82,9 +83,12 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const version = packageVersion();
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.
   const lock = config.databaseUrl ? undefined : holdServerLock(config.dataDir);
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, (migrations) => {
+  const databaseSettings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
+  const storage = new StorageHealth(storageLocation(databaseSettings), logger);
+  const applied = (migrations: readonly string[]) => {
     if (migrations.length > 0) logger.info({ migrations }, 'database schema brought up to date');
-  }).catch((error: unknown) => {
+  };
+  const db = await openDatabase(databaseSettings, { applied, health: storage }).catch((error: unknown) => {
     lock?.release();
     throw error;
   });
@@ -192,6 +196,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
             version,
             startedAt,
             database: config.databaseUrl ? 'postgresql' : 'sqlite',
+            storage: () => storage.state,
             inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
             schedulers,
             recentErrors,
@@ -205,7 +210,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
       peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes, unknownPeople }),
     ],
-    readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), servicesWithoutModel: withoutModel },
+    readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), storage: () => storage.state, servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
     calls,
     metrics,
@@ -233,6 +238,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       webSockets.close();
       await stopped;
       await usage.stop();
+      await serviceLimits.writeUncounted().catch((error: unknown) => logger.error({ err: error }, 'calls counted in memory during a database outage could not be written'));
       idleCollector.stop();
       clearInterval(unknownFacesSweep);
       await registry.dispose();

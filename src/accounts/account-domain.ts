@@ -34,7 +34,7 @@ export function accountDomain(db: Database, secret: string, options: AccountDoma
   const now = options.now ?? systemClock;
   const keys = new ServiceKeys(db, secret, now);
   return {
-    accounts: new Accounts(db),
+    accounts: new Accounts(db, keys),
     services: new Services(db, keys, options.serviceTypes, options.modelNames ?? [], options.modelsOfType),
     keys,
     sessions: new ConsoleSessions(db, now),

@@ -5,6 +5,7 @@ import type { AccountRole } from '../store/tables.js';
 import { AccountError, throwProblems } from './account-error.js';
 import { isoNow } from './iso-time.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import type { ServiceKeys } from './service-keys.js';
 
 export type { AccountRole } from '../store/tables.js';
 
@@ -46,7 +47,11 @@ export class Accounts {
   /** Hash checked when no account matches, so a wrong email costs as long as a wrong password. */
   #decoyHash: Promise<string> | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Told when an account is disabled or enabled, so that its keys' verifications held in memory are forgotten at once. */
+    private readonly keys?: Pick<ServiceKeys, 'forgetVerified'>,
+  ) {}
 
   async createAccount(email: string, password: string): Promise<Account> {
     const normalised = normaliseEmail(email);
@@ -122,7 +127,8 @@ export class Accounts {
 
   /**
    * Disables (or enables again) the account with this email. Disabling ends its console sessions
-   * at once; its API keys are refused from the next call on (every call reads the database).
+   * at once; its API keys are refused from the next call on (every call reads the database, and
+   * this replica forgets the keys it verified).
    */
   async setDisabled(email: string, disabled: boolean): Promise<Account> {
     const account = await this.findAccount(email);
@@ -133,6 +139,7 @@ export class Accounts {
       await (disabled ? update.set({ disabled_at: isoNow() }).where('disabled_at', 'is', null) : update.set({ disabled_at: null })).execute();
       if (disabled) await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
     });
+    this.keys?.forgetVerified();
     return { id: account.id, email: account.email, role: account.role };
   }
 

@@ -5,6 +5,8 @@ import { type Clock, isoAt } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
 import type { Service } from '../core/service.js';
 import { SERVICE_COLUMNS, toService } from './service-row.js';
+import { StorageRefusal } from '../store/storage-failure.js';
+import { type VerifiedService, VerifiedKeys } from './verified-keys.js';
 
 /** A key that still opens its service: the current one, or an older one inside its grace period. */
 export interface ActiveKey {
@@ -20,11 +22,13 @@ type Writer = Pick<Database, 'insertInto'>;
 
 /**
  * API keys of services: issued, looked up on every API call, shown to their owner, rotated and
- * revoked. Every lookup reads the database (no cache), so a revocation or an expired grace period
- * takes effect on every replica at once.
+ * revoked. Every lookup reads the database, so a revocation or an expired grace period takes
+ * effect on every replica at once; only while the database cannot be reached does a key verified
+ * in the last minute open its service from memory (verified-keys.ts).
  */
 export class ServiceKeys {
   readonly #cipher: KeyCipher;
+  readonly #verified = new VerifiedKeys();
 
   constructor(
     private readonly db: Database,
@@ -58,7 +62,7 @@ export class ServiceKeys {
    * The service an API key belongs to, if the key is current (not revoked, not past its grace
    * period), and whether an operator has disabled the account that owns it.
    */
-  async authenticate(apiKey: string): Promise<(Service & { readonly accountDisabled: boolean }) | undefined> {
+  async authenticate(apiKey: string): Promise<VerifiedService | undefined> {
     if (!looksLikeApiKey(apiKey)) return undefined;
     const keyHash = hashApiKey(this.secret, apiKey);
     const row = await this.db
@@ -68,10 +72,25 @@ export class ServiceKeys {
       .select(['api_keys.key_hash', 'api_keys.expires_at', 'api_keys.revoked_at', ...SERVICE_COLUMNS.map((column) => `services.${column}` as const)])
       .select('accounts.disabled_at as account_disabled_at')
       .where('api_keys.key_hash', '=', keyHash)
-      .executeTakeFirst();
-    if (!row || !sameDigest(row.key_hash, keyHash)) return undefined;
-    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= isoAt(this.clock))) return undefined;
-    return { ...toService(row), accountDisabled: row.account_disabled_at !== null };
+      .executeTakeFirst()
+      .catch((error: unknown) => {
+        const recalled = error instanceof StorageRefusal && error.failure === 'unavailable' ? this.#verified.recall(keyHash, this.clock().getTime()) : undefined;
+        if (recalled) return recalled;
+        throw error;
+      });
+    if (row && 'accountDisabled' in row) return row;
+    if (!row || !sameDigest(row.key_hash, keyHash) || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= isoAt(this.clock))) {
+      this.#verified.forget(keyHash);
+      return undefined;
+    }
+    const service = { ...toService(row), accountDisabled: row.account_disabled_at !== null };
+    this.#verified.remember(keyHash, service, row.expires_at, this.clock().getTime());
+    return service;
+  }
+
+  /** Forgets the keys verified in memory of one service (changed on this replica), or of all (an account changed): the change holds at once here even through an outage. */
+  forgetVerified(serviceId?: string): void {
+    this.#verified.forgetService(serviceId);
   }
 
   /** Keys that still work, current first, then rotated-out ones by expiry. */
@@ -91,11 +110,13 @@ export class ServiceKeys {
    * once); keys already in a grace period keep theirs.
    */
   async rotate(service: Service, graceSeconds: number): Promise<string> {
-    return this.db.transaction().execute(async (trx) => {
+    const apiKey = await this.db.transaction().execute(async (trx) => {
       const retire = trx.updateTable('api_keys').where('service_id', '=', service.id).where('revoked_at', 'is', null).where('expires_at', 'is', null);
       await (graceSeconds > 0 ? retire.set({ expires_at: isoAt(this.clock, graceSeconds) }) : retire.set({ revoked_at: isoAt(this.clock) })).execute();
       return this.issue(trx, service.id);
     });
+    this.#verified.forgetService(service.id);
+    return apiKey;
   }
 
   /** Revokes one of the service's keys at once; false when it has no such working key. */
@@ -107,6 +128,7 @@ export class ServiceKeys {
       .where('service_id', '=', service.id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    this.#verified.forgetService(service.id);
     return result.numUpdatedRows > 0n;
   }
 

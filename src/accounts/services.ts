@@ -142,6 +142,7 @@ export class Services {
       .where('account_id', '=', service.accountId)
       .execute()
       .catch(nameTakenMeanwhile(name));
+    this.keys.forgetVerified(service.id);
     return { ...service, name, model };
   }
 
@@ -152,6 +153,7 @@ export class Services {
       .where('id', '=', service.id)
       .where('account_id', '=', service.accountId)
       .execute();
+    this.keys.forgetVerified(service.id);
   }
 
   /**
@@ -211,6 +213,7 @@ export class Services {
       .where('id', '=', service.id)
       .where('account_id', '=', service.accountId)
       .execute();
+    this.keys.forgetVerified(service.id);
   }
 
   /** Deletes the service, its keys (cascade) and its usage counters. */
@@ -220,6 +223,7 @@ export class Services {
       await trx.deleteFrom('service_monthly_calls').where('service_id', '=', service.id).execute();
       await trx.deleteFrom('services').where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
     });
+    this.keys.forgetVerified(service.id);
   }
 
   #select() {

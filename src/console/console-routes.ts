@@ -2,7 +2,7 @@ import path from 'node:path';
 import express, { type ErrorRequestHandler, type Request, Router } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError } from '../core/errors.js';
-import { httpStatusOf } from '../transports/http-errors.js';
+import { httpHeadersOf, httpStatusOf } from '../transports/http-errors.js';
 import { errorPage } from './error-page.js';
 import { packageRoot } from '../package-root.js';
 import { consoleAuthRoutes } from './auth-routes.js';
@@ -20,7 +20,7 @@ import { pageSecurityHeaders } from '../transports/page-security-headers.js';
 import { routeLabel } from '../transports/route-label.js';
 
 
-const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted' };
+const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted', 503: 'Try again shortly', 507: 'Disk full' };
 
 /** Console failures as pages (or JSON for the page's own scripts); only real bugs are logged, never with request data. */
 function consoleErrors(logger: Logger): ErrorRequestHandler {
@@ -32,6 +32,7 @@ function consoleErrors(logger: Logger): ErrorRequestHandler {
     closeAfterEarlyAnswer(request, response);
     const status = known ? httpStatusOf(known) : 500;
     contextOf(response).errorCode = known?.code ?? 'internal_error';
+    if (known) response.set(httpHeadersOf(known));
     if (request.accepts(['html', 'json']) === 'json') {
       return response.status(status).json({ error: { code: known?.code ?? 'internal_error', message: known?.message ?? 'internal error', request_id: requestId } });
     }

@@ -1,5 +1,6 @@
 import type { RecentError, RecentErrors } from '../core/recent-errors.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
+import type { StorageState } from '../store/storage-health.js';
 
 /** One loaded model as the status page shows it. */
 export interface ModelStatus {
@@ -26,6 +27,8 @@ export interface ServerStatus {
   readonly startedAt: string;
   readonly uptimeSeconds: number;
   readonly database: 'sqlite' | 'postgresql';
+  /** Whether the database answers and has room (a full disk: reads work, writes are refused). */
+  readonly storage: StorageState;
   readonly inference: { readonly threads: number; readonly concurrency: number };
   readonly models: readonly ModelStatus[];
   readonly recentErrors: readonly RecentError[];
@@ -36,13 +39,14 @@ export interface StatusSources {
   readonly version: string;
   readonly startedAt: Date;
   readonly database: ServerStatus['database'];
+  readonly storage: () => StorageState;
   readonly inference: ServerStatus['inference'];
   readonly schedulers: ModelSchedulers;
   readonly recentErrors: Pick<RecentErrors, 'list'>;
 }
 
-/** A model is unhealthy while its own failures (500, not the 503 of a full queue) are among the recent errors. */
-const isModelFailure = (status: number) => status >= 500 && status !== 503;
+/** A model is unhealthy while its own failures (500; not the 503 of a full queue, nor a storage refusal) are among the recent errors. */
+const isModelFailure = (status: number) => status === 500;
 
 /** This process's state, now. */
 export function serverStatus(sources: StatusSources, now = Date.now()): ServerStatus {
@@ -53,6 +57,7 @@ export function serverStatus(sources: StatusSources, now = Date.now()): ServerSt
     startedAt: sources.startedAt.toISOString(),
     uptimeSeconds: Math.floor((now - sources.startedAt.getTime()) / 1000),
     database: sources.database,
+    storage: sources.storage(),
     inference: sources.inference,
     models: sources.schedulers.all.map(({ model, load }) => ({
       name: model.name,

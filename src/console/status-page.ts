@@ -4,6 +4,7 @@ import type { ServerStatus } from './server-status.js';
 import { html, withCode } from './html.js';
 import { layout } from './layout.js';
 import type { ServiceWithoutModel } from '../services-without-model.js';
+import type { StorageState } from '../store/storage-health.js';
 
 /** `93784` → `1 d 2 h 3 min`. */
 export function durationInWords(seconds: number): string {
@@ -53,6 +54,7 @@ export function statusPage(data: { account: Account; csrfToken: string; status: 
     <div class="stat"><span class="stat-value">${status.database === 'postgresql' ? 'PostgreSQL' : 'SQLite'}</span><span class="stat-label">Database</span></div>
     <div class="stat"><span class="stat-value">${status.nodeVersion}</span><span class="stat-label">Node.js</span></div>
   </div>
+  ${storageLine(status.storage)}
   <p class="muted small">This page shows the process that answered it: behind a load balancer, each replica has its own.</p>
 </section>
 <section class="card flush" aria-labelledby="models-title">
@@ -69,6 +71,13 @@ ${data.servicesWithoutModel.length > 0 ? servicesWithoutModelSection(data.servic
   <p class="muted small flush-title">The last ${RECENT_ERRORS_KEPT} failed calls of this process (4xx and 5xx), newest first. The request id finds a call's log line.</p>
 </section>`,
   );
+}
+
+/** Whether the database answers and has room: what is wrong since when, else that it works. */
+function storageLine(storage: StorageState) {
+  if (storage.state === 'ok') return html`<p id="status-storage">Storage: the database answers and has room to write.</p>`;
+  const what = storage.state === 'full' ? 'full: writes are refused (507 storage_full), analyses go on' : 'unreachable: writes are refused (503 storage_unavailable), analyses by known keys go on';
+  return html`<p class="warning" id="status-storage" role="alert">Storage ${what} since ${minute(storage.since ?? '')}: ${storage.reason ?? ''}. It resumes by itself once fixed (docs/operations.md, "When things fail").</p>`;
 }
 
 /** The services this server cannot answer because their model is not loaded, each with its fix. */

@@ -37,9 +37,11 @@ export const ERROR_CATALOGUE = {
   rate_limited: { status: 429, summary: 'The service\'s request-rate limit is reached; retry after `Retry-After` seconds (see the `RateLimit` headers).' },
   quota_exceeded: { status: 429, summary: 'The service\'s monthly call quota is used up; it renews at the start of the next month (UTC), after `Retry-After` seconds.' },
   headers_too_large: { status: 431, summary: 'Too many request headers, or too many bytes of them; the request is not parsed and the connection is closed.' },
+  storage_unavailable: { status: 503, summary: 'The database cannot be reached for the moment (restarting, failing over, unreachable): what the call would change is not acknowledged; retry after `Retry-After` seconds. Analyses by a known key go on answering meanwhile (docs/operations.md, "When things fail").' },
   model_unavailable: { status: 503, summary: 'The service\'s model is not loaded on this server (the server was started without it), or its inference worker stopped during the call (it is restarted at once; retry after `Retry-After` seconds).' },
   overloaded: { status: 503, summary: 'Too many requests in flight (or video streams open); retry after `Retry-After` seconds.' },
   deadline_exceeded: { status: 503, summary: 'The request waited longer than the request deadline for the model.' },
+  storage_full: { status: 507, summary: 'The disk the database writes to is full: nothing of this call was saved; retry after `Retry-After` seconds, once the operator has freed space. Analyses go on answering meanwhile.' },
   internal_error: { status: 500, summary: 'A bug on our side; the request id finds it in the log.' },
 } as const satisfies Record<string, { status: number; summary: string }>;
 

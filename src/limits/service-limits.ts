@@ -2,6 +2,7 @@ import { sql } from '../store/kysely.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
 import type { Database } from '../store/database.js';
+import { StorageRefusal } from '../store/storage-failure.js';
 
 /** The window of the request-rate limit: `rateLimitPerMinute` calls per 60 s. */
 const RATE_WINDOW_MS = 60_000;
@@ -40,6 +41,15 @@ function monthBounds(now: number): { start: number; end: number } {
   return { start: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1), end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) };
 }
 
+/** Calls of a service admitted while the database could not count them, to be written when it is back. */
+interface Uncounted {
+  readonly serviceId: string;
+  readonly month: string;
+  calls: number;
+  /** The rate limit's TAT as this replica moved it meanwhile; null for a service without a rate limit. */
+  tat: number | null;
+}
+
 /**
  * Per-service request-rate limits and monthly quotas, enforced in the database so that they hold
  * across replicas. `admit` counts one call: its caller asks once per call, after authentication
@@ -50,8 +60,20 @@ function monthBounds(now: number): { start: number; end: number } {
  * and moves TAT to max(TAT, now) + T — one conditional UPDATE, atomic on SQLite and PostgreSQL
  * alike. It allows bursts of up to `limit` calls, then one per T. The quota is a per-month row
  * incremented by one upsert that refuses to pass the quota.
+ *
+ * While the database cannot count (away, or its disk full), calls are counted in memory: the rate
+ * limit from this replica's last TAT on, the quota against what this replica last saw remaining;
+ * both are written with the first call the database counts again (and at shutdown). A service with
+ * a quota that this replica has not counted since it started is refused meanwhile, as its standing
+ * is unknown. docs/operations.md, "When things fail", states the overshoot this allows.
  */
 export class ServiceLimits {
+  /** By service: the TAT and remaining quota (with its month) at its last call the database counted on this replica. */
+  readonly #lastSeen = new Map<string, { tat: number | null; remaining: number | null; month: string }>();
+  /** By service and month. */
+  readonly #uncounted = new Map<string, Uncounted>();
+  #writing: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly db: Database,
     private readonly clock: () => number = Date.now,
@@ -60,11 +82,101 @@ export class ServiceLimits {
   /** Admits one call of `service`, or throws LimitExceededError; returns where its limits stand (empty: it has none). */
   async admit(service: Service): Promise<LimitStanding[]> {
     const now = this.clock();
+    let standings: LimitStanding[];
+    try {
+      standings = await this.#admitCounted(service, now);
+    } catch (error) {
+      if (!(error instanceof StorageRefusal)) throw error;
+      return this.#admitUncounted(service, now, error);
+    }
+    if (this.#uncounted.size > 0) await this.writeUncounted().catch(() => undefined);
+    return standings;
+  }
+
+  /** Writes the calls counted in memory while the database could not; a failure keeps them for the next try. */
+  writeUncounted(): Promise<void> {
+    this.#writing = this.#writing.then(async () => {
+      for (const [key, uncounted] of this.#uncounted) {
+        this.#uncounted.delete(key);
+        try {
+          await this.#write(uncounted);
+        } catch (error) {
+          this.#recount(key, uncounted);
+          throw error;
+        }
+      }
+    });
+    return this.#writing;
+  }
+
+  async #admitCounted(service: Service, now: number): Promise<LimitStanding[]> {
     const standings: LimitStanding[] = [];
     if (service.rateLimitPerMinute !== null) standings.push(await this.#takeRate(service, now));
     if (service.monthlyQuota !== null) standings.push(await this.#takeQuota(service, service.monthlyQuota, now, standings));
     else await this.#countMonthlyCall(service, now).executeTakeFirst();
+    const rate = standings.find((standing) => standing.policy === 'rate');
+    const quota = standings.find((standing) => standing.policy === 'quota');
+    this.#lastSeen.set(service.id, { tat: rate ? now + rate.resetSeconds * 1000 : null, remaining: quota ? quota.remaining : null, month: monthOf(now) });
     return standings;
+  }
+
+  /** One call admitted (or refused) by this replica alone, counted in memory. */
+  #admitUncounted(service: Service, now: number, refusal: StorageRefusal): LimitStanding[] {
+    const month = monthOf(now);
+    const key = `${service.id} ${month}`;
+    const uncounted = this.#uncounted.get(key) ?? { serviceId: service.id, month, calls: 0, tat: null };
+    const seen = this.#lastSeen.get(service.id);
+    const standings: LimitStanding[] = [];
+    let tat = uncounted.tat;
+    if (service.rateLimitPerMinute !== null) {
+      const limit = service.rateLimitPerMinute;
+      const start = Math.max(tat ?? seen?.tat ?? now, now);
+      const next = start + RATE_WINDOW_MS / limit;
+      if (next - now > RATE_WINDOW_MS + FLOAT_SLACK_MS) {
+        const retryAfter = Math.max(1, Math.ceil((next - RATE_WINDOW_MS - now) / 1000));
+        throw new LimitExceededError('rate_limited', `service "${service.name}" may make ${limit} requests a minute; retry in ${retryAfter} s`, retryAfter, [rateStanding(limit, start, now)]);
+      }
+      tat = next;
+      standings.push(rateStanding(limit, next, now));
+    }
+    if (service.monthlyQuota !== null) {
+      if (seen === undefined || seen.remaining === null || seen.month !== month) throw refusal;
+      const remaining = seen.remaining - uncounted.calls;
+      const { start, end } = monthBounds(now);
+      const standing = { policy: 'quota' as const, quota: service.monthlyQuota, windowSeconds: Math.round((end - start) / 1000), resetSeconds: Math.max(1, Math.ceil((end - now) / 1000)) };
+      if (remaining <= 0) {
+        throw new LimitExceededError('quota_exceeded', `service "${service.name}" has used all calls of its quota for ${month}; the quota renews at ${new Date(end).toISOString()}`, standing.resetSeconds, [...standings, { ...standing, remaining: 0 }]);
+      }
+      standings.push({ ...standing, remaining: remaining - 1 });
+    }
+    uncounted.calls += 1;
+    uncounted.tat = tat;
+    this.#uncounted.set(key, uncounted);
+    return standings;
+  }
+
+  /** Adds calls counted in memory back, after a write of them failed (calls counted meanwhile stay). */
+  #recount(key: string, uncounted: Uncounted): void {
+    const meanwhile = this.#uncounted.get(key);
+    if (!meanwhile) this.#uncounted.set(key, uncounted);
+    else {
+      meanwhile.calls += uncounted.calls;
+      meanwhile.tat = Math.max(meanwhile.tat ?? 0, uncounted.tat ?? 0) || null;
+    }
+  }
+
+  /** The calls into the month's count (past a quota, if they went past it), and the TAT moved on to where this replica took it. */
+  async #write({ serviceId, month, calls, tat }: Uncounted): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('service_monthly_calls')
+        .values({ service_id: serviceId, month, calls })
+        .onConflict((conflict) => conflict.columns(['service_id', 'month']).doUpdateSet({ calls: sql<number>`service_monthly_calls.calls + ${calls}` }))
+        .execute();
+      if (tat === null) return;
+      const later = sql<number>`case when rate_tat_ms is null or rate_tat_ms < ${tat} then cast(${tat} as double precision) else rate_tat_ms end`;
+      await trx.updateTable('services').set({ rate_tat_ms: later }).where('id', '=', serviceId).execute();
+    });
   }
 
   /**

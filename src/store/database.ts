@@ -3,6 +3,9 @@ import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, Kysely, Migrator, sql } fro
 import fs from 'node:fs';
 import { sqliteDialect, sqliteFile } from './dialects/sqlite.js';
 import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
+import { StorageRefusal } from './storage-failure.js';
+import { StorageHealth } from './storage-health.js';
+import { watchStorage } from './storage-watch.js';
 import type { Tables } from './tables.js';
 
 export type Database = Kysely<Tables>;
@@ -35,14 +38,27 @@ export function databaseExists(settings: DatabaseSettings): boolean {
   return Boolean(settings.databaseUrl) || fs.existsSync(sqliteFile(settings.dataDir));
 }
 
+export interface OpenOptions {
+  /** Told the migrations it ran, for the start-up log. */
+  readonly applied?: (migrations: readonly string[]) => void;
+  /** Told every storage failure and recovery (the server's, which logs them and shows them on /readyz); a command's own otherwise. */
+  readonly health?: StorageHealth;
+}
+
+/** Where the settings' database writes, for StorageHealth: the SQLite file's folder, or none of ours for PostgreSQL. */
+export function storageLocation(settings: DatabaseSettings): { database: string; dataDir?: string } {
+  return { database: databaseLocation(settings), dataDir: settings.databaseUrl ? undefined : settings.dataDir };
+}
+
 /**
- * Opens the configured database and brings its schema up to date (`applied`: told the migrations it
- * ran, for the start-up log); a failure says which database and why, in one sentence.
+ * Opens the configured database and brings its schema up to date; a failure says which database
+ * and why, in one sentence. Every storage failure of a query on it is a StorageRefusal (503
+ * `storage_unavailable`, 507 `storage_full`).
  */
-export async function openDatabase(settings: DatabaseSettings, applied: (migrations: readonly string[]) => void = () => undefined): Promise<Database> {
+export async function openDatabase(settings: DatabaseSettings, { applied = () => undefined, health = new StorageHealth(storageLocation(settings)) }: OpenOptions = {}): Promise<Database> {
   let db: Database;
   try {
-    db = new Kysely<Tables>({ dialect: await dialectFor(settings) });
+    db = new Kysely<Tables>({ dialect: watchStorage(await dialectFor(settings), health) });
   } catch (error) {
     throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
   }
@@ -50,7 +66,9 @@ export async function openDatabase(settings: DatabaseSettings, applied: (migrati
     applied(await migrate(db));
   } catch (error) {
     await db.destroy();
-    throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
+    // At start-up the operator is told what the database said (ECONNREFUSED, a password refused), not a caller's refusal.
+    const reason = error instanceof StorageRefusal ? error.cause : error;
+    throw new Error(`cannot open ${databaseLocation(settings)}: ${(reason as Error).message}`, { cause: error });
   }
   return db;
 }

@@ -19,12 +19,14 @@ const SEPARATOR = '\n';
 /**
  * Usage counting kept off the request path: `record` only adds to in-memory per-minute counters;
  * a timer writes them to the store in one batch every `flushIntervalMs`, and `stop` writes what
- * is left. A failed write keeps its counts for the next flush.
+ * is left. A failed write keeps its counts for the next flush (through a database outage: the
+ * first failure is logged, not each retry).
  */
 export class UsageRecorder {
   #pending = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #failing = false;
 
   constructor(
     private readonly store: UsageStore,
@@ -71,8 +73,11 @@ export class UsageRecorder {
     });
     try {
       await this.store.add(counts);
+      if (this.#failing) this.logger.info({ counters: counts.length }, 'usage written again');
+      this.#failing = false;
     } catch (error) {
-      this.logger.warn({ err: error, counters: counts.length }, 'usage flush failed; retrying with the next flush');
+      if (!this.#failing) this.logger.warn({ err: error, counters: counts.length }, 'usage flush failed; retrying with each flush until it is written');
+      this.#failing = true;
       for (const [key, value] of batch) this.#add(key, value);
     }
   }

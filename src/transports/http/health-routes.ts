@@ -1,17 +1,21 @@
 import { Router } from 'express';
 import type { Registry } from 'prom-client';
+import type { StorageState } from '../../store/storage-health.js';
 
 export interface Readiness {
   /** The loaded models of every role: each one's name, role (`detector`, `reader`, …) and what it finds or makes (`objects`, `faces`, `plate-text`, …). */
   models(): readonly { readonly name: string; readonly role: string; readonly kind: string }[];
   databaseReachable(): Promise<boolean>;
+  /** Whether the database answers and has room, as the last queries found it (`full`: reads work, writes are refused). */
+  storage(): StorageState;
   /** Services this server cannot answer because their model is not loaded: named on /readyz, which stays ready for the others. */
   servicesWithoutModel(): Promise<readonly { readonly service: { readonly id: string; readonly name: string }; readonly model: string | null; readonly problem: string; readonly fix: string }[]>;
 }
 
 /**
- * `/healthz`: the process answers. `/readyz`: it can serve detections (model loaded, database
- * reachable), and which models it serves. `/metrics`: Prometheus text.
+ * `/healthz`: the process answers (through a database outage or a full disk too). `/readyz`: it can
+ * serve everything (model loaded, database reachable, room to write), which models it serves, and
+ * what is wrong with storage. `/metrics`: Prometheus text.
  */
 export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
   const router = Router();
@@ -22,7 +26,8 @@ export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
     const models = readiness.models();
     const database = await readiness.databaseReachable();
     const withoutModel = database ? await readiness.servicesWithoutModel() : [];
-    const ready = models.length > 0 && database;
+    const storage = readiness.storage();
+    const ready = models.length > 0 && database && storage.state === 'ok';
     response.status(ready ? 200 : 503).json({
       status: ready ? 'ready' : 'not_ready',
       models: models.map((model) => model.name),
@@ -30,6 +35,7 @@ export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
       model_kinds: Object.fromEntries(models.map((model) => [model.name, model.kind])),
       model_roles: Object.fromEntries(models.map((model) => [model.name, model.role])),
       database: database ? 'reachable' : 'unreachable',
+      storage,
       services_without_model: withoutModel.map(({ service, model, problem, fix }) => ({ id: service.id, name: service.name, model, problem, fix })),
     });
   });
