@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { UsageRecorder } from '../usage/usage-recorder.js';
 import type { CallContext } from './call-context.js';
 import type { CallMetrics } from './call-metrics.js';
 import type { IdleCollector } from './idle-collector.js';
@@ -21,6 +20,23 @@ export interface CallOutcome {
   readonly place?: string;
 }
 
+/** What one answered API call adds to its service's usage. */
+export interface UsageEvent {
+  readonly serviceId: string;
+  /** Epoch milliseconds when the call was answered. */
+  readonly at: number;
+  readonly latencyMs: number;
+  readonly images: number;
+  readonly detections: number;
+  /** Error code of a failed call; undefined for a success. */
+  readonly errorCode?: string;
+}
+
+/** Where answered calls' usage goes (usage/usage-recorder.ts counts it in memory and writes it to the database). */
+export interface UsageSink {
+  record(event: UsageEvent): void;
+}
+
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /**
@@ -31,7 +47,7 @@ export class CallRecorder {
   constructor(
     private readonly logger: Logger,
     private readonly metrics: CallMetrics,
-    private readonly usage: UsageRecorder,
+    private readonly usage: UsageSink,
     private readonly idle: Pick<IdleCollector, 'callEnded'>,
     private readonly recentErrors: Pick<RecentErrors, 'add'>,
   ) {}

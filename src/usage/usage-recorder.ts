@@ -1,18 +1,7 @@
 import type { Logger } from 'pino';
+import type { UsageEvent, UsageSink } from '../core/call-recorder.js';
 import { latencyBucket } from './latency-histogram.js';
 import type { UsageCount, UsageStore } from './usage-store.js';
-
-/** What one answered API call adds to its service's usage. */
-export interface UsageEvent {
-  readonly serviceId: string;
-  /** Epoch milliseconds when the call was answered. */
-  readonly at: number;
-  readonly latencyMs: number;
-  readonly images: number;
-  readonly detections: number;
-  /** Error code of a failed call; undefined for a success. */
-  readonly errorCode?: string;
-}
 
 const SEPARATOR = '\n';
 
@@ -22,7 +11,7 @@ const SEPARATOR = '\n';
  * is left. A failed write keeps its counts for the next flush (through a database outage: the
  * first failure is logged, not each retry).
  */
-export class UsageRecorder {
+export class UsageRecorder implements UsageSink {
   #pending = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
