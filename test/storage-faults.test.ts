@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,9 +7,10 @@ import { accountDomain } from '../src/accounts/account-domain.js';
 import { openDatabase } from '../src/store/database.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { TEST_SECRET } from './support/engines.js';
-import { FaultLoad, missingPlates } from './support/fault-load.js';
+import { FaultLoad, type LoadTargets, missingPlates } from './support/fault-load.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
+import { freePort } from './support/postgres.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
 
@@ -20,14 +20,6 @@ const RECOVERY_BOUND_MS = 60_000;
 /** How long the database stays away, and the disk full: as the issue's operator did it. */
 const OUTAGE_MS = 5_000;
 const LOAD_BEFORE_MS = 2_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function cluster(...args: string[]): string {
   const run = spawnSync('bash', [CLUSTER_SCRIPT, ...args], { encoding: 'utf8' });
@@ -85,6 +77,25 @@ function figures(load: FaultLoad, marks: { faultAt: number; backAt: number }) {
   };
 }
 
+/**
+ * The rest of a fault begun at `faultAt`: the probes halfway through, its end (`end`) after OUTAGE_MS,
+ * the wait for recovery, a second more of load, then the probes and the acknowledged writes missing.
+ */
+async function outage(url: string, load: FaultLoad, targets: LoadTargets, faultAt: number, end: () => void) {
+  await sleep(OUTAGE_MS / 2);
+  const during = await probes(url);
+  await sleep(OUTAGE_MS / 2);
+  end();
+  const backAt = Date.now();
+  const recovered = await recovery(load, backAt);
+  await sleep(1_000);
+  await load.stop();
+  const after = await probes(url);
+  const missing = await missingPlates(targets, load.acknowledged).catch((error: unknown) => String(error));
+  const detail = JSON.stringify({ ...figures(load, { faultAt, backAt }), acknowledged_writes_missing: missing.length });
+  return { during, recovered, after, missing, detail };
+}
+
 describe('storage faults: the database going away and a full disk, under load, against the real server process (docs/operations.md "When things fail")', function () {
   this.timeout(240_000);
   /** The object detector and the plate pair: the load detects objects and adds known plates to a licence-plate service. */
@@ -123,17 +134,7 @@ describe('storage faults: the database going away and a full disk, under load, a
       await sleep(LOAD_BEFORE_MS);
       const faultAt = Date.now();
       cluster('crash', clusterDir);
-      await sleep(OUTAGE_MS / 2);
-      const during = await probes(server.url);
-      await sleep(OUTAGE_MS / 2);
-      cluster('resume', clusterDir, String(port));
-      const backAt = Date.now();
-      const recovered = await recovery(load, backAt);
-      await sleep(1_000);
-      await load.stop();
-      const after = await probes(server.url);
-      const missing = await missingPlates(targets, load.acknowledged).catch((error: unknown) => String(error));
-      const detail = JSON.stringify({ ...figures(load, { faultAt, backAt }), acknowledged_writes_missing: missing.length });
+      const { during, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => cluster('resume', clusterDir, String(port)));
       console.log(`      PostgreSQL away for ${OUTAGE_MS / 1000} s: ${detail}`);
 
       expect(server.child.exitCode, `the server process is running (${detail})`).to.equal(null);
@@ -197,17 +198,7 @@ describe('storage faults: the database going away and a full disk, under load, a
       // Every byte left, taken by one file: dd writes until the filesystem refuses (ENOSPC).
       spawnSync('dd', ['if=/dev/zero', `of=${filler()}`, 'bs=64k'], { encoding: 'utf8' });
       expect(fs.statfsSync(mountPoint).bavail, 'the filesystem is full').to.equal(0);
-      await sleep(OUTAGE_MS / 2);
-      const during = await probes(server.url);
-      await sleep(OUTAGE_MS / 2);
-      fs.rmSync(filler());
-      const backAt = Date.now();
-      const recovered = await recovery(load, backAt);
-      await sleep(1_000);
-      await load.stop();
-      const after = await probes(server.url);
-      const missing = await missingPlates(targets, load.acknowledged).catch((error: unknown) => String(error));
-      const detail = JSON.stringify({ ...figures(load, { faultAt, backAt }), acknowledged_writes_missing: missing.length });
+      const { during, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => fs.rmSync(filler()));
       console.log(`      data folder full for ${OUTAGE_MS / 1000} s: ${detail}`);
 
       expect(server.child.exitCode, `the server process is running (${detail})`).to.equal(null);

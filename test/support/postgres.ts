@@ -10,7 +10,8 @@ const CLUSTER_SCRIPT = path.resolve('scripts/postgres-test-cluster.sh');
 
 let baseUrl: Promise<string> | undefined;
 
-async function freePort(): Promise<number> {
+/** A TCP port on loopback that nothing listens on now. */
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
