@@ -4,12 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { accountDomain } from '../src/accounts/account-domain.js';
+import { ServiceLimits } from '../src/limits/service-limits.js';
 import { openDatabase } from '../src/store/database.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { TEST_SECRET } from './support/engines.js';
 import { FaultLoad, type LoadTargets, missingPlates } from './support/fault-load.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
+import { dogJpeg } from './support/images.js';
 import { freePort } from './support/postgres.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
@@ -29,18 +31,33 @@ function cluster(...args: string[]): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** An object-detection service and a licence-plate service on the database of `settings`, made before the server starts. */
-async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): Promise<{ detectKey: string; plateKey: string }> {
+/**
+ * On the database of `settings`, before the server starts: an object-detection service with a rate
+ * limit and a quota (far above the load: every call counts against both), a licence-plate service,
+ * and a service whose key the load never uses.
+ */
+async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): Promise<{ detectKey: string; plateKey: string; unusedKey: string; detectServiceId: string }> {
   const db = await openDatabase(settings);
   try {
     const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
     const account = await domain.accounts.createAccount('operator@example.com', 'correct horse battery');
     const detect = await domain.services.create(account.id, { name: 'cameras', type: 'object-detection' });
+    await domain.services.setLimits(detect.service, { rateLimitPerMinute: 100_000, monthlyQuota: 1_000_000 });
     const plates = await domain.services.create(account.id, { name: 'gate', type: 'license-plate' });
-    return { detectKey: detect.apiKey, plateKey: plates.apiKey };
+    const unused = await domain.services.create(account.id, { name: 'spare', type: 'object-detection' });
+    return { detectKey: detect.apiKey, plateKey: plates.apiKey, unusedKey: unused.apiKey, detectServiceId: detect.service.id };
   } finally {
     await db.destroy();
   }
+}
+
+/** A DeepStack detection of the dog photo with `apiKey` in the form, as deepstack-python sends it. */
+async function deepStackDetection(url: string, apiKey: string): Promise<{ status: number; retryAfter: string | null; body: { success: boolean; code?: number; error?: string } }> {
+  const form = new FormData();
+  form.append('image', new Blob([new Uint8Array(dogJpeg())], { type: 'image/jpeg' }), 'dog.jpg');
+  form.append('api_key', apiKey);
+  const response = await fetch(`${url}/v1/vision/detection`, { method: 'POST', body: form });
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as never };
 }
 
 interface Probes {
@@ -112,6 +129,7 @@ describe('storage faults: the database going away and a full disk, under load, a
     let server: ServerProcess | undefined;
     let load: FaultLoad | undefined;
     let dataDir: string;
+    let databaseUrl: string;
 
     before(async () => {
       clusterDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pg-fault-'));
@@ -126,7 +144,7 @@ describe('storage faults: the database going away and a full disk, under load, a
     });
 
     it('stays up: detections answer from memory, writes answer 503 storage_unavailable with Retry-After, /readyz is not ready, then everything resumes with every acknowledged write present', async () => {
-      const databaseUrl = cluster('start', clusterDir, String(port));
+      databaseUrl = cluster('start', clusterDir, String(port));
       const keys = await servicesOn({ dataDir, databaseUrl });
       server = await startProcess({ ...models, DETECTD_DATABASE_URL: databaseUrl, DETECTD_SECRET: TEST_SECRET, DETECTD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
       const targets = { url: server.url, ...keys };
@@ -134,6 +152,9 @@ describe('storage faults: the database going away and a full disk, under load, a
       await sleep(LOAD_BEFORE_MS);
       const faultAt = Date.now();
       cluster('crash', clusterDir);
+      // The DeepStack door through the outage: a key verified a moment ago opens its service from memory; one never verified is refused in DeepStack's shape.
+      const knownKey = await deepStackDetection(server.url, keys.detectKey);
+      const unknownKey = await deepStackDetection(server.url, keys.unusedKey);
       const { during, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => cluster('resume', clusterDir, String(port)));
       console.log(`      PostgreSQL away for ${OUTAGE_MS / 1000} s: ${detail}`);
 
@@ -148,6 +169,14 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect(refusals.every((answer) => answer.kind === 'write'), `detections by a known key answer through the outage (${detail})`).to.equal(true);
       expect(missing, 'every acknowledged write is present').to.deep.equal([]);
       expect(load.acknowledged.length, 'writes were acknowledged before and after the outage').to.be.greaterThan(0);
+      expect(knownKey, 'DeepStack detection by a known key during the outage').to.deep.include({ status: 200 }).and.have.nested.property('body.success', true);
+      expect(unknownKey).to.deep.include({ status: 503, retryAfter: '5' });
+      expect(unknownKey.body).to.deep.include({ success: false, code: 503 });
+      // Calls admitted while PostgreSQL was away were counted in memory and written once it was back: the month's count is every call admitted.
+      const db = await openDatabase({ dataDir, databaseUrl });
+      const counted = await new ServiceLimits(db).callsThisMonth(keys.detectServiceId).finally(() => db.destroy());
+      const detections = load.answers.filter((answer) => answer.kind === 'detect' && answer.status === 200).length;
+      expect(counted, 'every detection admitted, counted').to.equal(detections + 1);
     });
   });
 
