@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { accountDomain } from '../src/accounts/account-domain.js';
+import { VERIFIED_KEY_TRUST_MS } from '../src/accounts/verified-keys.js';
 import { ServiceLimits } from '../src/limits/service-limits.js';
+import { StorageRefusal } from '../src/store/storage-failure.js';
 import { openDatabase } from '../src/store/database.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { TEST_SECRET } from './support/engines.js';
@@ -143,15 +145,27 @@ describe('storage faults: the database going away and a full disk, under load, a
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('stays up: detections answer from memory, writes answer 503 storage_unavailable with Retry-After, /readyz is not ready, then everything resumes with every acknowledged write present', async () => {
+    it('stays up: detections answer (keys verified from memory, calls counted in memory), writes answer 503 storage_unavailable with Retry-After, /readyz is not ready, then everything resumes with every acknowledged write and admitted call present', async () => {
       databaseUrl = cluster('start', clusterDir, String(port));
       const keys = await servicesOn({ dataDir, databaseUrl });
       server = await startProcess({ ...models, DETECTD_DATABASE_URL: databaseUrl, DETECTD_SECRET: TEST_SECRET, DETECTD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
       const targets = { url: server.url, ...keys };
       load = new FaultLoad(targets);
+      // This process's own account domain on the same database, with a clock of its own: keys verified, one revoked here, before the crash.
+      let clock = Date.now();
+      const db = await openDatabase({ dataDir, databaseUrl });
+      const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, now: () => new Date(clock) });
+      const spare = (await domain.keys.authenticate(keys.unusedKey))!;
+      await domain.keys.authenticate(keys.detectKey);
+      await domain.keys.revoke(spare, (await domain.keys.active(spare))[0].id);
       await sleep(LOAD_BEFORE_MS);
       const faultAt = Date.now();
       cluster('crash', clusterDir);
+      const verifiedKey = await domain.keys.authenticate(keys.detectKey);
+      const revokedKey = await domain.keys.authenticate(keys.unusedKey).catch((error: unknown) => error);
+      clock += VERIFIED_KEY_TRUST_MS + 1;
+      const staleKey = await domain.keys.authenticate(keys.detectKey).catch((error: unknown) => error);
+      await db.destroy();
       // The DeepStack door through the outage: a key verified a moment ago opens its service from memory; one never verified is refused in DeepStack's shape.
       const knownKey = await deepStackDetection(server.url, keys.detectKey);
       const unknownKey = await deepStackDetection(server.url, keys.unusedKey);
@@ -169,12 +183,15 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect(refusals.every((answer) => answer.kind === 'write'), `detections by a known key answer through the outage (${detail})`).to.equal(true);
       expect(missing, 'every acknowledged write is present').to.deep.equal([]);
       expect(load.acknowledged.length, 'writes were acknowledged before and after the outage').to.be.greaterThan(0);
+      expect(verifiedKey?.id, 'a key verified before the outage opens its service from memory').to.equal(keys.detectServiceId);
+      expect(revokedKey, 'a key revoked on this replica is forgotten at once').to.be.instanceOf(StorageRefusal);
+      expect(staleKey, `a key verified more than ${VERIFIED_KEY_TRUST_MS / 1000} s ago is refused`).to.be.instanceOf(StorageRefusal).and.include({ code: 'storage_unavailable' });
       expect(knownKey, 'DeepStack detection by a known key during the outage').to.deep.include({ status: 200 }).and.have.nested.property('body.success', true);
       expect(unknownKey).to.deep.include({ status: 503, retryAfter: '5' });
       expect(unknownKey.body).to.deep.include({ success: false, code: 503 });
       // Calls admitted while PostgreSQL was away were counted in memory and written once it was back: the month's count is every call admitted.
-      const db = await openDatabase({ dataDir, databaseUrl });
-      const counted = await new ServiceLimits(db).callsThisMonth(keys.detectServiceId).finally(() => db.destroy());
+      const reopened = await openDatabase({ dataDir, databaseUrl });
+      const counted = await new ServiceLimits(reopened).callsThisMonth(keys.detectServiceId).finally(() => reopened.destroy());
       const detections = load.answers.filter((answer) => answer.kind === 'detect' && answer.status === 200).length;
       expect(counted, 'every detection admitted, counted').to.equal(detections + 1);
     });
