@@ -197,6 +197,36 @@ describe('storage faults: the database going away and a full disk, under load, a
     });
   });
 
+  describe('PostgreSQL crash-stopped under a transaction that holds its connection', () => {
+    let clusterDir: string;
+
+    before(() => {
+      clusterDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pg-held-'));
+    });
+    after(() => cluster('stop', clusterDir));
+
+    it('fails the transaction with storage_unavailable, raises no unhandled error event, and the same database object works again once PostgreSQL is back', async () => {
+      const port = await freePort();
+      const dataDir = clusterDir;
+      const db = await openDatabase({ dataDir, databaseUrl: cluster('start', clusterDir, String(port)) });
+      try {
+        // pg emits 'error' on a connection in use when the server ends it: unhandled, that event ends this process (and mocha with it).
+        const held = db.transaction().execute(async (trx) => {
+          await trx.selectFrom('services').select('id').execute();
+          cluster('crash', clusterDir);
+          await sleep(500);
+          await trx.selectFrom('services').select('id').execute();
+        });
+        const refused = await held.catch((error: unknown) => error);
+        expect(refused).to.be.instanceOf(StorageRefusal).and.include({ code: 'storage_unavailable', retryAfterSeconds: 5 });
+        cluster('resume', clusterDir, String(port));
+        expect(await db.selectFrom('services').select('id').execute()).to.deep.equal([]);
+      } finally {
+        await db.destroy();
+      }
+    });
+  });
+
   describe('PostgreSQL unreachable when the server starts', () => {
     it('the server does not start: it exits with status 1 and says which database and why, in one sentence', async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-pg-unreachable-'));
