@@ -13,6 +13,7 @@ import { TEST_SECRET } from './support/engines.js';
 import { FaultLoad, type LoadTargets, missingPlates } from './support/fault-load.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
+import { ConsoleClient } from './support/console-client.js';
 import { dogJpeg } from './support/images.js';
 import { freePort } from './support/postgres.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';
@@ -31,6 +32,9 @@ function cluster(...args: string[]): string {
   return run.stdout.trim();
 }
 
+/** The first account, so the console's administrator: it reads the status page. */
+const OPERATOR = { email: 'operator@example.com', password: 'correct horse battery' } as const;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -42,7 +46,7 @@ async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): 
   const db = await openDatabase(settings);
   try {
     const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
-    const account = await domain.accounts.createAccount('operator@example.com', 'correct horse battery');
+    const account = await domain.accounts.createAccount(OPERATOR.email, OPERATOR.password);
     const detect = await domain.services.create(account.id, { name: 'cameras', type: 'object-detection' });
     await domain.services.setLimits(detect.service, { rateLimitPerMinute: 100_000, monthlyQuota: 1_000_000 });
     const plates = await domain.services.create(account.id, { name: 'gate', type: 'license-plate' });
@@ -97,12 +101,14 @@ function figures(load: FaultLoad, marks: { faultAt: number; backAt: number }) {
 }
 
 /**
- * The rest of a fault begun at `faultAt`: the probes halfway through, its end (`end`) after OUTAGE_MS,
+ * The rest of a fault begun at `faultAt`: the probes and the console's status page (as `console`
+ * signed in before it) halfway through, its end (`end`) after OUTAGE_MS,
  * the wait for recovery, a second more of load, then the probes and the acknowledged writes missing.
  */
-async function outage(url: string, load: FaultLoad, targets: LoadTargets, faultAt: number, end: () => void) {
+async function outage(url: string, load: FaultLoad, targets: LoadTargets, faultAt: number, end: () => void, console: ConsoleClient) {
   await sleep(OUTAGE_MS / 2);
   const during = await probes(url);
+  const statusPage = await console.get('/console/status');
   await sleep(OUTAGE_MS / 2);
   end();
   const backAt = Date.now();
@@ -112,7 +118,7 @@ async function outage(url: string, load: FaultLoad, targets: LoadTargets, faultA
   const after = await probes(url);
   const missing = await missingPlates(targets, load.acknowledged).catch((error: unknown) => String(error));
   const detail = JSON.stringify({ ...figures(load, { faultAt, backAt }), acknowledged_writes_missing: missing.length });
-  return { during, recovered, after, missing, detail };
+  return { during, statusPage, recovered, after, missing, detail };
 }
 
 describe('storage faults: the database going away and a full disk, under load, against the real server process (docs/operations.md "When things fail")', function () {
@@ -151,6 +157,8 @@ describe('storage faults: the database going away and a full disk, under load, a
       server = await startProcess({ ...models, DETECTD_DATABASE_URL: databaseUrl, DETECTD_SECRET: TEST_SECRET, DETECTD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
       const targets = { url: server.url, ...keys };
       load = new FaultLoad(targets);
+      const admin = new ConsoleClient(server.url);
+      expect((await admin.signIn(OPERATOR.email, OPERATOR.password)).status).to.equal(303);
       // This process's own account domain on the same database, with a clock of its own: keys verified, one revoked here, before the crash.
       let clock = Date.now();
       const db = await openDatabase({ dataDir, databaseUrl });
@@ -169,7 +177,7 @@ describe('storage faults: the database going away and a full disk, under load, a
       // The DeepStack door through the outage: a key verified a moment ago opens its service from memory; one never verified is refused in DeepStack's shape.
       const knownKey = await deepStackDetection(server.url, keys.detectKey);
       const unknownKey = await deepStackDetection(server.url, keys.unusedKey);
-      const { during, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => cluster('resume', clusterDir, String(port)));
+      const { during, statusPage, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => cluster('resume', clusterDir, String(port)), admin);
       console.log(`      PostgreSQL away for ${OUTAGE_MS / 1000} s: ${detail}`);
 
       expect(server.child.exitCode, `the server process is running (${detail})`).to.equal(null);
@@ -189,6 +197,9 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect(knownKey, 'DeepStack detection by a known key during the outage').to.deep.include({ status: 200 }).and.have.nested.property('body.success', true);
       expect(unknownKey).to.deep.include({ status: 503, retryAfter: '5' });
       expect(unknownKey.body).to.deep.include({ success: false, code: 503 });
+      expect(statusPage.status, 'the console cannot read its session meanwhile: its error page').to.equal(503);
+      expect(statusPage.headers.get('retry-after')).to.equal('5');
+      expect(statusPage.text).to.include('Try again shortly');
       // Calls admitted while PostgreSQL was away were counted in memory and written once it was back: the month's count is every call admitted.
       const reopened = await openDatabase({ dataDir, databaseUrl });
       const counted = await new ServiceLimits(reopened).callsThisMonth(keys.detectServiceId).finally(() => reopened.destroy());
@@ -263,18 +274,20 @@ describe('storage faults: the database going away and a full disk, under load, a
       fs.rmSync(mountPoint, { recursive: true, force: true });
     });
 
-    it('stays up: detections answer, writes answer 507 storage_full, the log names the folder and its free space once, /readyz shows it, and it all resumes when space returns', async () => {
+    it('stays up: detections answer, writes answer 507 storage_full, the log names the folder and its free space once, /readyz and the status page show it, and it all resumes when space returns', async () => {
       const dataDir = path.join(mountPoint, 'data');
       const keys = await servicesOn({ dataDir });
       server = await startProcess({ ...models, DETECTD_DATA_DIR: dataDir, DETECTD_SECRET: TEST_SECRET, PORT: '0', HOST: '127.0.0.1' });
       const targets = { url: server.url, ...keys };
       load = new FaultLoad(targets);
+      const admin = new ConsoleClient(server.url);
+      expect((await admin.signIn(OPERATOR.email, OPERATOR.password)).status).to.equal(303);
       await sleep(LOAD_BEFORE_MS);
       const faultAt = Date.now();
       // Every byte left, taken by one file: dd writes until the filesystem refuses (ENOSPC).
       spawnSync('dd', ['if=/dev/zero', `of=${filler()}`, 'bs=64k'], { encoding: 'utf8' });
       expect(fs.statfsSync(mountPoint).bavail, 'the filesystem is full').to.equal(0);
-      const { during, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => fs.rmSync(filler()));
+      const { during, statusPage, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => fs.rmSync(filler()), admin);
       console.log(`      data folder full for ${OUTAGE_MS / 1000} s: ${detail}`);
 
       expect(server.child.exitCode, `the server process is running (${detail})`).to.equal(null);
@@ -286,6 +299,8 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect(during, 'while the disk is full: /healthz alive, /readyz not ready and why').to.deep.include({ ready: 503, healthy: 200 });
       expect(during.readyBody?.storage).to.deep.include({ state: 'full' });
       expect(during.readyBody?.storage?.reason).to.include(dataDir);
+      expect(statusPage.status, 'the status page reads on a full disk').to.equal(200);
+      expect(statusPage.text).to.include('Storage full').and.include(dataDir);
       expect(after, 'once space is back: ready').to.deep.include({ ready: 200, healthy: 200 });
       const logged = server.output.join('').split('\n').filter((line) => line.includes('"storage full"'));
       expect(logged, 'the full disk is logged once, with the folder and its free space').to.have.length(1);
