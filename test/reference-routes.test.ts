@@ -30,6 +30,7 @@ describe('health, readiness, metrics and API reference routes', () => {
       model_kinds: { 'yolo26n-640-int8': 'objects', 'yunet-n': 'faces', 'dlib-face-recognition-resnet': 'face-descriptors' },
       model_roles: { 'yolo26n-640-int8': 'detector', 'yunet-n': 'detector', 'dlib-face-recognition-resnet': 'describer' },
       database: 'reachable',
+      storage: { state: 'ok' },
       services_without_model: [],
     });
   });
