@@ -20,7 +20,7 @@ let emptyModelsFolder: string | undefined;
  * where `env` names model files (DETECTD_MODEL) and no models folder, an empty models folder of this test process,
  * so that the checkout's `./models`, where a person's `detectd models pull` puts models, joins no test's models.
  */
-function processEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function processEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (!env.DETECTD_MODEL?.trim() || env.DETECTD_MODELS_DIR?.trim()) return { ...TEST_INFERENCE_SETTINGS, ...env };
   if (emptyModelsFolder === undefined) {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-test-models-'));
@@ -61,12 +61,12 @@ export interface ServerProcess {
 }
 
 /**
- * Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise) with the
- * tests' inference settings unless `env` sets its own, and resolves once it logs its URL.
+ * Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise; in the folder `cwd`, else
+ * this one) in the environment `processEnv` gives `env`, and resolves once it logs its URL.
  */
-export async function startProcess(env: NodeJS.ProcessEnv, command: readonly string[] = [process.execPath, MAIN]): Promise<ServerProcess> {
+export async function startProcess(env: NodeJS.ProcessEnv, command: readonly string[] = [process.execPath, MAIN], cwd?: string): Promise<ServerProcess> {
   // Its own process group, so that stopping it reaches every process under it (npm → sh → node).
-  const child = spawn(command[0], command.slice(1), { env: processEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command[0], command.slice(1), { env: processEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));
