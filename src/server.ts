@@ -16,7 +16,8 @@ import type { AnalysisLimits } from './core/pipeline.js';
 import { SchemaCatalogue } from './core/schema-catalogue.js';
 import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
-import { defaultModelReason } from './models/model-repository.js';
+import { MODEL_KINDS } from './models/model-roles.js';
+import { asDefaultDetector, defaultFaceModelReason, defaultModelReason } from './models/model-repository.js';
 import { servicesWithoutModel } from './services-without-model.js';
 import { packageVersion } from './package-root.js';
 import { ModelRunMetrics } from './scheduler/model-run-metrics.js';
@@ -116,8 +117,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   for (const model of registry.models) {
     logger.info({ model: model.name, role: model.role, kind: model.kind, family: model.family, runtime: model.runtime, input: model.inputSize }, 'model loaded');
   }
-  const defaultChoice = defaultModelReason(modelSources, registry);
+  const defaultChoice = defaultModelReason(modelSources, asDefaultDetector(registry, registry.defaultModel));
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
+  const defaultFaces = registry.defaultOf(MODEL_KINDS.faces);
+  if (defaultFaces) logger.info({ model: defaultFaces.name, chosen: defaultFaceModelReason(asDefaultDetector(registry, defaultFaces)) }, 'default face model: the face services that name no model use it');
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   const modelMetrics = new ModelRunMetrics(metrics);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { EMBEDDED_MODEL_FILE } from '../src/models/embedded-model.js';
+import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from '../src/models/embedded-model.js';
 import { modelFiles } from '../src/models/load-models.js';
 import { catalogueModel, MODEL_CATALOGUE } from '../src/models/model-catalogue.js';
 import { sha256Of } from './support/embedded-models.js';
@@ -133,7 +133,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
   it('pulls a model from the mirror into ./models, where the server finds it; a second pull finds it there', async () => {
     const listed = async () => JSON.parse((await cliAsync(['models', 'list', '--json'], env, folder)).stdout).models.map((model: { file: string; embedded: boolean }) => [model.file, model.embedded]);
     // Nothing configured: the embedded model, as `npm start` here would serve it.
-    expect(await listed()).to.deep.equal([[EMBEDDED_MODEL_FILE, true]]);
+    expect(await listed()).to.deep.equal([[EMBEDDED_MODEL_FILE, true], [EMBEDDED_FACE_MODEL_PATH, true]]);
     const first = await pull(['yolox-nano-416']);
     expect(first.status, first.stderr).to.equal(0);
     const file = path.join(modelsFolder(), 'yolox-nano-416.onnx');
@@ -142,7 +142,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     expect(filesIn(modelsFolder())).to.deep.equal(['yolox-nano-416.onnx']);
     expect(sha256Of(file)).to.equal(catalogueModel('yolox-nano-416')!.sha256);
     // `models list` in this folder reads the settings as the server does: the pulled model is served, not the embedded one.
-    expect(await listed()).to.deep.equal([[file, false]]);
+    expect(await listed()).to.deep.equal([[file, false], [EMBEDDED_FACE_MODEL_PATH, true]]);
 
     const again = await pull(['yolox-nano-416', '--json']);
     expect(JSON.parse(again.stdout)).to.deep.include({ model: 'yolox-nano-416', file, downloaded: false });

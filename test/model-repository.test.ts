@@ -32,9 +32,11 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     const result = modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_INFERENCE_THREADS: '2', DETECTD_INFERENCE_CONCURRENCY: '1' });
     expect(result.status, result.stderr).to.equal(0);
     const { models } = JSON.parse(result.stdout);
-    expect(models.map((model: { name: string; default: boolean }) => [model.name, model.default])).to.deep.equal([
-      ['yolo11n-320-int8', true],
-      ['yolox-nano-416', false],
+    // The folder's models, and the embedded face detector every server loads unless DETECTD_MODEL names a face model.
+    expect(models.map((model: { name: string; default: boolean; embedded: boolean }) => [model.name, model.default, model.embedded])).to.deep.equal([
+      ['yolo11n-320-int8', true, false],
+      ['yolox-nano-416', false, false],
+      ['yunet-n', true, true],
     ]);
     expect(models[0]).to.deep.include({ status: 'ok', family: 'ultralytics', input_size: 320, label_source: 'metadata', threads: 2, concurrency: 1, nms_iou: 0.7 });
     expect(models[0].labels).to.deep.equal(COCO_LABELS);
@@ -43,23 +45,32 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
 
     // DETECTD_MODEL names the default; the folder's models join it, the same file once.
     const both = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'yolox-nano-416.onnx') }).stdout);
-    expect(both.models.map((model: { name: string }) => model.name)).to.deep.equal(['yolox-nano-416', 'yolo11n-320-int8']);
+    expect(both.models.map((model: { name: string }) => model.name)).to.deep.equal(['yolox-nano-416', 'yolo11n-320-int8', 'yunet-n']);
     const human = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
-    expect(human.stdout).to.match(/^NAME\s+STATUS\s+FAMILY\s+INPUT\s+LABELS\s+FILE\n/).and.contain('yolo11n-320-int8 *  ok').and.contain('80 (configuration)');
+    expect(human.stdout).to.match(/^NAME\s+STATUS\s+FAMILY\s+INPUT\s+LABELS\s+FILE\n/).and.match(/yolo11n-320-int8 \*\s+ok/).and.contain('80 (configuration)');
   });
 
-  it('`detectd models list` stars the default of each kind (the object and the face detector) when face, plate and reader models sort before the object model in the folder', () => {
+  it('`detectd models list` stars the default of each kind (the object and the face detector) and says why, when face, plate and reader models sort before the object model in the folder', () => {
     fs.rmSync(path.join(repository, 'yolox-nano-416.onnx'));
     fs.symlinkSync(modelPath('faces/retinaface-mnet025'), path.join(repository, 'retinaface-mnet025.onnx'));
     for (const file of ['cct_xs_v2_global.onnx', 'cct_xs_v2_global_plate_config.yaml']) fs.symlinkSync(path.join(MODELS_DIR, 'plates', file), path.join(repository, file));
     fs.writeFileSync(path.join(repository, 'cct_xs_v2_global.json'), JSON.stringify({ kind: 'plate-text', family: 'fast-plate-ocr' }));
     const result = modelsList({ DETECTD_MODELS_DIR: repository });
     expect(result.status, result.stderr).to.equal(0);
-    const { models } = JSON.parse(result.stdout) as { models: { name: string; default: boolean }[] };
-    expect(models.filter((model) => model.default).map((model) => model.name)).to.have.members(['yolo11n-320-int8', 'retinaface-mnet025']);
+    const { models } = JSON.parse(result.stdout) as { models: { name: string; default: boolean; chosen?: string }[] };
+    // A face model of the folder (where a pull puts it) answers the services that name it; the embedded YuNet-n stays the face default.
+    expect(models.filter((model) => model.default).map((model) => [model.name, model.chosen])).to.have.deep.members([
+      ['yolo11n-320-int8', 'the only object model of the models folder'],
+      ['yunet-n', "the embedded model: the models folder's retinaface-mnet025 answers only the services that name it; name a face model in DETECTD_MODEL to make it the default"],
+    ]);
     expect(models.map((model) => model.name)).to.include('cct_xs_v2_global').and.include('retinaface-mnet025');
     const human = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
-    expect(human.stdout).to.match(/yolo11n-320-int8 \*\s+ok/).and.match(/retinaface-mnet025 \*\s+ok/).and.not.contain('cct_xs_v2_global *');
+    expect(human.stdout).to.match(/yolo11n-320-int8 \*\s+ok/).and.match(/yunet-n \* \(embedded\)\s+ok/).and.match(/retinaface-mnet025\s+ok/).and.not.contain('cct_xs_v2_global *');
+    expect(human.stdout).to.contain("* yunet-n: the embedded model: the models folder's retinaface-mnet025 answers only the services that name it");
+    // Named in DETECTD_MODEL, it is the face default.
+    const named = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'retinaface-mnet025.onnx') }).stdout) as { models: { name: string; default: boolean; chosen?: string }[] };
+    expect(named.models.find((model) => model.name === 'retinaface-mnet025')).to.deep.include({ default: true, chosen: 'the first face model DETECTD_MODEL names' });
+    expect(named.models.map((model) => model.name)).to.not.include('yunet-n');
   });
 
   it('serves every model of the folder: readiness, the console\u2019s service form, and per-model labels and parents over HTTP', async () => {
@@ -87,6 +98,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     expect(chosen.models.map((model: { name: string; default: boolean }) => [model.name, model.default])).to.deep.equal([
       ['yolox-nano-416', true],
       ['yolo11n-320-int8', false],
+      ['yunet-n', true],
     ]);
     const misnamed = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolo26n' });
     expect(misnamed.status).to.equal(3);

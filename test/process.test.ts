@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { openDatabase } from '../src/store/database.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-import { cli, MAIN, requireBuild, startProcess } from './support/processes.js';
+import { cli, MAIN, processEnv, requireBuild, startProcess } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
 
 /** Creates an account and a service on it through the CLI; the service's API key. */
@@ -112,7 +112,10 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     const db = await openDatabase({ dataDir, databaseUrl: undefined });
     await db.updateTable('services').set({ model: 'centernet' }).where('name', '=', 'from an older version').execute();
     await db.destroy();
-    const server = await startProcess(withoutModel, ['npm', 'start', '--silent']);
+    // In a checkout with no ./models nor ./data (this one's may hold your own pulls and data): this one's other files, linked.
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-fresh-checkout-'));
+    for (const entry of fs.readdirSync('.').filter((name) => !['models', 'data', '.git'].includes(name))) fs.symlinkSync(path.resolve(entry), path.join(fresh, entry));
+    const server = await startProcess(withoutModel, ['npm', 'start', '--silent'], fresh);
     try {
       const log = server.output.join('');
       expect(log).to.contain('No object model is configured (DETECTD_MODEL, or a model file in the models folder): serving the embedded yolox-nano-416');
@@ -136,12 +139,13 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
       }
     } finally {
       await server.stop();
+      fs.rmSync(fresh, { recursive: true, force: true });
     }
   });
 
   it('a start-up that fails says why in one sentence on standard error, and in one JSON line without a stack for machines', async () => {
     const failedStart = (extra: NodeJS.ProcessEnv) => {
-      const result = spawnSync(process.execPath, [MAIN], { env: { ...env, ...extra }, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [MAIN], { env: processEnv({ ...env, ...extra }), encoding: 'utf8' });
       expect(result.status, result.stderr).to.equal(1);
       const fatal = result.stdout
         .split('\n')

@@ -44,15 +44,18 @@ export const FIRST_ACCOUNT = { email: 'user1@example.com', password: 'correct ho
 /**
  * The real server, in this process, on a real loopback port, with a real, new database (SQLite
  * in a temporary folder unless `store` says otherwise) and a real model (`env.DETECTD_MODEL`).
- * Log lines are captured so tests and benchmarks can read them. `tasksOf` builds the task table it
- * serves (a test may add a task). Used by the test suite and `npm run bench`.
+ * Its models folder is `env.DETECTD_MODELS_DIR`, else one in its data folder (none there: it reads
+ * none), never the `./models` of the folder it runs from, where a person's `detectd models pull`
+ * puts models. Log lines are captured so tests and benchmarks can read them. `tasksOf` builds the
+ * task table it serves (a test may add a task). Used by the test suite and `npm run bench`.
  */
 export async function startLocalServer(
   env: Record<string, string>,
   store: ScratchStore = scratchSqliteStore(),
   tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable,
 ): Promise<LocalServer> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...store.env, ...env });
+  const settings = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...store.env, ...env });
+  const config = env.DETECTD_MODELS_DIR ? settings : { ...settings, modelsDir: { path: path.join(settings.dataDir, 'models'), required: false } };
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, modelSourcesOf } from '../config.js';
 import type { ModelLoad } from '../models/load-models.js';
-import { modelNameOf } from '../models/model-repository.js';
+import { defaultFaceModelReason, defaultModelReason, modelNameOf } from '../models/model-repository.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
 import { modelsByName } from '../models/registry.js';
 import { isDetector } from '../models/types.js';
@@ -10,8 +10,9 @@ import { asConfiguration, loadModelCode, type OutputOptions, printResult, runCom
 import { EXIT } from './exit-codes.js';
 import { addPullCommand } from './model-pull.js';
 
-function modelJson(load: ModelLoad, isDefault: boolean, embedded: boolean) {
-  const common = { name: modelNameOf(load.path), file: load.path, default: isDefault, embedded };
+/** `load` as listed; `chosen`: why it is its kind's default, when it is. */
+function modelJson(load: ModelLoad, chosen: string | undefined, embedded: boolean) {
+  const common = { name: modelNameOf(load.path), file: load.path, default: chosen !== undefined, ...(chosen !== undefined && { chosen }), embedded };
   if ('refused' in load) return { ...common, status: 'refused' as const, reason: load.refused.reason };
   const detector = load.model;
   // A model of another role (a plate reader) is run in its task's pipeline, not named by a service: no labels to show.
@@ -56,15 +57,23 @@ export function addModelCommands(program: Command): void {
     .option('--json', 'print {"models": [...]}')
     .action((options: OutputOptions) =>
       runCommand(options, async () => {
-        const { EMBEDDED_MODEL_SOURCES, tryModelFiles } = await loadModelCode();
+        const { tryModelFiles, withEmbeddedDetectors } = await loadModelCode();
         const config = loadConfig();
-        const configured = await asConfiguration(() => tryModelFiles(modelSourcesOf(config), config.inference, false));
-        // As the server does: the embedded object model first when no configured one is.
-        const embedded = configured.some((load) => 'model' in load && isDetector(load.model) && load.model.kind === MODEL_KINDS.objects) ? [] : await tryModelFiles(EMBEDDED_MODEL_SOURCES, config.inference, false);
-        const loads = [...embedded, ...configured];
+        const sources = modelSourcesOf(config);
+        const configured = await asConfiguration(() => tryModelFiles(sources, config.inference, false));
+        // As the server does: the embedded object model when no object model is configured, the embedded face model unless DETECTD_MODEL names one.
+        const { loads, embedded } = await withEmbeddedDetectors(sources, configured, config.inference);
+        const detectorOf = (load: ModelLoad) => ('model' in load && isDetector(load.model) ? load.model : undefined);
         // The server's defaults: the first detector of each kind (object, face, plate), wherever the others sort among them.
-        const defaults = new Set(Object.values(MODEL_KINDS).map((kind) => loads.findIndex((load) => 'model' in load && isDetector(load.model) && load.model.kind === kind)));
-        const listed = loads.map((load, index) => modelJson(load, defaults.has(index), index < embedded.length));
+        const chosen = new Map<ModelLoad, string>();
+        for (const kind of Object.values(MODEL_KINDS)) {
+          const ofKind = loads.filter((load) => detectorOf(load)?.kind === kind);
+          const [first] = ofKind;
+          if (first === undefined) continue;
+          const told = { embedded: embedded.has(first), others: ofKind.slice(1).map((load) => modelNameOf(load.path)) };
+          chosen.set(first, kind === MODEL_KINDS.objects ? defaultModelReason(sources, told).reason : kind === MODEL_KINDS.faces ? defaultFaceModelReason(told) : 'the first of its kind');
+        }
+        const listed = loads.map((load) => modelJson(load, chosen.get(load), embedded.has(load)));
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));
         const names = namesProblem(loads);
         const rows = listed.map((model) =>
@@ -77,7 +86,11 @@ export function addModelCommands(program: Command): void {
         printResult(
           options,
           { models: listed, ...(names && { names_refused: names }) },
-          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) + '* default model of its kind: it answers the services of that kind that name none\n' + refused.map((line) => `refused ${line}\n`).join('') + (names ? `refused: ${names}\n` : ''),
+          table(['NAME', 'STATUS', 'FAMILY', 'INPUT', 'LABELS', 'FILE'], rows) +
+            '* default model of its kind: it answers the services of that kind that name none\n' +
+            listed.flatMap((model) => (model.chosen === undefined ? [] : [`* ${model.name}: ${model.chosen}\n`])).join('') +
+            refused.map((line) => `refused ${line}\n`).join('') +
+            (names ? `refused: ${names}\n` : ''),
         );
         if (refused.length > 0 || names) process.exitCode = EXIT.refused;
       }),

@@ -96,6 +96,11 @@ interface BuiltInModel {
   wanted?(models: readonly ServedModel[]): boolean;
   /** The start-up log's line on serving it, where an operator may want another. */
   hint?(model: ServedModel, folder: ModelsFolder | undefined): string;
+  /**
+   * Only a model DETECTD_MODEL names takes its place, as its step's default: one in the models folder, where
+   * `detectd models pull` puts models, is served beside it to the services that name it.
+   */
+  readonly keptBesideFolder?: true;
 }
 
 
@@ -106,7 +111,8 @@ const BUILT_IN: readonly BuiltInModel[] = [
   {
     step: { role: 'detector', kind: MODEL_KINDS.faces },
     load: loadEmbeddedFaceDetector,
-    hint: () => 'No face model is configured: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.',
+    hint: () => 'No face model is named in DETECTD_MODEL: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.',
+    keptBesideFolder: true,
   },
   { step: { role: 'describer', kind: MODEL_KINDS.faceDescriptors }, load: (_defaults, logger) => loadFaceDescriptorNet(logger) },
   {
@@ -116,6 +122,36 @@ const BUILT_IN: readonly BuiltInModel[] = [
     wanted: (models) => models.some((model) => isDetector(model) && model.kind === MODEL_KINDS.faces && !model.givesLandmarks),
   },
 ];
+
+/** Whether `model` (of `path`) takes the place of `builtIn`: it serves the same step, and DETECTD_MODEL names it where the built-in one is kept beside the models folder's. */
+function takesPlaceOf(builtIn: BuiltInModel, model: ServedModel, path: string, sources: ModelSources): boolean {
+  return model.role === builtIn.step.role && model.kind === builtIn.step.kind && (!builtIn.keptBesideFolder || sources.modelPaths.includes(path));
+}
+
+/** The built-in detector of faces: served beside configured models unless DETECTD_MODEL names a face model. */
+const FACES_BUILT_IN = BUILT_IN.find((builtIn) => builtIn.keptBesideFolder)!;
+
+/**
+ * The loaded models of `loads` with the embedded detectors a server with `sources` adds, in the server's order, each
+ * step's default first among its kind (`detectd models list`); the embedded ones are `embedded`.
+ */
+export async function withEmbeddedDetectors(sources: ModelSources, loads: readonly ModelLoad[], defaults: InferenceSettings): Promise<{ loads: ModelLoad[]; embedded: ReadonlySet<ModelLoad> }> {
+  const listed = [...loads];
+  const embedded = new Set<ModelLoad>();
+  for (const builtIn of BUILT_IN.filter((candidate) => candidate.step.role === 'detector')) {
+    if (loads.some((load) => 'model' in load && takesPlaceOf(builtIn, load.model, load.path, sources))) continue;
+    const [load] = await tryModelFiles({ modelPaths: [builtIn === FACES_BUILT_IN ? EMBEDDED_FACE_MODEL_PATH : EMBEDDED_MODEL_FILE], modelsDir: undefined }, defaults, false);
+    embedded.add(load);
+    insertFirstOfStep(listed, load, (other) => 'model' in other && other.model.role === builtIn.step.role && other.model.kind === builtIn.step.kind, builtIn.step === OBJECTS);
+  }
+  return { loads: listed, embedded };
+}
+
+/** Puts `item` before the first of `items` serving its step (`sameStep`), or first of all, or last when there is none. */
+function insertFirstOfStep<Item>(items: Item[], item: Item, sameStep: (other: Item) => boolean, first: boolean): void {
+  const at = first ? 0 : items.findIndex(sameStep);
+  items.splice(at < 0 ? items.length : at, 0, item);
+}
 
 /**
  * Loads each configured model (DETECTD_MODEL, then the models folder), then, for each step the
@@ -136,7 +172,8 @@ export async function loadModels(
   const models: ServedModel[] = loads.flatMap((load) => ('model' in load ? [load.model] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
   const embedded = new Set<ServedModel>();
-  const serves = (step: ModelStep) => models.some((model) => model.role === step.role && model.kind === step.kind);
+  const pathOf = new Map<ServedModel, string>(loads.flatMap((load) => ('model' in load ? [[load.model, load.path] as const] : [])));
+  const displaced = (builtIn: BuiltInModel) => models.some((model) => pathOf.has(model) && takesPlaceOf(builtIn, model, pathOf.get(model)!, sources));
   try {
     if (refused.length > 0) throw new ModelSettingsError(refused.join('\n'));
     const chosen = models.find((model) => model.name === sources.defaultModel);
@@ -146,15 +183,14 @@ export async function loadModels(
     const composed = (builtIn: BuiltInModel) => builtIn.step === OBJECTS || steps.some((step) => step.role === builtIn.step.role && step.kind === builtIn.step.kind);
     // The detectors first: whether a landmarker is wanted depends on the face detector.
     for (const wave of [BUILT_IN.filter((builtIn) => builtIn.step.role === 'detector'), BUILT_IN.filter((builtIn) => builtIn.step.role !== 'detector')]) {
-      const needed = wave.filter((builtIn) => composed(builtIn) && !serves(builtIn.step) && (builtIn.wanted?.(models) ?? true));
+      const needed = wave.filter((builtIn) => composed(builtIn) && !displaced(builtIn) && (builtIn.wanted?.(models) ?? true));
       // Side by side: each loads and warms up in worker threads of its own.
       const loaded = await Promise.allSettled(needed.map((builtIn) => builtIn.load(defaults, logger)));
       for (const [index, outcome] of loaded.entries()) {
         if (outcome.status === 'rejected') continue;
         const builtIn = needed[index];
-        // The default object detector comes first.
-        if (builtIn.step === OBJECTS) models.unshift(outcome.value);
-        else models.push(outcome.value);
+        // The default object detector comes first; the default face detector before the models folder's.
+        insertFirstOfStep(models, outcome.value, (model) => model.role === builtIn.step.role && model.kind === builtIn.step.kind, builtIn.step === OBJECTS);
         embedded.add(outcome.value);
         if (builtIn.hint) logger(builtIn.hint(outcome.value, sources.modelsDir));
       }

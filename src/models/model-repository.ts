@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { catalogueModel } from './model-catalogue.js';
-import { MODEL_KINDS } from './model-roles.js';
 import type { ModelRegistry } from './registry.js';
 import type { PlateReader } from './plates.js';
 import type { Detector } from './types.js';
@@ -137,11 +136,32 @@ export async function findModelFiles(sources: ModelSources, runtimes: readonly R
   return chosen ? [chosen, ...files.filter((file) => file !== chosen)] : files;
 }
 
-/** Why the registry's default model is the default, for the start-up log; `warning` when nobody chose it. */
-export function defaultModelReason(sources: ModelSources, registry: ModelRegistry): { readonly reason: string; readonly warning: boolean } {
+/** A step's default detector as its reason is told: whether it is embedded, and the names of the other detectors of its kind. */
+export interface DefaultDetector {
+  readonly embedded: boolean;
+  readonly others: readonly string[];
+}
+
+/** Why the default object model is the default, for the start-up log and `detectd models list`; `warning` when nobody chose it. */
+export function defaultModelReason(sources: ModelSources, chosen: DefaultDetector): { readonly reason: string; readonly warning: boolean } {
   if (sources.defaultModel !== undefined) return { reason: 'named by DETECTD_DEFAULT_MODEL', warning: false };
-  if (registry.isEmbedded(registry.defaultModel)) return { reason: 'the embedded model, as no object model file is configured', warning: false };
+  if (chosen.embedded) return { reason: 'the embedded model, as no object model file is configured', warning: false };
   if (sources.modelPaths.length > 0) return { reason: 'the first of DETECTD_MODEL', warning: false };
-  if (registry.ofKind(MODEL_KINDS.objects).length === 1) return { reason: 'the only object model of the models folder', warning: false };
+  if (chosen.others.length === 0) return { reason: 'the only object model of the models folder', warning: false };
   return { reason: 'the first by name of the models folder, as nothing names one: set DETECTD_DEFAULT_MODEL to choose it', warning: true };
+}
+
+/**
+ * Why the default face model answers the face services that name no model, for the start-up log and `detectd models
+ * list`: a face model of the models folder (where `detectd models pull` puts them) never becomes the default.
+ */
+export function defaultFaceModelReason(chosen: DefaultDetector): string {
+  if (!chosen.embedded) return 'the first face model DETECTD_MODEL names';
+  if (chosen.others.length === 0) return 'the embedded model, as no face model file is configured';
+  return `the embedded model: the models folder's ${chosen.others.join(', ')} answers only the services that name it; name a face model in DETECTD_MODEL to make it the default`;
+}
+
+/** `model`, the registry's default of its kind, as its reason is told. */
+export function asDefaultDetector(registry: ModelRegistry, model: Detector): DefaultDetector {
+  return { embedded: registry.isEmbedded(model), others: registry.ofKind(model.kind).filter((other) => other !== model).map((other) => other.name) };
 }

@@ -11,12 +11,23 @@ export const LINGER_MS = 2_000;
  */
 export function closeAfterEarlyAnswer(request: IncomingMessage, response: ServerResponse): void {
   if (request.complete) return;
-  response.setHeader('Connection', 'close');
-  const socket = request.socket;
+  closeAfterAnswer(response);
+}
+
+/**
+ * Closes the connection once `response` is sent, lingering as above: says `Connection: close` when its
+ * head is still to be written, and ends the connection after it either way.
+ */
+export function closeAfterAnswer(response: ServerResponse): void {
+  const socket = response.socket;
+  if (!socket) return;
   // Node ends a `Connection: close` response with `destroySoon`, which resets a socket that still has unread bytes.
   socket.destroySoon = () => {
     socket.end();
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once('close', () => clearTimeout(timer));
   };
+  if (!response.headersSent) response.setHeader('Connection', 'close');
+  // A head already sent kept the connection alive: Node would leave it open after the answer.
+  else response.once('finish', () => socket.destroySoon());
 }

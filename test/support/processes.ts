@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { TEST_INFERENCE_SETTINGS } from './inference-settings.js';
@@ -12,9 +13,26 @@ export function requireBuild(): void {
   if (!fs.existsSync(MAIN)) throw new Error('dist/ is missing: npm test builds it (tsc) before mocha runs');
 }
 
-/** Runs `node dist/src/cli.js ARGS` to completion, with the tests' inference settings (for the models it loads) unless `env` sets its own. */
+let emptyModelsFolder: string | undefined;
+
+/**
+ * The environment of a server or command a test starts: the tests' inference settings unless `env` sets its own, and,
+ * where `env` names model files (DETECTD_MODEL) and no models folder, an empty models folder of this test process,
+ * so that the checkout's `./models`, where a person's `detectd models pull` puts models, joins no test's models.
+ */
+export function processEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!env.DETECTD_MODEL?.trim() || env.DETECTD_MODELS_DIR?.trim()) return { ...TEST_INFERENCE_SETTINGS, ...env };
+  if (emptyModelsFolder === undefined) {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-test-models-'));
+    process.once('exit', () => fs.rmSync(folder, { recursive: true, force: true }));
+    emptyModelsFolder = folder;
+  }
+  return { ...TEST_INFERENCE_SETTINGS, DETECTD_MODELS_DIR: emptyModelsFolder, ...env };
+}
+
+/** Runs `node dist/src/cli.js ARGS` to completion, in the environment `processEnv` gives `env`. */
 export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
-  return spawnSync(process.execPath, [CLI, ...args], { env: { ...TEST_INFERENCE_SETTINGS, ...env }, input, encoding: 'utf8' });
+  return spawnSync(process.execPath, [CLI, ...args], { env: processEnv(env), input, encoding: 'utf8' });
 }
 
 /**
@@ -23,7 +41,7 @@ export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
  */
 export function cliAsync(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...TEST_INFERENCE_SETTINGS, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: processEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += String(chunk)));
@@ -43,12 +61,12 @@ export interface ServerProcess {
 }
 
 /**
- * Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise) with the
- * tests' inference settings unless `env` sets its own, and resolves once it logs its URL.
+ * Starts the service (`node dist/src/main.js`, what `npm start` runs, unless told otherwise; in the folder `cwd`, else
+ * this one) in the environment `processEnv` gives `env`, and resolves once it logs its URL.
  */
-export async function startProcess(env: NodeJS.ProcessEnv, command: readonly string[] = [process.execPath, MAIN]): Promise<ServerProcess> {
+export async function startProcess(env: NodeJS.ProcessEnv, command: readonly string[] = [process.execPath, MAIN], cwd?: string): Promise<ServerProcess> {
   // Its own process group, so that stopping it reaches every process under it (npm → sh → node).
-  const child = spawn(command[0], command.slice(1), { env: { ...TEST_INFERENCE_SETTINGS, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command[0], command.slice(1), { env: processEnv(env), cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   child.stderr!.on('data', (chunk) => output.push(String(chunk)));

@@ -10,6 +10,8 @@ export interface RawResponse {
   readonly continued: boolean;
   /** Whether the server closed the connection (within `closeWithinMs` of the answer). */
   readonly closed: boolean;
+  /** What the server sent after the answer, until it closed or `closeWithinMs` passed (latin1). */
+  readonly after: string;
 }
 
 interface Parsed {
@@ -108,7 +110,7 @@ export async function rawExchange(
   } catch {
     // Not JSON: the page or text is returned as it is.
   }
-  return { status: answer.status, headers: answer.headers, body, continued, closed };
+  return { status: answer.status, headers: answer.headers, body, continued, closed, after: received.subarray(answer.length).toString('latin1') };
 }
 
 /** A request head (request line and headers, blank line included). */

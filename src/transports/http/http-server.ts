@@ -3,7 +3,7 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { DetectdError, ERROR_CATALOGUE, type ErrorCode, errorBody } from '../../core/errors.js';
-import { LINGER_MS } from '../early-answer.js';
+import { closeAfterAnswer, LINGER_MS } from '../early-answer.js';
 
 /** Most request headers accepted; a request with more is refused 431 whole rather than parsed with some of them dropped. */
 export const MAX_REQUEST_HEADERS = 100;
@@ -33,7 +33,9 @@ const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
  * The HTTP/1.1 server in front of the app, with deadlines for slow clients: headers within
  * `headersTimeoutMs`, and a request-wide backstop. `Expect: 100-continue` is left to the route
  * (the gate's bounded reader answers 100 only after the key and the size check); a request that the
- * parser could not read is answered with the JSON error shape, then the connection is closed.
+ * parser could not read is answered with the JSON error shape, then the connection is closed. Bytes the
+ * parser cannot read after a whole request (a client's stray body) leave that request its own answer,
+ * after which the connection closes.
  */
 export function createHttpServer(app: RequestListener, limits: HttpServerLimits, logger: Logger): http.Server {
   const server = http.createServer(
@@ -49,10 +51,20 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits,
   server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
   server.on('checkContinue', app);
   server.on('checkExpectation', app);
+  // Sockets whose request in progress is answered before they close (see below), so that more stray bytes change nothing.
+  const closingAfterAnswer = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (closingAfterAnswer.has(socket)) return;
+    const inProgress = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    // Bytes that are no request after one read whole (requests 2.28 sends a POST whose form encodes to nothing with
+    // no length, then a chunked body's end, `0\r\n\r\n`): that request gets its own answer, then the connection closes.
+    if (inProgress?.req.complete && !inProgress.writableFinished && socket.writable && error.code !== 'ECONNRESET') {
+      closingAfterAnswer.add(socket);
+      logger.info({ parser_error: error.code }, 'bytes after a request refused; the connection closes after its answer');
+      return closeAfterAnswer(inProgress);
+    }
     // Node's own answer would have no body; ours has the JSON error shape. Nothing to say to a reset or closed socket.
-    const answered = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent;
-    if (error.code === 'ECONNRESET' || !socket.writable || answered) return void socket.destroy();
+    if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) return void socket.destroy();
     const code = clientErrorCode(error);
     const requestId = crypto.randomUUID();
     // The parser's code (HPE_…) only: the raw bytes could hold a key.
