@@ -16,6 +16,7 @@ import { startLocalServer } from './lib/local-server.js';
 import { evaluatePlates } from './plate-eval.js';
 import { evaluateKnownPlates } from './known-plate-eval.js';
 import { evaluateUnknownFaces } from './unknown-faces-eval.js';
+import { evaluatePhantomFaces } from './phantom-faces-eval.js';
 
 /** Face models whose recognition is measured beside the embedded one's: RetinaFace (five landmarks) and UltraFace (none: face-api's 68-point net marks its faces). */
 const RECOGNITION_FACE_MODELS = ['../shared/models/faces/retinaface-mnet025.onnx', '../shared/models/faces/ultraface-rfb-640.onnx'];
@@ -26,6 +27,7 @@ interface EvalOptions {
   plates?: boolean;
   knownPlates?: boolean;
   unknownFaces?: boolean;
+  phantomFaces?: boolean;
   replay?: boolean;
   namedFaces?: number;
   calibrate?: boolean;
@@ -81,6 +83,7 @@ function parseOptions(): EvalOptions {
     .option('--plates', 'measure licence plates instead, through POST /v1/image/alpr: found, read exactly, O ≡ 0, within one character, per region, on both halves of ../shared/eval/plates as close-ups and as far-camera 1080p frames; false plates on vehicle-free photos; p50 of far frames against close-ups (scripts/plate-eval.ts)')
     .option('--known-plates', 'measure known plates instead: half of the plates of ../shared/eval/plates added as known plates, every close-up and far frame through POST /v1/image/alpr; of registered plates found, the share named right; of unregistered ones, the share named at all; before (exact text) and after, per half (scripts/known-plate-eval.ts)')
     .option('--unknown-faces', 'measure unknown people instead: grouping (pairwise precision, largest group\'s share) and naming after it, on a TUNE and a CHECK half of ../shared/eval/faces, through the REST routes (scripts/unknown-faces-eval.ts)')
+    .option('--phantom-faces', 'measure phantom faces instead: faces found at 0.4 and 0.5 through POST /v1/vision/face on photos with no person (coco-val122, coco128, eval/photos), and on the group photos and crops of ../shared/eval/faces (scripts/phantom-faces-eval.ts)')
     .option('--replay', 'with --unknown-faces: also print the grouping figures of other rules on the TUNE half')
     .option('--named-faces <n>', 'with --unknown-faces: how many best faces naming registers (default: the server\'s)', positiveInteger)
     .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
@@ -96,7 +99,7 @@ function parseOptions(): EvalOptions {
     .parse();
   const options = program.opts<EvalOptions>();
   if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
-  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces) program.error("required option '--dataset <dir>' not specified");
+  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces && !options.phantomFaces) program.error("required option '--dataset <dir>' not specified");
   if (options.plates && (options.url !== undefined || options.faces || options.dataset !== undefined)) program.error('--plates measures the plate models on ../shared/eval/plates: no --url, --faces or --dataset');
   if (options.knownPlates && (options.url !== undefined || options.faces || options.plates || options.dataset !== undefined)) program.error('--known-plates measures known plates on ../shared/eval/plates: no --url, --faces, --plates or --dataset');
   if (options.faces && options.url !== undefined) program.error('--faces measures the models themselves: no --url');
@@ -198,6 +201,10 @@ async function main(): Promise<void> {
   }
   if (options.knownPlates) {
     await evaluateKnownPlates(options.limit);
+    return;
+  }
+  if (options.phantomFaces) {
+    await evaluatePhantomFaces(options.model);
     return;
   }
   if (options.unknownFaces) {

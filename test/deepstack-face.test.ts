@@ -7,13 +7,14 @@ import os from 'node:os';
 import sharp from 'sharp';
 import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/faces/face-similarity.js';
 import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
-import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
+import { DEFAULT_TEST_MODEL, photoPath, SHARED_DIR } from './support/paths.js';
 import { cli, cliAsync, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const run = promisify(execFile);
 const CLIENT = path.resolve('test/clients/deepstack_face_request.py');
 const group = (name: string) => path.join(FACES_DIR, name);
+const coco = (set: string, file: string) => path.join(SHARED_DIR, 'eval', set, 'images', file);
 const PEOPLE = ['amy', 'bernadette', 'howard', 'leonard', 'penny', 'raj', 'sheldon', 'stuart'];
 
 interface FacePrediction {
@@ -141,6 +142,23 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
       expect(face.x_max).to.be.greaterThan(face.x_min);
       expect(face.x_max).to.be.at.most(1366);
     }
+  });
+
+  it('detect at DeepStack\'s default min_confidence: no face on a bear, donuts or zebras (photos with no person, each a face at 0.87–0.94 before the second look), every face of two group photos', async () => {
+    const detect = async (file: string): Promise<FacePrediction[]> => {
+      const form = new FormData();
+      form.append('image', new Blob([new Uint8Array(fs.readFileSync(file))]), path.basename(file));
+      form.append('api_key', key);
+      const response = await fetch(`${server.url}/v1/vision/face`, { method: 'POST', body: form });
+      expect(response.status, file).to.equal(200);
+      return ((await response.json()) as { predictions: FacePrediction[] }).predictions;
+    };
+    // What a person sees: a brown bear's head, donuts in a box, three zebras facing the camera (docs/faces.md, "Phantom faces").
+    for (const file of [coco('coco-val122', '000000000285.jpg'), coco('coco128', 'train2017/000000000438.jpg'), coco('coco-val122', '000000011760.jpg')]) {
+      expect(await detect(file), path.basename(file)).to.deep.equal([]);
+    }
+    expect(await detect(group('bbt1.jpg'))).to.have.length(4);
+    expect(await detect(group('bbt3.jpg'))).to.have.length(5);
   });
 
   it('register three people, get_registered_faces lists them, recognize names each registered face and `unknown` the others', async () => {

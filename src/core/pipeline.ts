@@ -1,8 +1,8 @@
 import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
-import type { Detection } from '../models/types.js';
+import type { Detection, DetectorTimings } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
-import type { Box } from '../vision/image.js';
+import type { Box, RgbImage } from '../vision/image.js';
 import { regionOf } from '../vision/region.js';
 import type { StageTimings } from './call-context.js';
 import { DetectdError } from './errors.js';
@@ -36,7 +36,16 @@ export interface AnalysisRequest {
    * small once the whole image is shrunk to the model's input. Needs `fullResolution`.
    */
   readonly windows?: (width: number, height: number) => readonly Box[];
+  /**
+   * A second look at what the model found, in the same turn (the face task's: tasks/face-detection/second-look.ts):
+   * given the image and the detections, it may run the model on images of its own (`look`) and
+   * answers the detections kept, highest score first. Needs `fullResolution`.
+   */
+  readonly review?: (image: RgbImage, detections: readonly Detection[], look: LookAgain) => Promise<Detection[]>;
 }
+
+/** The model run again in the call's turn, on another image (a view a review made): its detections down to `minScore`. */
+export type LookAgain = (view: RgbImage, minScore: number) => Promise<readonly Detection[]>;
 
 export interface ImageAnalysis {
   /** Size of the image as a person sees it (EXIF orientation applied): the detections' pixel space. */
@@ -57,6 +66,12 @@ function toFullImage(detections: readonly Detection[], scaleX: number, scaleY: n
     box: { left: box.left * scaleX, right: box.right * scaleX, top: box.top * scaleY, bottom: box.bottom * scaleY },
     ...(landmarks && { landmarks: landmarks.map((point) => ({ x: point.x * scaleX, y: point.y * scaleY })) }),
   }));
+}
+
+/** A further run's stage milliseconds and wait, added to the call's. */
+function addRun(timings: StageTimings, run: { readonly timings: DetectorTimings; readonly runWaitMs: number }): void {
+  for (const stage of ['preprocess', 'inference', 'postprocess'] as const) timings[stage] = (timings[stage] ?? 0) + run.timings[stage];
+  timings.wait = (timings.wait ?? 0) + run.runWaitMs;
 }
 
 /** `box` moved right by `dx` and down by `dy`. */
@@ -99,15 +114,20 @@ export async function analyseImage(request: AnalysisRequest, timings: StageTimin
       timings.wait += result.runWaitMs;
       const scaleX = image.fullWidth / image.width;
       const scaleY = image.fullHeight / image.height;
-      const detections = scaleX === 1 && scaleY === 1 ? result.detections : toFullImage(result.detections, scaleX, scaleY);
+      const found = scaleX === 1 && scaleY === 1 ? result.detections : toFullImage(result.detections, scaleX, scaleY);
+      const look: LookAgain = async (view, minScore) => {
+        const seen = await turn.detect(view, { minScore, maxDetections: limits.maxDetections }, signal);
+        addRun(timings, seen);
+        return seen.detections;
+      };
+      const detections = request.review ? await request.review(image, found, look) : found;
       const windows = [];
       for (const box of request.windows?.(image.width, image.height) ?? []) {
         const region = regionOf(image, box);
         try {
-          const found = await turn.detect(region, options, signal);
-          for (const stage of ['preprocess', 'inference', 'postprocess'] as const) timings[stage] = (timings[stage] ?? 0) + found.timings[stage];
-          timings.wait += found.runWaitMs;
-          windows.push({ box, detections: found.detections.map((detection) => ({ ...detection, box: shifted(detection.box, region.left, region.top) })) });
+          const inWindow = await turn.detect(region, options, signal);
+          addRun(timings, inWindow);
+          windows.push({ box, detections: inWindow.detections.map((detection) => ({ ...detection, box: shifted(detection.box, region.left, region.top) })) });
         } finally {
           region.release();
         }

@@ -11,6 +11,7 @@ import type { ComposedModels } from '../../core/service-scheduler.js';
 import { describeFace } from './describe-face.js';
 import { type NamedFaces, nameFaces } from './recognize.js';
 import { keepUnnamed } from './keep-unnamed.js';
+import { secondLook } from './second-look.js';
 
 /** A detection of a framed photo → in the photo's own pixels; undefined when it lies in the frame, outside the photo. */
 function inPhoto(detection: Detection, photo: Box): Detection | undefined {
@@ -28,12 +29,14 @@ function inPhoto(detection: Detection, photo: Box): Detection | undefined {
  * registration, comparison, the streams), so that one image and threshold give the same faces
  * wherever they are sent: the image decoded at full resolution (recognition aligns faces on its
  * own pixels), a small image (a face crop, a thumbnail) framed first (vision/portrait.ts), the
- * service's face model through the core pipeline. The pixels come back with the faces: `release` them.
+ * service's face model through the core pipeline, with its second look at the faces it is unsure
+ * of (second-look.ts). The pixels come back with the faces: `release` them.
  */
-export async function detectFaces(request: Omit<AnalysisRequest, 'fullResolution'>, timings: StageTimings): Promise<ImageAnalysis> {
+export async function detectFaces(request: Omit<AnalysisRequest, 'fullResolution' | 'review'>, timings: StageTimings): Promise<ImageAnalysis> {
+  const seeing: Omit<AnalysisRequest, 'bytes'> = { ...request, fullResolution: true, review: (image, faces, look) => secondLook(image, faces, request.minScore, look) };
   const framed = await frameSmallImage(request.bytes, request.limits.maxPixels);
-  if (!framed) return analyseImage({ ...request, fullResolution: true }, timings);
-  const analysis = await analyseImage({ ...request, bytes: framed.bytes, fullResolution: true }, timings);
+  if (!framed) return analyseImage({ ...seeing, bytes: request.bytes }, timings);
+  const analysis = await analyseImage({ ...seeing, bytes: framed.bytes }, timings);
   const framedPixels = analysis.pixels!;
   const own = photoPixels(framedPixels, framed.photo);
   framedPixels.release();
