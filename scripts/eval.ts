@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { evaluateDetections, type CocoDataset, type CocoMetrics, type Detection } from './coco-map.js';
 import { DEFAULT_FACE_DATASET, evaluateFaceModels, printCalibration, printFaceTable } from './face-eval.js';
+import { evaluateRegistrationQuality } from './registration-quality-eval.js';
 import { printRecognitionTable, type RecognitionScore, scoreRecognition } from './face-recognition-eval.js';
 import { startLocalServer } from './lib/local-server.js';
 import { evaluatePlates } from './plate-eval.js';
@@ -28,6 +29,7 @@ interface EvalOptions {
   knownPlates?: boolean;
   unknownFaces?: boolean;
   phantomFaces?: boolean;
+  registration?: boolean;
   replay?: boolean;
   namedFaces?: number;
   calibrate?: boolean;
@@ -84,6 +86,7 @@ function parseOptions(): EvalOptions {
     .option('--known-plates', 'measure known plates instead: half of the plates of ../shared/eval/plates added as known plates, every close-up and far frame through POST /v1/image/alpr; of registered plates found, the share named right; of unregistered ones, the share named at all; before (exact text) and after, per half (scripts/known-plate-eval.ts)')
     .option('--unknown-faces', 'measure unknown people instead: grouping (pairwise precision, largest group\'s share) and naming after it, on a TUNE and a CHECK half of ../shared/eval/faces, through the REST routes (scripts/unknown-faces-eval.ts)')
     .option('--phantom-faces', 'measure phantom faces instead: faces found at 0.4 and 0.5 through POST /v1/vision/face on photos with no person (coco-val122, coco128, eval/photos), and on the group photos and crops of ../shared/eval/faces (scripts/phantom-faces-eval.ts)')
+    .option('--registration', 'measure the registration quality check instead: the describer on the shared crops made worse, by sharpness; WIDER faces refused and weak by annotated blur and size, on a TUNE and a CONFIRM half; ordinary photos made from the group photos accepted; now and before (scripts/registration-quality-eval.ts)')
     .option('--replay', 'with --unknown-faces: also print the grouping figures of other rules on the TUNE half')
     .option('--named-faces <n>', 'with --unknown-faces: how many best faces naming registers (default: the server\'s)', positiveInteger)
     .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
@@ -99,7 +102,7 @@ function parseOptions(): EvalOptions {
     .parse();
   const options = program.opts<EvalOptions>();
   if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
-  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces && !options.phantomFaces) program.error("required option '--dataset <dir>' not specified");
+  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces && !options.phantomFaces && !options.registration) program.error("required option '--dataset <dir>' not specified");
   if (options.plates && (options.url !== undefined || options.faces || options.dataset !== undefined)) program.error('--plates measures the plate models on ../shared/eval/plates: no --url, --faces or --dataset');
   if (options.knownPlates && (options.url !== undefined || options.faces || options.plates || options.dataset !== undefined)) program.error('--known-plates measures known plates on ../shared/eval/plates: no --url, --faces, --plates or --dataset');
   if (options.faces && options.url !== undefined) program.error('--faces measures the models themselves: no --url');
@@ -201,6 +204,10 @@ async function main(): Promise<void> {
   }
   if (options.knownPlates) {
     await evaluateKnownPlates(options.limit);
+    return;
+  }
+  if (options.registration) {
+    await evaluateRegistrationQuality();
     return;
   }
   if (options.phantomFaces) {

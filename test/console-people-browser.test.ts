@@ -1,11 +1,11 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
-import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
+import { cropPath, faceModelPath, FACES_DIR, registrationPhotos } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
 
@@ -60,6 +60,24 @@ describe('console People page of a face service in Chromium', function () {
     await page.locator('#try-result').screenshot({ path: path.join(ARTIFACTS, 'console-people-try-it.png') });
 
     await page.click('button[aria-label="Remove leonard"]');
+    await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('registers an ordinary soft photo with its warning, and refuses a face too blurred to describe with the reason', async () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'detectd-people-'));
+    const [soft, blurred] = [path.join(folder, 'amy-soft.jpg'), path.join(folder, 'amy-blurred.png')];
+    writeFileSync(soft, await registrationPhotos.soft(cropPath('amy', 1)));
+    writeFileSync(blurred, await registrationPhotos.undescribable(cropPath('amy', 3)));
+    await page.fill('#people-userid', 'amy');
+    await page.setInputFiles('#people-photos', [soft, blurred]);
+    await page.click('button:has-text("Register person")');
+    await page.waitForFunction(() => document.getElementById('people-status')?.textContent?.startsWith('amy: face added'));
+    expect(await page.textContent('#people-status')).to.equal('amy: face added (1 of 2 photos showed a face; 1 weak, counted only while amy has no good photo; 1 refused).');
+    const captions = await page.$$eval('#people-taken figcaption', (list) => list.map((caption) => caption.textContent));
+    expect(captions[0]).to.match(/^amy-soft\.jpg; weak: the face is soft \(sharpness \d+; 15 or more describes its person more surely\)$/);
+    expect(captions[1]).to.match(/^amy-blurred\.png: refused, the face is too blurred to describe \(sharpness \d; at least 4 needed\)$/);
+    await page.click('button[aria-label="Remove amy"]');
     await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');
     expect(problems).to.deep.equal([]);
   });

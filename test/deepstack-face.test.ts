@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import os from 'node:os';
 import sharp from 'sharp';
 import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/faces/face-similarity.js';
-import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
+import { cropPath, FACES_DIR, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath, SHARED_DIR } from './support/paths.js';
 import { cli, cliAsync, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -109,15 +109,21 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     }
   });
 
-  it('a face too small to tell people apart (under 24 px) is never registered, and is recognized as nobody', async () => {
+  it('a face too small to tell people apart (under 24 px) is never registered, and is recognized as nobody; an ordinary soft photo registers', async () => {
     const own = await server.createService({ name: 'small faces', type: 'face-detection' });
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-small-'));
     try {
       // bbt1 at a seventh of its size: its four faces are 15–20 px tall.
       const small = path.join(folder, 'bbt1-small.jpg');
-      await sharp(group('bbt1.jpg')).resize({ width: 195 }).jpeg({ quality: 95 }).toFile(small);
+      fs.writeFileSync(small, await registrationPhotos.tiny());
       const refused = await deepstackFace(server, own, 'register', 'raj', small);
-      expect(refused.error).to.match(/status code: 400/);
+      expect(refused.error).to.match(/status code: 422/);
+      // Raj's crop as a newspaper prints it (about 88 px, soft, JPEG 30): taken, weak (docs/faces.md "Registration quality").
+      const soft = path.join(folder, 'raj-soft.jpg');
+      fs.writeFileSync(soft, await registrationPhotos.soft(cropPath('raj', 1)));
+      const softAnswer = await doubleTake(server, own, 'register', { image: soft, userid: 'raj' });
+      expect(softAnswer.body).to.include({ success: true, message: 'face added' });
+      expect(softAnswer.body.faces_weak.map((face: { reason: string }) => face.reason)).to.deep.equal(['soft']);
       await deepstackFace(server, own, 'register', 'raj', cropPath('raj', 1));
       const large = await deepstackFace(server, own, 'recognize', group('bbt1.jpg'));
       expect(userids(large.result)).to.deep.equal(['raj', 'unknown', 'unknown', 'unknown']);
@@ -253,12 +259,20 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(again.status).to.equal(1);
     // `service register` registers through the running server, as a DeepStack client would (the largest face of each photo);
     // run asynchronously, since this process serves the call.
-    const registered = await cliAsync(['service', 'register', serviceId, 'howard', cropPath('howard', 1), photoPath('dog.jpg'), cropPath('howard', 2), '--url', server.url], env);
+    // An ordinary soft photo is taken with its warning, a face too blurred to describe refused with the reason.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-register-'));
+    const [soft, blurred] = [path.join(folder, 'howard-soft.jpg'), path.join(folder, 'howard-blurred.png')];
+    fs.writeFileSync(soft, await registrationPhotos.soft(cropPath('howard', 4)));
+    fs.writeFileSync(blurred, await registrationPhotos.undescribable(cropPath('howard', 5)));
+    const registered = await cliAsync(['service', 'register', serviceId, 'howard', cropPath('howard', 1), photoPath('dog.jpg'), cropPath('howard', 2), soft, blurred, '--url', server.url], env);
+    fs.rmSync(folder, { recursive: true, force: true });
     expect(registered.status, registered.stderr).to.equal(0);
-    expect(registered.stdout).to.contain('howard registered in').and.contain('a face taken from 2 of 3 photos').and.contain(`no face in ${photoPath('dog.jpg')}`);
+    expect(registered.stdout).to.contain('howard registered in').and.contain('a face taken from 3 of 5 photos').and.contain(`no face in ${photoPath('dog.jpg')}`);
+    expect(registered.stdout).to.match(new RegExp(`\\(weak, counted only while howard has no good photo: ${soft}: the face is soft \\(sharpness \\d+; 15 or more describes its person more surely\\)\\)`));
+    expect(registered.stdout).to.match(new RegExp(`\\(refused: ${blurred}: the face is too blurred to describe \\(sharpness \\d; at least 4 needed\\)\\)`));
     expect(userids((await deepstackFace(server, own, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('howard');
     const listedAgain = JSON.parse(cli(['service', 'people', serviceId, '--json'], env).stdout).people as { userid: string; photos: number; outdated_photos: number }[];
-    expect(listedAgain.find((person) => person.userid === 'howard')).to.include({ photos: 2, outdated_photos: 0 });
+    expect(listedAgain.find((person) => person.userid === 'howard')).to.include({ photos: 3, outdated_photos: 0 });
     const refusedCase = await cliAsync(['service', 'register', serviceId, 'Howard', cropPath('howard', 3), '--url', server.url, '--json'], env);
     expect([refusedCase.status, JSON.parse(refusedCase.stderr).error.message]).to.deep.equal([1, 'the server refused the registration (400): "Howard" is the registered person "howard" in another case: register the photos as "howard" (userids that differ only in case are one person)']);
     const noServer = await cliAsync(['service', 'register', serviceId, 'howard', cropPath('howard', 3), '--url', 'http://127.0.0.1:9', '--json'], env);

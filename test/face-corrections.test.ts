@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import sharp, { type Sharp } from 'sharp';
-import { cropPath, FACES_DIR, WIDER_VAL_DIR } from './support/faces.js';
+import { cropPath, FACES_DIR, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
@@ -106,38 +106,51 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(plate.body.error.code).to.equal('invalid_request');
   });
 
-  it('refuses a blurred, a tiny and a turned face with the reason, over REST and on DeepStack\'s register (which keeps the good photos and lists the refused)', async () => {
+  it('takes an ordinary soft photo and a turned face with a warning, refuses a face too blurred or too small to describe with the reason, over REST and on DeepStack\'s register', async () => {
     const key = await server.createService({ name: 'quality', type: 'face-detection' });
-    const blurred = await png(sharp(cropPath('amy', 3)).blur(5));
-    // Amy's crop at 44 px: her face is about 43 px tall, enough to recognise in a frame (24 px), too coarse to register (48 px).
-    const tiny = await png(sharp(cropPath('amy', 3)).resize(44, 44));
+    const soft = await registrationPhotos.soft(cropPath('amy', 1));
+    const undescribable = await registrationPhotos.undescribable(cropPath('amy', 3));
+    const tiny = await registrationPhotos.tiny();
     const turned = await png(sharp(TURNED.file).extract(TURNED.region));
-    const refusals = [];
-    for (const [photo, reason] of [[blurred, /the face is blurred \(sharpness \d+; at least 30 needed\)/], [tiny, /the face is \d\d px tall; a registration photo's face must be at least 48 px tall/], [turned, /the face is turned sideways \(yaw -0\.\d\d; at most ±0\.6 allowed\)/]] as const) {
+    for (const [photo, reason] of [[undescribable, /^the photo's face cannot be registered: the face is too blurred to describe \(sharpness [0-3]; at least 4 needed\)$/], [tiny, /^the photo's face cannot be registered: the face is 1\d px tall, too small to describe: a registration photo's face must be at least 24 px tall$/]] as const) {
       const answer = await json(key, '/people/amy/add', { raw_data: photo.toString('base64') });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(422);
       expect(answer.body.error.code).to.equal('unusable_face');
       expect(answer.body.error.message).to.match(reason);
-      refusals.push(answer.body.error.message);
     }
     expect((await server.db.selectFrom('face_people').selectAll().execute()).filter((person) => person.userid === 'amy')).to.deep.equal([]);
+    const weakSamples = async () => (await server.db.selectFrom('face_samples').innerJoin('face_people', 'face_people.id', 'face_samples.person_id').select('face_samples.weak').where('face_people.userid', '=', 'amy').execute()).map((row) => row.weak);
 
-    const register = async (photos: Buffer[]) => {
+    const softAdded = await json(key, '/people/amy/add', { raw_data: soft.toString('base64') });
+    expect(softAdded.status, JSON.stringify(softAdded.body)).to.equal(200);
+    expectPublished(softAdded.body);
+    expect(softAdded.body.warnings).to.have.length(1);
+    expect(softAdded.body.warnings[0]).to.include({ reason: 'soft' });
+    expect(softAdded.body.warnings[0].message).to.match(/^the face is soft \(sharpness \d+; 15 or more describes its person more surely\)$/);
+    const turnedAdded = await json(key, '/people/amy/add', { raw_data: turned.toString('base64') });
+    expect(turnedAdded.body.warnings.map((warning: { reason: string }) => warning.reason)).to.deep.equal(['turned']);
+    expect(turnedAdded.body.warnings[0].message).to.match(/^the face is turned sideways \(yaw -0\.\d\d; a face within ±0\.6 describes its person more surely\)$/);
+    const goodAdded = await json(key, '/people/amy/add', { raw_data: base64(cropPath('amy', 2)) });
+    expect(goodAdded.body.warnings).to.deep.equal([]);
+    expect(await weakSamples()).to.have.members([1, 1, 0]);
+
+    const register = async (userid: string, photos: Buffer[]) => {
       const form = new FormData();
-      photos.forEach((photo, index) => form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(photo)]), `photo${index}.png`));
-      form.append('userid', 'amy');
+      photos.forEach((photo, index) => form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(photo)]), `photo${index}`));
+      form.append('userid', userid);
       const response = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
       return { status: response.status, body: await response.json() };
     };
-    const mixed = await register([fs.readFileSync(cropPath('amy', 1)), blurred, turned]);
+    const mixed = await register('howard', [fs.readFileSync(cropPath('howard', 1)), await registrationPhotos.soft(cropPath('howard', 2)), await registrationPhotos.undescribable(cropPath('amy', 3)), tiny]);
     expect(mixed.status).to.equal(200);
     expect(mixed.body).to.include({ success: true, message: 'face added' });
-    expect(mixed.body.faces_taken.map((face: { image: string }) => face.image)).to.deep.equal(['image']);
-    expect(mixed.body.faces_refused.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image1', 'blurred'], ['image2', 'turned']]);
-    const poorOnly = await register([tiny, blurred]);
+    expect(mixed.body.faces_taken.map((face: { image: string }) => face.image)).to.deep.equal(['image', 'image1']);
+    expect(mixed.body.faces_weak.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image1', 'soft']]);
+    expect(mixed.body.faces_refused.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image2', 'blurred'], ['image3', 'small']]);
+    const poorOnly = await register('raj', [tiny, undescribable]);
     expect(poorOnly.status).to.equal(422);
     expect(poorOnly.body).to.include({ success: false, code: 422 });
-    expect(poorOnly.body.error).to.match(/^image: the face is \d\d px tall.*; image1: the face is blurred/);
+    expect(poorOnly.body.error).to.match(/^image: the face is 1\d px tall, too small to describe.*; image1: the face is too blurred to describe/);
   });
 
   it('corrects with a kept unknown face by its face_id: "not" keeps it unknown, "add" makes it the person\'s and it leaves the unknown people', async () => {
@@ -208,6 +221,7 @@ describe('face corrections: "not this person", "add this face", the registration
       form.append('userid', person);
       const answer = await (await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form })).json();
       expect(answer.faces_refused, person).to.deep.equal([]);
+      expect(answer.faces_weak, person).to.deep.equal([]);
       expect(answer.faces_taken, person).to.have.length(5);
     }
   });

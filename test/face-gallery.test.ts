@@ -6,6 +6,7 @@ import { type Database, openDatabase } from '../src/store/database.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
+import { goodSamples } from './support/faces.js';
 
 /** A unit-length descriptor pointing mostly along axis `axis`, `tilt` towards the next axis. */
 function descriptor(axis: number, tilt = 0): Float32Array {
@@ -47,9 +48,9 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('registers people, adds photos to a known userid, lists them without descriptors, and keeps services apart', async () => {
-    expect(await gallery.register(serviceId, ' ann ', [descriptor(0)])).to.include({ userid: 'ann', samples: 1 });
-    expect(await gallery.register(serviceId, 'ann', [descriptor(0, 0.1), descriptor(0, 0.2)])).to.include({ userid: 'ann', samples: 3 });
-    await gallery.register(serviceId, 'bob', [descriptor(10)]);
+    expect(await gallery.register(serviceId, ' ann ', goodSamples(descriptor(0)))).to.include({ userid: 'ann', samples: 1 });
+    expect(await gallery.register(serviceId, 'ann', goodSamples(descriptor(0, 0.1), descriptor(0, 0.2)))).to.include({ userid: 'ann', samples: 3 });
+    await gallery.register(serviceId, 'bob', goodSamples(descriptor(10)));
     const listed = await gallery.list(serviceId);
     expect(listed.map(({ userid, samples }) => ({ userid, samples }))).to.deep.equal([
       { userid: 'ann', samples: 3 },
@@ -60,9 +61,22 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(await gallery.match(otherServiceId, descriptor(0))).to.equal(undefined);
   });
 
+  it('counts a weak sample (a photo registered with a warning) only while its person has no good one', async () => {
+    // A face as like ann's weak sample as her own photos are to her, and far from her good one.
+    const nearWeak = descriptor(5, 0.3);
+    await gallery.register(serviceId, 'ann', [{ descriptor: descriptor(5), weak: true }]);
+    expect((await gallery.match(serviceId, nearWeak))?.userid).to.equal('ann');
+    expect(await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)))).to.include({ samples: 2 });
+    expect(await gallery.match(serviceId, nearWeak)).to.equal(undefined);
+    expect((await gallery.match(serviceId, descriptor(0, 0.3)))?.userid).to.equal('ann');
+    // Another person's weak sample still counts while they have nothing better.
+    await gallery.register(serviceId, 'bob', [{ descriptor: descriptor(5), weak: true }]);
+    expect((await gallery.match(serviceId, nearWeak))?.userid).to.equal('bob');
+  });
+
   it('names the most similar person at or above the threshold, and nobody below it', async () => {
-    await gallery.register(serviceId, 'ann', [descriptor(0)]);
-    await gallery.register(serviceId, 'bob', [descriptor(10)]);
+    await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
+    await gallery.register(serviceId, 'bob', goodSamples(descriptor(10)));
     const ann = await gallery.match(serviceId, descriptor(0, 0.3));
     expect(ann?.userid).to.equal('ann');
     expect(ann?.similarity).to.be.closeTo(faceSimilarity(descriptor(0), descriptor(0, 0.3)), 1e-6);
@@ -75,8 +89,8 @@ describeEachEngine('face galleries in the store', (engine) => {
   it('rules a person out for a face nearer to one of their "not this person" faces than to their own nearest photo: the next person may win, their own faces stay theirs', async () => {
     // Unit descriptors in one plane, by angle: similarity = 1 − sin(Δ / 2).
     const at = (angle: number) => descriptor(0, angle);
-    await gallery.register(serviceId, 'ann', [at(0)]);
-    await gallery.register(serviceId, 'bob', [at(0.62)]);
+    await gallery.register(serviceId, 'ann', goodSamples(at(0)));
+    await gallery.register(serviceId, 'bob', goodSamples(at(0.62)));
     const face = at(0.3);
     // 0.851 like Ann, 0.841 like Bob: within the margin of each other, so nobody.
     expect(await gallery.match(serviceId, face)).to.equal(undefined);
@@ -98,7 +112,7 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('uses the service\u2019s own threshold when set, and the default again when cleared', async () => {
-    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
     const tilted = descriptor(0, 0.3); // similarity 1 − sin(0.15) ≈ 0.85
     await gallery.setThreshold(serviceId, 0.95);
     expect(await gallery.threshold(serviceId)).to.equal(0.95);
@@ -113,7 +127,7 @@ describeEachEngine('face galleries in the store', (engine) => {
 
   it('stores descriptors encrypted, and deletes them with their person and with their service', async () => {
     const ann = descriptor(0, 0.25);
-    await gallery.register(serviceId, 'ann', [ann]);
+    await gallery.register(serviceId, 'ann', goodSamples(ann));
     const row = await db.selectFrom('face_samples').selectAll().executeTakeFirstOrThrow();
     expect(row.descriptor_ciphertext).to.match(/^v1\./).and.not.contain(Buffer.from(ann.buffer).toString('base64'));
     // Under another server secret nothing decrypts.
@@ -125,7 +139,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(await gallery.list(serviceId)).to.deep.equal([]);
     expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
 
-    await gallery.register(serviceId, 'bob', [descriptor(3)]);
+    await gallery.register(serviceId, 'bob', goodSamples(descriptor(3)));
     await db.deleteFrom('services').where('id', '=', serviceId).execute();
     expect(await db.selectFrom('face_people').selectAll().execute()).to.deep.equal([]);
     expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
@@ -136,7 +150,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     try {
       const other = new FaceGallery(replica, TEST_SECRET);
       expect(await other.match(serviceId, descriptor(7))).to.equal(undefined);
-      await gallery.register(serviceId, 'ann', [descriptor(7)]);
+      await gallery.register(serviceId, 'ann', goodSamples(descriptor(7)));
       expect((await other.list(serviceId)).map((person) => person.userid)).to.deep.equal(['ann']);
       expect((await other.match(serviceId, descriptor(7)))?.userid).to.equal('ann');
       await other.delete(serviceId, 'ann');
@@ -148,40 +162,40 @@ describeEachEngine('face galleries in the store', (engine) => {
 
   it('refuses a blank userid, one with any control character (C0, DEL or C1), and a registration without a face', async () => {
     for (const userid of ['', '   ', 'a\nb', 'a\u007fb', 'a\u0085b', 'a\u009bb', 'x'.repeat(201)]) {
-      await expectRejection(gallery.register(serviceId, userid, [descriptor(0)]), FaceGalleryError);
+      await expectRejection(gallery.register(serviceId, userid, goodSamples(descriptor(0))), FaceGalleryError);
     }
-    await expectRejection(gallery.register(serviceId, 'ann', []), FaceGalleryError);
+    await expectRejection(gallery.register(serviceId, 'ann', goodSamples()), FaceGalleryError);
     expect(await gallery.list(serviceId)).to.deep.equal([]);
     // Letters of any script are names, not control characters.
-    expect((await gallery.register(serviceId, 'Zoë Ñandú 李', [descriptor(0)])).userid).to.equal('Zoë Ñandú 李');
+    expect((await gallery.register(serviceId, 'Zoë Ñandú 李', goodSamples(descriptor(0)))).userid).to.equal('Zoë Ñandú 李');
   });
 
   it('is one person whatever the case of the userid: a second spelling is refused with the registered one, a deletion in any case removes them', async () => {
-    await gallery.register(serviceId, 'Amy', [descriptor(0)]);
-    const refused = await gallery.register(serviceId, 'amy', [descriptor(0, 0.1)]).then(
+    await gallery.register(serviceId, 'Amy', goodSamples(descriptor(0)));
+    const refused = await gallery.register(serviceId, 'amy', goodSamples(descriptor(0, 0.1))).then(
       () => undefined,
       (error: unknown) => error,
     );
     expect(refused).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'userid_case' });
     expect((refused as Error).message).to.contain('"Amy"');
     // Composed and decomposed é are one letter too.
-    await gallery.register(serviceId, 'Zo\u00eb', [descriptor(5)]);
-    await expectRejection(gallery.register(serviceId, 'ZOE\u0308', [descriptor(5)]), FaceGalleryError);
+    await gallery.register(serviceId, 'Zo\u00eb', goodSamples(descriptor(5)));
+    await expectRejection(gallery.register(serviceId, 'ZOE\u0308', goodSamples(descriptor(5))), FaceGalleryError);
     expect((await gallery.list(serviceId)).map(({ userid, samples }) => ({ userid, samples }))).to.deep.equal([
       { userid: 'Amy', samples: 1 },
       { userid: 'Zo\u00eb', samples: 1 },
     ]);
     // The same spelling adds photos; another service has its own "amy".
-    expect((await gallery.register(serviceId, 'Amy', [descriptor(0, 0.1)])).samples).to.equal(2);
-    expect((await gallery.register(otherServiceId, 'amy', [descriptor(0)])).userid).to.equal('amy');
+    expect((await gallery.register(serviceId, 'Amy', goodSamples(descriptor(0, 0.1)))).samples).to.equal(2);
+    expect((await gallery.register(otherServiceId, 'amy', goodSamples(descriptor(0)))).userid).to.equal('amy');
     expect(await gallery.delete(serviceId, 'AMY')).to.equal(true);
     expect((await gallery.list(serviceId)).map((person) => person.userid)).to.deep.equal(['Zo\u00eb']);
     expect((await gallery.list(otherServiceId)).map((person) => person.userid)).to.deep.equal(['amy']);
   });
 
   it('names nobody when a face is about as like two registered people (within FACE_MATCH_MARGIN)', async () => {
-    await gallery.register(serviceId, 'ann', [descriptor(0)]);
-    await gallery.register(serviceId, 'twin', [descriptor(0, 0.02)]);
+    await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
+    await gallery.register(serviceId, 'twin', goodSamples(descriptor(0, 0.02)));
     // Halfway between them: both far above the threshold, nearly equal.
     const between = descriptor(0, 0.01);
     const matcher = await gallery.matcher(serviceId);
@@ -189,7 +203,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(matcher.match(between)).to.equal(undefined);
     // A face clearly nearer one of them is theirs, however alike the other.
     await gallery.delete(serviceId, 'twin');
-    await gallery.register(serviceId, 'sister', [descriptor(0, 0.25)]);
+    await gallery.register(serviceId, 'sister', goodSamples(descriptor(0, 0.25)));
     const nearAnn = descriptor(0, 0.02);
     const margin = faceSimilarity(nearAnn, descriptor(0)) - faceSimilarity(nearAnn, descriptor(0, 0.25));
     expect(margin).to.be.above(FACE_MATCH_MARGIN);
@@ -197,8 +211,8 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('never matches descriptors an earlier pipeline made, lists them as outdated, and counts who must be registered again', async () => {
-    await gallery.register(serviceId, 'ann', [descriptor(0)]);
-    await gallery.register(serviceId, 'bob', [descriptor(10)]);
+    await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
+    await gallery.register(serviceId, 'bob', goodSamples(descriptor(10)));
     expect(await gallery.peopleToRegisterAgain()).to.equal(0);
     // As the migration marks descriptors stored before aligned recognition.
     await db.updateTable('face_samples').set({ descriptor_kind: 'dlib-resnet/square-grey' }).execute();
@@ -208,7 +222,7 @@ describeEachEngine('face galleries in the store', (engine) => {
       { userid: 'bob', samples: 0, outdatedSamples: 1 },
     ]);
     expect(await gallery.peopleToRegisterAgain()).to.equal(2);
-    await gallery.register(serviceId, 'ann', [descriptor(0)]);
+    await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
     expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('ann');
     expect(await gallery.peopleToRegisterAgain()).to.equal(1);
     expect((await db.selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);

@@ -135,7 +135,7 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     const named = await api('POST', `/${sheldon.id}/name`, apiKey, { userid: 'Sheldon' });
     expect(named.status).to.equal(200);
     valid('unknown-person-named-response', named.body);
-    expect(named.body).to.deep.include({ userid: 'Sheldon', registered_faces: 2, samples: 2, forgotten: sheldon.id });
+    expect(named.body).to.deep.include({ userid: 'Sheldon', registered_faces: 2, weak_faces: 0, samples: 2, forgotten: sheldon.id });
     expect(await list(apiKey)).to.deep.equal([]);
     const again = await detect(apiKey, cropPath('sheldon', 4), 'sheldon-4');
     expect(again.detected_faces.map((face: { name: string }) => face.name)).to.deep.equal(['Sheldon']);

@@ -213,6 +213,8 @@ async function correctPerson(userid, verb, photo) {
 }
 
 const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+// An added face's warnings (docs/faces.md "Registration quality"): a weak face counts only while its person has no good photo.
+const weakText = (warnings) => (warnings?.length > 0 ? `; weak, counted only while they have no good photo: ${warnings.map((warning) => warning.message).join('; ')}` : '');
 const boxText = (box) => `${box.left},${box.top},${box.right},${box.bottom}`;
 
 // One button's call: the button disabled while it runs; `done` with its answer, or `refused` with the error (the button usable again).
@@ -265,10 +267,10 @@ function faceCorrection(face) {
     runAction(
       button,
       () => correctPerson(userid, verb, { raw_data: triedImage, box: boxText(box) }),
-      async ({ person }) => {
+      async ({ person, warnings }) => {
         const done = verb === 'not'
           ? `${person.userid}: this face is not them (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
-          : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+          : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')})${weakText(warnings)}.`;
         await tryIt();
         showStatus(`${done} ${document.getElementById('try-status').textContent}`);
         if (document.getElementById('people')) listPeople();
@@ -507,6 +509,8 @@ async function registerPerson() {
     const body = await faceCall('register', form);
     const used = new Map(body.faces_taken.map((face) => [face.image, face]));
     const refused = new Map((body.faces_refused ?? []).map((face) => [face.image, face.error]));
+    const weak = new Map();
+    for (const face of body.faces_weak ?? []) weak.set(face.image, [...(weak.get(face.image) ?? []), face.warning]);
     // Every figure is ready before the status says the call is done, so what it reports is already on the page.
     const figures = await Promise.all(files.map(async (file, index) => {
       const figure = document.createElement('figure');
@@ -516,12 +520,14 @@ async function registerPerson() {
       const canvas = face ? await takenFace(file, face) : null;
       if (canvas) figure.append(canvas);
       const why = refused.get(`image${index + 1}`);
-      caption.textContent = why ? `${file.name}: refused, ${why}` : !face ? `${file.name}: no face found` : canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
+      const warnings = weak.get(`image${index + 1}`) ?? [];
+      const taken = canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
+      caption.textContent = why ? `${file.name}: refused, ${why}` : !face ? `${file.name}: no face found` : warnings.length > 0 ? `${taken}; weak: ${warnings.join('; ')}` : taken;
       figure.append(caption);
       return figure;
     }));
     taken.append(...figures);
-    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face${refused.size > 0 ? `; ${refused.size} refused` : ''}).`;
+    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face${weak.size > 0 ? `; ${weak.size} weak, counted only while ${userid} has no good photo` : ''}${refused.size > 0 ? `; ${refused.size} refused` : ''}).`;
     // Registered: the form is ready for the next person (a refused one keeps what was typed, to correct it).
     document.getElementById('people-form').reset();
   } catch (error) {
@@ -546,10 +552,10 @@ async function sendChosenPhoto() {
   const status = document.getElementById('people-status');
   status.textContent = verb === 'not' ? `Adding ${file.name} as not ${userid}…` : `Adding ${file.name} to ${userid}…`;
   try {
-    const { person } = await correctPerson(userid, verb, file);
+    const { person, warnings } = await correctPerson(userid, verb, file);
     status.textContent = verb === 'not'
       ? `${file.name}: faces like it are no longer named ${person.userid} (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
-      : `${file.name}: face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`;
+      : `${file.name}: face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')})${weakText(warnings)}.`;
   } catch (error) {
     status.textContent = `${file.name} was refused: ${error.message}`;
   }
@@ -622,8 +628,8 @@ async function keptFaceItem(group, face, index) {
   const labels = [shortTime(face.seen), face.frame_id !== null ? `frame ${face.frame_id}` : '', face.source_id !== null ? `source ${face.source_id}` : ''].filter(Boolean);
   seen.textContent = labels.join(' · ');
   const correct = (userid, verb, button) =>
-    afterUnknownAction(button, () => correctPerson(userid, verb, { face_id: face.id }), ({ person }) =>
-      verb === 'not' ? `A face of this group is now not ${person.userid}.` : `The face was added to ${person.userid} (${plural(person.photos, 'photo', 'photos')}).`);
+    afterUnknownAction(button, () => correctPerson(userid, verb, { face_id: face.id }), ({ person, warnings }) =>
+      verb === 'not' ? `A face of this group is now not ${person.userid}.` : `The face was added to ${person.userid} (${plural(person.photos, 'photo', 'photos')})${weakText(warnings)}.`);
   const actions = document.createElement('span');
   actions.className = 'unknown-actions';
   actions.append(
@@ -651,7 +657,8 @@ async function unknownGroupItem(group, number, others) {
   const actions = document.createElement('div');
   actions.className = 'unknown-actions';
   actions.append(inlineNameForm('Name', `Name unknown person ${number}`, 'Name or id', 'OK', (userid, button) =>
-    act(button, () => unknownCall(`/${group.id}/name`, 'POST', { userid }), `Unknown person ${number} is now ${userid}: their best faces are registered.`)));
+    afterUnknownAction(button, () => unknownCall(`/${group.id}/name`, 'POST', { userid }), (named) =>
+      `Unknown person ${number} is now ${userid}: their best faces are registered${named.weak_faces > 0 ? ` (${named.weak_faces} weak: smaller than a good photo's face, counted only while ${userid} has no good photo)` : ''}.`)));
   if (others.length > 0) {
     const merge = document.createElement('form');
     merge.className = 'add-face';

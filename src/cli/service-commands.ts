@@ -355,17 +355,18 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
           const response = await fetch(`${url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form }).catch((error: Error) => {
             throw new CliFailure('no_server', `no detectd server answers at ${url} (${error.cause instanceof Error ? error.cause.message : error.message}): start it (npm start) or give --url`, EXIT.environment);
           });
-          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[]; faces_refused?: { image: string; error: string }[] };
+          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[]; faces_weak?: { image: string; warning: string }[]; faces_refused?: { image: string; error: string }[] };
           if (answer.success !== true) throw new CliFailure(answer.code ?? 'refused', `the server refused the registration (${response.status}): ${answer.error ?? 'no answer'}`, EXIT.refused);
           const taken = new Set((answer.faces_taken ?? []).map((face) => face.image));
           const fields = photos.map((_, index) => (index === 0 ? 'image' : `image${index}`));
           const refused = new Map((answer.faces_refused ?? []).map((face) => [face.image, face.error]));
           const left = photos.filter((_, index) => !taken.has(fields[index]) && !refused.has(fields[index]));
           const poor = photos.flatMap((photo, index) => (refused.has(fields[index]) ? [`${photo}: ${refused.get(fields[index])}`] : []));
+          const weak = (answer.faces_weak ?? []).map((face) => `${photos[fields.indexOf(face.image)] ?? face.image}: ${face.warning}`);
           printResult(
             options,
-            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [], faces_refused: answer.faces_refused ?? [] },
-            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}${poor.length > 0 ? ` (refused: ${poor.join('; ')})` : ''}`,
+            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [], faces_weak: answer.faces_weak ?? [], faces_refused: answer.faces_refused ?? [] },
+            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}${weak.length > 0 ? ` (weak, counted only while ${userid} has no good photo: ${weak.join('; ')})` : ''}${poor.length > 0 ? ` (refused: ${poor.join('; ')})` : ''}`,
           );
         });
       }),

@@ -100,7 +100,11 @@ export function addUnknownFaceCommands(program: Command, tasks: TaskTable): void
           const found = faceService(tasks, await findService(domain, reference, options.account));
           const named = await people(store.db, store.secret).name(found.id, id, userid).catch(refused);
           if (!named) throw noSuchPerson(found.name, id);
-          printResult(options, { service: found.id, userid: named.person.userid, registered_faces: named.registered, samples: named.person.samples, forgotten: id }, `${named.registered} faces registered as ${named.person.userid} in ${found.name}; unknown person ${id} forgotten`);
+          printResult(
+            options,
+            { service: found.id, userid: named.person.userid, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id },
+            `${named.registered} faces registered as ${named.person.userid} in ${found.name}${named.weak > 0 ? ` (${named.weak} weak: smaller than a good photo's face, counted only while ${named.person.userid} has no good photo)` : ''}; unknown person ${id} forgotten`,
+          );
         });
       }),
   );

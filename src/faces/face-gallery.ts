@@ -58,6 +58,14 @@ export class FaceGalleryError extends Error {
 interface PersonDescriptor {
   readonly userid: string;
   readonly descriptor: Float32Array;
+  /** A sample from a weak photo (faces/face-quality.ts): it counts only for a person with no good sample. */
+  readonly weak: boolean;
+}
+
+/** One face a person is registered by: its descriptor, and whether its photo was weak (faces/face-quality.ts warnings). */
+export interface FaceSample {
+  readonly descriptor: Float32Array;
+  readonly weak: boolean;
 }
 
 const MAX_USERID_LENGTH = 200;
@@ -109,10 +117,10 @@ export class FaceGallery {
    * Adds face descriptors (one a photo) to the person `userid` of the service, registering the
    * person first if new (DeepStack's register adds to a known userid). Returns the person as listed.
    */
-  async register(serviceId: string, userid: string, descriptors: readonly Float32Array[]): Promise<FacePerson> {
+  async register(serviceId: string, userid: string, samples: readonly FaceSample[]): Promise<FacePerson> {
     const name = checkUserid(userid);
     const key = useridKey(name);
-    if (descriptors.length === 0) throw new FaceGalleryError('no_descriptor', 'a person is registered from at least one face');
+    if (samples.length === 0) throw new FaceGalleryError('no_descriptor', 'a person is registered from at least one face');
     const created = this.now().toISOString();
     return this.db.transaction().execute(async (tx) => {
       // Two registrations of one new person at once: the unique (service_id, userid_key) lets one insert win.
@@ -125,9 +133,9 @@ export class FaceGallery {
       if (person.userid !== name) {
         throw new FaceGalleryError('userid_case', `"${name}" is the registered person "${person.userid}" in another case: register the photos as "${person.userid}" (userids that differ only in case are one person)`);
       }
-      const rows = descriptors.map((descriptor) => {
+      const rows = samples.map(({ descriptor, weak }) => {
         const id = crypto.randomUUID();
-        return { id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, created_at: created };
+        return { id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, weak: weak ? 1 : 0, created_at: created };
       });
       await tx.insertInto('face_samples').values(rows).execute();
       const [listed] = await this.#people(tx, serviceId, person.id);
@@ -213,7 +221,10 @@ export class FaceGallery {
 
   /** Reads the service's gallery and threshold once, to match the faces of one image. */
   async matcher(serviceId: string): Promise<FaceMatcher> {
-    const [threshold, samples, negatives] = await Promise.all([this.threshold(serviceId), this.#descriptors(serviceId, 'face_samples'), this.#descriptors(serviceId, 'face_negatives')]);
+    const [threshold, allSamples, negatives] = await Promise.all([this.threshold(serviceId), this.#descriptors(serviceId, 'face_samples'), this.#descriptors(serviceId, 'face_negatives')]);
+    // A weak sample counts only for a person with no good one (docs/faces.md "Registration quality": weak samples beside good ones named strangers, and named no one more).
+    const withGood = new Set(allSamples.filter((sample) => !sample.weak).map((sample) => sample.userid));
+    const samples = allSamples.filter((sample) => !sample.weak || !withGood.has(sample.userid));
     /** The best similarity of `descriptor` to each person's descriptors in `of`. */
     const bestOf = (of: readonly PersonDescriptor[], descriptor: Float32Array): Map<string, number> => {
       const best = new Map<string, number>();
@@ -248,10 +259,11 @@ export class FaceGallery {
       .selectFrom(table)
       .innerJoin('face_people', 'face_people.id', `${table}.person_id`)
       .select([`${table}.id as id`, `${table}.descriptor_ciphertext as ciphertext`, 'face_people.userid'])
+      .$if(table === 'face_samples', (query) => query.select('face_samples.weak as weak'))
       .where('face_people.service_id', '=', serviceId)
       .where(`${table}.descriptor_kind`, '=', DESCRIPTOR_KIND)
       .execute();
-    return rows.map((row) => ({ userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.ciphertext, row.id)) }));
+    return rows.map((row) => ({ userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.ciphertext, row.id)), weak: 'weak' in row && Number(row.weak) === 1 }));
   }
 
   /** The registered person `descriptor` is a face of, or undefined below the service's threshold. */

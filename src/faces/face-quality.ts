@@ -10,24 +10,38 @@ export interface FaceMeasures {
   readonly landmarks: readonly Point[];
 }
 
-/** Why a face is too poor to register: a face registered from it would name its person less surely, or others as them. */
+/** Why a face cannot be registered: too small or too blurred for the describer to describe its person. */
 export interface FaceProblem {
-  readonly reason: 'small' | 'blurred' | 'turned';
+  readonly reason: 'small' | 'blurred';
   readonly message: string;
 }
 
+/** Why a registered face is weak: it describes its person, less surely than a good photo (it counts only for a person with no good photo). */
+export interface FaceWarning {
+  readonly reason: 'small' | 'soft' | 'turned';
+  readonly message: string;
+}
+
+/** A registration photo's face judged: refused (`problem`), or taken, weak when it has warnings. */
+export interface FaceQuality {
+  readonly problem?: FaceProblem;
+  readonly warnings: readonly FaceWarning[];
+}
+
 /**
- * The quality check of a registration photo's face (docs/faces.md "Registration quality" has the
- * values measured on good and poor photos): tall enough to hold the detail the describer tells
- * people apart by, sharp enough, and facing the camera.
+ * The bounds of a registration photo's face (docs/faces.md "Registration quality" has the values
+ * measured: where the describer stops telling its person apart, and where it starts to tell them
+ * less surely). Only what cannot be described is refused; the rest is taken, weak or good.
  */
 export const REGISTRATION_QUALITY = {
-  /** × the smallest face the describer describes (FaceRecognition.smallestFace): a smaller face is still recognised in a frame, but too coarse to stand for its person. */
-  smallestHeightFactor: 2,
-  /** vision/sharpness.ts. */
-  leastSharpness: 30,
-  /** The nose tip's sideways offset from the eyes' midpoint, as a fraction of the distance between the eyes (faceYaw). */
-  mostYaw: 0.6,
+  /** Pixels (2 × the 24 px the describer describes, models/face-describer.ts): a smaller face is taken, weak. */
+  goodHeight: 48,
+  /** vision/sharpness.ts: below it the describer no longer describes its person; refused. */
+  leastSharpness: 4,
+  /** vision/sharpness.ts: below it the face is taken, weak (soft). */
+  goodSharpness: 15,
+  /** The nose tip's sideways offset from the eyes' midpoint, as a fraction of the distance between the eyes (faceYaw): beyond it the face is taken, weak (turned). */
+  goodYaw: 0.6,
 } as const;
 
 /**
@@ -44,15 +58,29 @@ export function faceYaw(landmarks: readonly Point[]): number {
   return (fromMiddle.x * across.x + fromMiddle.y * across.y) / (span * span);
 }
 
-/** Why the face is too poor to register (the first problem found: size, then blur, then pose), or undefined when it is good. `smallestFace`: FaceRecognition.smallestFace. */
-export function registrationProblem(face: FaceMeasures, smallestFace: number): FaceProblem | undefined {
-  const { smallestHeightFactor, leastSharpness, mostYaw } = REGISTRATION_QUALITY;
-  const smallestHeight = smallestHeightFactor * smallestFace;
+/** The warning of a face `height` px tall that is smaller than a good one, or undefined: all a kept face (its photo not kept) is judged by. */
+export function heightWarning(height: number): FaceWarning | undefined {
+  const { goodHeight } = REGISTRATION_QUALITY;
+  const rounded = Math.round(height);
+  return rounded < goodHeight ? { reason: 'small', message: `the face is ${rounded} px tall; a face at least ${goodHeight} px tall describes its person more surely` } : undefined;
+}
+
+/**
+ * A registration photo's face judged: refused when it is smaller than the describer describes or
+ * too blurred for it (the first found: size, then blur); else taken, with a warning for each way
+ * it is weak (small, soft, turned). `smallestFace`: FaceRecognition.smallestFace.
+ */
+export function registrationQuality(face: FaceMeasures, smallestFace: number): FaceQuality {
+  const { leastSharpness, goodSharpness, goodYaw } = REGISTRATION_QUALITY;
   const height = Math.round(face.height);
-  if (height < smallestHeight) return { reason: 'small', message: `the face is ${height} px tall; a registration photo's face must be at least ${smallestHeight} px tall` };
+  if (height < smallestFace) return { problem: { reason: 'small', message: `the face is ${height} px tall, too small to describe: a registration photo's face must be at least ${smallestFace} px tall` }, warnings: [] };
   const sharpness = Math.round(face.sharpness);
-  if (sharpness < leastSharpness) return { reason: 'blurred', message: `the face is blurred (sharpness ${sharpness}; at least ${leastSharpness} needed)` };
+  if (sharpness < leastSharpness) return { problem: { reason: 'blurred', message: `the face is too blurred to describe (sharpness ${sharpness}; at least ${leastSharpness} needed)` }, warnings: [] };
   const yaw = faceYaw(face.landmarks);
-  if (!(Math.abs(yaw) <= mostYaw)) return { reason: 'turned', message: `the face is turned sideways (yaw ${yaw.toFixed(2)}; at most ±${mostYaw} allowed): send a photo facing the camera` };
-  return undefined;
+  const warnings: (FaceWarning | undefined)[] = [
+    heightWarning(face.height),
+    sharpness < goodSharpness ? { reason: 'soft', message: `the face is soft (sharpness ${sharpness}; ${goodSharpness} or more describes its person more surely)` } : undefined,
+    Math.abs(yaw) <= goodYaw ? undefined : { reason: 'turned', message: `the face is turned sideways (yaw ${Number.isFinite(yaw) ? yaw.toFixed(2) : 'unmeasurable'}; a face within ±${goodYaw} describes its person more surely)` },
+  ];
+  return { warnings: warnings.filter((warning) => warning !== undefined) };
 }

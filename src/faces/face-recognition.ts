@@ -1,5 +1,5 @@
 import { DetectdError } from '../core/errors.js';
-import { type FaceGallery, FaceGalleryError, type FacePerson } from './face-gallery.js';
+import { type FaceGallery, FaceGalleryError, type FacePerson, type FaceSample } from './face-gallery.js';
 import { faceSimilarity } from './face-similarity.js';
 import type { SeenIn, UnknownPeople, UnnamedFace } from './unknown-people.js';
 
@@ -42,7 +42,7 @@ export interface FaceRecognition {
   /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (nothing is described then). */
   matcher(serviceId: string): Promise<PersonMatcher | undefined>;
   /** Adds the samples to the person, creating them when new; true when the person is new. */
-  register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  register(serviceId: string, person: string, samples: readonly FaceSample[]): Promise<boolean>;
   /** Attaches a "not this person" example to a registered person (face-gallery.ts addNegative); 404 `unknown_person` when there is nobody by that name. */
   addNegative(serviceId: string, person: string, embedding: Float32Array): Promise<RegisteredPerson>;
   list(serviceId: string): Promise<readonly RegisteredPerson[]>;
@@ -88,9 +88,9 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number, u
         },
       };
     },
-    async register(serviceId, person, embeddings) {
-      const registered = await gallery.register(serviceId, person, embeddings).catch(refusedAsRequest);
-      return registered.samples + registered.outdatedSamples === embeddings.length;
+    async register(serviceId, person, samples) {
+      const registered = await gallery.register(serviceId, person, samples).catch(refusedAsRequest);
+      return registered.samples + registered.outdatedSamples === samples.length;
     },
     addNegative: async (serviceId, person, embedding) => listed(await gallery.addNegative(serviceId, person, embedding).catch(refusedAsRequest)),
     list: async (serviceId) => (await gallery.list(serviceId)).map(listed),

@@ -4,6 +4,7 @@ import type { Database } from '../store/database.js';
 import { eraseDeleted } from '../store/erase-deleted.js';
 import { loadSharp } from '../vision/sharp.js';
 import { DESCRIPTOR_KIND, type FaceGallery, type FacePerson, fromText, toText } from './face-gallery.js';
+import { heightWarning } from './face-quality.js';
 import { type GroupFaces, groupFor } from './unknown-grouping.js';
 
 /** A face service's switch: whether it keeps the faces it cannot name, for how long, and how many at most. */
@@ -52,10 +53,11 @@ export interface SeenIn {
   readonly sourceId?: string;
 }
 
-/** What naming an unknown person did: the person it registered faces to, and how many. */
+/** What naming an unknown person did: the person it registered faces to, how many, and how many of them were weak (smaller than a good photo's: face-quality.ts). */
 export interface NamedUnknown {
   readonly person: FacePerson;
   readonly registered: number;
+  readonly weak: number;
 }
 
 export class UnknownPeopleError extends Error {
@@ -274,9 +276,11 @@ export class UnknownPeople {
       .execute();
     if (rows.length === 0) return undefined;
     const best = rows.sort(byQuality).slice(0, count);
-    const person = await this.gallery.register(serviceId, userid, best.map((row) => fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id))));
+    // A kept face's photo is not kept: its height is all it is judged by.
+    const samples = best.map((row) => ({ descriptor: fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)), weak: heightWarning(row.face_height) !== undefined }));
+    const person = await this.gallery.register(serviceId, userid, samples);
     await this.forget(serviceId, groupId);
-    return { person, registered: best.length };
+    return { person, registered: best.length, weak: samples.filter((sample) => sample.weak).length };
   }
 
   /** Moves every face of `groupId` into `intoId` and forgets `groupId`; the merged person, or undefined when the service lacks either group. */

@@ -74,6 +74,8 @@ export interface Tables {
     descriptor_ciphertext: string;
     /** Which pipeline made the descriptor (faces/face-gallery.ts DESCRIPTOR_KIND): only descriptors of one kind are comparable. */
     descriptor_kind: Generated<string>;
+    /** 1 when the photo was weak (faces/face-quality.ts warnings: small, soft, turned): the sample counts only for a person with no good one. */
+    weak: Generated<number>;
     created_at: string;
   };
   /** A licence-plate service's known plates, each with a name (src/plates/). */

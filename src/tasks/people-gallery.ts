@@ -1,19 +1,18 @@
 import type { Box } from '../vision/image.js';
 import type { PlacedFinding } from './finding.js';
 import type { RegisteredPerson } from '../faces/face-recognition.js';
-import type { FaceProblem } from '../faces/face-quality.js';
+import type { FaceSample } from '../faces/face-gallery.js';
+import type { FaceProblem, FaceWarning } from '../faces/face-quality.js';
 import type { AnalysisCall } from './analysis-call.js';
 
-/** The largest face of a photo: its embedding, and its box in the photo's pixels as sent. */
+/** The face taken from a photo: its embedding, and its box in the photo's pixels as sent. */
 export interface TakenFace {
   readonly embedding: Float32Array;
   readonly box: Box;
 }
 
-/** A face taken to register a person by, or to correct their recognition with: `problem` says why it is too poor to register (face-quality.ts). */
-export interface CheckedFace extends TakenFace {
-  readonly problem?: FaceProblem;
-}
+/** A photo's face judged for registration (face-quality.ts): refused, with why; or taken, with why it is weak (no warnings: a good face). */
+export type RegistrationFace = { readonly box: Box; readonly problem: FaceProblem } | (TakenFace & { readonly warnings: readonly FaceWarning[] });
 
 /**
  * A task that keeps a gallery of people per service (TaskAbilities.gallery): faces found and named
@@ -24,18 +23,18 @@ export interface CheckedFace extends TakenFace {
 export interface PeopleGallery {
   /** The faces of an image at or above `minConfidence`, each named by the service's gallery when `recognize` (else just `face`). */
   find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly PlacedFinding[]>;
-  /** The largest face of a photo (its subject), or undefined when it shows none; 400 `no_face` when it is too small to describe. */
-  largestFace(image: Buffer, call: AnalysisCall): Promise<TakenFace | undefined>;
   /**
-   * The face of a photo a person is registered by or corrected with: the one whose box overlaps
-   * `near` most (a face chosen in a photo of several), else the largest; undefined when it shows
-   * none (none near `near`); 400 `no_face` when it is too small to describe.
+   * The face of a photo: the one whose box overlaps `near` most (a face chosen in a photo of
+   * several), else the largest (its subject); undefined when it shows none (none near `near`); 400
+   * `no_face` when it is too small to describe.
    */
-  takeFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<CheckedFace | undefined>;
+  takeFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<TakenFace | undefined>;
+  /** The face a person is registered by (as `takeFace` chooses it), judged for registration (face-quality.ts); undefined when the photo shows none. */
+  registrationFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<RegistrationFace | undefined>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;
-  /** Adds the embeddings to the person, creating them when new; true when the person is new. */
-  register(serviceId: string, person: string, embeddings: readonly Float32Array[]): Promise<boolean>;
+  /** Adds the samples to the person, creating them when new; true when the person is new. */
+  register(serviceId: string, person: string, samples: readonly FaceSample[]): Promise<boolean>;
   /** Attaches a "not this person" example to a registered person; 404 `unknown_person` when there is nobody by that name. */
   addNegative(serviceId: string, person: string, embedding: Float32Array): Promise<RegisteredPerson>;
   list(serviceId: string): Promise<readonly RegisteredPerson[]>;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import sharp from 'sharp';
 import { SHARED_DIR } from './paths.js';
 
 /** ../shared/eval/faces: 5 grey face crops of each of its people, and group photos of them. */
@@ -26,4 +27,19 @@ export const GROUP_PHOTOS: Readonly<Record<string, readonly (string | null)[]>> 
   'bbt3.jpg': ['sheldon', 'howard', 'penny', 'raj', 'leonard'],
   'bbt4.jpg': ['leonard', 'amy', 'raj', 'penny', 'sheldon', 'bernadette'],
   'bbt5.jpg': ['raj', 'penny', 'sheldon', 'leonard', 'howard'],
+};
+
+/** Descriptors as the samples of good photos (faces/face-gallery.ts FaceSample), for a test that registers descriptors straight into a gallery. */
+export const goodSamples = (...descriptors: Float32Array[]) => descriptors.map((descriptor) => ({ descriptor, weak: false }));
+
+/**
+ * Photos made from a face crop as docs/faces.md "Registration quality" measures them: an ordinary soft
+ * photo (the face about 88 px tall, Gaussian σ 2, JPEG quality 30: a person would register it, and it
+ * is taken, weak), a face too blurred to describe (σ 6), and faces too small to describe: bbt1 at a
+ * seventh of its size, its largest face 19 px tall (the embedded YuNet finds no smaller crop's face).
+ */
+export const registrationPhotos = {
+  soft: async (crop: string) => sharp(await sharp(crop).resize(90, 90).blur(2).png().toBuffer()).jpeg({ quality: 30 }).toBuffer(),
+  undescribable: (crop: string) => sharp(crop).blur(6).png().toBuffer(),
+  tiny: () => sharp(path.join(FACES_DIR, 'bbt1.jpg')).resize({ width: 195 }).jpeg({ quality: 95 }).toBuffer(),
 };

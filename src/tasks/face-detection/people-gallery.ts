@@ -1,9 +1,9 @@
 import { DetectdError } from '../../core/errors.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { Detection } from '../../models/types.js';
-import type { CheckedFace, PeopleGallery } from '../people-gallery.js';
-import { registrationProblem } from '../../faces/face-quality.js';
-import type { Box } from '../../vision/image.js';
+import type { PeopleGallery } from '../people-gallery.js';
+import { registrationQuality } from '../../faces/face-quality.js';
+import type { Box, RgbImage } from '../../vision/image.js';
 import { sharpness } from '../../vision/sharpness.js';
 import type { FaceRecognition } from '../../faces/face-recognition.js';
 import type { AnalysisCall } from '../analysis-call.js';
@@ -40,26 +40,19 @@ function nearestTo(analysis: ImageAnalysis, near: Box): Detection | undefined {
 
 /** The face task's gallery of people: faces found and described as `analyse` finds them (find-faces.ts), and the service's people. */
 export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery {
-  /** The photo's chosen face (near `near`, else the largest), described; with its quality checked when `checked`. */
-  async function takenFace(image: Buffer, call: AnalysisCall, checked: boolean, near?: Box): Promise<CheckedFace | undefined> {
+  /** The photo's chosen face (near `near`, else the largest) with its landmarks, given to `use` with the photo's pixels (released after); undefined when there is none. */
+  async function withChosenFace<T>(image: Buffer, call: AnalysisCall, near: Box | undefined, use: (face: Detection, pixels: RgbImage) => Promise<T>): Promise<T | undefined> {
     const { scheduler, limits, signal, context } = call;
     const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
     try {
       const face = near ? nearestTo(analysis, near) : largestOf(analysis);
-      if (!face) return undefined;
-      const { box } = face;
-      const height = Math.round(box.bottom - box.top);
-      const which = near ? 'The face chosen' : 'The largest face found';
-      if (height < recognition.smallestFace) throw new DetectdError('no_face', `${which} is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
-      const pixels = analysis.pixels!;
-      const landmarks = await faceLandmarks(models, call)(pixels, face);
-      const embedding = await describeFace(models, call)(pixels, { box, landmarks });
-      const problem = checked ? registrationProblem({ height, sharpness: await sharpness(pixels, box), landmarks }, recognition.smallestFace) : undefined;
-      return { embedding, box: { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) }, ...(problem && { problem }) };
+      return face && (await use({ ...face, landmarks: await faceLandmarks(models, call)(analysis.pixels!, face) }, analysis.pixels!));
     } finally {
       analysis.pixels?.release();
     }
   }
+  const boxOf = ({ box }: Detection): Box => ({ left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) });
+  const heightOf = ({ box }: Detection) => Math.round(box.bottom - box.top);
 
   return {
     async find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall) {
@@ -68,10 +61,20 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
       call.context.objects = analysis.detections.length;
       return response.found;
     },
-    largestFace: (image, call) => takenFace(image, call, false),
-    takeFace: (image, call, near) => takenFace(image, call, true, near),
+    takeFace: (image, call, near) =>
+      withChosenFace(image, call, near, async (face, pixels) => {
+        const height = heightOf(face);
+        if (height < recognition.smallestFace) throw new DetectdError('no_face', `${near ? 'The face chosen' : 'The largest face found'} is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
+        return { embedding: await describeFace(models, call)(pixels, face), box: boxOf(face) };
+      }),
+    registrationFace: (image, call, near) =>
+      withChosenFace(image, call, near, async (face, pixels) => {
+        const { problem, warnings } = registrationQuality({ height: face.box.bottom - face.box.top, sharpness: await sharpness(pixels, face.box), landmarks: face.landmarks! }, recognition.smallestFace);
+        // A face refused is not described: nothing is registered from it.
+        return problem ? { box: boxOf(face), problem } : { embedding: await describeFace(models, call)(pixels, face), box: boxOf(face), warnings };
+      }),
     similarity: (a, b) => recognition.similarity(a, b),
-    register: (serviceId, person, embeddings) => recognition.register(serviceId, person, embeddings),
+    register: (serviceId, person, samples) => recognition.register(serviceId, person, samples),
     addNegative: (serviceId, person, embedding) => recognition.addNegative(serviceId, person, embedding),
     list: (serviceId) => recognition.list(serviceId),
     remove: (serviceId, person) => recognition.remove(serviceId, person),

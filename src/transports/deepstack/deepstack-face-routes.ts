@@ -1,5 +1,5 @@
 import { DetectdError } from '../../core/errors.js';
-import type { PeopleGallery, TakenFace } from '../../tasks/people-gallery.js';
+import type { PeopleGallery, RegistrationFace } from '../../tasks/people-gallery.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
 import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from './deepstack-form.js';
 
@@ -83,26 +83,27 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
         image: `A photo of the person; more in \`image1\`, \`image2\`, … (any field names, at most ${MAX_REGISTRATION_PHOTOS} photos).`,
         ...KEY_FIELD,
       },
-      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], "faces_refused": [{"image", "reason", "error"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out; the photos whose face is too small, blurred or turned (\`reason\` \`small\`, \`blurred\`, \`turned\`) are not registered and listed in \`faces_refused\` (docs/faces.md "Registration quality")`,
-      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', '422': 'Every photo\'s face is too small, blurred or turned (`unusable_face`: the error says which photo and why).', ...KEYED_FAILURES },
+      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], "faces_weak": [{"image", "reason", "warning"}], "faces_refused": [{"image", "reason", "error"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out; a face taken that describes its person less surely is listed in \`faces_weak\` (\`reason\` \`small\`, \`soft\`, \`turned\`; it counts only while the person has no good photo); a face too small or too blurred to describe (\`reason\` \`small\`, \`blurred\`) is not registered and listed in \`faces_refused\` (docs/faces.md "Registration quality")`,
+      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', '422': 'Every photo\'s face is too small or too blurred to describe (`unusable_face`: the error says which photo and why).', ...KEYED_FAILURES },
       files: MAX_REGISTRATION_PHOTOS,
       async respond(request, call): Promise<DeepStackAnswer> {
         const userid = useridOf(request);
         if (request.images.length === 0) throw new DetectdError('invalid_multipart', 'No valid image file found');
-        const taken: { field: string; face: TakenFace }[] = [];
+        const taken: { field: string; face: Exclude<RegistrationFace, { problem: unknown }> }[] = [];
         const refused: { image: string; reason: string; error: string }[] = [];
         for (const image of request.images) {
-          const face = await faces.takeFace(image.bytes, call);
-          if (face?.problem) refused.push({ image: image.field, reason: face.problem.reason, error: face.problem.message });
+          const face = await faces.registrationFace(image.bytes, call);
+          if (face && 'problem' in face) refused.push({ image: image.field, reason: face.problem.reason, error: face.problem.message });
           else if (face) taken.push({ field: image.field, face });
         }
-        // A poor photo among good ones is left out, not the whole registration: the answer lists it.
+        // A photo that cannot be described among good ones is left out, not the whole registration: the answer lists it.
         if (taken.length === 0 && refused.length > 0) throw new DetectdError('unusable_face', refused.map(({ image, error }) => `${image}: ${error}`).join('; '));
         if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
-        const added = await faces.register(call.service.id, userid, taken.map(({ face }) => face.embedding));
-        // detectd's additions (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page, and which photos were refused and why.
+        const added = await faces.register(call.service.id, userid, taken.map(({ face }) => ({ descriptor: face.embedding, weak: face.warnings.length > 0 })));
+        // detectd's additions (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page, which were weak and why, and which photos were refused and why.
         const facesTaken = taken.map(({ field, face }) => ({ image: field, ...deepStackBox(face.box) }));
-        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: facesTaken, faces_refused: refused } };
+        const weak = taken.flatMap(({ field, face }) => face.warnings.map(({ reason, message }) => ({ image: field, reason, warning: message })));
+        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: facesTaken, faces_weak: weak, faces_refused: refused } };
       },
     },
     {
@@ -144,8 +145,8 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       failures: { '400': 'A photo missing or bad, or no face in one of them (`no_face`).', ...KEYED_FAILURES },
       files: 2,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const first = await faces.largestFace(deepStackImage(request, 'image1'), call);
-        const second = await faces.largestFace(deepStackImage(request, 'image2'), call);
+        const first = await faces.takeFace(deepStackImage(request, 'image1'), call);
+        const second = await faces.takeFace(deepStackImage(request, 'image2'), call);
         if (!first || !second) throw new DetectdError('no_face', 'No face found in one or both images');
         const similarity = Math.round(faces.similarity(first.embedding, second.embedding) * 1e5) / 1e5;
         return { fields: { similarity }, message: `similarity ${similarity}` };

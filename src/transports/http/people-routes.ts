@@ -6,7 +6,8 @@ import type { Gate } from '../../gate/gate.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import type { RegisteredPerson } from '../../faces/face-recognition.js';
 import { useridKey } from '../../faces/face-gallery.js';
-import type { CheckedFace, PeopleGallery } from '../../tasks/people-gallery.js';
+import type { PeopleGallery, TakenFace } from '../../tasks/people-gallery.js';
+import { type FaceWarning, heightWarning } from '../../faces/face-quality.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Box } from '../../vision/image.js';
 import type { UnknownPeople } from '../../faces/unknown-people.js';
@@ -31,6 +32,9 @@ export interface PeopleRouteDependencies {
 /** A correction's face: a photo and the box of the face chosen in it, or a kept unknown face. */
 type CorrectionFace = { readonly image: Buffer; readonly near?: Box } | { readonly faceId: string };
 
+/** The face a correction applies: its embedding, and why it is weak (judged corrections only: face-quality.ts). */
+type AppliedFace = Pick<TakenFace, 'embedding'> & { readonly warnings: readonly FaceWarning[] };
+
 /** What one correction route does with the face taken from its photo, and how it is described. */
 interface Correction {
   /** The path segment after `/people/{userid}/`. */
@@ -39,7 +43,9 @@ interface Correction {
   readonly summary: string;
   readonly description: string;
   readonly failures: readonly ErrorCode[];
-  apply(gallery: PeopleGallery, serviceId: string, userid: string, face: Pick<CheckedFace, 'embedding' | 'problem'>): Promise<{ person: RegisteredPerson; newPerson?: boolean }>;
+  /** Whether the face is judged for registration (docs/faces.md "Registration quality"): refused when it cannot be described, its warnings in the answer. */
+  readonly judged: boolean;
+  apply(gallery: PeopleGallery, serviceId: string, userid: string, face: AppliedFace): Promise<{ person: RegisteredPerson; newPerson?: boolean }>;
   /** Whether a kept face it used leaves the unknown people (it is now the person's). */
   readonly takesKeptFace: boolean;
 }
@@ -53,12 +59,12 @@ const CORRECTIONS: readonly Correction[] = [
     operationId: 'add-person-face',
     summary: 'Add a photo\'s face to a person (registering them when new)',
     description:
-      'The face taken from a photo (the largest, or the one at `box`) must pass the registration quality check (size, blur, pose; docs/faces.md "Registration quality"), else 422 `unusable_face` says why; a kept face (`face_id`) is added as kept, and leaves the unknown people. `invalid_configuration` is a bad userid.',
+      'The face taken from a photo (the largest, or the one at `box`) is judged for registration (docs/faces.md "Registration quality"): 422 `unusable_face` says why when it is too small or too blurred to describe; a face taken that describes its person less surely (small, soft, turned) is added with `warnings` and counts only while the person has no good photo. A kept face (`face_id`) is judged by its height, and leaves the unknown people. `invalid_configuration` is a bad userid.',
     failures: [...IMAGE_FAILURES, 'unusable_face', 'unknown_person'],
     takesKeptFace: true,
+    judged: true,
     async apply(gallery, serviceId, userid, face) {
-      if (face.problem) throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}`);
-      const newPerson = await gallery.register(serviceId, userid, [face.embedding]);
+      const newPerson = await gallery.register(serviceId, userid, [{ descriptor: face.embedding, weak: face.warnings.length > 0 }]);
       return { person: await personNamed(gallery, serviceId, userid), newPerson };
     },
   },
@@ -70,6 +76,7 @@ const CORRECTIONS: readonly Correction[] = [
       'From then on a face more alike to this one than to the person\'s own nearest photo is never named as them (docs/faces.md "Corrections"). No quality check beyond the smallest face recognition describes: the face a camera named wrongly is what to send. 404 `unknown_person` when nobody is registered by the userid.',
     failures: [...IMAGE_FAILURES, 'unknown_person'],
     takesKeptFace: false,
+    judged: false,
     apply: async (gallery, serviceId, userid, face) => ({ person: await gallery.addNegative(serviceId, userid, face.embedding) }),
   },
 ];
@@ -130,33 +137,47 @@ export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
   return router;
 }
 
-/** The answer of a correction (schemas/face-person-response.json). */
-function answer(serviceId: string, { person, newPerson }: { person: RegisteredPerson; newPerson?: boolean }, face: Record<string, unknown>): Record<string, unknown> {
+/** The answer of a correction (schemas/face-person-response.json): a judged one says why its face is weak (`warnings`, empty for a good face). */
+function answer(serviceId: string, correction: Correction, { person, newPerson }: { person: RegisteredPerson; newPerson?: boolean }, face: Record<string, unknown>, warnings: readonly FaceWarning[]): Record<string, unknown> {
   return {
     service_id: serviceId,
     ...(newPerson !== undefined && { new_person: newPerson }),
     person: { userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created },
     face,
+    ...(correction.judged && { warnings: warnings.map(({ reason, message }) => ({ reason, message })) }),
   };
+}
+
+/** The face a correction takes from a photo: judged for registration (422 `unusable_face` when it cannot be described), or any face recognition describes. */
+async function photoFace(correction: Correction, gallery: PeopleGallery, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<(AppliedFace & Pick<TakenFace, 'box'>) | undefined> {
+  if (!correction.judged) {
+    const face = await gallery.takeFace(photo.image, call, photo.near);
+    return face && { ...face, warnings: [] };
+  }
+  const face = await gallery.registrationFace(photo.image, call, photo.near);
+  if (face && 'problem' in face) throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}`);
+  return face;
 }
 
 /** One correction by a photo once the gate admitted it: the face taken from it, applied, answered. */
 async function corrected(correction: Correction, gallery: PeopleGallery, userid: string, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<Record<string, unknown>> {
-  const face = await gallery.takeFace(photo.image, call, photo.near);
+  const face = await photoFace(correction, gallery, photo, call);
   if (!face) throw new DetectdError('no_face', photo.near ? 'no face found at the box given' : 'no face found in the photo');
-  return answer(call.service.id, await correction.apply(gallery, call.service.id, userid, face), { bounding_box: face.box });
+  return answer(call.service.id, correction, await correction.apply(gallery, call.service.id, userid, face), { bounding_box: face.box }, face.warnings);
 }
 
 /**
- * One correction by a kept unknown face: its descriptor as kept (its photo is not, so only a photo's
- * face is checked for blur and pose, as naming an unknown person registers its kept faces).
+ * One correction by a kept unknown face: its descriptor as kept. Its photo is not kept, so a judged
+ * correction judges it by its height alone, as naming an unknown person registers its kept faces.
  */
 async function correctedByKeptFace(correction: Correction, gallery: PeopleGallery, unknownPeople: PeopleRouteDependencies['unknownPeople'], userid: string, faceId: string, serviceId: string): Promise<Record<string, unknown>> {
   const kept = await unknownPeople.keptFace(serviceId, faceId);
   if (!kept) throw new DetectdError('unknown_person', `this service kept no unknown face ${faceId}: never seen, or named, merged or forgotten since`);
-  const applied = await correction.apply(gallery, serviceId, userid, { embedding: kept.descriptor });
+  const warning = correction.judged ? heightWarning(kept.height) : undefined;
+  const warnings = warning ? [warning] : [];
+  const applied = await correction.apply(gallery, serviceId, userid, { embedding: kept.descriptor, warnings });
   if (correction.takesKeptFace) await unknownPeople.forgetFace(serviceId, faceId);
-  return answer(serviceId, applied, { face_id: faceId });
+  return answer(serviceId, correction, applied, { face_id: faceId }, warnings);
 }
 
 /** The OpenAPI path items of the correction routes, for each task that keeps a gallery. */

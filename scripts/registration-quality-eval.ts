@@ -1,0 +1,249 @@
+/**
+ * `npm run eval -- --registration`: the registration quality check (src/faces/face-quality.ts)
+ * measured as a photo meets it — the embedded YuNet at the registration's confidence, the chosen
+ * face's sharpness, yaw and height, and the describer — on three sets:
+ *
+ * - the describer on the shared crops made worse (Gaussian blur, upscaled from small, shrunk, JPEG),
+ *   by sharpness band: how often the face is still nearest to its own person's other crops (rank 1)
+ *   and named as them (0.80, 0.02 ahead); where that collapses is where a face cannot be described;
+ * - WIDER FACE validation faces, each cut out with a face's width of scene around it and chosen by
+ *   its box, in two halves by image (TUNE: odd positions in annotations.txt, CONFIRM: even): faces
+ *   annotated clear (blur 0) and at least 48 px tall refused, weak; heavy blur and tiny faces refused;
+ * - "ordinary photos": the group photos brought down so that each face in turn is 80, 100 or 120 px
+ *   tall, Gaussian σ 0–2, JPEG quality 30 or 60: the share accepted.
+ *
+ * Each set is scored by the check now and by the check before it (48 px, sharpness 30, yaw ±0.6, all refusals).
+ */
+import './lib/typescript-workers.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { faceYaw, registrationQuality } from '../src/faces/face-quality.js';
+import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN } from '../src/faces/face-similarity.js';
+import { loadFaceDescriptorNet, SMALLEST_DESCRIBED_FACE } from '../src/models/face-describer.js';
+import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
+import type { Detection } from '../src/models/types.js';
+import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
+import { detectFaces } from '../src/tasks/face-detection/find-faces.js';
+import type { Box } from '../src/vision/image.js';
+import { sharpness } from '../src/vision/sharpness.js';
+import { PEOPLE } from './face-recognition-eval.js';
+import { DEFAULT_FACE_DATASET } from './face-eval.js';
+import { parseWiderAnnotations } from './wider-face-ap.js';
+
+const FACES_DIR = '../shared/eval/faces';
+/** As the registration takes a face (tasks/face-detection/people-gallery.ts). */
+const REGISTRATION_MIN_CONFIDENCE = 0.55;
+const LEAST_CHOSEN_OVERLAP = 0.3;
+/** The check before issue 41: every shortfall refused. */
+const PREVIOUS_CHECK = { height: 48, sharpness: 30, yaw: 0.6 };
+
+/** A photo's chosen face as the registration measures it. */
+interface Measured {
+  readonly height: number;
+  readonly sharpness: number;
+  readonly yaw: number;
+  readonly refused: boolean;
+  readonly weak: boolean;
+  readonly refusedBefore: boolean;
+  readonly descriptor?: Float32Array;
+}
+
+const area = (box: Box) => Math.max(0, box.right - box.left) * Math.max(0, box.bottom - box.top);
+const overlap = (a: Box, b: Box) => {
+  const shared = area({ left: Math.max(a.left, b.left), top: Math.max(a.top, b.top), right: Math.min(a.right, b.right), bottom: Math.min(a.bottom, b.bottom) });
+  return shared / (area(a) + area(b) - shared || 1);
+};
+const percent = (part: number, whole: number) => `${part}/${whole} (${((100 * part) / Math.max(1, whole)).toFixed(1)} %)`;
+
+async function loadMeasurer() {
+  const settings = { threads: 1, concurrency: 1, nmsIou: 0.3 };
+  const detector = await loadEmbeddedFaceDetector(settings, () => {});
+  const describer = await loadFaceDescriptorNet(() => {});
+  const scheduler = new ModelScheduler(detector, { maxAdmitted: 4 });
+  const signal = new AbortController().signal;
+  const detect = (bytes: Buffer) => detectFaces({ bytes, scheduler, limits: { maxPixels: 40e6, maxDetections: 300, deadlineMs: 60_000 }, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, {});
+  /** The boxes of the faces the registration finds in a photo. */
+  async function faces(bytes: Buffer): Promise<Box[]> {
+    const analysis = await detect(bytes);
+    analysis.pixels?.release();
+    return analysis.detections.map((detection) => detection.box);
+  }
+  /** The photo's face nearest `near` (else its largest), measured; undefined when the registration would find none. */
+  async function measure(bytes: Buffer, near?: Box): Promise<Measured | undefined> {
+    const analysis = await detect(bytes);
+    try {
+      const closeness = (detection: Detection) => (near ? overlap(detection.box, near) : area(detection.box));
+      const face = analysis.detections.reduce<Detection | undefined>((best, detection) => (!best || closeness(detection) > closeness(best) ? detection : best), undefined);
+      if (!face || (near && overlap(face.box, near) < LEAST_CHOSEN_OVERLAP)) return undefined;
+      const pixels = analysis.pixels!;
+      const measures = { height: face.box.bottom - face.box.top, sharpness: await sharpness(pixels, face.box), landmarks: face.landmarks! };
+      const quality = registrationQuality(measures, SMALLEST_DESCRIBED_FACE);
+      const yaw = faceYaw(measures.landmarks);
+      const refusedBefore = Math.round(measures.height) < PREVIOUS_CHECK.height || Math.round(measures.sharpness) < PREVIOUS_CHECK.sharpness || !(Math.abs(yaw) <= PREVIOUS_CHECK.yaw);
+      const descriptor = measures.height >= SMALLEST_DESCRIBED_FACE ? await describer.describe(pixels, measures.landmarks) : undefined;
+      return { height: measures.height, sharpness: measures.sharpness, yaw, refused: quality.problem !== undefined, weak: quality.warnings.length > 0, refusedBefore, descriptor };
+    } finally {
+      analysis.pixels?.release();
+    }
+  }
+  return { measure, faces, dispose: async () => Promise.all([detector.dispose(), describer.dispose()]) };
+}
+type Measurer = Awaited<ReturnType<typeof loadMeasurer>>;
+type Measure = Measurer['measure'];
+
+const cropFile = (person: string, index: number) => path.join(FACES_DIR, person, `${person}${index}.png`);
+
+/** The ways a crop is made worse, each as one photo a camera or a newspaper could have sent. */
+const WORSE: readonly [string, (crop: Buffer) => Promise<Buffer>][] = [
+  ...[0, 1, 2, 3, 4, 5, 6].map((sigma): [string, (crop: Buffer) => Promise<Buffer>] => [`blur σ ${sigma}`, (crop) => (sigma === 0 ? Promise.resolve(crop) : sharp(crop).blur(sigma).png().toBuffer())]),
+  ...[50, 32, 24, 16].map((side): [string, (crop: Buffer) => Promise<Buffer>] => [`upscaled from ${side} px`, async (crop) => sharp(await sharp(crop).resize(side, side).png().toBuffer()).resize(150, 150).png().toBuffer()]),
+  ...[50, 32].map((side): [string, (crop: Buffer) => Promise<Buffer>] => [`shrunk to ${side} px`, (crop) => sharp(crop).resize(side, side).png().toBuffer()]),
+  ...[[90, 30, 2], [80, 30, 2], [100, 40, 1.5]].map(([side, quality, sigma]): [string, (crop: Buffer) => Promise<Buffer>] => [
+    `${side} px, σ ${sigma}, JPEG ${quality}`,
+    async (crop) => sharp(await sharp(crop).resize(side, side).blur(sigma).png().toBuffer()).jpeg({ quality }).toBuffer(),
+  ]),
+];
+const SHARPNESS_BANDS = [0, 4, 6, 15, 30, Infinity];
+
+/** The describer on the crops made worse: per sharpness band, rank 1 and named among the 8 people's clean crops. */
+async function describerOnWorseCrops(measure: Measure): Promise<void> {
+  const clean = new Map<string, Float32Array>();
+  for (const person of PEOPLE) for (let index = 1; index <= 5; index++) clean.set(`${person}${index}`, (await measure(await readFile(cropFile(person, index))))!.descriptor!);
+  const bands = SHARPNESS_BANDS.slice(1).map(() => ({ faces: 0, first: 0, named: 0, refused: 0, weak: 0 }));
+  for (const [, worsen] of WORSE) {
+    for (const person of PEOPLE) {
+      for (let index = 1; index <= 5; index++) {
+        const face = await measure(await worsen(await readFile(cropFile(person, index))));
+        if (!face?.descriptor) continue;
+        const own = Math.max(...[...clean].filter(([key]) => key.startsWith(person) && key !== `${person}${index}`).map(([, other]) => faceSimilarity(face.descriptor!, other)));
+        const stranger = Math.max(...[...clean].filter(([key]) => !key.startsWith(person)).map(([, other]) => faceSimilarity(face.descriptor!, other)));
+        const band = bands[SHARPNESS_BANDS.findIndex((bound, at) => face.sharpness >= bound && face.sharpness < SHARPNESS_BANDS[at + 1])];
+        band.faces++;
+        band.first += own > stranger ? 1 : 0;
+        band.named += own >= DEFAULT_FACE_MATCH_THRESHOLD && own - stranger >= FACE_MATCH_MARGIN ? 1 : 0;
+        band.refused += face.refused ? 1 : 0;
+        band.weak += face.weak ? 1 : 0;
+      }
+    }
+  }
+  console.log(`The describer on the 40 crops made worse (${WORSE.map(([name]) => name).join('; ')}), by sharpness:`);
+  console.log('sharpness  faces  rank 1   named   refused  weak');
+  bands.forEach((band, at) => console.log(`${`${SHARPNESS_BANDS[at]}–${SHARPNESS_BANDS[at + 1]}`.padEnd(10)} ${String(band.faces).padStart(5)}  ${(band.first / band.faces).toFixed(2).padStart(6)}  ${(band.named / band.faces).toFixed(2).padStart(6)}  ${String(band.refused).padStart(7)}  ${String(band.weak).padStart(4)}`));
+}
+
+/** WIDER's attributes of a face (annotations.txt: x1 y1 w h blur expression illumination invalid occlusion pose). */
+interface WiderAttributes {
+  readonly blur: number;
+  readonly occlusion: number;
+  readonly pose: number;
+}
+
+function widerAttributes(text: string): WiderAttributes[][] {
+  const lines = text.split('\n').map((line) => line.trim());
+  const images: WiderAttributes[][] = [];
+  for (let at = 0; at < lines.length && lines[at] !== ''; ) {
+    const count = Number(lines[at + 1]);
+    at += 2;
+    const faces = lines.slice(at, at + Math.max(count, 1)).map((line) => line.split(/\s+/).map(Number));
+    at += Math.max(count, 1);
+    images.push(count === 0 ? [] : faces.map(([, , , , blur, , , , occlusion, pose]) => ({ blur, occlusion, pose })));
+  }
+  return images;
+}
+
+/** A WIDER half's faces by kind, as registration photos. */
+async function widerHalves(measure: Measure): Promise<void> {
+  const text = await readFile(path.join(DEFAULT_FACE_DATASET, 'annotations.txt'), 'utf8');
+  const images = parseWiderAnnotations(text);
+  const attributes = widerAttributes(text);
+  type Tally = { faces: number; noFace: number; refused: number; weak: number; refusedBefore: number };
+  const tally = () => ({ faces: 0, noFace: 0, refused: 0, weak: 0, refusedBefore: 0 });
+  const halves = { TUNE: { clear: tally(), clearPlain: tally(), heavy: tally(), tiny: tally(), small: tally() }, CONFIRM: { clear: tally(), clearPlain: tally(), heavy: tally(), tiny: tally(), small: tally() } };
+  for (const [index, image] of images.entries()) {
+    const half = halves[index % 2 === 1 ? 'TUNE' : 'CONFIRM'];
+    const bytes = await readFile(path.join(DEFAULT_FACE_DATASET, 'images', image.path));
+    const { width = 0, height = 0 } = await sharp(bytes).metadata();
+    for (const [at, face] of image.faces.entries()) {
+      if (face.invalid || face.height < 10) continue;
+      const { blur, occlusion, pose } = attributes[index][at];
+      const kinds: Tally[] = [];
+      if (face.height >= 48 && blur === 0) kinds.push(half.clear, ...(occlusion === 0 && pose === 0 ? [half.clearPlain] : []));
+      if (face.height >= 48 && blur === 2) kinds.push(half.heavy);
+      if (face.height < 24) kinds.push(half.tiny);
+      else if (face.height < 48) kinds.push(half.small);
+      if (kinds.length === 0) continue;
+      const margin = Math.max(face.width, face.height);
+      const left = Math.max(0, Math.floor(face.left - margin));
+      const top = Math.max(0, Math.floor(face.top - margin));
+      const cut = { left, top, width: Math.min(width, Math.ceil(face.left + face.width + margin)) - left, height: Math.min(height, Math.ceil(face.top + face.height + margin)) - top };
+      const photo = await sharp(bytes).extract(cut).png().toBuffer();
+      const box = { left: face.left - left, top: face.top - top, right: face.left - left + face.width, bottom: face.top - top + face.height };
+      const measured = await measure(photo, box);
+      for (const kind of kinds) {
+        kind.faces++;
+        if (!measured) kind.noFace++;
+        else {
+          kind.refused += measured.refused ? 1 : 0;
+          kind.weak += measured.weak && !measured.refused ? 1 : 0;
+          kind.refusedBefore += measured.refusedBefore ? 1 : 0;
+        }
+      }
+    }
+  }
+  console.log('\nWIDER FACE validation (../shared/eval/faces/wider-val), each face cut out with its scene and chosen by its box; TUNE: odd images, CONFIRM: even:');
+  console.log('half     faces                                       annotated  no face found  refused now      weak now         refused before');
+  for (const [name, half] of Object.entries(halves)) {
+    for (const [kind, label] of [['clear', 'clear (blur 0), ≥ 48 px'], ['clearPlain', '  of them not occluded, typical pose'], ['heavy', 'heavy blur (blur 2), ≥ 48 px'], ['small', '24–48 px, any blur'], ['tiny', 'under 24 px, any blur']] as const) {
+      const counts = half[kind];
+      const found = counts.faces - counts.noFace;
+      console.log(`${name.padEnd(8)} ${label.padEnd(43)} ${String(counts.faces).padStart(9)}  ${String(counts.noFace).padStart(13)}  ${percent(counts.refused, found).padEnd(15)}  ${percent(counts.weak, found).padEnd(15)}  ${percent(counts.refusedBefore, found)}`);
+    }
+  }
+}
+
+/** Each group-photo face as the subject of an ordinary photo: the photo brought down so the face is 80–120 px, softened, compressed. */
+async function ordinaryPhotos({ measure, faces }: Measurer): Promise<void> {
+  let photos = 0;
+  let refused = 0;
+  let weak = 0;
+  let refusedBefore = 0;
+  let noFace = 0;
+  for (let group = 1; group <= 5; group++) {
+    const original = await readFile(path.join(FACES_DIR, `bbt${group}.jpg`));
+    const { width = 0, height = 0 } = await sharp(original).metadata();
+    for (const box of await faces(original)) {
+      for (const faceHeight of [80, 100, 120]) {
+        const scale = faceHeight / (box.bottom - box.top);
+        for (const sigma of [0, 1, 1.5, 2]) {
+          for (const quality of [30, 60]) {
+            const smaller = sharp(original).resize(Math.round(width * scale), Math.round(height * scale));
+            const photo = await sharp(await (sigma === 0 ? smaller : smaller.blur(sigma)).png().toBuffer()).jpeg({ quality }).toBuffer();
+            const measured = await measure(photo, { left: box.left * scale, top: box.top * scale, right: box.right * scale, bottom: box.bottom * scale });
+            photos++;
+            if (!measured) noFace++;
+            else {
+              refused += measured.refused ? 1 : 0;
+              weak += measured.weak && !measured.refused ? 1 : 0;
+              refusedBefore += measured.refusedBefore ? 1 : 0;
+            }
+          }
+        }
+      }
+    }
+  }
+  console.log(`\nOrdinary photos: each face of bbt1–5 the subject, at 80, 100 and 120 px, Gaussian σ 0, 1, 1.5, 2, JPEG 30 and 60: ${photos} photos, no face found ${noFace}`);
+  console.log(`accepted now ${percent(photos - noFace - refused, photos)} (weak ${weak}), refused now ${refused}; accepted before ${percent(photos - noFace - refusedBefore, photos)}`);
+
+}
+
+export async function evaluateRegistrationQuality(): Promise<void> {
+  const measurer = await loadMeasurer();
+  try {
+    await describerOnWorseCrops(measurer.measure);
+    await widerHalves(measurer.measure);
+    await ordinaryPhotos(measurer);
+  } finally {
+    await measurer.dispose();
+  }
+}
