@@ -1,7 +1,8 @@
 /**
  * `npm run eval -- --registration`: the registration quality check (src/faces/face-quality.ts)
  * measured as a photo meets it — the embedded YuNet at the registration's confidence, the chosen
- * face's sharpness, yaw and height, and the describer — on three sets:
+ * face's sharpness, yaw and height, and the describer — on three sets (WIDER first: its faces are
+ * the strangers of the weighing of weak photos):
  *
  * - the describer on the shared crops made worse (Gaussian blur, upscaled from small, shrunk, JPEG),
  *   by sharpness band: how often the face is still nearest to its own person's other crops (rank 1)
@@ -106,16 +107,48 @@ const WORSE: readonly [string, (crop: Buffer) => Promise<Buffer>][] = [
 ];
 const SHARPNESS_BANDS = [0, 4, 6, 15, 30, Infinity];
 
-/** The describer on the crops made worse: per sharpness band, rank 1 and named among the 8 people's clean crops. */
-async function describerOnWorseCrops(measure: Measure): Promise<void> {
+/** A gallery entry of the weighing below: a person's descriptor, and whether its photo was weak. */
+interface Entry {
+  readonly person: string;
+  readonly descriptor: Float32Array;
+  readonly weak: boolean;
+}
+
+/** Who `descriptor` is named as by the gallery's rule (faces/face-gallery.ts: best sample per person, the threshold, the margin), weak samples counted always or only for a person with no good one. */
+function named(entries: readonly Entry[], descriptor: Float32Array, weakOnlyWithoutGood: boolean): string | undefined {
+  const withGood = new Set(entries.filter((entry) => !entry.weak).map((entry) => entry.person));
+  const best = new Map<string, number>();
+  for (const entry of entries) {
+    if (weakOnlyWithoutGood && entry.weak && withGood.has(entry.person)) continue;
+    best.set(entry.person, Math.max(best.get(entry.person) ?? -1, faceSimilarity(descriptor, entry.descriptor)));
+  }
+  const [first, second] = [...best].sort((a, b) => b[1] - a[1]);
+  return first && first[1] >= DEFAULT_FACE_MATCH_THRESHOLD && !(second && first[1] - second[1] < FACE_MATCH_MARGIN) ? first[0] : undefined;
+}
+
+/**
+ * The describer on the crops made worse: per sharpness band, rank 1 and named among the 8 people's
+ * clean crops. Then the weighing of weak photos: each person registered from their clean first crop
+ * and their second made worse (weak), their other 3 crops recognised, and `strangers` (faces of none of
+ * them): named right, and strangers named, with the weak photo counted always or only without a good one.
+ */
+async function describerOnWorseCrops(measure: Measure, strangers: readonly Float32Array[]): Promise<void> {
   const clean = new Map<string, Float32Array>();
   for (const person of PEOPLE) for (let index = 1; index <= 5; index++) clean.set(`${person}${index}`, (await measure(await readFile(cropFile(person, index))))!.descriptor!);
   const bands = SHARPNESS_BANDS.slice(1).map(() => ({ faces: 0, first: 0, named: 0, refused: 0, weak: 0 }));
-  for (const [, worsen] of WORSE) {
+  const weighings: string[] = [];
+  const score = (entries: readonly Entry[], weakOnlyWithoutGood: boolean) => {
+    const right = PEOPLE.flatMap((person) => [3, 4, 5].map((index) => named(entries, clean.get(`${person}${index}`)!, weakOnlyWithoutGood) === person)).filter(Boolean).length;
+    return `${right}/24 right, ${strangers.filter((stranger) => named(entries, stranger, weakOnlyWithoutGood) !== undefined).length} strangers named`;
+  };
+  const goodOnly = PEOPLE.map((person) => ({ person, descriptor: clean.get(`${person}1`)!, weak: false }));
+  for (const [name, worsen] of WORSE) {
+    const entries: Entry[] = [...goodOnly];
     for (const person of PEOPLE) {
       for (let index = 1; index <= 5; index++) {
         const face = await measure(await worsen(await readFile(cropFile(person, index))));
         if (!face?.descriptor) continue;
+        if (index === 2) entries.push({ person, descriptor: face.descriptor, weak: true });
         const own = Math.max(...[...clean].filter(([key]) => key.startsWith(person) && key !== `${person}${index}`).map(([, other]) => faceSimilarity(face.descriptor!, other)));
         const stranger = Math.max(...[...clean].filter(([key]) => !key.startsWith(person)).map(([, other]) => faceSimilarity(face.descriptor!, other)));
         const band = bands[SHARPNESS_BANDS.findIndex((bound, at) => face.sharpness >= bound && face.sharpness < SHARPNESS_BANDS[at + 1])];
@@ -126,10 +159,13 @@ async function describerOnWorseCrops(measure: Measure): Promise<void> {
         band.weak += face.weak ? 1 : 0;
       }
     }
+    weighings.push(`${name.padEnd(26)} counted always: ${score(entries, false).padEnd(34)} only without a good one: ${score(entries, true)}`);
   }
   console.log(`The describer on the 40 crops made worse (${WORSE.map(([name]) => name).join('; ')}), by sharpness:`);
   console.log('sharpness  faces  rank 1   named   refused  weak');
   bands.forEach((band, at) => console.log(`${`${SHARPNESS_BANDS[at]}–${SHARPNESS_BANDS[at + 1]}`.padEnd(10)} ${String(band.faces).padStart(5)}  ${(band.first / band.faces).toFixed(2).padStart(6)}  ${(band.named / band.faces).toFixed(2).padStart(6)}  ${String(band.refused).padStart(7)}  ${String(band.weak).padStart(4)}`));
+  console.log(`\nWeak photos weighed: each person's clean first crop and their second made worse; their crops 3–5 recognised, ${strangers.length} WIDER faces as strangers (the clean first crop alone: ${score(goodOnly, true)}):`);
+  for (const line of weighings) console.log(line);
 }
 
 /** WIDER's attributes of a face (annotations.txt: x1 y1 w h blur expression illumination invalid occlusion pose). */
@@ -153,12 +189,13 @@ function widerAttributes(text: string): WiderAttributes[][] {
 }
 
 /** A WIDER half's faces by kind, as registration photos. */
-async function widerHalves(measure: Measure): Promise<void> {
+async function widerHalves(measure: Measure): Promise<Float32Array[]> {
   const text = await readFile(path.join(DEFAULT_FACE_DATASET, 'annotations.txt'), 'utf8');
   const images = parseWiderAnnotations(text);
   const attributes = widerAttributes(text);
   type Tally = { faces: number; noFace: number; refused: number; weak: number; refusedBefore: number };
   const tally = () => ({ faces: 0, noFace: 0, refused: 0, weak: 0, refusedBefore: 0 });
+  const strangers: Float32Array[] = [];
   const halves = { TUNE: { clear: tally(), clearPlain: tally(), heavy: tally(), tiny: tally(), small: tally() }, CONFIRM: { clear: tally(), clearPlain: tally(), heavy: tally(), tiny: tally(), small: tally() } };
   for (const [index, image] of images.entries()) {
     const half = halves[index % 2 === 1 ? 'TUNE' : 'CONFIRM'];
@@ -180,6 +217,7 @@ async function widerHalves(measure: Measure): Promise<void> {
       const photo = await sharp(bytes).extract(cut).png().toBuffer();
       const box = { left: face.left - left, top: face.top - top, right: face.left - left + face.width, bottom: face.top - top + face.height };
       const measured = await measure(photo, box);
+      if (measured?.descriptor && !measured.refused) strangers.push(measured.descriptor);
       for (const kind of kinds) {
         kind.faces++;
         if (!measured) kind.noFace++;
@@ -200,6 +238,7 @@ async function widerHalves(measure: Measure): Promise<void> {
       console.log(`${name.padEnd(8)} ${label.padEnd(43)} ${String(counts.faces).padStart(9)}  ${String(counts.noFace).padStart(13)}  ${percent(counts.refused, found).padEnd(15)}  ${percent(counts.weak, found).padEnd(15)}  ${percent(counts.refusedBefore, found)}`);
     }
   }
+  return strangers;
 }
 
 /** Each group-photo face as the subject of an ordinary photo: the photo brought down so the face is 80–120 px, softened, compressed. */
@@ -240,8 +279,8 @@ async function ordinaryPhotos({ measure, faces }: Measurer): Promise<void> {
 export async function evaluateRegistrationQuality(): Promise<void> {
   const measurer = await loadMeasurer();
   try {
-    await describerOnWorseCrops(measurer.measure);
-    await widerHalves(measurer.measure);
+    const strangers = await widerHalves(measurer.measure);
+    await describerOnWorseCrops(measurer.measure, strangers);
     await ordinaryPhotos(measurer);
   } finally {
     await measurer.dispose();
