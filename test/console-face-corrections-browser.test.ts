@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
-import { cropPath, FACES_DIR } from './support/faces.js';
+import { cropPath, FACES_DIR, registrationPhotos } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
 
@@ -80,12 +79,17 @@ describe('console face corrections and unknown people in Chromium', function () 
     await status('people-status', /^leonard2\.png: face added to leonard \(2 photos\)/);
     await uploadFromRow('A photo of someone who is not penny', cropPath('bernadette', 3));
     await status('people-status', /^bernadette3\.png: faces like it are no longer named penny \(2 “not this person” faces\)/);
+    // An ordinary soft photo is added with its warning; a face too blurred to describe is refused with the reason.
+    const soft = path.join(SHOTS, 'soft.jpg');
+    fs.writeFileSync(soft, await registrationPhotos.soft(cropPath('leonard', 3)));
+    await uploadFromRow('Add a photo of leonard', soft);
+    await status('people-status', /^soft\.jpg: face added to leonard \(3 photos\); weak, counted only while they have no good photo: the face is soft \(sharpness \d+; 15 or more describes its person more surely\)\.$/);
     const blurred = path.join(SHOTS, 'blurred.png');
-    await sharp(cropPath('leonard', 3)).blur(5).toFile(blurred);
+    fs.writeFileSync(blurred, await registrationPhotos.undescribable(cropPath('amy', 3)));
     await uploadFromRow('Add a photo of leonard', blurred);
-    await status('people-status', /^blurred\.png was refused: the photo's face cannot be registered: the face is blurred/);
+    await status('people-status', /^blurred\.png was refused: the photo's face cannot be registered: the face is too blurred to describe/);
     await page.waitForFunction(() => document.getElementById('people-count')?.textContent === '2 people registered');
-    expect(await peopleRows()).to.deep.equal([['leonard', '2', '0'], ['penny', '1', '2']]);
+    expect(await peopleRows()).to.deep.equal([['leonard', '3', '0'], ['penny', '1', '2']]);
     await page.locator('#people').screenshot({ path: path.join(SHOTS, 'people-1280.png') });
     await page.setViewportSize(PHONE);
     await noSidewaysScroll();
