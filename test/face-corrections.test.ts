@@ -153,7 +153,7 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(poorOnly.body.error).to.match(/^image: the face is 1\d px tall, too small to describe.*; image1: the face is too blurred to describe/);
   });
 
-  it('corrects with a kept unknown face by its face_id: "not" keeps it unknown, "add" makes it the person\'s and it leaves the unknown people', async () => {
+  it('corrects with a kept unknown face by its face_id: "not" keeps it unknown, "add" makes it the person\'s and it leaves the unknown people; a far kept face is added or named weak', async () => {
     const key = await server.createService({ name: 'kept faces', type: 'face-detection' });
     const api = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(`${server.url}/api/v1/face-detection${route}`, { method, headers: { Authorization: `ApiKey ${key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -174,11 +174,27 @@ describe('face corrections: "not this person", "add this face", the registration
 
     const add = await json(key, '/people/bernadette/add', { face_id: face.id });
     expect(add.status).to.equal(200);
-    expect(add.body).to.deep.include({ new_person: true, face: { face_id: face.id } });
+    expect(add.body).to.deep.include({ new_person: true, face: { face_id: face.id }, warnings: [] });
     expectPublished(add.body);
     expect((await api('GET', '/unknown-people')).body.unknown_people).to.deep.equal([]);
     expect(await server.db.selectFrom('unknown_faces').select('id').where('id', '=', face.id).execute()).to.deep.equal([]);
     expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['bernadette']);
+
+    // A kept face is judged by its height alone: Howard's face 40 px tall in a camera's frame is added, weak.
+    const far = async (person: string) => {
+      const photo = await sharp(await sharp(cropPath(person, 1)).resize(40, 40).png().toBuffer()).extend({ top: 180, bottom: 180, left: 180, right: 180, background: '#808080' }).png().toBuffer();
+      expect(await names(key, photo)).to.have.length(1);
+      const [group] = (await api('GET', '/unknown-people')).body.unknown_people;
+      return group.id as string;
+    };
+    const [farFace] = (await api('GET', `/unknown-people/${await far('howard')}`)).body.faces;
+    const farAdded = await json(key, '/people/howard/add', { face_id: farFace.id });
+    expectPublished(farAdded.body);
+    expect(farAdded.body.warnings.map((warning: { reason: string }) => warning.reason)).to.deep.equal(['small']);
+    expect(farAdded.body.warnings[0].message).to.match(/^the face is \d\d px tall; a face at least 48 px tall describes its person more surely$/);
+    // So is an unknown person's far face when the unknown person is named.
+    const farNamed = await api('POST', `/unknown-people/${await far('raj')}/name`, { userid: 'raj' });
+    expect(farNamed.body).to.include({ userid: 'raj', registered_faces: 1, weak_faces: 1 });
 
     const gone = await json(key, '/people/bernadette/add', { face_id: face.id });
     expect([gone.status, gone.body.error.code]).to.deep.equal([404, 'unknown_person']);
