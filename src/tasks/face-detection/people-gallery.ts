@@ -40,13 +40,13 @@ function nearestTo(analysis: ImageAnalysis, near: Box): Detection | undefined {
 
 /** The face task's gallery of people: faces found and described as `analyse` finds them (find-faces.ts), and the service's people. */
 export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery {
-  /** The photo's chosen face (near `near`, else the largest) with its landmarks, given to `use` with the photo's pixels (released after); undefined when there is none. */
+  /** The photo's chosen face (near `near`, else the largest), given to `use` with the photo's pixels (released after); undefined when there is none. */
   async function withChosenFace<T>(image: Buffer, call: AnalysisCall, near: Box | undefined, use: (face: Detection, pixels: RgbImage) => Promise<T>): Promise<T | undefined> {
     const { scheduler, limits, signal, context } = call;
     const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
     try {
       const face = near ? nearestTo(analysis, near) : largestOf(analysis);
-      return face && (await use({ ...face, landmarks: await faceLandmarks(models, call)(analysis.pixels!, face) }, analysis.pixels!));
+      return face && (await use(face, analysis.pixels!));
     } finally {
       analysis.pixels?.release();
     }
@@ -69,9 +69,10 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
       }),
     registrationFace: (image, call, near) =>
       withChosenFace(image, call, near, async (face, pixels) => {
-        const { problem, warnings } = registrationQuality({ height: face.box.bottom - face.box.top, sharpness: await sharpness(pixels, face.box), landmarks: face.landmarks! }, recognition.smallestFace);
+        const landmarks = await faceLandmarks(models, call)(pixels, face);
+        const { problem, warnings } = registrationQuality({ height: face.box.bottom - face.box.top, sharpness: await sharpness(pixels, face.box), landmarks }, recognition.smallestFace);
         // A face refused is not described: nothing is registered from it.
-        return problem ? { box: boxOf(face), problem } : { embedding: await describeFace(models, call)(pixels, face), box: boxOf(face), warnings };
+        return problem ? { box: boxOf(face), problem } : { embedding: await describeFace(models, call)(pixels, { ...face, landmarks }), box: boxOf(face), warnings };
       }),
     similarity: (a, b) => recognition.similarity(a, b),
     register: (serviceId, person, samples) => recognition.register(serviceId, person, samples),
