@@ -41,9 +41,7 @@ const PREVIOUS_CHECK = { height: 48, sharpness: 30, yaw: 0.6 };
 
 /** A photo's chosen face as the registration measures it. */
 interface Measured {
-  readonly height: number;
   readonly sharpness: number;
-  readonly yaw: number;
   readonly refused: boolean;
   readonly weak: boolean;
   readonly refusedBefore: boolean;
@@ -83,7 +81,7 @@ async function loadMeasurer() {
       const yaw = faceYaw(measures.landmarks);
       const refusedBefore = Math.round(measures.height) < PREVIOUS_CHECK.height || Math.round(measures.sharpness) < PREVIOUS_CHECK.sharpness || !(Math.abs(yaw) <= PREVIOUS_CHECK.yaw);
       const descriptor = measures.height >= SMALLEST_DESCRIBED_FACE ? await describer.describe(pixels, measures.landmarks) : undefined;
-      return { height: measures.height, sharpness: measures.sharpness, yaw, refused: quality.problem !== undefined, weak: quality.warnings.length > 0, refusedBefore, descriptor };
+      return { sharpness: measures.sharpness, refused: quality.problem !== undefined, weak: quality.warnings.length > 0, refusedBefore, descriptor };
     } finally {
       analysis.pixels?.release();
     }
