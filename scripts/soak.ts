@@ -9,14 +9,15 @@
  * no unplanned 5xx, the RSS at rest within ±10 % of minute 2 from then on. With --faces, the
  * traffic is a face service's instead (the embedded face model): recognition of crowds of
  * 20–60 faces with people registered, detection, the Nvision face API with crops, registrations
- * and deletions, and bad images on every face route — what holds the describer's memory.
+ * and deletions, and bad images on every face route — what holds the describer's memory. With
+ * --faults, none of that: the parts the server stands on fail under load instead (lib/soak-faults.ts).
  *
  *   npm run soak -- [--minutes 10] [--clients 6] [--streams 2] [--model FILE] [--faces] [--no-jemalloc]
+ *   npm run soak -- --faults [--model FILE]
  */
 import './lib/typescript-workers.js';
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -27,7 +28,9 @@ import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { openDatabase } from '../src/store/database.js';
 import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
+import { freePort } from './lib/free-port.js';
 import { makePanClip } from './lib/pan-clip.js';
+import { soakFaults } from './lib/soak-faults.js';
 import { CONNECT_STREAM, STREAM_PROTOCOLS } from './lib/stream-connection.js';
 
 const program = new Command()
@@ -36,9 +39,10 @@ const program = new Command()
   .option('--streams <n>', 'video streams open at once (besides the clients)', nonNegativeInteger, 2)
   .option('--model <file>', 'ONNX model to serve', path.resolve('../shared/models/yolox-nano-416.onnx'))
   .option('--faces', 'a face service\'s traffic instead of object detection\'s')
+  .option('--faults', 'PostgreSQL restarted and the data disk filled under load, instead of the soak (needs root)')
   .option('--no-jemalloc', 'run the server on the system allocator (DETECTD_JEMALLOC=0)')
   .parse();
-const options = program.opts<{ minutes: number; clients: number; streams: number; model: string; faces?: boolean; jemalloc: boolean }>();
+const options = program.opts<{ minutes: number; clients: number; streams: number; model: string; faces?: boolean; faults?: boolean; jemalloc: boolean }>();
 
 /** Answers that are the point of the request: a refusal under saturation (503 overloaded) is planned, a 500 never is. */
 const PLANNED_5XX = new Set(['overloaded', 'deadline_exceeded']);
@@ -58,14 +62,6 @@ function nonNegativeInteger(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0) throw new Error(`expected a whole number ≥ 0, got "${value}"`);
   return number;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function newApiKey(dataDir: string, type: string | undefined): Promise<string> {
@@ -357,4 +353,5 @@ async function main(): Promise<void> {
   process.exitCode = unplanned.length || !flat ? 1 : 0;
 }
 
-await main();
+if (options.faults) process.exitCode = (await soakFaults(options.model)) ? 0 : 1;
+else await main();
