@@ -30,13 +30,50 @@ function refusePostgres(config: Config, command: string): void {
 
 const counts = (summary: SnapshotSummary) => `${summary.accounts} account${summary.accounts === 1 ? '' : 's'}, ${summary.services} service${summary.services === 1 ? '' : 's'}`;
 
-/** A folder for the work files of a command, removed whatever happens; beside `near` so that renames stay on one file system. */
-async function inWorkFolder<T>(near: string, prefix: string, work: (folder: string) => Promise<T>): Promise<T> {
-  const folder = fs.mkdtempSync(path.join(near, prefix));
+/**
+ * The file system's refusals of a folder a command writes in: no room left (SQLite's SHMSIZE: no
+ * room for the index file of a copy it checks), or not this user's to write.
+ */
+const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE']);
+const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/** The code of a system or SQLite error, or of the one that caused it (a refused snapshot's). */
+const codeOf = (error: unknown): string | undefined => (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+const isNoRoom = (error: unknown) => NO_ROOM.has(codeOf(error) ?? '');
+
+/**
+ * The file system refusing `folder`, where `what` was being written, as the operator's to fix
+ * (exit 3); any other error as it is. Whatever was written there so far has been removed.
+ */
+function asFolderFailure(error: unknown, folder: string, what: string): unknown {
+  const code = codeOf(error);
+  const failedPath = (error as { path?: string }).path;
+  if (isNoRoom(error)) {
+    return new CliFailure('target_full', `${folder} has no room for ${what} (${code}: its file system is full): free some space or name a folder on another disk; nothing was written`, EXIT.environment);
+  }
+  // Only a refusal of the folder's own files: the database's are another folder's.
+  if (code && NOT_WRITABLE.has(code) && (failedPath === undefined || path.resolve(failedPath).startsWith(path.resolve(folder) + path.sep))) {
+    const reason = code === 'EROFS' ? 'its file system is mounted read-only' : 'this user may not write there';
+    return new CliFailure('target_not_writable', `cannot write ${what} in ${folder} (${code}: ${reason}): name a folder this user can write; nothing was written`, EXIT.environment);
+  }
+  return error;
+}
+
+/**
+ * A folder for the work files of a command, removed whatever happens; beside `near` so that renames stay on one
+ * file system. A full or unwritable `near` is a CliFailure that names it.
+ */
+async function inWorkFolder<T>(near: string, prefix: string, what: string, work: (folder: string) => Promise<T>): Promise<T> {
+  let folder: string | undefined;
+  const remove = () => folder && fs.rmSync(folder, { recursive: true, force: true });
   try {
-    return await work(folder);
-  } finally {
-    fs.rmSync(folder, { recursive: true, force: true });
+    folder = fs.mkdtempSync(path.join(near, prefix));
+    const result = await work(folder);
+    remove();
+    return result;
+  } catch (error) {
+    remove();
+    throw asFolderFailure(error, near, what);
   }
 }
 
@@ -80,7 +117,7 @@ export function addBackupCommands(program: Command): void {
         const target = path.resolve(file);
         if (fs.existsSync(target)) throw new CliFailure('file_exists', `${target} already exists: name a new file`, EXIT.refused);
         if (!fs.existsSync(path.dirname(target))) throw new CliFailure('folder_missing', `the folder ${path.dirname(target)} does not exist`, EXIT.refused);
-        const { manifest, summary } = await inWorkFolder(path.dirname(target), '.detectd-backup-', async (folder) => {
+        const { manifest, summary } = await inWorkFolder(path.dirname(target), '.detectd-backup-', 'the backup', async (folder) => {
           const takenAt = new Date().toISOString();
           const copied = await snapshotDatabase(sqliteFile(config.dataDir), path.join(folder, DATABASE_NAME));
           fs.chmodSync(path.join(folder, DATABASE_NAME), 0o600);
@@ -117,7 +154,7 @@ export function addBackupCommands(program: Command): void {
           throw new CliFailure('server_running', `${error.message} (e.g. systemctl stop detectd), restore, then start it again`, EXIT.refused);
         }
         try {
-          const restored = await inWorkFolder(config.dataDir, '.restore-', async (folder) => {
+          const restored = await inWorkFolder(config.dataDir, '.restore-', 'the restored database', async (folder) => {
             const { manifest, summary } = await checkedBackup(source, folder);
             const secret = fs.readFileSync(path.join(folder, SECRET_NAME), 'utf8').trim();
             if (config.secret !== undefined && config.secret !== secret) {
@@ -169,7 +206,8 @@ async function checkedBackup(file: string, folder: string): Promise<{ manifest: 
     }
     return { manifest, summary };
   } catch (error) {
-    if (error instanceof ArchiveRefused || error instanceof SnapshotRefused) throw new CliFailure('invalid_backup', error.message, EXIT.refused);
+    // A data folder with no room to unpack and check it says nothing of the backup.
+    if ((error instanceof ArchiveRefused || error instanceof SnapshotRefused) && !isNoRoom(error)) throw new CliFailure('invalid_backup', error.message, EXIT.refused);
     throw error;
   }
 }

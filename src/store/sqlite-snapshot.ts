@@ -42,7 +42,7 @@ export function checkSnapshot(file: string): SnapshotSummary {
   try {
     database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
   } catch (error) {
-    throw new SnapshotRefused(`not a SQLite database: ${(error as Error).message}`);
+    throw new SnapshotRefused(`not a SQLite database: ${(error as Error).message}`, { cause: error });
   }
   try {
     const integrity = database.pragma('integrity_check', { simple: true });
@@ -54,7 +54,7 @@ export function checkSnapshot(file: string): SnapshotSummary {
     return { migrations, accounts: count('accounts'), services: count('services') };
   } catch (error) {
     if (error instanceof SnapshotRefused) throw error;
-    throw new SnapshotRefused(`not a readable detectd database: ${(error as Error).message}`);
+    throw new SnapshotRefused(`not a readable detectd database: ${(error as Error).message}`, { cause: error });
   } finally {
     database.close();
   }
