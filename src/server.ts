@@ -89,11 +89,15 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const applied = (migrations: readonly string[]) => {
     if (migrations.length > 0) logger.info({ migrations }, 'database schema brought up to date');
   };
-  const db = await openDatabase(databaseSettings, { applied, health: storage }).catch((error: unknown) => {
+  // The secret before the database: one that cannot be read stops the start with nothing opened.
+  const { secret, db } = await (async () => {
+    const secret = loadServerSecret(config.secret, config.dataDir);
+    const db = await openDatabase(databaseSettings, { applied, health: storage });
+    return { secret, db };
+  })().catch((error: unknown) => {
     lock?.release();
     throw error;
   });
-  const secret = loadServerSecret(config.secret, config.dataDir);
   const gallery = new FaceGallery(db, secret);
   const unknownPeople = new UnknownPeople(db, secret, gallery);
   // Never the faces: an error while keeping them is logged without them, and the call is answered.

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { expect } from 'chai';
 import { readArchive } from '../src/store/backup-archive.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
-import { cliAsync, requireBuild } from './support/processes.js';
+import { cli, cliAsync, MAIN, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { mountTmpfs } from './support/tmpfs.js';
 
@@ -100,5 +101,73 @@ describe('the parts detectd stands on, failing: a backup target full or read-onl
     expect(written, 'the largest target takes the whole backup').to.be.greaterThan(0);
     expect([...codes], 'both the database copy and the archive met the full disk').to.include('ENOSPC').and.to.satisfy((seen: string[]) => seen.some((code) => code.startsWith('SQLITE_')));
     await expectServing(server, 'after-full');
+  });
+});
+
+describe('the parts detectd stands on, failing: the server secret file unreadable at start (real server process, real files)', function () {
+  this.timeout(120_000);
+  const folders: string[] = [];
+  before(requireBuild);
+  after(() => {
+    for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** A data folder whose secret.key `spoil` makes unusable; the path of that secret file. */
+  function dataFolderWith(spoil: (secretFile: string) => void): { dataDir: string; secretFile: string } {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-secret-'));
+    folders.push(dataDir);
+    const secretFile = path.join(dataDir, 'secret.key');
+    spoil(secretFile);
+    return { dataDir, secretFile };
+  }
+
+  /** Starts the server (as `user`, when given) and expects it to stop at once with one sentence; that sentence. */
+  function failedStart(dataDir: string, user?: string): string {
+    const { DETECTD_SECRET: _secret, DETECTD_DATABASE_URL: _url, ...inherited } = process.env;
+    const command = [process.execPath, MAIN];
+    const env = { ...inherited, DETECTD_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' };
+    const result = user ? spawnSync('runuser', ['-u', user, '--', ...command], { env, cwd: os.tmpdir(), encoding: 'utf8' }) : spawnSync(command[0], command.slice(1), { env, encoding: 'utf8' });
+    expect(result.status, result.stdout + result.stderr).to.equal(1);
+    expect(result.stdout).to.contain('"msg":"start-up failed"');
+    expect(result.stdout + result.stderr).to.not.match(/\n\s+at /);
+    return result.stderr;
+  }
+
+  const cases: { name: string; spoil: (secretFile: string) => void; reason: string; user?: string }[] = [
+    { name: 'a folder', spoil: (file) => fs.mkdirSync(file), reason: '(EISDIR: it is a folder)' },
+    { name: 'a link to nothing', spoil: (file) => fs.symlinkSync('/nonexistent/secret.key', file), reason: '(ENOENT: it is a link to /nonexistent/secret.key, which does not exist)' },
+    {
+      name: 'a file the server\'s user may not read',
+      spoil: (file) => {
+        fs.chownSync(path.dirname(file), 65534, 65534);
+        fs.writeFileSync(file, 'a secret of root\'s\n', { mode: 0o600 });
+      },
+      reason: '(EACCES: this user may not read it)',
+      user: 'nobody',
+    },
+  ];
+  for (const { name, spoil, reason, user } of cases) {
+    it(`secret.key ${name}: the server does not start, and says which file and why; the file is left as it is`, () => {
+      const { dataDir, secretFile } = dataFolderWith(spoil);
+      const before = fs.lstatSync(secretFile);
+      expect(failedStart(dataDir, user)).to.equal(
+        `detectd: cannot start: the server secret file ${secretFile} cannot be read ${reason}: make it a file the user running detectd can read, ` +
+          'restored from a backup if it is lost (every API key of the database needs it), or set DETECTD_SECRET\n',
+      );
+      const after = fs.lstatSync(secretFile);
+      expect([after.ino, after.mode, after.size]).to.deep.equal([before.ino, before.mode, before.size]);
+    });
+  }
+
+  it('secret.key empty: neither the server nor a command makes a new secret (every stored API key would stop working); both say so', () => {
+    const { dataDir, secretFile } = dataFolderWith((file) => fs.writeFileSync(file, '\n'));
+    const remedy =
+      `the server secret file ${secretFile} is empty: restore it from a backup (every API key of the database needs it), or set DETECTD_SECRET; ` +
+      'on a server that never had an account, delete it and a new one is made';
+    expect(failedStart(dataDir)).to.equal(`detectd: cannot start: ${remedy}\n`);
+    const command = cli(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase', '--json'], envFor(dataDir));
+    expect(command.status, command.stderr).to.equal(3);
+    expect(JSON.parse(command.stderr)).to.deep.equal({ error: { code: 'secret_unreadable', message: remedy } });
+    expect(fs.readFileSync(secretFile, 'utf8')).to.equal('\n');
   });
 });

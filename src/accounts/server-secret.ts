@@ -5,14 +5,46 @@ import path from 'node:path';
 /** Where a single embedded instance keeps its generated secret: beside its database, readable by the owner only. */
 export const secretFile = (dataDir: string) => path.join(dataDir, 'secret.key');
 
-/** The secret kept in the data folder, or undefined when there is none. */
+/**
+ * A secret file that is there but cannot be used: unreadable, a folder, a link to nothing, empty.
+ * Never replaced by a new secret: that would make every stored API key unusable.
+ */
+export class ServerSecretUnreadable extends Error {}
+
+/** Why the file at `file` cannot be read, in words, from the read's error. */
+function unreadable(file: string, error: NodeJS.ErrnoException): ServerSecretUnreadable {
+  const reasons: Record<string, () => string> = {
+    EACCES: () => 'this user may not read it',
+    EPERM: () => 'this user may not read it',
+    EISDIR: () => 'it is a folder',
+    ENOENT: () => `it is a link to ${fs.readlinkSync(file, 'utf8')}, which does not exist`,
+    EIO: () => 'the disk failed to read it',
+  };
+  const reason = reasons[error.code ?? '']?.() ?? error.message;
+  return new ServerSecretUnreadable(
+    `the server secret file ${file} cannot be read (${error.code}: ${reason}): make it a file the user running detectd can read, ` +
+      'restored from a backup if it is lost (every API key of the database needs it), or set DETECTD_SECRET',
+  );
+}
+
+/** The secret kept in the data folder, or undefined when there is none; ServerSecretUnreadable when one is there but cannot be used. */
 export function readStoredSecret(dataDir: string): string | undefined {
+  const file = secretFile(dataDir);
+  let secret;
   try {
-    return fs.readFileSync(secretFile(dataDir), 'utf8').trim();
+    secret = fs.readFileSync(file, 'utf8').trim();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return undefined;
+    // No file at all; a link whose target is missing is there, and unreadable.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.lstatSync(file, { throwIfNoEntry: false })) return undefined;
+    throw unreadable(file, error as NodeJS.ErrnoException);
   }
+  if (secret === '') {
+    throw new ServerSecretUnreadable(
+      `the server secret file ${file} is empty: restore it from a backup (every API key of the database needs it), or set DETECTD_SECRET; ` +
+        'on a server that never had an account, delete it and a new one is made',
+    );
+  }
+  return secret;
 }
 
 /**
@@ -26,15 +58,21 @@ export function readStoredSecret(dataDir: string): string | undefined {
 export function loadServerSecret(configured: string | undefined, dataDir: string): string {
   if (configured) return configured;
   const stored = readStoredSecret(dataDir);
-  if (stored) return stored;
+  if (stored !== undefined) return stored;
   fs.mkdirSync(dataDir, { recursive: true });
   const secret = crypto.randomBytes(32).toString('base64url');
+  // Written whole beside it, then linked in place: another process never reads it half-written,
+  // and a crash never leaves an empty one.
+  const written = `${secretFile(dataDir)}.new-${process.pid}`;
+  fs.writeFileSync(written, secret + '\n', { mode: 0o600 });
   try {
-    fs.writeFileSync(secretFile(dataDir), secret + '\n', { mode: 0o600, flag: 'wx' });
+    fs.linkSync(written, secretFile(dataDir));
     return secret;
   } catch (error) {
-    // Another process created it first: use theirs.
+    // Another process made it first: use theirs.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readStoredSecret(dataDir)!;
     throw error;
+  } finally {
+    fs.rmSync(written, { force: true });
   }
 }

@@ -1,6 +1,6 @@
 import { type AccountDomain, accountDomain } from '../accounts/account-domain.js';
 import { AccountError } from '../accounts/account-error.js';
-import { loadServerSecret } from '../accounts/server-secret.js';
+import { loadServerSecret, ServerSecretUnreadable } from '../accounts/server-secret.js';
 import { type Config, ConfigError } from '../config.js';
 import type { Detector } from '../models/types.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
@@ -29,7 +29,9 @@ export async function runCommand(options: OutputOptions, body: () => Promise<voi
           ? new CliFailure(error.code, error.message, EXIT.refused)
           : error instanceof ConfigError
             ? new CliFailure('configuration', error.message, EXIT.environment)
-            : undefined;
+            : error instanceof ServerSecretUnreadable
+              ? new CliFailure('secret_unreadable', error.message, EXIT.environment)
+              : undefined;
     if (!failure) throw error;
     process.stderr.write(options.json ? JSON.stringify({ error: { code: failure.code, message: failure.message } }) + '\n' : `detectd: ${failure.message}\n`);
     process.exitCode = failure.status;
