@@ -22,7 +22,7 @@ module.exports = {
       to: { circular: true },
     },
     layer('vision-is-a-leaf', 'vision/ (decode, letterbox, crop, draw) knows no model, task or transport: it owns the image types and imports nothing of ours.', '^src/vision/', '^src/', '^src/vision/'),
-    layer('models-know-only-vision', 'models/ (runtimes, families, NMS) know no transport, storage, task, scheduler or account: they import vision/ and themselves only.', '^src/models/', '^src/', '^src/(models|vision)/|^src/package-root\\.ts$'),
+    layer('models-know-only-vision', 'models/ (runtimes, families, NMS) know no transport, storage, task, scheduler or account: they import vision/ and themselves only.', '^src/models/', '^src/', '^src/(models|vision)/|^src/(package-root|file-sha256)\\.ts$'),
     layer('runtimes-and-families-stay-in-models', 'Above models/, a model is a Detector (models/types.ts) loaded by load-models.ts: which runtime runs it and which family reads its output is models/\' business.', '^src/(?!models/)', '^src/models/(runtimes|families)/'),
     layer('scheduler-knows-only-models', 'scheduler/ decides who runs a model when; it knows models and images, nothing above.', '^src/scheduler/', '^src/', '^src/(scheduler|models|vision)/'),
     layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console or storage.', '^src/core/', '^src/(transports|console|tasks|store|streaming)/|^src/(server|main|cli)\\.ts$'),

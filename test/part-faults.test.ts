@@ -5,10 +5,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { readArchive } from '../src/store/backup-archive.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
-import { photoPath } from './support/paths.js';
+import { KillableWorker } from './support/killable-worker.js';
+import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
 import { cli, cliAsync, MAIN, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { mountTmpfs } from './support/tmpfs.js';
+import { waitFor } from './support/wait-for.js';
+import { useWorkerClass } from './support/worker-threads.js';
 
 /** The CLI's environment for the data folder `dataDir`: no PostgreSQL, no secret from the shell. */
 function envFor(dataDir: string): NodeJS.ProcessEnv {
@@ -170,4 +173,78 @@ describe('the parts detectd stands on, failing: the server secret file unreadabl
     expect(JSON.parse(command.stderr)).to.deep.equal({ error: { code: 'secret_unreadable', message: remedy } });
     expect(fs.readFileSync(secretFile, 'utf8')).to.equal('\n');
   });
+});
+
+describe('the parts detectd stands on, failing: a model file deleted or replaced while serving (real server, real model files, a worker thread killed)', function () {
+  this.timeout(300_000);
+  useWorkerClass(KillableWorker);
+  const folders: string[] = [];
+  after(() => {
+    for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** A server serving its own copy of the test model, which a test may spoil; the copy's path. */
+  async function serverOnCopy(): Promise<{ server: TestServer; file: string }> {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-model-file-'));
+    folders.push(folder);
+    const file = path.join(folder, path.basename(DEFAULT_TEST_MODEL));
+    fs.copyFileSync(DEFAULT_TEST_MODEL, file);
+    return { server: await startTestServer({ DETECTD_MODEL: file }), file };
+  }
+
+  const nvision = (server: TestServer) => postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey: server.apiKey });
+  const deepStack = async (server: TestServer) => {
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(fs.readFileSync(photoPath('dog.jpg')))], { type: 'image/jpeg' }), 'dog.jpg');
+    const response = await fetch(`${server.url}/v1/vision/detection`, { method: 'POST', body: form, headers: { Authorization: `ApiKey ${server.apiKey}` } });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as { success: boolean; error?: string; code?: number } };
+  };
+  const findsDog = async (server: TestServer) => {
+    const answer = await nvision(server);
+    return answer.status === 200 && (answer.body.detected_objects as { name: string }[]).some((object) => object.name === 'dog');
+  };
+  const unavailableLines = (server: TestServer) => server.logText().split('\n').filter((line) => line.includes('model_unavailable until'));
+
+  const cases: { name: string; spoil: (file: string) => void; reason: string }[] = [
+    { name: 'deleted', spoil: (file) => fs.rmSync(file), reason: 'is not there (deleted or moved)' },
+    { name: 'replaced by garbage', spoil: (file) => fs.writeFileSync(file, 'not a model at all'), reason: 'no longer holds the model loaded from it' },
+    { name: 'replaced by another valid model', spoil: (file) => fs.copyFileSync(modelPath('yolox-nano-416'), file), reason: 'no longer holds the model loaded from it' },
+  ];
+  for (const { name, spoil, reason } of cases) {
+    it(`${name}: served from memory until its worker must restart; then 503 model_unavailable naming the model and the file on every door, logged once; back when the file it loaded is`, async () => {
+      const { server, file } = await serverOnCopy();
+      try {
+        const original = fs.readFileSync(file);
+        spoil(file);
+        expect(await findsDog(server), 'the loaded model still answers').to.equal(true);
+
+        KillableWorker.killAtNextRun = true;
+        const killed = await nvision(server);
+        expect(KillableWorker.killAtNextRun, 'the worker was killed during the call').to.equal(false);
+        expect(killed.status).to.equal(503);
+
+        const model = path.basename(file, '.onnx');
+        for (let call = 0; call < 3; call++) {
+          const answer = await nvision(server);
+          expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
+          expect(answer.body.error.code).to.equal('model_unavailable');
+          expect(answer.body.error.message).to.contain(`model ${model}`).and.to.contain(file).and.to.contain(reason);
+          expect(Number(answer.headers.get('retry-after'))).to.be.greaterThan(0);
+          const door = await deepStack(server);
+          expect(door.status).to.equal(503);
+          expect(door.body.success).to.equal(false);
+          expect(door.body.error).to.contain(`model ${model}`).and.to.contain(file);
+        }
+        expect(unavailableLines(server), 'logged once').to.have.length(1);
+        expect(unavailableLines(server)[0]).to.contain(file).and.to.contain(reason);
+
+        fs.writeFileSync(file, original);
+        await waitFor(() => findsDog(server), { what: 'the model serving again once its file is back', deadlineMs: 60_000, intervalMs: 200 });
+        expect(server.logText()).to.contain(`the file of model ${model} is back`);
+        expect(unavailableLines(server)).to.have.length(1);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 });

@@ -1,4 +1,5 @@
 import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
+import { ModelFileUnavailable } from '../models/model-file-unavailable.js';
 import type { Detection, DetectorTimings } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
@@ -81,6 +82,7 @@ const shifted = (box: Box, dx: number, dy: number): Box => ({ left: box.left + d
 export function schedulingFailure(error: unknown, limits: AnalysisLimits): unknown {
   // Not retried here: the run may be what stopped the worker, and the caller decides whether to try again.
   if (error instanceof InferenceWorkerLost) return new DetectdError('model_unavailable', `${error.message}; retry`, 1);
+  if (error instanceof ModelFileUnavailable) return new DetectdError('model_unavailable', error.message, error.retrySeconds);
   if (error instanceof QueueFullError) return new DetectdError('overloaded', `the server is busy (${error.maxAdmitted} requests in flight for this model); retry shortly`, 1);
   if (error instanceof WaitAbortedError) return new DetectdError('deadline_exceeded', `no model capacity within the ${limits.deadlineMs} ms deadline`, 1);
   return error;

@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { create, extract, list } from 'tar';
+import { fileSha256 } from '../file-sha256.js';
 
 /**
  * A backup is one gzip-compressed tar file: the manifest below, the database and the server
@@ -29,15 +29,9 @@ export interface BackupManifest {
   readonly files: readonly ArchivedFile[];
 }
 
-async function sha256Of(file: string): Promise<string> {
-  const hash = crypto.createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 async function describeFile(folder: string, name: string): Promise<ArchivedFile> {
   const file = path.join(folder, name);
-  return { name, bytes: fs.statSync(file).size, sha256: await sha256Of(file) };
+  return { name, bytes: fs.statSync(file).size, sha256: await fileSha256(file) };
 }
 
 /**

@@ -3,9 +3,15 @@ import type { RgbImage } from '../../../vision/image.js';
 import type { RawOutput } from '../../types.js';
 import type { CloseRequest, InputLayout, RunRequest, SessionPlan, SessionSignature, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 import { InferenceWorkerLost } from '../../inference-worker-lost.js';
+import { LoadedModelFile } from '../../loaded-model-file.js';
+import { ModelFileUnavailable } from '../../model-file-unavailable.js';
+import { modelNameOf } from '../../model-repository.js';
 import { moduleUrl, startWorker } from '../worker-thread.js';
 
 const ENTRY = moduleUrl('./onnx-session-entry', import.meta.url);
+
+/** How often a worker that could not be restarted tries again: the model serves again at most this long after its file is back. */
+const REOPEN_SECONDS = 2;
 
 export interface PoolPlan {
   /** Intra-op threads of a run that has the model to itself. */
@@ -22,7 +28,7 @@ interface PendingRun {
 /** One worker thread, its sessions, and the runs it has been sent. */
 class SessionWorker {
   readonly pending = new Map<number, PendingRun>();
-  /** Resolves with the model's signature once the sessions are open; rejects if the worker stops first. */
+  /** Resolves once the sessions are open; rejects with `openFailure` of the error if the worker stops first. */
   readonly ready: Promise<SessionSignature>;
   readonly exited: Promise<void>;
   /** Resolves once the sessions are open or the thread has stopped, whichever first: ONNX Runtime is done opening. */
@@ -32,39 +38,55 @@ class SessionWorker {
 
   constructor(
     readonly thread: Worker,
-    /** Called once if the thread stops by itself, after every pending run was rejected. */
+    /** Called once if the thread stops by itself after its sessions opened, after every pending run was rejected. */
     onLost: (error: Error) => void,
+    /** What the runs sent to it meanwhile, and `ready`, fail with when it stops before its sessions are open. */
+    openFailure: (error: Error) => Error = (error) => error,
   ) {
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     const opened = new Promise<void>((resolve) => thread.on('message', (message: SessionWorkerMessage) => message.type === 'ready' && resolve()));
     this.settled = Promise.race([opened, this.exited]);
+    let isOpen = false;
     this.ready = new Promise((resolve, reject) => {
       thread.on('message', (message: SessionWorkerMessage) => {
-        if (message.type === 'ready') return resolve(message.signature);
+        if (message.type === 'ready') {
+          isOpen = true;
+          return resolve(message.signature);
+        }
         const run = this.pending.get(message.id);
         this.pending.delete(message.id);
         if (message.type === 'output') run?.resolve(message.output);
         else run?.reject(new Error(message.message));
       });
-      let lost: Error | undefined;
+      let lost = false;
       const stop = (error: Error) => {
         if (lost || this.closing) return;
-        lost = error;
-        reject(error);
-        for (const run of this.pending.values()) run.reject(new InferenceWorkerLost(error));
+        lost = true;
+        const failure = isOpen ? new InferenceWorkerLost(error) : openFailure(error);
+        for (const run of this.pending.values()) run.reject(failure);
         this.pending.clear();
-        onLost(error);
+        if (isOpen) onLost(error);
+        else reject(failure);
       };
       thread.on('error', stop);
       thread.on('exit', (code) => stop(new Error(`inference worker exited with code ${code}`)));
     });
-    // A worker lost after start-up is reported through its runs and onLost, not as an unhandled rejection.
+    // A worker that fails to open is reported through `ready`'s awaiter and its runs, not as an unhandled rejection.
     this.ready.catch(() => {});
   }
 
   get inFlight(): number {
     return this.pending.size;
   }
+}
+
+/** One place for a worker: its worker (open, or opening again), or why none can open; a restart under way. */
+interface WorkerSlot {
+  worker: SessionWorker | undefined;
+  unavailable: ModelFileUnavailable | undefined;
+  /** Settles when the restart under way has a worker opening, or has found it cannot. */
+  restarting: Promise<void> | undefined;
+  retry: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -89,38 +111,37 @@ function sessionLayout({ threads, concurrency }: PoolPlan): SessionPlan[][] {
  * the pool is sent at most `concurrency` runs at once, and a run `alone` only when no other is.
  */
 export class OnnxSessionPool {
-  readonly #workers: SessionWorker[];
+  readonly #slots: WorkerSlot[];
   #nextId = 0;
-  /** How many sessions each worker opened. */
-  readonly #sessionsPerWorker: readonly number[];
+  /** The sessions each worker opens. */
+  readonly #layout: readonly SessionPlan[][];
   /** Session index, in the first worker, of runs alone: the all-threads session where there is one. */
   readonly #aloneSession: number;
+  #closed = false;
 
   private constructor(
     workers: SessionWorker[],
     layout: readonly SessionPlan[][],
     readonly signature: SessionSignature,
+    /** The file the sessions were opened from, as it was: a restarted worker must find the same model in it. */
+    private readonly file: LoadedModelFile,
+    private readonly logger: (message: string) => void,
   ) {
-    this.#workers = workers;
-    this.#sessionsPerWorker = layout.map((sessions) => sessions.length);
+    this.#slots = workers.map((worker) => ({ worker, unavailable: undefined, restarting: undefined, retry: undefined }));
+    this.#layout = layout;
     this.#aloneSession = layout[0].length - 1;
   }
 
   /** Starts the workers and opens their sessions; throws ONNX Runtime's words when the model cannot be opened. */
   static async open(modelPath: string, plan: PoolPlan, logger: (message: string) => void): Promise<OnnxSessionPool> {
     const layout = sessionLayout(plan);
-    const workers: SessionWorker[] = [];
-    // A worker that stops later is replaced in its place, with the same sessions; runs sent to
-    // the replacement wait in its message queue until its sessions are open.
-    const start = (index: number): SessionWorker =>
-      new SessionWorker(startWorker(ENTRY, { modelPath, sessions: layout[index] } satisfies SessionWorkerData), (error) => {
-        logger(`inference worker ${index} of ${modelPath} stopped (${error.message}); restarting it`);
-        workers[index] = start(index);
-      });
-    workers.push(...layout.map((_, index) => start(index)));
+    let pool: OnnxSessionPool | undefined;
+    // A worker that stops later is replaced in its place, with the same sessions, from the same file.
+    const workers = layout.map((sessions, index) => new SessionWorker(startWorker(ENTRY, { modelPath, sessions } satisfies SessionWorkerData), (error) => pool?.lost(index, error)));
     try {
-      const signatures = await Promise.all(workers.map((worker) => worker.ready));
-      return new OnnxSessionPool(workers, layout, signatures[0]);
+      const [signatures, file] = await Promise.all([Promise.all(workers.map((worker) => worker.ready)), LoadedModelFile.of(modelPath)]);
+      pool = new OnnxSessionPool(workers, layout, signatures[0], file, logger);
+      return pool;
     } catch (error) {
       for (const worker of workers) worker.closing = true;
       // Terminated only once none is still inside ONNX Runtime opening its sessions: a worker terminated in the
@@ -131,6 +152,54 @@ export class OnnxSessionPool {
     }
   }
 
+  /** The worker of slot `index` stopped by itself: it is started again at once. */
+  private lost(index: number, error: Error): void {
+    this.logger(`inference worker ${index} of ${this.file.path} stopped (${error.message}); restarting it`);
+    this.#slots[index].worker = undefined;
+    this.#restart(index);
+  }
+
+  /**
+   * Starts slot `index`'s worker again, once the file still holds the model loaded from it. When it
+   * does not (or the worker cannot open it), the slot is unavailable and tries again every
+   * REOPEN_SECONDS; the model's unavailability and its return are each logged once, not per slot or try.
+   */
+  #restart(index: number): void {
+    const slot = this.#slots[index];
+    slot.retry = undefined;
+    const unavailable = (error: ModelFileUnavailable) => {
+      if (!this.#slots.some((other) => other.unavailable)) this.logger(`${error.message}; its calls get 503 model_unavailable until the file it was loaded from is back`);
+      slot.unavailable = error;
+      if (!this.#closed) slot.retry = setTimeout(() => this.#restart(index), REOPEN_SECONDS * 1000).unref();
+    };
+    const restarting = (async () => {
+      const change = await this.file.change();
+      if (this.#closed) return;
+      if (change) return unavailable(new ModelFileUnavailable(this.file.path, change, REOPEN_SECONDS));
+      const worker = new SessionWorker(
+        startWorker(ENTRY, { modelPath: this.file.path, sessions: this.#layout[index] } satisfies SessionWorkerData),
+        (error) => this.lost(index, error),
+        (error) => new ModelFileUnavailable(this.file.path, `cannot be opened (${error.message})`, REOPEN_SECONDS),
+      );
+      slot.worker = worker;
+      void worker.ready.then(
+        () => {
+          if (!slot.unavailable) return;
+          slot.unavailable = undefined;
+          if (!this.#slots.some((other) => other.unavailable)) this.logger(`the file of model ${modelNameOf(this.file.path)} is back (${this.file.path}): it runs again`);
+        },
+        (error: ModelFileUnavailable) => {
+          if (slot.worker === worker) slot.worker = undefined;
+          unavailable(error);
+        },
+      );
+    })();
+    slot.restarting = restarting;
+    void restarting.finally(() => {
+      if (slot.restarting === restarting) slot.restarting = undefined;
+    });
+  }
+
   /**
    * Runs a small grey image once on every session (ORT's first run of a session is slow) and
    * returns the last output: its shape tells the model's family, whose letterbox the runs then use.
@@ -139,8 +208,8 @@ export class OnnxSessionPool {
     const side = 64;
     const image = { width: side, height: side, data: Buffer.alloc(side * side * 3, 114) };
     let output: RawOutput = { tensors: [] };
-    for (const [index, sessions] of this.#sessionsPerWorker.entries()) {
-      for (let session = 0; session < sessions; session++) output = await this.#send(this.#workers[index], session, image, layout, dims);
+    for (const [index, sessions] of this.#layout.entries()) {
+      for (let session = 0; session < sessions.length; session++) output = await this.#send(this.#slots[index].worker!, session, image, layout, dims);
     }
     return output;
   }
@@ -150,10 +219,18 @@ export class OnnxSessionPool {
    * the pixels alone until the output arrives. `alone`: no other run is in flight or will start
    * before this one ends.
    */
-  run(image: RgbImage, layout: InputLayout, dims: readonly number[], alone: boolean): Promise<RawOutput> {
-    if (alone) return this.#send(this.#workers[0], this.#aloneSession, image, layout, dims);
-    const idlest = this.#workers.reduce((best, worker) => (worker.inFlight < best.inFlight ? worker : best));
-    return this.#send(idlest, 0, image, layout, dims);
+  async run(image: RgbImage, layout: InputLayout, dims: readonly number[], alone: boolean): Promise<RawOutput> {
+    for (;;) {
+      const first = this.#slots[0].worker;
+      if (alone && first) return this.#send(first, this.#aloneSession, image, layout, dims);
+      // A worker that could not be restarted takes no runs while another can; with none, a restart under way is
+      // waited for, and without one, why none can run is the answer.
+      const workers = this.#slots.flatMap((slot) => (slot.worker ? [slot.worker] : []));
+      if (workers.length > 0) return this.#send(workers.reduce((best, worker) => (worker.inFlight < best.inFlight ? worker : best)), 0, image, layout, dims);
+      const restarting = this.#slots.find((slot) => slot.restarting)?.restarting;
+      if (!restarting) throw this.#slots.find((slot) => slot.unavailable)!.unavailable!;
+      await restarting;
+    }
   }
 
   #send(worker: SessionWorker, session: number, image: RgbImage, layout: InputLayout, dims: readonly number[]): Promise<RawOutput> {
@@ -168,8 +245,12 @@ export class OnnxSessionPool {
 
   /** Releases every session and ends the workers. */
   async close(): Promise<void> {
+    this.#closed = true;
+    for (const slot of this.#slots) clearTimeout(slot.retry);
+    await Promise.all(this.#slots.map((slot) => slot.restarting));
     await Promise.all(
-      this.#workers.map(async (worker) => {
+      this.#slots.map(async ({ worker }) => {
+        if (!worker) return;
         worker.closing = true;
         worker.thread.postMessage({ type: 'close' } satisfies CloseRequest);
         await worker.exited;
