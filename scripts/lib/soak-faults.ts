@@ -16,7 +16,8 @@ import { plateModelsFolder } from './plate-models-folder.js';
  * scripts would — for each fault in turn, against the built server (`npm start`'s launcher) in a
  * process of its own:
  *  - PostgreSQL crash-stopped (`pg_ctl -m immediate`) and started again 5 s later: a throwaway
- *    cluster of scripts/postgres-test-cluster.sh, never one the machine already runs;
+ *    cluster of scripts/postgres-test-cluster.sh (its `crash` and `resume`), never one the machine
+ *    already runs;
  *  - the SQLite data folder on a 16 MiB tmpfs filled to the last byte and freed 10 s later
  *    (mounting needs root).
  * For each it prints the answers by status during the fault and after it, the seconds from the
@@ -253,8 +254,9 @@ async function underLoad(name: string, store: Store, model: string, fault: () =>
 /** PostgreSQL crash-stopped under load and started again PG_DOWN_S later, on a throwaway cluster. */
 async function postgresRestart(model: string): Promise<FaultReport> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-soak-pg-'));
-  const cluster = (...args: string[]) => execFileSync('bash', [CLUSTER_SCRIPT, ...args, dir], { encoding: 'utf8' }).trim();
-  const url = execFileSync('bash', [CLUSTER_SCRIPT, 'start', dir, String(await freePort())], { encoding: 'utf8' }).trim();
+  const cluster = (command: string, ...args: string[]) => execFileSync('bash', [CLUSTER_SCRIPT, command, dir, ...args], { encoding: 'utf8' }).trim();
+  const port = String(await freePort());
+  const url = cluster('start', port);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-soak-data-'));
   try {
     // The throwaway cluster commits without waiting for its WAL (synchronous_commit=off), which a
@@ -266,7 +268,7 @@ async function postgresRestart(model: string): Promise<FaultReport> {
     return await underLoad('PostgreSQL crash-stopped, started again 5 s later', { dataDir, databaseUrl: url, secret: newSecret() }, model, async () => {
       cluster('crash');
       await sleep(PG_DOWN_S * 1000);
-      cluster('restart');
+      cluster('resume', port);
     });
   } finally {
     cluster('stop');
