@@ -41,23 +41,24 @@ async function expectServing(server: TestServer, name: string): Promise<void> {
 describe('the parts detectd stands on, failing: a backup target full or read-only (real CLI, real tmpfs, a server running)', function () {
   this.timeout(300_000);
   let server: TestServer;
+  let backupFolder: string;
+  /** A whole backup of the server's database. */
+  let backupFile: string;
   let databaseBytes: number;
 
   before(async () => {
     requireBuild();
     server = await startTestServer();
     // How large a backup's database copy is: the full file systems below are sized around it.
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-backup-size-'));
-    try {
-      const made = await cliAsync(['backup', path.join(folder, 'size.tar.gz'), '--json'], envFor(server.dataDir));
-      expect(made.status, made.stderr).to.equal(0);
-      databaseBytes = (await archivedFiles(path.join(folder, 'size.tar.gz'))).find((file) => file.name === 'detectd.sqlite')!.bytes;
-    } finally {
-      fs.rmSync(folder, { recursive: true, force: true });
-    }
+    backupFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-backup-size-'));
+    backupFile = path.join(backupFolder, 'whole.tar.gz');
+    const made = await cliAsync(['backup', backupFile, '--json'], envFor(server.dataDir));
+    expect(made.status, made.stderr).to.equal(0);
+    databaseBytes = (await archivedFiles(backupFile)).find((file) => file.name === 'detectd.sqlite')!.bytes;
   });
   after(async () => {
     await server?.close();
+    fs.rmSync(backupFolder, { recursive: true, force: true });
   });
 
   it('a read-only target: exit 3, target_not_writable naming the folder and EROFS, nothing written, the server unharmed', async () => {
@@ -104,6 +105,22 @@ describe('the parts detectd stands on, failing: a backup target full or read-onl
     expect(written, 'the largest target takes the whole backup').to.be.greaterThan(0);
     expect([...codes], 'both the database copy and the archive met the full disk').to.include('ENOSPC').and.to.satisfy((seen: string[]) => seen.some((code) => code.startsWith('SQLITE_')));
     await expectServing(server, 'after-full');
+  });
+
+  it('a restore into a data folder with no room: exit 3 target_full naming it, not an invalid backup, and nothing replaced', async () => {
+    const dataDir = mountTmpfs(Math.ceil(databaseBytes / PAGE / 2) * PAGE);
+    try {
+      fs.writeFileSync(path.join(dataDir.path, 'secret.key'), 'the secret in place\n');
+      const restore = await cliAsync(['restore', backupFile, '--json'], envFor(dataDir.path));
+      expect(restore.status, restore.stderr).to.equal(3);
+      const { error } = JSON.parse(restore.stderr) as { error: { code: string; message: string } };
+      expect(error.code).to.equal('target_full');
+      expect(error.message).to.contain(dataDir.path).and.to.contain('no room for the restored database');
+      expect(fs.readdirSync(dataDir.path).filter((name) => name !== 'detectd.lock')).to.deep.equal(['secret.key']);
+      expect(fs.readFileSync(path.join(dataDir.path, 'secret.key'), 'utf8')).to.equal('the secret in place\n');
+    } finally {
+      dataDir.unmount();
+    }
   });
 });
 
