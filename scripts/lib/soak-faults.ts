@@ -165,7 +165,7 @@ function connectionFailure(error: unknown): string {
  * Runs the load against `server` until `done` resolves: two clients detecting objects in dog.jpg,
  * one adding a new known plate per call. `phase()` says which part of the fault an answer falls in.
  */
-async function runLoad(server: () => ServerProcess, keys: { objects: string; plates: string }, phase: () => Phase, done: Promise<void>) {
+async function runLoad(url: string, keys: { objects: string; plates: string }, phase: () => Phase, done: Promise<void>) {
   const dog = new Uint8Array(fs.readFileSync(path.join(SHARED, 'eval', 'photos', 'dog.jpg')));
   const outcomes: Outcome[] = [];
   const acknowledged: string[] = [];
@@ -188,7 +188,7 @@ async function runLoad(server: () => ServerProcess, keys: { objects: string; pla
   };
   const detecting = async () => {
     while (!finished) {
-      await call('detect', () => fetch(`${server().url}/api/v1/object-detection`, { method: 'POST', headers: { Authorization: `ApiKey ${keys.objects}`, 'Content-Type': 'image/jpeg' }, body: dog }));
+      await call('detect', () => fetch(`${url}/api/v1/object-detection`, { method: 'POST', headers: { Authorization: `ApiKey ${keys.objects}`, 'Content-Type': 'image/jpeg' }, body: dog }));
     }
   };
   const addingPlates = async () => {
@@ -198,7 +198,7 @@ async function runLoad(server: () => ServerProcess, keys: { objects: string; pla
       await call(
         'add plate',
         () =>
-          fetch(`${server().url}/api/v1/${PLATE_TYPE}/known-plates`, {
+          fetch(`${url}/api/v1/${PLATE_TYPE}/known-plates`, {
             method: 'POST',
             headers: { Authorization: `ApiKey ${keys.plates}`, 'Content-Type': 'application/json' },
             body: JSON.stringify({ plate, name: `car ${plateNumber}` }),
@@ -231,24 +231,28 @@ async function underLoad(name: string, store: Store, model: string, fault: () =>
   });
   const keys = await newKeys(store);
   const server = await ServerProcess.start(store, model, modelsDir);
-  let phase: Phase = 'before';
-  let recoveredAt = 0;
-  const faultDone = (async () => {
-    await sleep(BEFORE_S * 1000);
-    phase = 'during';
-    await fault();
-    recoveredAt = performance.now();
-    phase = 'after';
-    await sleep(AFTER_S * 1000);
-  })();
-  const { outcomes, acknowledged } = await runLoad(() => server, keys, () => phase, faultDone);
-  const died = server.exit && `${server.exit}; its last error lines:\n    ${server.errorLines()}`;
-  const lister = server.exit ? await ServerProcess.start(store, model, modelsDir).catch(() => undefined) : server;
-  const listed = lister && (await listedPlates(lister, keys.plates));
-  await server.stop();
-  if (lister !== server) await lister?.stop();
-  fs.rmSync(modelsDir, { recursive: true, force: true });
-  return { fault: name, outcomes, recoveredAt, died, acknowledged: acknowledged.length, missing: listed && acknowledged.filter((plate) => !listed.has(plate)) };
+  let lister: ServerProcess | undefined;
+  try {
+    let phase: Phase = 'before';
+    let recoveredAt = 0;
+    const faultDone = (async () => {
+      await sleep(BEFORE_S * 1000);
+      phase = 'during';
+      await fault();
+      recoveredAt = performance.now();
+      phase = 'after';
+      await sleep(AFTER_S * 1000);
+    })();
+    const { outcomes, acknowledged } = await runLoad(server.url, keys, () => phase, faultDone);
+    const died = server.exit && `${server.exit}; its last error lines:\n    ${server.errorLines()}`;
+    lister = server.exit ? await ServerProcess.start(store, model, modelsDir).catch(() => undefined) : server;
+    const listed = lister && (await listedPlates(lister, keys.plates));
+    return { fault: name, outcomes, recoveredAt, died, acknowledged: acknowledged.length, missing: listed && acknowledged.filter((plate) => !listed.has(plate)) };
+  } finally {
+    await server.stop();
+    if (lister !== server) await lister?.stop();
+    fs.rmSync(modelsDir, { recursive: true, force: true });
+  }
 }
 
 /** PostgreSQL crash-stopped under load and started again PG_DOWN_S later, on a throwaway cluster. */
