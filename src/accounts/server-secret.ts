@@ -69,8 +69,14 @@ export function loadServerSecret(configured: string | undefined, dataDir: string
     fs.linkSync(written, secretFile(dataDir));
     return secret;
   } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
     // Another process made it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readStoredSecret(dataDir)!;
+    if (code === 'EEXIST') return readStoredSecret(dataDir)!;
+    // A file system without hard links (vfat, some network shares): created and written in one call instead.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') {
+      fs.writeFileSync(secretFile(dataDir), secret + '\n', { mode: 0o600, flag: 'wx' });
+      return secret;
+    }
     throw error;
   } finally {
     fs.rmSync(written, { force: true });
