@@ -1,23 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../../scripts/lib/free-port.js';
 
 const CLUSTER_SCRIPT = path.resolve('scripts/postgres-test-cluster.sh');
 
 let baseUrl: Promise<string> | undefined;
 
-/** A TCP port on loopback that nothing listens on now. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort };
 
 /**
  * The PostgreSQL server the tests use: DETECTD_TEST_DATABASE_URL (CI starts one), else a cluster
