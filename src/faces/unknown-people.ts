@@ -80,6 +80,8 @@ export const MAX_NAMED_FACES = 20;
 const DAY_MS = 86_400_000;
 /** The cipher purpose of kept descriptors (the measurement reads them back to tune grouping: scripts/unknown-faces-eval.ts). */
 export const UNKNOWN_DESCRIPTOR_PURPOSE = 'unknown-face-descriptor/v1';
+/** The cipher purpose of kept thumbnails (the benchmark keeps faces of its own: scripts/bench-faces.ts). */
+export const UNKNOWN_THUMBNAIL_PURPOSE = 'unknown-face-thumbnail/v1';
 
 /** Largest first, then surest: the faces that describe a person best. */
 const byQuality = (a: { face_height: number; confidence: number }, b: { face_height: number; confidence: number }) => b.face_height - a.face_height || b.confidence - a.confidence;
@@ -103,7 +105,7 @@ export class UnknownPeople {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.#descriptors = new KeyCipher(serverSecret, UNKNOWN_DESCRIPTOR_PURPOSE);
-    this.#thumbnails = new KeyCipher(serverSecret, 'unknown-face-thumbnail/v1');
+    this.#thumbnails = new KeyCipher(serverSecret, UNKNOWN_THUMBNAIL_PURPOSE);
   }
 
   async settings(serviceId: string, db: Database = this.db): Promise<UnknownFaceSettings> {
