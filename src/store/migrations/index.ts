@@ -14,6 +14,7 @@ import { signInFailureEmail } from './0012-sign-in-failure-email.js';
 import { unknownFaces } from './0013-unknown-faces.js';
 import { faceNegatives } from './0014-face-negatives.js';
 import { knownPlates } from './0015-known-plates.js';
+import { memoryVersions } from './0016-memory-versions.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-unknown-faces': unknownFaces,
   '0014-face-negatives': faceNegatives,
   '0015-known-plates': knownPlates,
+  '0016-memory-versions': memoryVersions,
 };
 
 /** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */
