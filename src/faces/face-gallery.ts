@@ -3,7 +3,7 @@ import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
 import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN } from './face-similarity.js';
-import { bestPerPerson, type GalleryIndex, galleryIndex, type IndexedDescriptor } from './gallery-index.js';
+import { bestPerPerson, descriptorsById, type GalleryIndex, galleryIndex, type IndexedDescriptor } from './gallery-index.js';
 
 /**
  * Which pipeline makes the descriptors stored from now on: dlib's ResNet on the face aligned by its
@@ -261,17 +261,18 @@ export class FaceGallery {
 
   /** The service's people, threshold and current-kind descriptors, decrypted (but those `previous` holds already), as one index. */
   async #index(db: Database, serviceId: string, previous: GalleryIndex | undefined): Promise<GalleryIndex> {
+    const held = descriptorsById(previous);
     const [people, threshold, samples, negatives] = await Promise.all([
       db.selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).orderBy('userid').execute(),
       this.threshold(serviceId, db),
-      this.#descriptors(db, serviceId, 'face_samples', previous),
-      this.#descriptors(db, serviceId, 'face_negatives', previous),
+      this.#descriptors(db, serviceId, 'face_samples', held),
+      this.#descriptors(db, serviceId, 'face_negatives', held),
     ]);
     return galleryIndex(people, samples, negatives, threshold);
   }
 
   /** The service's current-kind descriptors in `table` (samples or negatives), with their person. */
-  async #descriptors(db: Database, serviceId: string, table: 'face_samples' | 'face_negatives', previous: GalleryIndex | undefined): Promise<IndexedDescriptor[]> {
+  async #descriptors(db: Database, serviceId: string, table: 'face_samples' | 'face_negatives', held: ReadonlyMap<string, Float32Array>): Promise<IndexedDescriptor[]> {
     const rows = await db
       .selectFrom(table)
       .innerJoin('face_people', 'face_people.id', `${table}.person_id`)
@@ -279,7 +280,7 @@ export class FaceGallery {
       .where('face_people.service_id', '=', serviceId)
       .where(`${table}.descriptor_kind`, '=', DESCRIPTOR_KIND)
       .execute();
-    return rows.map((row) => ({ id: row.id, personId: row.personId, descriptor: previous?.byId.get(row.id) ?? fromText(this.#cipher.decrypt(row.ciphertext, row.id)) }));
+    return rows.map((row) => ({ id: row.id, personId: row.personId, descriptor: held.get(row.id) ?? fromText(this.#cipher.decrypt(row.ciphertext, row.id)) }));
   }
 
   /** The registered person `descriptor` is a face of, or undefined below the service's threshold. */

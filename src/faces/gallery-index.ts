@@ -5,10 +5,11 @@ export interface IndexedDescriptor {
   readonly descriptor: Float32Array;
 }
 
-/** Descriptors of one table (samples or negatives) in one Float32Array, row after row, each row's person by index. */
+/** Descriptors of one table (samples or negatives) in one Float32Array, row after row, each row's person by index and its row id. */
 export interface DescriptorRows {
   readonly values: Float32Array;
   readonly person: Int32Array;
+  readonly ids: readonly string[];
   /** Values a row. */
   readonly width: number;
 }
@@ -24,8 +25,6 @@ export interface GalleryIndex {
   readonly samples: DescriptorRows;
   readonly negatives: DescriptorRows;
   readonly threshold: number;
-  /** Each descriptor by its row id: what the next version of the gallery reuses instead of decrypting it again. */
-  readonly byId: ReadonlyMap<string, Float32Array>;
 }
 
 function rowsOf(descriptors: readonly IndexedDescriptor[], personIndex: ReadonlyMap<string, number>): DescriptorRows {
@@ -37,14 +36,22 @@ function rowsOf(descriptors: readonly IndexedDescriptor[], personIndex: Readonly
     values.set(entry.descriptor, row * width);
     person[row] = personIndex.get(entry.personId)!;
   }
-  return { values, person, width };
+  return { values, person, ids: descriptors.map((entry) => entry.id), width };
+}
+
+/** Each descriptor of `index` by its row id (views of its arrays): what the next version of the gallery copies instead of decrypting it again. */
+export function descriptorsById(index: GalleryIndex | undefined): Map<string, Float32Array> {
+  const byId = new Map<string, Float32Array>();
+  for (const { values, ids, width } of index ? [index.samples, index.negatives] : []) {
+    for (const [row, id] of ids.entries()) byId.set(id, values.subarray(row * width, (row + 1) * width));
+  }
+  return byId;
 }
 
 /** The index of a gallery's people (`id` → userid, in the order listed) and descriptors. */
 export function galleryIndex(people: readonly { id: string; userid: string }[], samples: readonly IndexedDescriptor[], negatives: readonly IndexedDescriptor[], threshold: number): GalleryIndex {
   const personIndex = new Map(people.map((person, index) => [person.id, index]));
-  const byId = new Map([...samples, ...negatives].map((entry) => [entry.id, entry.descriptor]));
-  return { userids: people.map((person) => person.userid), samples: rowsOf(samples, personIndex), negatives: rowsOf(negatives, personIndex), threshold, byId };
+  return { userids: people.map((person) => person.userid), samples: rowsOf(samples, personIndex), negatives: rowsOf(negatives, personIndex), threshold };
 }
 
 /**
