@@ -1,15 +1,24 @@
 /**
  * Face call benchmark: the real server in this process with UltraFace, one face call timed against
  * the face model's raw ONNX Runtime inference — detection alone, then detection and recognition of
- * every face once people are registered (`npm run bench -- --sections faces`).
+ * every face once people are registered, then with 1,000 people; and keeping unknown faces with
+ * none kept, then with 10,000 (`npm run bench -- --sections faces`). What a face call costs must not
+ * grow with what the service remembers: the ratios printed are the goals' (docs/performance.md).
  */
 import './lib/typescript-workers.js';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
+import { KeyCipher } from '../src/accounts/key-cipher.js';
+import { loadServerSecret } from '../src/accounts/server-secret.js';
+import { DESCRIPTOR_KIND, FaceGallery, toText } from '../src/faces/face-gallery.js';
+import { UNKNOWN_DESCRIPTOR_PURPOSE, UNKNOWN_THUMBNAIL_PURPOSE } from '../src/faces/unknown-people.js';
 import { percentile } from './lib/bench-numbers.js';
-import { startLocalServer } from './lib/local-server.js';
+import { type LocalServer, startLocalServer } from './lib/local-server.js';
 
 export interface FaceBenchmarkOptions {
   /** The object model the server loads beside the face model. */
@@ -24,6 +33,13 @@ const FACES = '../shared/eval/faces';
 /** bbt1: four faces (Raj, Leonard, Howard, Sheldon); three of them get registered. */
 const GROUP_PHOTO = path.join(FACES, 'bbt1.jpg');
 const REGISTERED = ['raj', 'leonard', 'howard'];
+/** The large gallery: this many people in all, each with SAMPLES_EACH photos (made-up descriptors beside the three real people). */
+const MANY_PEOPLE = 1000;
+const SAMPLES_EACH = 3;
+/** The large memory of unknown faces: this many kept, in groups of FACES_PER_GROUP. */
+const MANY_KEPT = 10_000;
+const FACES_PER_GROUP = 10;
+const DESCRIPTOR_LENGTH = 128;
 
 const median = (values: number[]) => percentile(values, 50);
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
@@ -53,43 +69,141 @@ function stageMedians(logText: string): string {
   return [...byStage].map(([stage, values]) => `${stage} ${fixed(median(values), 2)}`).join(', ');
 }
 
+/** A random unit vector near `center` (or anywhere without one): a made-up face descriptor. What matching costs does not depend on whose face it is. */
+function syntheticDescriptor(center?: Float32Array): Float32Array {
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+  const values = Float32Array.from({ length: DESCRIPTOR_LENGTH }, (_, i) => (center ? center[i] * 8 : 0) + gaussian());
+  const norm = Math.hypot(...values);
+  return values.map((value) => value / norm);
+}
+
+/** Bytes of the heap and of array buffers after a full garbage collection. */
+function heldBytes(): number {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
+/** `count` kept unknown faces of made-up people straight into the database, as keeping them would have (their thumbnails a placeholder: keeping never reads them). */
+async function fillUnknownFaces(db: LocalServer['db'], secret: string, serviceId: string, count: number): Promise<void> {
+  const descriptors = new KeyCipher(secret, UNKNOWN_DESCRIPTOR_PURPOSE);
+  const thumbnails = new KeyCipher(secret, UNKNOWN_THUMBNAIL_PURPOSE);
+  const seen = new Date().toISOString();
+  for (let group = 0; group < count / FACES_PER_GROUP; group++) {
+    const groupId = crypto.randomUUID();
+    const center = syntheticDescriptor();
+    await db.insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
+    const faces = Array.from({ length: FACES_PER_GROUP }, () => {
+      const id = crypto.randomUUID();
+      return {
+        id,
+        group_id: groupId,
+        service_id: serviceId,
+        descriptor_ciphertext: descriptors.encrypt(toText(syntheticDescriptor(center)), id),
+        descriptor_kind: DESCRIPTOR_KIND,
+        thumbnail_ciphertext: thumbnails.encrypt('', id),
+        seen_at: seen,
+        frame_id: null,
+        source_id: null,
+        face_height: 100,
+        confidence: 0.9,
+      };
+    });
+    await db.insertInto('unknown_faces').values(faces).execute();
+  }
+}
+
 export async function runFaceBenchmark(options: FaceBenchmarkOptions): Promise<string[]> {
   const server = await startLocalServer({ DETECTD_MODEL: `${path.resolve(options.objectModel)},${path.resolve(options.faceModel)}`, DETECTD_LOG_LEVEL: 'info' });
   try {
-    const apiKey = await server.createService({ name: 'faces', type: 'face-detection' });
     const photo = new Uint8Array(fs.readFileSync(GROUP_PHOTO));
-    const call = async () => {
+    const secret = loadServerSecret(undefined, server.dataDir);
+    const serviceOf = async (key: string) => (await server.domain.keys.authenticate(key))!.id;
+    // Once more on a new connection when the server closed an idle one (setting the cases up takes minutes).
+    const send = (url: string, init: RequestInit) => fetch(url, init).catch(() => fetch(url, init));
+    const call = async (key: string) => {
       const started = performance.now();
-      const response = await fetch(`${server.url}/api/v1/face-detection`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'image/jpeg' }, body: photo });
+      const response = await send(`${server.url}/api/v1/face-detection`, { method: 'POST', headers: { Authorization: `ApiKey ${key}`, 'Content-Type': 'image/jpeg' }, body: photo });
       if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
       await response.json();
       return performance.now() - started;
     };
-    const phase = async () => {
-      for (let i = 0; i < 3; i++) await call();
-      const logStart = server.logText().length;
-      const times: number[] = [];
-      for (let i = 0; i < options.requests; i++) times.push(await call());
-      return { times, stages: stageMedians(server.logText().slice(logStart)) };
+    const register = async (key: string, person: string) => {
+      const form = new FormData();
+      form.append('userid', person);
+      form.append('image', new Blob([new Uint8Array(fs.readFileSync(path.join(FACES, person, `${person}1.png`)))]), `${person}.png`);
+      const registered = await send(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
+      if (registered.status !== 200) throw new Error(`register ${person}: HTTP ${registered.status}`);
     };
+    const rememberOn = async (key: string) => {
+      const response = await send(`${server.url}/api/v1/face-detection/unknown-people/settings`, {
+        method: 'PUT',
+        headers: { Authorization: `ApiKey ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ remember: true, max_faces: 100_000 }),
+      });
+      if (response.status !== 200) throw new Error(`remember: HTTP ${response.status}`);
+    };
+
     const raw = await rawFaceInference(path.resolve(options.faceModel), options.threads);
     const rawTimes: number[] = [];
     for (let i = 0; i < options.requests; i++) rawTimes.push(await raw.runOnce());
     await raw.release();
-    const detect = await phase();
+
+    // One service for each case, each with what it remembers before its first call.
+    const cases = {
+      nobody: await server.createService({ name: 'nobody registered', type: 'face-detection' }),
+      few: await server.createService({ name: `${REGISTERED.length} people`, type: 'face-detection' }),
+      many: await server.createService({ name: `${MANY_PEOPLE} people`, type: 'face-detection' }),
+      keepNone: await server.createService({ name: 'keeps faces none kept', type: 'face-detection' }),
+      keepMany: await server.createService({ name: `keeps faces ${MANY_KEPT} kept`, type: 'face-detection' }),
+    };
     for (const person of REGISTERED) {
-      const form = new FormData();
-      form.append('userid', person);
-      form.append('image', new Blob([new Uint8Array(fs.readFileSync(path.join(FACES, person, `${person}1.png`)))]), `${person}.png`);
-      const registered = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form });
-      if (registered.status !== 200) throw new Error(`register ${person}: HTTP ${registered.status}`);
+      await register(cases.few, person);
+      await register(cases.many, person);
     }
-    const recognize = await phase();
+    const gallery = new FaceGallery(server.db, secret);
+    const manyId = await serviceOf(cases.many);
+    for (let person = REGISTERED.length; person < MANY_PEOPLE; person++) {
+      const center = syntheticDescriptor();
+      await gallery.register(manyId, `person ${person}`, Array.from({ length: SAMPLES_EACH }, () => ({ descriptor: syntheticDescriptor(center), weak: false })));
+    }
+    await rememberOn(cases.keepNone);
+    await rememberOn(cases.keepMany);
+    await fillUnknownFaces(server.db, secret, await serviceOf(cases.keepMany), MANY_KEPT);
+
+    // What the server holds for a service once its first call read it.
+    const heldBy = async (key: string) => {
+      const before = heldBytes();
+      await call(key);
+      return heldBytes() - before;
+    };
+    const heldPerThousandPeople = ((await heldBy(cases.many)) / MANY_PEOPLE) * 1000;
+    const heldPerTenThousandKept = ((await heldBy(cases.keepMany)) / MANY_KEPT) * 10_000;
+
+    // The cases' calls in turn, so that all see the same machine (its speed drifts by a quarter within hours).
+    const keys = Object.entries(cases);
+    for (const [, key] of keys) for (let i = 0; i < 3; i++) await call(key);
+    const logStart = server.logText().length;
+    const times = new Map(keys.map(([name]) => [name, [] as number[]]));
+    for (let i = 0; i < options.requests; i++) for (const [name, key] of keys) times.get(name)!.push(await call(key));
+    const log = server.logText().slice(logStart).split('\n');
+    const figures = async (name: keyof typeof cases) => {
+      const serviceId = await serviceOf(cases[name]);
+      const measured = times.get(name)!;
+      return `p50 ${fixed(median(measured))} ms, p99 ${fixed(percentile(measured, 99))} ms; stage medians (ms): ${stageMedians(log.filter((line) => line.includes(`"service_id":"${serviceId}"`)).join('\n'))}`;
+    };
+    const ratio = (many: keyof typeof cases, few: keyof typeof cases) => fixed(median(times.get(many)!) / median(times.get(few)!), 2);
     return [
-      `== faces: ${path.basename(options.faceModel)}, bbt1.jpg (1366×768, 4 faces), ${options.threads} ORT threads, ${options.requests} sequential requests each`,
+      `== faces: ${path.basename(options.faceModel)}, bbt1.jpg (1366×768, 4 faces), ${options.threads} ORT threads, ${options.requests} sequential requests each, the five services' calls in turn`,
       `raw ONNX Runtime inference of the face model: p50 ${fixed(median(rawTimes))} ms`,
-      `detection (nobody registered): p50 ${fixed(median(detect.times))} ms, p99 ${fixed(percentile(detect.times, 99))} ms; stage medians (ms): ${detect.stages}`,
-      `detection + recognition (${REGISTERED.length} people registered, every face described): p50 ${fixed(median(recognize.times))} ms, p99 ${fixed(percentile(recognize.times, 99))} ms; stage medians (ms): ${recognize.stages}`,
+      `detection (nobody registered: no face described): ${await figures('nobody')}`,
+      `detection + recognition (${REGISTERED.length} people registered, every face described): ${await figures('few')}`,
+      `detection + recognition (${MANY_PEOPLE} people registered, ${SAMPLES_EACH} photos each): ${await figures('many')}`,
+      `  ${MANY_PEOPLE} people ÷ nobody: ${ratio('many', 'nobody')} (goal ≤ 1.10); ÷ ${REGISTERED.length} people: ${ratio('many', 'few')}; memory held for them: ${fixed(heldPerThousandPeople / 2 ** 20, 2)} MiB per 1,000 people`,
+      `keeping unknown faces (remember on, every face described and kept), none kept at first: ${await figures('keepNone')}`,
+      `keeping unknown faces, ${MANY_KEPT} kept at first: ${await figures('keepMany')}`,
+      `  ${MANY_KEPT} kept ÷ none: ${ratio('keepMany', 'keepNone')} (goal ≤ 1.10); memory held for them: ${fixed(heldPerTenThousandKept / 2 ** 20, 2)} MiB per 10,000 kept faces`,
     ];
   } finally {
     await server.close();

@@ -66,6 +66,8 @@ export interface RunningServer {
   readonly port: number;
   /** The task table every door serves. */
   readonly tasks: TaskTable;
+  /** The schedulers of the models it loaded: every model run goes through one (a test takes a model's places to see it busy). */
+  readonly schedulers: ModelSchedulers;
   /** Stops accepting, lets in-flight requests and stream frames finish, writes pending usage, then releases models and database. */
   close(): Promise<void>;
 }
@@ -253,5 +255,5 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       lock?.release();
       logger.info('stopped');
     })());
-  return { url, port, tasks, close };
+  return { url, port, tasks, schedulers, close };
 }

@@ -160,6 +160,37 @@ describeEachEngine('face galleries in the store', (engine) => {
     }
   });
 
+  it('holds the gallery it read, reads it again when another connection (replica) writes, and matches against what it holds while the database is away', async () => {
+    const replica = await openDatabase(databaseSettingsOf(store));
+    const held = new FaceGallery(replica, TEST_SECRET);
+    let away = false;
+    try {
+      await gallery.register(serviceId, 'ann', goodSamples(descriptor(7)));
+      expect((await held.match(serviceId, descriptor(7)))?.userid).to.equal('ann');
+      // Each write raises the version the holder reads first: a negative, a threshold, a deletion.
+      await gallery.addNegative(serviceId, 'ann', descriptor(7, 0.01));
+      expect(await held.match(serviceId, descriptor(7, 0.02))).to.equal(undefined);
+      await gallery.register(serviceId, 'bob', goodSamples(descriptor(20)));
+      await gallery.setThreshold(serviceId, 0.99);
+      expect(await held.match(serviceId, descriptor(20, 0.1))).to.equal(undefined);
+      await gallery.setThreshold(serviceId, null);
+      expect((await held.match(serviceId, descriptor(20, 0.1)))?.userid).to.equal('bob');
+      await gallery.delete(serviceId, 'bob');
+      expect(await held.match(serviceId, descriptor(20, 0.1))).to.equal(undefined);
+      await gallery.register(serviceId, 'bob', goodSamples(descriptor(20)));
+      expect((await held.matcher(serviceId)).people).to.equal(2);
+
+      await replica.destroy();
+      away = true;
+      const matcher = await held.matcher(serviceId);
+      expect([matcher.people, matcher.match(descriptor(20, 0.1))?.userid, matcher.match(descriptor(7, 0.02))]).to.deep.equal([2, 'bob', undefined]);
+      // A gallery never read before cannot be matched without the database: its error, not a guess.
+      await expectRejection(held.matcher(otherServiceId), Error);
+    } finally {
+      if (!away) await replica.destroy();
+    }
+  });
+
   it('refuses a blank userid, one with any control character (C0, DEL or C1), and a registration without a face', async () => {
     for (const userid of ['', '   ', 'a\nb', 'a\u007fb', 'a\u0085b', 'a\u009bb', 'x'.repeat(201)]) {
       await expectRejection(gallery.register(serviceId, userid, goodSamples(descriptor(0))), FaceGalleryError);

@@ -48,6 +48,16 @@ describeEachEngine('known plates in the store: two replicas on one database', (e
     expect(await a.remove(serviceId, 'DG2Z6V')).to.equal(false);
   });
 
+  it('while the database is away, matches against the list it read last', async () => {
+    const [a, b] = replicas.map((db) => new KnownPlateList(db));
+    await a.add(serviceId, [{ plate: 'DG2-Z6V', name: 'Amy' }]);
+    expect((await b.matcher(serviceId))!('DG2Z6U')?.name).to.equal('Amy');
+    await replicas[1].destroy();
+    replicas[1] = await openDatabase(databaseSettingsOf(store));
+    // b's connection is gone: its list is the one it read.
+    expect((await b.matcher(serviceId))!('DG2Z6U')?.name).to.equal('Amy');
+  });
+
   it('keeps one writing per service (O/0 and I/1 as one), all or none, also when two calls add one plate at once (on PostgreSQL from two replicas)', async () => {
     const [a, b] = replicas.map((db) => new KnownPlateList(db));
     // Embedded SQLite serves one server process (the server lock): its calls at one instant share its connection.

@@ -18,6 +18,8 @@ export interface CallContext {
   readonly startedAt: number;
   readonly timings: StageTimings;
   service?: Service;
+  /** A management call (Gate.manage): what a service remembers, listed, changed or forgotten; no analysis. */
+  management?: boolean;
   model?: string;
   objects?: number;
   errorCode?: ErrorCode;

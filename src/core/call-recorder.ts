@@ -65,6 +65,7 @@ export class CallRecorder {
       duration_ms: round(durationMs),
       timings_ms: Object.keys(timings).length ? timings : undefined,
       service_id: call.service?.id,
+      call: call.management ? 'management' : undefined,
       model: call.model,
       objects: call.objects,
     };

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
-import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity } from './face-similarity.js';
+import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN } from './face-similarity.js';
+import { bestPerPerson, descriptorsById, type GalleryIndex, galleryIndex, type IndexedDescriptor } from './gallery-index.js';
 
 /**
  * Which pipeline makes the descriptors stored from now on: dlib's ResNet on the face aligned by its
@@ -33,6 +35,8 @@ export interface FaceMatch {
 export interface FaceMatcher {
   /** The threshold in force: the service's own or the default. */
   readonly threshold: number;
+  /** How many people are registered, whatever the kind of their descriptors (0: nobody to name). */
+  readonly people: number;
   /**
    * The best-matching candidate, when they are at least `threshold` alike and at least
    * FACE_MATCH_MARGIN more alike than any other candidate; undefined otherwise (a stranger, or a
@@ -52,14 +56,6 @@ export class FaceGalleryError extends Error {
   ) {
     super(message);
   }
-}
-
-/** A descriptor of a registered person's, decrypted: a sample or a negative. */
-interface PersonDescriptor {
-  readonly userid: string;
-  readonly descriptor: Float32Array;
-  /** A sample from a weak photo (faces/face-quality.ts): it counts only for a person with no good sample. */
-  readonly weak: boolean;
 }
 
 /** One face a person is registered by: its descriptor, and whether its photo was weak (faces/face-quality.ts warnings). */
@@ -97,13 +93,16 @@ export function fromText(text: string): Float32Array {
 }
 
 /**
- * Each face service's gallery of people in the database (tables `face_people`, `face_samples`),
- * read afresh on every match so that a registration on one replica is recognised by all at once.
+ * Each face service's gallery of people in the database (tables `face_people`, `face_samples`,
+ * `face_negatives`), held in memory for matching and kept current on every replica: each write
+ * raises the service's gallery version in its transaction, and each match reads that version first
+ * (`matcher`), so a registration on one replica is recognised by all at the next call.
  * Descriptors are biometric data: stored encrypted under the server secret (AES-256-GCM, bound to
  * their row), never returned by `list` and never logged.
  */
 export class FaceGallery {
   readonly #cipher: KeyCipher;
+  readonly #memory: VersionedMemory<GalleryIndex>;
 
   constructor(
     private readonly db: Database,
@@ -111,6 +110,7 @@ export class FaceGallery {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.#cipher = new KeyCipher(serverSecret, CIPHER_PURPOSE);
+    this.#memory = new VersionedMemory(db, 'gallery');
   }
 
   /**
@@ -138,6 +138,7 @@ export class FaceGallery {
         return { id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, weak: weak ? 1 : 0, created_at: created };
       });
       await tx.insertInto('face_samples').values(rows).execute();
+      await bumpMemoryVersion(tx, serviceId, 'gallery');
       const [listed] = await this.#people(tx, serviceId, person.id);
       return listed;
     });
@@ -153,10 +154,13 @@ export class FaceGallery {
     const person = await this.db.selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
     if (!person) throw new FaceGalleryError('unknown_person', `nobody is registered as "${userid.trim()}" in this service`);
     const id = crypto.randomUUID();
-    await this.db
-      .insertInto('face_negatives')
-      .values({ id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, created_at: this.now().toISOString() })
-      .execute();
+    await this.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('face_negatives')
+        .values({ id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, created_at: this.now().toISOString() })
+        .execute();
+      await bumpMemoryVersion(tx, serviceId, 'gallery');
+    });
     const [listed] = await this.#people(this.db, serviceId, person.id);
     return listed;
   }
@@ -189,7 +193,11 @@ export class FaceGallery {
 
   /** Removes the person (by userid, in any case: useridKey) and their descriptors; false when the service has no such person. */
   async delete(serviceId: string, userid: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
+    const result = await this.db.transaction().execute(async (tx) => {
+      const deleted = await tx.deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
+      await bumpMemoryVersion(tx, serviceId, 'gallery');
+      return deleted;
+    });
     return Number(result.numDeletedRows) > 0;
   }
 
@@ -206,8 +214,8 @@ export class FaceGallery {
   }
 
   /** The service's match threshold: its own, else DEFAULT_FACE_MATCH_THRESHOLD. */
-  async threshold(serviceId: string): Promise<number> {
-    const row = await this.db.selectFrom('services').select('face_match_threshold').where('id', '=', serviceId).executeTakeFirst();
+  async threshold(serviceId: string, db: Database = this.db): Promise<number> {
+    const row = await db.selectFrom('services').select('face_match_threshold').where('id', '=', serviceId).executeTakeFirst();
     return row?.face_match_threshold ?? DEFAULT_FACE_MATCH_THRESHOLD;
   }
 
@@ -216,54 +224,77 @@ export class FaceGallery {
     if (threshold !== null && !(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) {
       throw new FaceGalleryError('invalid_threshold', 'the face match threshold is a similarity in [0, 1]');
     }
-    await this.db.updateTable('services').set({ face_match_threshold: threshold }).where('id', '=', serviceId).execute();
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('services').set({ face_match_threshold: threshold }).where('id', '=', serviceId).execute();
+      await bumpMemoryVersion(tx, serviceId, 'gallery');
+    });
   }
 
-  /** Reads the service's gallery and threshold once, to match the faces of one image. */
+  /**
+   * The service's gallery and threshold as they are now, to match the faces of one image: held in
+   * memory, read and decrypted once per version of the gallery (store/memory-versions.ts), so a
+   * call reads one row, however many people are registered. When the database is away, the gallery
+   * last read is matched against.
+   */
   async matcher(serviceId: string): Promise<FaceMatcher> {
-    const [threshold, allSamples, negatives] = await Promise.all([this.threshold(serviceId), this.#descriptors(serviceId, 'face_samples'), this.#descriptors(serviceId, 'face_negatives')]);
-    // A weak sample counts only for a person with no good one (docs/faces.md "Registration quality": weak samples beside good ones named strangers, and named no one more).
-    const withGood = new Set(allSamples.filter((sample) => !sample.weak).map((sample) => sample.userid));
-    const samples = allSamples.filter((sample) => !sample.weak || !withGood.has(sample.userid));
-    /** The best similarity of `descriptor` to each person's descriptors in `of`. */
-    const bestOf = (of: readonly PersonDescriptor[], descriptor: Float32Array): Map<string, number> => {
-      const best = new Map<string, number>();
-      for (const entry of of) {
-        const similarity = faceSimilarity(descriptor, entry.descriptor);
-        if (similarity > (best.get(entry.userid) ?? -1)) best.set(entry.userid, similarity);
+    const index = await this.#memory.current(serviceId, (db, previous) => this.#index(db, serviceId, previous));
+    /** Each candidate's best similarity to the descriptor: everyone with a sample but those one of whose negatives is more alike than their nearest sample. */
+    const ranked = (descriptor: Float32Array): { best?: FaceMatch; next?: FaceMatch } => {
+      const people = index.userids.length;
+      const nearest = bestPerPerson(index.samples, people, descriptor);
+      const ruledOut = bestPerPerson(index.negatives, people, descriptor);
+      let best: FaceMatch | undefined;
+      let next: FaceMatch | undefined;
+      for (const [person, similarity] of nearest.entries()) {
+        if (similarity < 0 || similarity < ruledOut[person]) continue;
+        const candidate = { userid: index.userids[person], similarity };
+        if (!best || similarity > best.similarity) [best, next] = [candidate, best];
+        else if (!next || similarity > next.similarity) next = candidate;
       }
-      return best;
-    };
-    /** Each candidate's best similarity to the descriptor, most alike first: everyone but those one of whose negatives is more alike than their nearest sample. */
-    const ranked = (descriptor: Float32Array): FaceMatch[] => {
-      const ruledOut = bestOf(negatives, descriptor);
-      return [...bestOf(samples, descriptor)]
-        .filter(([userid, similarity]) => !(similarity < (ruledOut.get(userid) ?? -1)))
-        .map(([userid, similarity]) => ({ userid, similarity }))
-        .sort((a, b) => b.similarity - a.similarity);
+      return { best, next };
     };
     return {
-      threshold,
-      nearest: (descriptor) => ranked(descriptor)[0],
+      threshold: index.threshold,
+      people: index.userids.length,
+      nearest: (descriptor) => ranked(descriptor).best,
       match(descriptor) {
-        const [best, next] = ranked(descriptor);
-        if (!best || best.similarity < threshold) return undefined;
+        const { best, next } = ranked(descriptor);
+        if (!best || best.similarity < index.threshold) return undefined;
         return next && best.similarity - next.similarity < FACE_MATCH_MARGIN ? undefined : best;
       },
     };
   }
 
-  /** The service's current-kind descriptors in `table` (samples or negatives), decrypted, with their person's userid. */
-  async #descriptors(serviceId: string, table: 'face_samples' | 'face_negatives'): Promise<PersonDescriptor[]> {
-    const rows = await this.db
+  /** The service's people, threshold and current-kind descriptors, decrypted (but those `previous` holds already), as one index. */
+  async #index(db: Database, serviceId: string, previous: GalleryIndex | undefined): Promise<GalleryIndex> {
+    const held = descriptorsById(previous);
+    const [people, threshold, samples, negatives] = await Promise.all([
+      db.selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).orderBy('userid').execute(),
+      this.threshold(serviceId, db),
+      this.#descriptors(db, serviceId, 'face_samples', held),
+      this.#descriptors(db, serviceId, 'face_negatives', held),
+    ]);
+    // A weak sample counts only for a person with no good one (docs/faces.md "Registration quality": weak samples beside good ones named strangers, and named no one more).
+    const withGood = new Set(samples.filter((sample) => !sample.weak).map((sample) => sample.personId));
+    return galleryIndex(people, samples.filter((sample) => !sample.weak || !withGood.has(sample.personId)), negatives, threshold);
+  }
+
+  /** The service's current-kind descriptors in `table` (samples or negatives), with their person. */
+  async #descriptors(db: Database, serviceId: string, table: 'face_samples' | 'face_negatives', held: ReadonlyMap<string, Float32Array>): Promise<IndexedDescriptor[]> {
+    const rows = await db
       .selectFrom(table)
       .innerJoin('face_people', 'face_people.id', `${table}.person_id`)
-      .select([`${table}.id as id`, `${table}.descriptor_ciphertext as ciphertext`, 'face_people.userid'])
+      .select([`${table}.id as id`, `${table}.descriptor_ciphertext as ciphertext`, 'face_people.id as personId'])
       .$if(table === 'face_samples', (query) => query.select('face_samples.weak as weak'))
       .where('face_people.service_id', '=', serviceId)
       .where(`${table}.descriptor_kind`, '=', DESCRIPTOR_KIND)
       .execute();
-    return rows.map((row) => ({ userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.ciphertext, row.id)), weak: 'weak' in row && Number(row.weak) === 1 }));
+    return rows.map((row) => ({
+      id: row.id,
+      personId: row.personId,
+      descriptor: held.get(row.id) ?? fromText(this.#cipher.decrypt(row.ciphertext, row.id)),
+      weak: 'weak' in row && Number(row.weak) === 1,
+    }));
   }
 
   /** The registered person `descriptor` is a face of, or undefined below the service's threshold. */

@@ -79,8 +79,8 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number, u
     similarity: faceSimilarity,
     smallestFace,
     async matcher(serviceId) {
-      if ((await gallery.list(serviceId)).length === 0) return undefined;
       const matcher = await gallery.matcher(serviceId);
+      if (matcher.people === 0) return undefined;
       return {
         match(embedding) {
           const found = matcher.match(embedding);
@@ -95,7 +95,15 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number, u
     addNegative: async (serviceId, person, embedding) => listed(await gallery.addNegative(serviceId, person, embedding).catch(refusedAsRequest)),
     list: async (serviceId) => (await gallery.list(serviceId)).map(listed),
     remove: (serviceId, person) => gallery.delete(serviceId, person),
-    remembersUnknown: async (serviceId) => (await unknown.people.settings(serviceId)).remember,
+    // Keeping is never worth failing a call for: when the switch cannot be read (the database is away), nothing is kept.
+    remembersUnknown: (serviceId) =>
+      unknown.people.settings(serviceId).then(
+        (settings) => settings.remember,
+        (error: unknown) => {
+          unknown.failed(error);
+          return false;
+        },
+      ),
     keepUnknown: (serviceId, faces, seenIn) => unknown.people.keep(serviceId, faces, seenIn).catch(unknown.failed),
   };
 }

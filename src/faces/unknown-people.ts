@@ -2,10 +2,11 @@ import crypto from 'node:crypto';
 import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
 import { eraseDeleted } from '../store/erase-deleted.js';
+import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
 import { loadSharp } from '../vision/sharp.js';
 import { DESCRIPTOR_KIND, type FaceGallery, type FacePerson, fromText, toText } from './face-gallery.js';
 import { heightWarning } from './face-quality.js';
-import { type GroupFaces, groupFor } from './unknown-grouping.js';
+import { groupFor } from './unknown-grouping.js';
 
 /** A face service's switch: whether it keeps the faces it cannot name, for how long, and how many at most. */
 export interface UnknownFaceSettings {
@@ -82,6 +83,30 @@ export const MAX_NAMED_FACES = 20;
 const DAY_MS = 86_400_000;
 /** The cipher purpose of kept descriptors (the measurement reads them back to tune grouping: scripts/unknown-faces-eval.ts). */
 export const UNKNOWN_DESCRIPTOR_PURPOSE = 'unknown-face-descriptor/v1';
+/** The cipher purpose of kept thumbnails (the benchmark keeps faces of its own: scripts/bench-faces.ts). */
+export const UNKNOWN_THUMBNAIL_PURPOSE = 'unknown-face-thumbnail/v1';
+
+/** A kept face as keeping holds it: its descriptor when it is of the current kind (only those are grouped). */
+interface HeldFace {
+  readonly id: string;
+  readonly groupId: string;
+  readonly seen: string;
+  readonly descriptor?: Float32Array;
+}
+
+/**
+ * A service's kept faces as keeping holds them in memory, decrypted once: each group's
+ * descriptors (and the images of the call being kept: two faces of one image are two people), and
+ * every face oldest first, for retention and the cap.
+ */
+interface KeptFaces {
+  readonly groups: Map<string, { descriptors: Float32Array[]; readonly images: Set<string> }>;
+  readonly faces: HeldFace[];
+}
+
+const oldestFirst = (a: HeldFace, b: HeldFace) => (a.seen < b.seen ? -1 : a.seen > b.seen ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** Rows a DELETE … IN names at most. */
+const IDS_PER_DELETE = 500;
 
 /** Largest first, then surest: the faces that describe a person best. */
 const byQuality = (a: { face_height: number; confidence: number }, b: { face_height: number; confidence: number }) => b.face_height - a.face_height || b.confidence - a.confidence;
@@ -90,13 +115,16 @@ const byQuality = (a: { face_height: number; confidence: number }, b: { face_hei
  * The unknown people of each face service (tables `unknown_groups`, `unknown_faces`): the faces it
  * could not name, kept only while its owner turned remembering on, grouped as they arrive
  * (unknown-grouping.ts), and named, merged or forgotten by the owner. Descriptors and thumbnails
- * are biometric data: encrypted under the server secret, bound to their row, never logged. Nothing
- * is held in memory between calls: every replica reads the database, so a forgotten face is gone
- * from all of them at once.
+ * are biometric data: encrypted under the server secret, bound to their row, never logged. What
+ * grouping compares is held in memory (the descriptors, decrypted once) and kept current on every
+ * replica by the service's version of its unknown faces, raised by every write
+ * (store/memory-versions.ts); everything listed or shown is read from the database, so a forgotten
+ * face is gone from every replica at once.
  */
 export class UnknownPeople {
   readonly #descriptors: KeyCipher;
   readonly #thumbnails: KeyCipher;
+  readonly #kept: VersionedMemory<KeptFaces>;
 
   constructor(
     private readonly db: Database,
@@ -105,7 +133,8 @@ export class UnknownPeople {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.#descriptors = new KeyCipher(serverSecret, UNKNOWN_DESCRIPTOR_PURPOSE);
-    this.#thumbnails = new KeyCipher(serverSecret, 'unknown-face-thumbnail/v1');
+    this.#thumbnails = new KeyCipher(serverSecret, UNKNOWN_THUMBNAIL_PURPOSE);
+    this.#kept = new VersionedMemory(db, 'unknown-faces');
   }
 
   async settings(serviceId: string, db: Database = this.db): Promise<UnknownFaceSettings> {
@@ -127,18 +156,20 @@ export class UnknownPeople {
     if (maxFaces !== undefined && !(Number.isInteger(maxFaces) && maxFaces >= 1 && maxFaces <= MAX_UNKNOWN_FACES)) {
       throw new UnknownPeopleError('invalid_settings', `max_faces is a whole number from 1 to ${MAX_UNKNOWN_FACES}`);
     }
-    await this.db
-      .updateTable('services')
-      .set({
-        ...(remember !== undefined && { remember_unknown_faces: remember ? 1 : 0 }),
-        ...(retentionDays !== undefined && { unknown_faces_retention_days: retentionDays }),
-        ...(maxFaces !== undefined && { unknown_faces_max: maxFaces }),
-      })
-      .where('id', '=', serviceId)
-      .execute();
-    const settings = await this.settings(serviceId);
-    await this.#purge(this.db, serviceId, settings);
-    return settings;
+    return this.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('services')
+        .set({
+          ...(remember !== undefined && { remember_unknown_faces: remember ? 1 : 0 }),
+          ...(retentionDays !== undefined && { unknown_faces_retention_days: retentionDays }),
+          ...(maxFaces !== undefined && { unknown_faces_max: maxFaces }),
+        })
+        .where('id', '=', serviceId)
+        .execute();
+      const settings = await this.settings(serviceId, tx);
+      await this.#purge(tx, serviceId, settings);
+      return settings;
+    });
   }
 
   /**
@@ -152,14 +183,14 @@ export class UnknownPeople {
     const thumbnails = await Promise.all(faces.map((face) => sharp(face.crop).resize({ height: THUMBNAIL_HEIGHT, withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer()));
     const seen = this.now().toISOString();
     const image = crypto.randomUUID();
-    await this.db.transaction().execute(async (tx) => {
-      const groups = await this.#groupFaces(tx, serviceId);
+    await this.#kept.write(serviceId, (db, previous) => this.#load(db, serviceId, previous), async (tx, kept) => {
+      const added: HeldFace[] = [];
       for (const [index, face] of faces.entries()) {
-        let groupId = groupFor(face.descriptor, image, groups);
+        let groupId = groupFor(face.descriptor, image, kept.groups);
         if (groupId === undefined) {
           groupId = crypto.randomUUID();
           await tx.insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
-          groups.set(groupId, { descriptors: [], images: new Set() });
+          kept.groups.set(groupId, { descriptors: [], images: new Set() });
         } else {
           await tx.updateTable('unknown_groups').set({ last_seen: seen }).where('id', '=', groupId).execute();
         }
@@ -180,34 +211,69 @@ export class UnknownPeople {
             confidence: face.confidence,
           })
           .execute();
-        const group = groups.get(groupId)!;
-        groups.set(groupId, { descriptors: [...group.descriptors, face.descriptor], images: new Set([...group.images, image]) });
+        const group = kept.groups.get(groupId)!;
+        group.descriptors.push(face.descriptor);
+        group.images.add(image);
+        added.push({ id, groupId, seen, descriptor: face.descriptor });
       }
-      await this.#purge(tx, serviceId, await this.settings(serviceId, tx));
+      // Faces kept by other calls were each in an image of their own.
+      for (const { groupId } of added) kept.groups.get(groupId)?.images.clear();
+      const latest = kept.faces.at(-1);
+      kept.faces.push(...added.sort(oldestFirst));
+      // Another replica's clock ahead of this one's kept a face "later": the order is made again.
+      if (latest && oldestFirst(latest, added[0]) > 0) kept.faces.sort(oldestFirst);
+      await this.#forgetHeld(tx, kept, await this.settings(serviceId, tx));
     });
   }
 
-  /** The service's kept faces by group, decrypted for one grouping (comparable ones only). Each face is its own image: faces kept apart were in different calls. */
-  async #groupFaces(db: Database, serviceId: string): Promise<Map<string, GroupFaces>> {
-    const rows = await db.selectFrom('unknown_faces').select(['id', 'group_id', 'descriptor_ciphertext']).where('service_id', '=', serviceId).where('descriptor_kind', '=', DESCRIPTOR_KIND).execute();
-    const groups = new Map<string, { descriptors: Float32Array[]; images: Set<string> }>();
+  /** The service's kept faces, read and decrypted for keeping (but the descriptors `previous` holds already). */
+  async #load(db: Database, serviceId: string, previous: KeptFaces | undefined): Promise<KeptFaces> {
+    const rows = await db.selectFrom('unknown_faces').select(['id', 'group_id', 'descriptor_kind', 'descriptor_ciphertext', 'seen_at']).where('service_id', '=', serviceId).execute();
+    const decrypted = new Map((previous?.faces ?? []).map((face) => [face.id, face.descriptor]));
+    const kept: KeptFaces = { groups: new Map(), faces: [] };
     for (const row of rows) {
-      const group = groups.get(row.group_id) ?? { descriptors: [], images: new Set<string>() };
-      group.descriptors.push(fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)));
-      groups.set(row.group_id, group);
+      const descriptor = row.descriptor_kind !== DESCRIPTOR_KIND ? undefined : (decrypted.get(row.id) ?? fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)));
+      kept.faces.push({ id: row.id, groupId: row.group_id, seen: row.seen_at, descriptor });
+      if (!descriptor) continue;
+      const group = kept.groups.get(row.group_id) ?? { descriptors: [], images: new Set<string>() };
+      group.descriptors.push(descriptor);
+      kept.groups.set(row.group_id, group);
     }
-    return groups;
+    kept.faces.sort(oldestFirst);
+    return kept;
   }
 
-  /** Forgets the service's faces past its retention and beyond its cap (oldest first), then the groups left empty. */
-  async #purge(db: Database, serviceId: string, settings: UnknownFaceSettings): Promise<void> {
+  /** Forgets the held faces past the service's retention and beyond its cap (oldest first), and the groups they leave empty: by id, what the memory holds telling which. */
+  async #forgetHeld(db: Database, kept: KeptFaces, settings: UnknownFaceSettings): Promise<void> {
     const oldest = new Date(this.now().getTime() - settings.retentionDays * DAY_MS).toISOString();
-    await db.deleteFrom('unknown_faces').where('service_id', '=', serviceId).where('seen_at', '<', oldest).execute();
-    const beyondCap = await db.selectFrom('unknown_faces').select('id').where('service_id', '=', serviceId).orderBy('seen_at', 'desc').orderBy('id', 'desc').offset(settings.maxFaces).limit(MAX_UNKNOWN_FACES).execute();
-    for (let at = 0; at < beyondCap.length; at += 500) {
-      await db.deleteFrom('unknown_faces').where('id', 'in', beyondCap.slice(at, at + 500).map((row) => row.id)).execute();
+    let count = Math.max(0, kept.faces.length - settings.maxFaces);
+    while (count < kept.faces.length && kept.faces[count].seen < oldest) count++;
+    if (count === 0) return;
+    const forgotten = kept.faces.splice(0, count);
+    for (let at = 0; at < forgotten.length; at += IDS_PER_DELETE) {
+      await db.deleteFrom('unknown_faces').where('id', 'in', forgotten.slice(at, at + IDS_PER_DELETE).map((face) => face.id)).execute();
     }
-    await db
+    const left = new Set(kept.faces.map((face) => face.groupId));
+    const emptied = [...new Set(forgotten.map((face) => face.groupId))].filter((groupId) => !left.has(groupId));
+    for (const face of forgotten) {
+      const group = kept.groups.get(face.groupId);
+      if (group) group.descriptors = group.descriptors.filter((descriptor) => descriptor !== face.descriptor);
+    }
+    for (const groupId of emptied) kept.groups.delete(groupId);
+    for (let at = 0; at < emptied.length; at += IDS_PER_DELETE) await db.deleteFrom('unknown_groups').where('id', 'in', emptied.slice(at, at + IDS_PER_DELETE)).execute();
+  }
+
+  /** Forgets the service's faces past its retention and beyond its cap (oldest first), then the groups left empty; raises the version when it forgot any. Run in a transaction. */
+  async #purge(tx: Database, serviceId: string, settings: UnknownFaceSettings): Promise<void> {
+    const oldest = new Date(this.now().getTime() - settings.retentionDays * DAY_MS).toISOString();
+    const expired = await tx.deleteFrom('unknown_faces').where('service_id', '=', serviceId).where('seen_at', '<', oldest).executeTakeFirst();
+    const beyondCap = await tx.selectFrom('unknown_faces').select('id').where('service_id', '=', serviceId).orderBy('seen_at', 'desc').orderBy('id', 'desc').offset(settings.maxFaces).limit(MAX_UNKNOWN_FACES).execute();
+    if (Number(expired.numDeletedRows) === 0 && beyondCap.length === 0) return;
+    await bumpMemoryVersion(tx, serviceId, 'unknown-faces');
+    for (let at = 0; at < beyondCap.length; at += IDS_PER_DELETE) {
+      await tx.deleteFrom('unknown_faces').where('id', 'in', beyondCap.slice(at, at + IDS_PER_DELETE).map((row) => row.id)).execute();
+    }
+    await tx
       .deleteFrom('unknown_groups')
       .where('service_id', '=', serviceId)
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('unknown_faces').select('unknown_faces.id').whereRef('unknown_faces.group_id', '=', 'unknown_groups.id'))))
@@ -217,7 +283,10 @@ export class UnknownPeople {
   /** Forgets, for every service, the faces past its retention (the periodic sweep: a service that sees no face still forgets). */
   async purgeAll(): Promise<void> {
     const services = await this.db.selectFrom('unknown_groups').select('service_id').distinct().execute();
-    for (const { service_id } of services) await this.#purge(this.db, service_id, await this.settings(service_id));
+    for (const { service_id } of services) {
+      const settings = await this.settings(service_id);
+      await this.db.transaction().execute((tx) => this.#purge(tx, service_id, settings));
+    }
   }
 
   /** The service's unknown people, most recently seen first. */
@@ -287,6 +356,7 @@ export class UnknownPeople {
   async merge(serviceId: string, groupId: string, intoId: string): Promise<UnknownPerson | undefined> {
     if (groupId === intoId) throw new UnknownPeopleError('same_group', 'an unknown person cannot be merged into itself');
     const merged = await this.db.transaction().execute(async (tx) => {
+      await bumpMemoryVersion(tx, serviceId, 'unknown-faces');
       const groups = await tx.selectFrom('unknown_groups').selectAll().where('service_id', '=', serviceId).where('id', 'in', [groupId, intoId]).execute();
       if (groups.length !== 2) return false;
       const firstSeen = groups.map((group) => group.first_seen).sort()[0];
@@ -302,15 +372,13 @@ export class UnknownPeople {
 
   /** Forgets the unknown person: its group, kept faces and thumbnails deleted at once. False when the service has no such group. */
   async forget(serviceId: string, groupId: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('unknown_groups').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst();
-    await eraseDeleted(this.db);
+    const result = await this.#forgetting(serviceId, (tx) => tx.deleteFrom('unknown_groups').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst());
     return Number(result.numDeletedRows) > 0;
   }
 
   /** Forgets every unknown person of the service; how many. */
   async forgetAll(serviceId: string): Promise<number> {
-    const result = await this.db.deleteFrom('unknown_groups').where('service_id', '=', serviceId).executeTakeFirst();
-    await eraseDeleted(this.db);
+    const result = await this.#forgetting(serviceId, (tx) => tx.deleteFrom('unknown_groups').where('service_id', '=', serviceId).executeTakeFirst());
     return Number(result.numDeletedRows);
   }
 
@@ -328,12 +396,23 @@ export class UnknownPeople {
 
   /** Forgets one kept face (it was added to a registered person), and its unknown person with it when it was their last. */
   async forgetFace(serviceId: string, faceId: string): Promise<void> {
-    const face = await this.db.selectFrom('unknown_faces').select('group_id').where('service_id', '=', serviceId).where('id', '=', faceId).executeTakeFirst();
-    if (!face) return;
-    await this.db.deleteFrom('unknown_faces').where('id', '=', faceId).execute();
-    const left = await this.db.selectFrom('unknown_faces').select('id').where('group_id', '=', face.group_id).executeTakeFirst();
-    if (!left) await this.db.deleteFrom('unknown_groups').where('id', '=', face.group_id).execute();
+    await this.#forgetting(serviceId, async (tx) => {
+      const face = await tx.selectFrom('unknown_faces').select('group_id').where('service_id', '=', serviceId).where('id', '=', faceId).executeTakeFirst();
+      if (!face) return;
+      await tx.deleteFrom('unknown_faces').where('id', '=', faceId).execute();
+      const left = await tx.selectFrom('unknown_faces').select('id').where('group_id', '=', face.group_id).executeTakeFirst();
+      if (!left) await tx.deleteFrom('unknown_groups').where('id', '=', face.group_id).execute();
+    });
+  }
+
+  /** A deletion of kept faces, in a transaction that raises the version first (so the held faces are read again), then their bytes erased from the disk. */
+  async #forgetting<R>(serviceId: string, deletion: (tx: Database) => Promise<R>): Promise<R> {
+    const result = await this.db.transaction().execute(async (tx) => {
+      await bumpMemoryVersion(tx, serviceId, 'unknown-faces');
+      return deletion(tx);
+    });
     await eraseDeleted(this.db);
+    return result;
   }
 
   async #owns(serviceId: string, groupId: string): Promise<boolean> {

@@ -141,6 +141,26 @@ export class Gate {
     }
   }
 
+  /**
+   * A management call: what a service remembers (its people, unknown people, known plates) listed,
+   * changed or forgotten with its key. Authenticate → service state (a disabled service or account
+   * is refused), and nothing else: no model runs, so none is asked for (a model unloaded or busy
+   * refuses no management call), and it counts against no rate limit or quota, which meter
+   * analyses. Its owner can always see and delete what the service remembers. The call is recorded
+   * as a management call (CallContext.management). docs/faces.md "Memory" names the calls.
+   */
+  async manage(credentials: Credentials, task: Task, context: CallContext): Promise<Service> {
+    const started = performance.now();
+    context.management = true;
+    try {
+      const service = await this.#authenticate(credentials, task);
+      context.service = service;
+      return service;
+    } finally {
+      addGateTime(context.timings, started);
+    }
+  }
+
   /** Counts one call against its service's rate limit and quota; throws LimitExceededError (429). */
   async #count(caller: Caller, context: CallContext): Promise<CountedCaller> {
     const started = performance.now();

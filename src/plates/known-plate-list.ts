@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Database } from '../store/database.js';
+import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import { DEFAULT_KNOWN_PLATE_DISTANCE, type KnownPlateMatch, MAX_KNOWN_PLATE_DISTANCE, plateKey, plateMatcher, plateText } from './plate-match.js';
 
@@ -63,16 +64,24 @@ function checkedName(name: string): string {
   return trimmed;
 }
 
+type PlateMatcher = (read: string) => KnownPlateMatch | undefined;
+
 /**
  * Each licence-plate service's known plates and match distance in the database (table
- * `known_plates`, `services.known_plate_distance`), read afresh for every image so that an edit on
- * one replica holds on all at once.
+ * `known_plates`, `services.known_plate_distance`), held in memory as a matcher (each plate's key
+ * made once) and kept current on every replica: each edit raises the service's known-plates
+ * version in its transaction, and each image's match reads that version first, so an edit on one
+ * replica holds on all at the next image.
  */
 export class KnownPlateList implements KnownPlates {
+  readonly #memory: VersionedMemory<PlateMatcher | undefined>;
+
   constructor(
     private readonly db: Database,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.#memory = new VersionedMemory(db, 'known-plates');
+  }
 
   /** The service's known plates, by plate. */
   async list(serviceId: string): Promise<KnownPlate[]> {
@@ -101,6 +110,7 @@ export class KnownPlateList implements KnownPlates {
       // The insert first: on SQLite a transaction that reads first cannot wait for another writer (SQLITE_BUSY).
       return await this.db.transaction().execute(async (tx) => {
         for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await tx.insertInto('known_plates').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+        await bumpMemoryVersion(tx, serviceId, 'known-plates');
         const { listed } = await tx.selectFrom('known_plates').select((eb) => eb.fn.countAll<number | string>().as('listed')).where('service_id', '=', serviceId).executeTakeFirstOrThrow();
         if (Number(listed) > MAX_KNOWN_PLATES) throw new KnownPlateError('invalid_plate', `a service lists at most ${MAX_KNOWN_PLATES} known plates`);
         return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
@@ -116,17 +126,21 @@ export class KnownPlateList implements KnownPlates {
 
   /** Removes the known plate of this id, or of this plate (look-alikes counting as equal); false when the service lists no such one. */
   async remove(serviceId: string, idOrPlate: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('known_plates')
-      .where('service_id', '=', serviceId)
-      .where((eb) => eb.or([eb('id', '=', idOrPlate), eb('plate_key', '=', plateKey(idOrPlate))]))
-      .executeTakeFirst();
+    const result = await this.db.transaction().execute(async (tx) => {
+      const deleted = await tx
+        .deleteFrom('known_plates')
+        .where('service_id', '=', serviceId)
+        .where((eb) => eb.or([eb('id', '=', idOrPlate), eb('plate_key', '=', plateKey(idOrPlate))]))
+        .executeTakeFirst();
+      await bumpMemoryVersion(tx, serviceId, 'known-plates');
+      return deleted;
+    });
     return Number(result.numDeletedRows) > 0;
   }
 
   /** How many characters a read may differ from a known plate: the service's own, else DEFAULT_KNOWN_PLATE_DISTANCE. */
-  async distance(serviceId: string): Promise<number> {
-    const row = await this.db.selectFrom('services').select('known_plate_distance').where('id', '=', serviceId).executeTakeFirst();
+  async distance(serviceId: string, db: Database = this.db): Promise<number> {
+    const row = await db.selectFrom('services').select('known_plate_distance').where('id', '=', serviceId).executeTakeFirst();
     return row?.known_plate_distance ?? DEFAULT_KNOWN_PLATE_DISTANCE;
   }
 
@@ -135,12 +149,17 @@ export class KnownPlateList implements KnownPlates {
     if (distance !== null && !(Number.isInteger(distance) && distance >= 0 && distance <= MAX_KNOWN_PLATE_DISTANCE)) {
       throw new KnownPlateError('invalid_distance', `the known-plate distance is a whole number of characters from 0 to ${MAX_KNOWN_PLATE_DISTANCE}`);
     }
-    await this.db.updateTable('services').set({ known_plate_distance: distance }).where('id', '=', serviceId).execute();
+    await this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('services').set({ known_plate_distance: distance }).where('id', '=', serviceId).execute();
+      await bumpMemoryVersion(tx, serviceId, 'known-plates');
+    });
   }
 
-  /** The service's list and distance read once, to match the plates of one image; undefined when it lists none. */
-  async matcher(serviceId: string): Promise<((read: string) => KnownPlateMatch | undefined) | undefined> {
-    const [known, distance] = await Promise.all([this.db.selectFrom('known_plates').select(['plate', 'name']).where('service_id', '=', serviceId).execute(), this.distance(serviceId)]);
-    return known.length === 0 ? undefined : plateMatcher(known, distance);
+  /** The service's list and distance as they are now, to match the plates of one image (the list last read when the database is away); undefined when it lists none. */
+  matcher(serviceId: string): Promise<PlateMatcher | undefined> {
+    return this.#memory.current(serviceId, async (db) => {
+      const [known, distance] = await Promise.all([db.selectFrom('known_plates').select(['plate', 'name']).where('service_id', '=', serviceId).execute(), this.distance(serviceId, db)]);
+      return known.length === 0 ? undefined : plateMatcher(known, distance);
+    });
   }
 }

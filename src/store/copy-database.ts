@@ -22,6 +22,7 @@ export const TABLES_IN_COPY_ORDER = [
   'unknown_groups',
   'unknown_faces',
   'known_plates',
+  'memory_versions',
 ] as const satisfies readonly (keyof Tables)[];
 
 export type TableName = (typeof TABLES_IN_COPY_ORDER)[number];

@@ -125,6 +125,13 @@ export interface Tables {
     descriptor_kind: string;
     created_at: string;
   };
+  /** The version of what a service remembers (store/memory-versions.ts), raised by every write to it. */
+  memory_versions: {
+    service_id: string;
+    /** Which memory: MemoryName. */
+    memory: string;
+    version: number;
+  };
   service_monthly_calls: {
     service_id: string;
     /** UTC month, `YYYY-MM`. */

@@ -15,6 +15,7 @@ import { unknownFaces } from './0013-unknown-faces.js';
 import { faceNegatives } from './0014-face-negatives.js';
 import { knownPlates } from './0015-known-plates.js';
 import { faceSampleQuality } from './0016-face-sample-quality.js';
+import { memoryVersions } from './0017-memory-versions.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-face-negatives': faceNegatives,
   '0015-known-plates': knownPlates,
   '0016-face-sample-quality': faceSampleQuality,
+  '0017-memory-versions': memoryVersions,
 };
 
 /** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */

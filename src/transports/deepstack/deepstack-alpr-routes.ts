@@ -2,7 +2,7 @@ import { DetectdError } from '../../core/errors.js';
 import { runTask } from '../../tasks/run-task.js';
 import type { Task } from '../../tasks/task.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
-import { type DeepStackRequest, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
+import { type DeepStackRequest, type DeepStackRespond, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
 
 /** CodeProject.AI's ALPR module reads its image from `upload`; its adapter takes a file in any field, and so does this door. */
 const UPLOAD_FIELD = 'upload';
@@ -34,7 +34,7 @@ function alprImage(request: DeepStackRequest): Buffer {
  * own default), each as a prediction labelled `Plate: <text>`, with `known_name`, `known_plate` and
  * `known_distance` added where it matches one of the service's known plates (its clients ignore fields they do not know).
  */
-function respond(task: Task): DeepStackTaskRoute['respond'] {
+function respond(task: Task): DeepStackRespond {
   return async (request, call) => {
     const parameters = task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler);
     const findings = await runTask(task, alprImage(request), parameters, call);

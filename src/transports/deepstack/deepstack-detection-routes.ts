@@ -1,5 +1,5 @@
 import type { Task } from '../../tasks/task.js';
-import type { DeepStackTaskRoute } from './deepstack-form.js';
+import type { DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { IMAGE_ROUTE_FAILURES, predictionsOf } from './deepstack-predictions.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
 
@@ -13,7 +13,7 @@ const DETECTION_ANSWER =
 const DETECTION_FAILURES = IMAGE_ROUTE_FAILURES;
 
 /** DeepStack's detection: the form's `image` at its `min_confidence` (no crops, no drawing) → what was found as `predictions`, each with its `label`. */
-function respond(task: Task): DeepStackTaskRoute['respond'] {
+function respond(task: Task): DeepStackRespond {
   return async (request, call) => {
     const { predictions } = await predictionsOf(task, request, call, DEEPSTACK_MIN_CONFIDENCE);
     return { predictions };

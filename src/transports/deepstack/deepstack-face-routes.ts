@@ -21,6 +21,8 @@ const KEYED_FAILURES = {
   '503': 'Overloaded, past the deadline, or no face model loaded.',
 };
 const IMAGE_FAILURES = { '400': 'No image, a bad image or form, a bad `min_confidence`.', ...KEYED_FAILURES };
+/** A management call's (list, delete): no model, no rate limit or quota (docs/faces.md "Memory"). */
+const MANAGEMENT_FAILURES = { '401': KEYED_FAILURES['401'], '403': KEYED_FAILURES['403'], '413': 'The form is larger than the body limit.' };
 const BOX = '"confidence", "x_min", "y_min", "x_max", "y_max"';
 const CODEPROJECT_FIELDS = '"message", "command", "moduleId", "requestId", "inferenceMs", "processMs", …';
 
@@ -113,9 +115,9 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       summary: 'DeepStack / CodeProject.AI list of the service\'s registered people',
       formFields: KEY_FIELD,
       answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "negatives", "added"}], ${CODEPROJECT_FIELDS}}\``,
-      failures: KEYED_FAILURES,
-      async respond(_request, call): Promise<DeepStackAnswer> {
-        const people = await faces.list(call.service.id);
+      failures: MANAGEMENT_FAILURES,
+      async manage(_request, service): Promise<DeepStackAnswer> {
+        const people = await faces.list(service.id);
         const userids = people.map((person) => person.name);
         // `people` is detectd's addition (clients read `faces`): each person's photos, "not this person" faces and when they were added, for the console's People page.
         const listed = people.map((person) => ({ userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created }));
@@ -129,9 +131,9 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       summary: 'DeepStack / CodeProject.AI deletion of a registered person and every photo\'s descriptor',
       formFields: { userid: 'The person to delete.', ...KEY_FIELD },
       answer: `\`{"success": true, ${CODEPROJECT_FIELDS}}\` (also for a userid that is not registered, as DeepStack answers)`,
-      failures: { '400': 'No `userid`.', ...KEYED_FAILURES },
-      async respond(request, call): Promise<DeepStackAnswer> {
-        const removed = await faces.remove(call.service.id, useridOf(request));
+      failures: { '400': 'No `userid`.', ...MANAGEMENT_FAILURES },
+      async manage(request, service): Promise<DeepStackAnswer> {
+        const removed = await faces.remove(service.id, useridOf(request));
         return { message: removed ? 'face deleted' : 'no such userid' };
       },
     },

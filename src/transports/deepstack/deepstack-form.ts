@@ -1,4 +1,5 @@
 import { DetectdError } from '../../core/errors.js';
+import type { Service } from '../../core/service.js';
 import type { BoundingBox, Finding } from '../../tasks/finding.js';
 import type { Findings } from '../../tasks/task.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
@@ -46,7 +47,7 @@ export interface DeepStackAnswer {
  * DeepStack / CodeProject.AI"): a POST of a form, keyed, through the gate. The door's route table takes it as
  * it is, for its router and the OpenAPI document.
  */
-export interface DeepStackTaskRoute {
+interface DeepStackRouteDescription {
   /** Express path; a `:model` segment names a loaded model (name or alias) instead of the service's. */
   readonly path: string;
   /** CodeProject.AI's `command` in the answer. */
@@ -63,9 +64,17 @@ export interface DeepStackTaskRoute {
   readonly files?: number;
   /** The field its file is read from first, named when a form sends more files than `files`. */
   readonly fileField?: string;
-  /** The form → the route's answer, on the caller's call (its service, the service's model). */
-  respond(request: DeepStackRequest, call: AnalysisCall): Promise<DeepStackAnswer>;
 }
+
+/**
+ * Each route either analyses (`respond`: the form → the answer, on the caller's call — its service,
+ * the service's model) or manages what the service remembers (`manage`: a management call,
+ * Gate.manage — no model, no rate limit or quota; the form → the answer, for the caller's service).
+ */
+export type DeepStackTaskRoute = DeepStackRouteDescription & ({ readonly respond: DeepStackRespond; readonly manage?: undefined } | { readonly manage: DeepStackManage; readonly respond?: undefined });
+
+export type DeepStackRespond = (request: DeepStackRequest, call: AnalysisCall) => Promise<DeepStackAnswer>;
+export type DeepStackManage = (request: DeepStackRequest, service: Service) => Promise<DeepStackAnswer>;
 
 /** The file of `field` (DeepStack's `image` unless a route reads others); 400 as DeepStack words it when the form has none. */
 export function deepStackImage(request: DeepStackRequest, field = 'image'): Buffer {

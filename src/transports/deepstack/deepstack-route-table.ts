@@ -3,7 +3,7 @@ import type { Task } from '../../tasks/task.js';
 import { deepStackAlprRoutes } from './deepstack-alpr-routes.js';
 import { deepStackDetectionRoutes } from './deepstack-detection-routes.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
-import type { DeepStackTaskRoute } from './deepstack-form.js';
+import type { DeepStackManage, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
 
 /**
@@ -15,7 +15,7 @@ import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
  */
 
 /** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
-export type DeepStackHandlerName = 'analyse' | 'listCustomModels' | 'version' | 'updateCheck';
+export type DeepStackHandlerName = 'analyse' | 'manage' | 'listCustomModels' | 'version' | 'updateCheck';
 
 /**
  * Who may call, as the route's handler checks it (the reference states it from here): `key` — a key (field `api_key` or `Authorization`), or none from an address the
@@ -43,7 +43,9 @@ export interface DeepStackRoute {
   /** CodeProject.AI's `command` in an `analyse` route's answer. */
   readonly command?: string;
   /** How an `analyse` route's task answers its form. */
-  readonly respond?: DeepStackTaskRoute['respond'];
+  readonly respond?: DeepStackRespond;
+  /** How a `manage` route answers its form (a management call: Gate.manage). */
+  readonly manage?: DeepStackManage;
   /** Files an `analyse` route reads in any fields, up to this many; absent: one, in `image`. */
   readonly files?: number;
   /** The field an `analyse` route reads its file from first (DeepStackTaskRoute.fileField). */
@@ -116,7 +118,7 @@ function routesOffered(task: Task): DeepStackTaskRoute[] {
 /** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */
 export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
   const taskRoutes = tasks.all.flatMap((task) =>
-    routesOffered(task).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: 'analyse', access: 'key', task })),
+    routesOffered(task).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })),
   );
   return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
 }

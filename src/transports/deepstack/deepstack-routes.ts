@@ -103,6 +103,16 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: caller.scheduler.model.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
+  /** What a service remembers, listed or changed (Gate.manage): the bounded form read, then the caller let in by its key (a field's, the head's) or keyless address; no model, no limit counted. */
+  const manage = (route: DeepStackRoute): RequestHandler => async (request, response) => {
+    const context = contextOf(response);
+    const body = await gate.receive(request, response);
+    const read = isForm(request.get('content-type')) ? await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes, files: route.files, fileField: route.fileField }) : NO_FORM;
+    const service = await gate.manage({ apiKey: fieldKey(read.fields) ?? apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' }, route.task!, context);
+    const answer = await route.manage!({ images: read.files, fields: read.fields, minConfidence: undefined }, service);
+    response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: schedulers.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt }));
+  };
+
   // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).
   const listCustomModels: RequestHandler = async (request, response) => {
     const context = contextOf(response);
@@ -114,7 +124,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     response.json(customModelList(customModelNames, call));
   };
 
-  const handlers: Record<Exclude<DeepStackHandlerName, 'analyse'>, RequestHandler> = {
+  const handlers: Record<Exclude<DeepStackHandlerName, 'analyse' | 'manage'>, RequestHandler> = {
     listCustomModels,
     version: (_request, response) => {
       response.json(versionAnswer(dependencies.version));
@@ -124,7 +134,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     },
   };
   // One registration per route: the metrics label a request by its route's pattern.
-  for (const route of table) router[route.method](route.path, route.handler === 'analyse' ? analyse(route) : handlers[route.handler]);
+  for (const route of table) router[route.method](route.path, route.handler === 'analyse' ? analyse(route) : route.handler === 'manage' ? manage(route) : handlers[route.handler]);
   for (const path of paths) {
     const allowed = table.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
     router.all(path, (_request, response) => {

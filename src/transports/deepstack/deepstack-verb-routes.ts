@@ -1,5 +1,5 @@
 import type { Task, TaskVerb } from '../../tasks/task.js';
-import type { DeepStackTaskRoute } from './deepstack-form.js';
+import type { DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { IMAGE_ROUTE_FAILURES, predictionsOf } from './deepstack-predictions.js';
 
 const VERB_FAILURES = { ...IMAGE_ROUTE_FAILURES, '503': 'Overloaded, past the deadline, or a model the task composes is not loaded.' };
@@ -9,7 +9,7 @@ const VERB_FAILURES = { ...IMAGE_ROUTE_FAILURES, '503': 'Overloaded, past the de
  * task's default) → its findings as `predictions` (`label` the name; a finding about the whole
  * image has the whole image for its box), and as the task says them, in `findings`.
  */
-function respond(task: Task): DeepStackTaskRoute['respond'] {
+function respond(task: Task): DeepStackRespond {
   return async (request, call) => {
     const { findings, predictions } = await predictionsOf(task, request, call);
     return { predictions, fields: { findings: findings.found } };

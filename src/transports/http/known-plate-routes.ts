@@ -23,8 +23,8 @@ const listed = (plate: KnownPlate) => ({ id: plate.id, plate: plate.plate, name:
 /**
  * `GET`/`POST /api/v1/<task>/known-plates`, `DELETE …/known-plates/{id or plate}` and
  * `PUT …/known-plates/settings`, for every task that keeps known plates (TaskAbilities.knownPlates):
- * the service's list and match distance, with the service's key. The gate identifies the caller
- * (a management call counts against no limit, as a stream token's does) and bounds the body.
+ * the service's list and match distance, with the service's key. Each is a management call
+ * (Gate.manage: no model, no rate limit or quota) and the gate bounds its body.
  */
 export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCatalogue): Router {
   const router = Router();
@@ -33,7 +33,7 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
     if (!known) continue;
     const path = knownPlatesPath(task.type);
     const serviceOf = async (request: Request, response: Response) => {
-      const { service } = await gate.identify({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, { context: contextOf(response) });
+      const service = await gate.manage({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, contextOf(response));
       return service.id;
     };
     /** The JSON body, checked against `schema`. */
@@ -77,8 +77,8 @@ export function knownPlateRoutes(gate: Gate, tasks: TaskTable, schemas: SchemaCa
 /** The known-plate routes' part of the API reference. */
 export function knownPlateOpenApiPaths(tasks: TaskTable): PathItems {
   const ref = (title: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } });
-  // The gate identifies the caller as it does a stream token's (no limit counted), the task's model loaded.
-  const identified = ['unauthorized', 'forbidden', 'model_unavailable'] as const;
+  // Management calls (Gate.manage): the key and its service's state, nothing of the model or the limits.
+  const identified = ['unauthorized', 'forbidden'] as const;
   return Object.fromEntries(
     tasks.all
       .filter((task) => task.abilities?.knownPlates)

@@ -8,7 +8,6 @@ import type { Gate } from '../../gate/gate.js';
 import type { Task } from '../../tasks/task.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import { contextOf } from '../request-context.js';
-import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { sendJson } from './send-json.js';
 import { checkedJson, JSON_CONTENT_TYPE } from './rest-body.js';
 import { errorResponses, type PathItems } from './openapi.js';
@@ -48,29 +47,21 @@ function refusedAsRequest(error: unknown): never {
 }
 
 /**
- * The unknown people of a face service, with its key, through the gate as every call (so each
- * counts toward the service's usage, rate limit and quota, as DeepStack's list and delete do):
- * list them and their faces, a face's thumbnail, name, merge, forget, and the switch.
- * docs/faces.md ("Unknown people") describes them.
+ * The unknown people of a face service, with its key: list them and their faces, a face's
+ * thumbnail, name, merge, forget, and the switch. Each is a management call (Gate.manage): it runs
+ * no model, so it answers while the face model is unloaded or busy, and counts against no rate
+ * limit or quota. docs/faces.md ("Unknown people", "Memory") describes them.
  */
 export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies): Router {
   const router = Router();
   const { gate, tasks, schemas, people } = dependencies;
 
-  /** The gate's lifecycle for one call: the caller's service id, and the JSON body checked against `schema` when one is expected. */
+  /** One management call through the gate (Gate.manage): the caller's service id, and the bounded JSON body checked against `schema` when one is expected. */
   const pass = async (request: Request, response: Response, task: Task, schema?: string): Promise<{ serviceId: string; body: unknown }> => {
-    const { body, call } = await gate.pass(request, response, contextOf(response), {
-      task,
-      credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')) },
-      counted: (caller) => {
-        setRateLimitHeaders(response, caller.standings);
-        if (schema && !JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json');
-      },
-      body: {
-        whole: async (received: Buffer): Promise<unknown> => (schema === undefined ? undefined : checkedJson(received, schemas, schema)),
-      },
-    });
-    return { serviceId: call.service.id, body };
+    const service = await gate.manage({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, contextOf(response));
+    if (schema && !JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json');
+    const received = await gate.receive(request, response);
+    return { serviceId: service.id, body: schema === undefined ? undefined : checkedJson(received, schemas, schema) };
   };
 
   for (const task of galleryTasks(tasks)) {
@@ -142,7 +133,7 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
   return router;
 }
 
-const ERRORS = errorResponses(['invalid_request', 'invalid_json', 'unsupported_media_type', 'unauthorized', 'forbidden', 'unknown_person', 'rate_limited', 'quota_exceeded']);
+const ERRORS = errorResponses(['invalid_request', 'invalid_json', 'unsupported_media_type', 'payload_too_large', 'unauthorized', 'forbidden', 'unknown_person']);
 const json = (title: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } });
 const idParameter = (name: string, what: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: what });
 
