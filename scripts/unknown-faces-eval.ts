@@ -32,8 +32,8 @@ import { GROUP_PHOTOS, PEOPLE, strangerPhotos } from './face-recognition-eval.js
 const FACES_DIR = '../shared/eval/faces';
 const COCO_DATASET = '../shared/eval/coco-val122';
 const FACE_TASK = 'face-detection';
-const TUNE = ['amy', 'howard', 'leonard', 'raj'];
-const CHECK = PEOPLE.filter((person) => !TUNE.includes(person));
+export const TUNE = ['amy', 'howard', 'leonard', 'raj'];
+export const CHECK = PEOPLE.filter((person) => !TUNE.includes(person));
 const FAR_HEIGHTS = { min: 36, max: 64 };
 const FAR_SEED = 'unknown-faces-1';
 

@@ -182,6 +182,11 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
       if (face.userid === 'unknown') expect(face.confidence).to.equal(0);
       else expect(face.confidence, face.userid).to.be.within(DEFAULT_FACE_MATCH_THRESHOLD, 1);
     }
+    // DeepStack's min_confidence on recognize: a face matched less surely than it is nobody.
+    const surest = Math.max(...(couch.result as FacePrediction[]).map((face) => face.confidence));
+    const [strict] = await deepstackFaceCalls(surest + 0.01, server, key, 'recognize', group('bbt1.jpg'));
+    expect(strict.result.length, `faces found at ${surest + 0.01}`).to.be.above(0);
+    expect(userids(strict.result).every((userid) => userid === 'unknown'), `nobody named at min_confidence ${surest + 0.01}`).to.equal(true);
 
     // Other photos of them: bbt5 shows Raj, Penny, Sheldon, Leonard, Howard (Penny and Sheldon not registered).
     const leaning = await deepstackFace(server, key, 'recognize', group('bbt5.jpg'));
@@ -211,7 +216,7 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(userids(after.body.predictions).at(-1)).to.equal('unknown');
   });
 
-  it('match compares the largest faces of image1 and image2: the same person more alike than two people', async () => {
+  it('match compares the largest faces of image1 and image2 on DeepStack\'s reading: the same person above 0.65, two people below 0.55', async () => {
     const similarity = async (first: string, second: string) => {
       const form = new FormData();
       form.append('image1', new Blob([new Uint8Array(fs.readFileSync(first))]), 'one.png');
@@ -221,10 +226,11 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
       expect(body.success).to.equal(true);
       return body.similarity;
     };
-    const same = await similarity(cropPath('amy', 2), cropPath('amy', 4));
-    const different = await similarity(cropPath('amy', 2), cropPath('raj', 4));
-    expect(same).to.be.within(0, 1);
-    expect(same).to.be.greaterThan(different);
+    // On DeepStack's reading: above 0.65 the same person, below 0.55 two people.
+    expect(await similarity(cropPath('amy', 2), cropPath('amy', 4)), 'amy and amy').to.be.within(0.65, 1);
+    expect(await similarity(cropPath('sheldon', 1), cropPath('sheldon', 2)), 'sheldon and sheldon').to.be.within(0.65, 1);
+    expect(await similarity(cropPath('amy', 2), cropPath('raj', 4)), 'amy and raj').to.be.within(0, 0.55);
+    expect(await similarity(cropPath('sheldon', 1), cropPath('leonard', 1)), 'sheldon and leonard').to.be.within(0, 0.55);
   });
 
   it('the command line lists the people of the service (photos, when added) and forgets one: gone from the list and from recognition', async () => {

@@ -372,12 +372,12 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       }),
     );
 
-  serviceCommand(service, 'face-threshold', 'set the similarity (0 to 1) a face must reach to be named as a registered person, or `default`', '<similarity>')
+  serviceCommand(service, 'face-threshold', 'set the similarity (0 to 1; above 0.65 the same person, below 0.55 two people; default 0.6) a face must reach to be named as a registered person, or `default`', '<similarity>')
     .action((reference: string, similarity: string, options: ServiceOptions) =>
       runCommand(options, async () => {
         const threshold = similarity === 'default' ? null : Number(similarity);
         if (threshold !== null && !(/^\d*\.?\d+$/.test(similarity) && threshold <= 1)) {
-          throw new CliFailure('usage', `the threshold is a similarity from 0 to 1, or "default"; got "${similarity}"`, EXIT.usage);
+          throw new CliFailure('usage', `the threshold is a similarity from 0 to 1 (above 0.65 the same person, below 0.55 two people), or "default"; got "${similarity}"`, EXIT.usage);
         }
         await withDomain(loadConfig(), options, async (domain, store) => {
           const found = faceService(tasks, await findService(domain, reference, options.account));

@@ -128,7 +128,7 @@ function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
   return html`<section class="card" aria-labelledby="face-threshold-title" id="face-threshold">
     <h2 id="face-threshold-title">Face match threshold</h2>
     ${noticeIn(data, 'face-threshold')}
-    <p class="muted">A face is named as the registered person it is most like when their similarity (0 to 1) reaches this threshold and clearly beats every other person's, else it is <em>unknown</em>. Higher names fewer strangers and leaves more of your people unknown.</p>
+    <p class="muted">A face is named as the registered person it is most like when their similarity (0 to 1: above 0.65 the same person, below 0.55 two people, as DeepStack's clients read it) reaches this threshold and clearly beats every other person's, else it is <em>unknown</em>. Higher names fewer strangers and leaves more of your people unknown.</p>
     <p id="face-threshold-state">Faces are named at similarity ≥ <strong id="face-threshold-value">${own === null ? `default (${data.faceMatchThreshold})` : data.faceMatchThreshold}</strong>${own === null ? '' : ', this service\u2019s own'}.</p>
     <form method="post" action="${base}/face-threshold" class="limits-form face-threshold-form" novalidate>
       ${csrfField(data.csrfToken)}

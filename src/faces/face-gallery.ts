@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
 import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
-import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN } from './face-similarity.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity, reportedSimilarity } from './face-similarity.js';
 import { bestPerPerson, descriptorsById, type GalleryIndex, galleryIndex, type IndexedDescriptor } from './gallery-index.js';
 
 /**
@@ -25,7 +25,7 @@ export interface FacePerson {
   readonly created: string;
 }
 
-/** The registered person a face is most like, and how alike, in [0, 1] (face-similarity.ts). */
+/** The registered person a face is most like, and how alike, in [0, 1] on the reported scale (face-similarity.ts). */
 export interface FaceMatch {
   readonly userid: string;
   readonly similarity: number;
@@ -33,13 +33,13 @@ export interface FaceMatch {
 
 /** A service's gallery as read at one moment: match many faces of one image against one read. */
 export interface FaceMatcher {
-  /** The threshold in force: the service's own or the default. */
+  /** The threshold in force, on the reported scale: the service's own or the default. */
   readonly threshold: number;
   /** How many people are registered, whatever the kind of their descriptors (0: nobody to name). */
   readonly people: number;
   /**
    * The best-matching candidate, when they are at least `threshold` alike and at least
-   * FACE_MATCH_MARGIN more alike than any other candidate; undefined otherwise (a stranger, or a
+   * FACE_MATCH_MARGIN more alike (on the internal scale) than any other candidate; undefined otherwise (a stranger, or a
    * face as like two registered people, is nobody). The candidates are the registered people
    * the face is not ruled out for: a person whose "not this person" example (`addNegative`) is
    * more alike to the face than their own nearest sample is never its name, whatever the threshold.
@@ -219,7 +219,7 @@ export class FaceGallery {
     return row?.face_match_threshold ?? DEFAULT_FACE_MATCH_THRESHOLD;
   }
 
-  /** Sets the service's own threshold, in [0, 1]; null returns it to the default. */
+  /** Sets the service's own threshold, a reported similarity in [0, 1]; null returns it to the default. */
   async setThreshold(serviceId: string, threshold: number | null): Promise<void> {
     if (threshold !== null && !(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) {
       throw new FaceGalleryError('invalid_threshold', 'the face match threshold is a similarity in [0, 1]');
@@ -253,14 +253,17 @@ export class FaceGallery {
       }
       return { best, next };
     };
+    // Compared inside, where the margin is set; the match leaves on the reported scale.
+    const internalThreshold = internalSimilarity(index.threshold);
+    const reported = (match: FaceMatch | undefined) => match && { userid: match.userid, similarity: reportedSimilarity(match.similarity) };
     return {
       threshold: index.threshold,
       people: index.userids.length,
-      nearest: (descriptor) => ranked(descriptor).best,
+      nearest: (descriptor) => reported(ranked(descriptor).best),
       match(descriptor) {
         const { best, next } = ranked(descriptor);
-        if (!best || best.similarity < index.threshold) return undefined;
-        return next && best.similarity - next.similarity < FACE_MATCH_MARGIN ? undefined : best;
+        if (!best || best.similarity < internalThreshold) return undefined;
+        return next && best.similarity - next.similarity < FACE_MATCH_MARGIN ? undefined : reported(best);
       },
     };
   }

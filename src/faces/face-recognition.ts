@@ -1,6 +1,6 @@
 import { DetectdError } from '../core/errors.js';
 import { type FaceGallery, FaceGalleryError, type FacePerson, type FaceSample } from './face-gallery.js';
-import { faceSimilarity } from './face-similarity.js';
+import { faceSimilarity, reportedSimilarity } from './face-similarity.js';
 import type { SeenIn, UnknownPeople, UnnamedFace } from './unknown-people.js';
 
 /** A registered person of a face service, as its gallery lists them. */
@@ -19,7 +19,7 @@ export interface RegisteredPerson {
 export interface PersonMatch {
   /** The registered person's name. */
   readonly name: string;
-  /** 0–1, higher is more alike. */
+  /** 0–1 on the reported scale (face-similarity.ts), higher is more alike. */
   readonly similarity: number;
 }
 
@@ -35,7 +35,7 @@ export interface PersonMatcher {
  * Embeddings are biometric data: they pass through here and into the gallery, never into a log or an answer.
  */
 export interface FaceRecognition {
-  /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
+  /** How alike two faces are, from their embeddings: 0–1 on the reported scale, a match's and the threshold's (face-similarity.ts). */
   similarity(a: Float32Array, b: Float32Array): number;
   /** Height in pixels of the smallest face worth describing: a smaller one is too coarse to tell people apart, so it is nobody (and never registered). */
   readonly smallestFace: number;
@@ -76,7 +76,7 @@ export function galleryRecognition(gallery: FaceGallery, smallestFace: number, u
   };
   const listed = ({ userid, samples, negatives, created }: FacePerson): RegisteredPerson => ({ name: userid, samples, negatives, created });
   return {
-    similarity: faceSimilarity,
+    similarity: (a, b) => reportedSimilarity(faceSimilarity(a, b)),
     smallestFace,
     async matcher(serviceId) {
       const matcher = await gallery.matcher(serviceId);

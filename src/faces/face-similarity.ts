@@ -1,9 +1,11 @@
+import { alongPoints, type CurvePoints, inverted } from '../piecewise-linear.js';
+
 /**
- * How alike two faces are, from their descriptors (models/face-describer.ts: unit length).
- *
- * similarity = 1 − ‖a − b‖ / 2, in [0, 1]: 1 for the same descriptor, 0 for opposite ones, linear
- * in the Euclidean distance that dlib's face recognizer was trained on (its own "same person" rule,
- * distance < 0.6, is similarity > 0.7). For unit vectors it is also 1 − √((1 − cos) / 2).
+ * How alike two faces are, from their descriptors (models/face-describer.ts: unit length), as
+ * detectd compares them inside: 1 − ‖a − b‖ / 2, in [0, 1]: 1 for the same descriptor, 0 for
+ * opposite ones, linear in the Euclidean distance that dlib's face recognizer was trained on. For
+ * unit vectors it is also 1 − √((1 − cos) / 2). Unknown people are grouped on this scale; what
+ * leaves the server is `reportedSimilarity` of it.
  */
 export function faceSimilarity(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) throw new RangeError(`descriptors of ${a.length} and ${b.length} values cannot be compared`);
@@ -13,11 +15,40 @@ export function faceSimilarity(a: Float32Array, b: Float32Array): number {
 }
 
 /**
- * The similarity a face must reach to be named as a registered person when its service sets none
- * (`services.face_match_threshold`), and how much more alike than any other registered person it
- * must be: a face about as like two people is neither. Chosen on the shared photos so that
- * strangers stay unknown (`npm run eval -- --faces`; docs/faces.md gives the figures and what they
- * trade).
+ * The reported scale, as points [internal, reported] joined by straight lines: DeepStack's clients
+ * read a similarity above 0.65 as the same person and below 0.55 as two people, and two people's
+ * faces are 0.71–0.72 alike inside (the median), so the internal scale read that way calls most
+ * strangers the same person. The narrow band between 0.55 and 0.65 holds the internal similarities
+ * where one person and two meet, centred on the naming threshold; chosen on the TUNE half of the
+ * shared photos and checked on the CHECK half (`npm run eval -- --face-scale`; docs/faces.md
+ * "The similarity scale" gives the figures).
  */
-export const DEFAULT_FACE_MATCH_THRESHOLD = 0.8;
+const SCALE: CurvePoints = [
+  [0, 0],
+  [0.79, 0.55],
+  [0.81, 0.65],
+  [1, 1],
+];
+
+const INVERSE_SCALE = inverted(SCALE);
+
+/** A similarity as every answer, the console and the command line give it (and as a service's threshold is set): `SCALE` of the internal one. */
+export const reportedSimilarity = (internal: number) => alongPoints(internal, SCALE);
+
+/** The internal similarity a reported one stands for (`reportedSimilarity`'s inverse: the scale only rises). */
+export const internalSimilarity = (reported: number) => alongPoints(reported, INVERSE_SCALE);
+
+/**
+ * The reported similarity a face must reach to be named as a registered person when its service sets
+ * none (`services.face_match_threshold`, on the reported scale): 0.60, the internal 0.80 chosen on
+ * the shared photos so that strangers stay unknown (`npm run eval -- --faces`; docs/faces.md gives
+ * the figures and what they trade).
+ */
+export const DEFAULT_FACE_MATCH_THRESHOLD = 0.6;
+
+/**
+ * How much more alike than any other registered person, on the internal scale, the person named must
+ * be: a face about as like two people is neither. Inside, so that it means one thing whatever the
+ * threshold (on the reported scale it is 0.10 within 0.55–0.65 and 0.037 above).
+ */
 export const FACE_MATCH_MARGIN = 0.02;

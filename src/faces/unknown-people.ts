@@ -78,7 +78,7 @@ const THUMBNAIL_HEIGHT = 80;
 /** How many of its best faces an unknown person lists. */
 const LISTED_BEST_FACES = 4;
 /** How many of its best faces naming registers (docs/faces.md: measured). */
-export const NAMED_FACES = 3;
+export const NAMED_FACES = 4;
 export const MAX_NAMED_FACES = 20;
 const DAY_MS = 86_400_000;
 /** The cipher purpose of kept descriptors (the measurement reads them back to tune grouping: scripts/unknown-faces-eval.ts). */

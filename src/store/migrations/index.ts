@@ -16,6 +16,7 @@ import { faceNegatives } from './0014-face-negatives.js';
 import { knownPlates } from './0015-known-plates.js';
 import { faceSampleQuality } from './0016-face-sample-quality.js';
 import { memoryVersions } from './0017-memory-versions.js';
+import { faceSimilarityScale } from './0018-face-similarity-scale.js';
 
 /** All migrations, keyed so that they sort in the order they must run. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-known-plates': knownPlates,
   '0016-face-sample-quality': faceSampleQuality,
   '0017-memory-versions': memoryVersions,
+  '0018-face-similarity-scale': faceSimilarityScale,
 };
 
 /** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */

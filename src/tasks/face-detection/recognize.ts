@@ -61,7 +61,7 @@ export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecogni
 /**
  * What a face says its stream track is: the person it was named, as sure as the match's
  * similarity; or `unknown`, which votes too (a stranger's track stays unknown), as sure as the
- * detector is that it is a face — the same 0–1 scale, near the match threshold's 0.8, so neither
+ * detector is that it is a face — the same 0–1 scale, so neither
  * outweighs the other by its scale; nothing when the service has nobody registered.
  */
 export function faceTrackVote(face: Finding): TrackVote | undefined {

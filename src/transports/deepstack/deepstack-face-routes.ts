@@ -61,15 +61,20 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       command: 'recognize',
       operationId: 'deepstack-face-recognize',
       summary: 'DeepStack / CodeProject.AI face recognition: who each face is among the service\'s registered people',
-      formFields: IMAGE_FIELDS,
-      answer: `\`{"success": true, "predictions": [{"userid", ${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`: \`userid\` the registered person (\`confidence\` their similarity, 0–1) or \`unknown\` (\`confidence\` 0) below the service's face match threshold`,
+      formFields: {
+        ...IMAGE_FIELDS,
+        min_confidence: 'Faces detected with a lower confidence are left out, and, as DeepStack reads it, a face matched with a lower similarity is `unknown`: a number from 0 to 1; absent, faces are found at 0.4 (DeepStack\'s) and named by the service\'s threshold alone.',
+      },
+      answer: `\`{"success": true, "predictions": [{"userid", ${BOX}}], "count", ${CODEPROJECT_FIELDS}}\`: \`userid\` the registered person (\`confidence\` their similarity, 0–1: above 0.65 the same person, below 0.55 another) or \`unknown\` (\`confidence\` 0) below the service's face match threshold or below \`min_confidence\` when sent`,
       failures: IMAGE_FAILURES,
       async respond(request, call): Promise<DeepStackAnswer> {
         const found = await faces.find(deepStackImage(request), request.minConfidence ?? DEEPSTACK_MIN_CONFIDENCE, true, call);
+        // DeepStack's min_confidence on recognize, when sent: a face matched less surely than it is nobody (it is the detection threshold too, as on every face route).
+        const floor = request.minConfidence ?? 0;
         const predictions = found.map((face) =>
-          face.similarity === undefined
-            ? { userid: UNKNOWN_PERSON, confidence: 0, ...deepStackBox(face.bounding_box) }
-            : { userid: face.name, confidence: face.similarity, ...deepStackBox(face.bounding_box) },
+          face.similarity !== undefined && face.similarity >= floor
+            ? { userid: face.name, confidence: face.similarity, ...deepStackBox(face.bounding_box) }
+            : { userid: UNKNOWN_PERSON, confidence: 0, ...deepStackBox(face.bounding_box) },
         );
         const message = found.length === 0 ? 'No face found in image' : predictions.some((face) => face.userid !== UNKNOWN_PERSON) ? 'A face was recognised' : 'No known faces';
         return { predictions, message };
@@ -143,7 +148,7 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       operationId: 'deepstack-face-match',
       summary: 'DeepStack / CodeProject.AI comparison of the largest faces of two photos',
       formFields: { image1: 'The first photo.', image2: 'The second photo.', ...KEY_FIELD },
-      answer: `\`{"success": true, "similarity", ${CODEPROJECT_FIELDS}}\`: similarity 0–1, on the scale of the service's face match threshold`,
+      answer: `\`{"success": true, "similarity", ${CODEPROJECT_FIELDS}}\`: similarity 0–1, on the scale of the service's face match threshold: above 0.65 the same person, below 0.55 two people`,
       failures: { '400': 'A photo missing or bad, or no face in one of them (`no_face`).', ...KEYED_FAILURES },
       files: 2,
       async respond(request, call): Promise<DeepStackAnswer> {
