@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { accountDomain } from '../src/accounts/account-domain.js';
-import { VERIFIED_KEY_TRUST_MS } from '../src/accounts/verified-keys.js';
+import { VERIFIED_TRUST_MS } from '../src/accounts/recently-verified.js';
 import { ServiceLimits } from '../src/limits/service-limits.js';
 import { StorageRefusal } from '../src/store/storage-failure.js';
 import { openDatabase } from '../src/store/database.js';
@@ -40,9 +40,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * On the database of `settings`, before the server starts: an object-detection service with a rate
  * limit and a quota (far above the load: every call counts against both), a licence-plate service,
- * and a service whose key the load never uses.
+ * a service whose key the load never uses, and an object-detection service that takes DeepStack
+ * calls without a key from this machine.
  */
-async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): Promise<{ detectKey: string; plateKey: string; unusedKey: string; detectServiceId: string }> {
+async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): Promise<{ detectKey: string; plateKey: string; unusedKey: string; detectServiceId: string; keylessServiceId: string }> {
   const db = await openDatabase(settings);
   try {
     const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
@@ -51,17 +52,19 @@ async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): 
     await domain.services.setLimits(detect.service, { rateLimitPerMinute: 100_000, monthlyQuota: 1_000_000 });
     const plates = await domain.services.create(account.id, { name: 'gate', type: 'license-plate' });
     const unused = await domain.services.create(account.id, { name: 'spare', type: 'object-detection' });
-    return { detectKey: detect.apiKey, plateKey: plates.apiKey, unusedKey: unused.apiKey, detectServiceId: detect.service.id };
+    const keyless = await domain.services.create(account.id, { name: 'doorbell', type: 'object-detection' });
+    await domain.services.setKeylessAddressRanges(keyless.service, '');
+    return { detectKey: detect.apiKey, plateKey: plates.apiKey, unusedKey: unused.apiKey, detectServiceId: detect.service.id, keylessServiceId: keyless.service.id };
   } finally {
     await db.destroy();
   }
 }
 
-/** A DeepStack detection of the dog photo with `apiKey` in the form, as deepstack-python sends it. */
-async function deepStackDetection(url: string, apiKey: string): Promise<{ status: number; retryAfter: string | null; body: { success: boolean; code?: number; error?: string } }> {
+/** A DeepStack detection of the dog photo with `apiKey` in the form, as deepstack-python sends it; without one, keyless as Blue Iris calls. */
+async function deepStackDetection(url: string, apiKey?: string): Promise<{ status: number; retryAfter: string | null; body: { success: boolean; code?: number; error?: string } }> {
   const form = new FormData();
   form.append('image', new Blob([new Uint8Array(dogJpeg())], { type: 'image/jpeg' }), 'dog.jpg');
-  form.append('api_key', apiKey);
+  if (apiKey !== undefined) form.append('api_key', apiKey);
   const response = await fetch(`${url}/v1/vision/detection`, { method: 'POST', body: form });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as never };
 }
@@ -166,17 +169,27 @@ describe('storage faults: the database going away and a full disk, under load, a
       const spare = (await domain.keys.authenticate(keys.unusedKey))!;
       await domain.keys.authenticate(keys.detectKey);
       await domain.keys.revoke(spare, (await domain.keys.active(spare))[0].id);
+      // Keyless resolutions likewise: one forgotten by a change to the service's ranges here, one made after it.
+      const doorbell = (await domain.services.findAnywhere(keys.keylessServiceId))!;
+      await domain.services.keylessServiceFor('127.0.0.1', 'object-detection');
+      await domain.services.setKeylessAddressRanges(doorbell, '');
+      await domain.services.keylessServiceFor('127.0.0.2', 'object-detection');
+      const keylessBefore = await deepStackDetection(server.url);
       await sleep(LOAD_BEFORE_MS);
       const faultAt = Date.now();
       cluster('crash', clusterDir);
       const verifiedKey = await domain.keys.authenticate(keys.detectKey);
       const revokedKey = await domain.keys.authenticate(keys.unusedKey).catch((error: unknown) => error);
-      clock += VERIFIED_KEY_TRUST_MS + 1;
+      const verifiedKeyless = await domain.services.keylessServiceFor('127.0.0.2', 'object-detection');
+      const forgottenKeyless = await domain.services.keylessServiceFor('127.0.0.1', 'object-detection').catch((error: unknown) => error);
+      clock += VERIFIED_TRUST_MS + 1;
       const staleKey = await domain.keys.authenticate(keys.detectKey).catch((error: unknown) => error);
+      const staleKeyless = await domain.services.keylessServiceFor('127.0.0.2', 'object-detection').catch((error: unknown) => error);
       await db.destroy();
       // The DeepStack door through the outage: a key verified a moment ago opens its service from memory; one never verified is refused in DeepStack's shape.
       const knownKey = await deepStackDetection(server.url, keys.detectKey);
       const unknownKey = await deepStackDetection(server.url, keys.unusedKey);
+      const keylessDuring = await deepStackDetection(server.url);
       const { during, statusPage, recovered, after, missing, detail } = await outage(server.url, load, targets, faultAt, () => cluster('resume', clusterDir, String(port)), admin);
       console.log(`      PostgreSQL away for ${OUTAGE_MS / 1000} s: ${detail}`);
 
@@ -193,10 +206,15 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect(load.acknowledged.length, 'writes were acknowledged before and after the outage').to.be.greaterThan(0);
       expect(verifiedKey?.id, 'a key verified before the outage opens its service from memory').to.equal(keys.detectServiceId);
       expect(revokedKey, 'a key revoked on this replica is forgotten at once').to.be.instanceOf(StorageRefusal);
-      expect(staleKey, `a key verified more than ${VERIFIED_KEY_TRUST_MS / 1000} s ago is refused`).to.be.instanceOf(StorageRefusal).and.include({ code: 'storage_unavailable' });
+      expect(staleKey, `a key verified more than ${VERIFIED_TRUST_MS / 1000} s ago is refused`).to.be.instanceOf(StorageRefusal).and.include({ code: 'storage_unavailable' });
       expect(knownKey, 'DeepStack detection by a known key during the outage').to.deep.include({ status: 200 }).and.have.nested.property('body.success', true);
       expect(unknownKey).to.deep.include({ status: 503, retryAfter: '5' });
       expect(unknownKey.body).to.deep.include({ success: false, code: 503 });
+      expect(keylessBefore, 'DeepStack detection without a key before the outage').to.deep.include({ status: 200 }).and.have.nested.property('body.success', true);
+      expect(keylessDuring, 'DeepStack detection without a key from an address resolved before the outage').to.deep.include({ status: 200 }).and.have.nested.property('body.success', true);
+      expect(verifiedKeyless?.id, 'a keyless resolution made before the outage is recalled').to.equal(keys.keylessServiceId);
+      expect(forgottenKeyless, 'a change to the service\'s keyless ranges on this replica forgets its resolutions at once').to.be.instanceOf(StorageRefusal);
+      expect(staleKeyless, `a keyless resolution more than ${VERIFIED_TRUST_MS / 1000} s old is refused`).to.be.instanceOf(StorageRefusal).and.include({ code: 'storage_unavailable' });
       expect(statusPage.status, 'the console cannot read its session meanwhile: its error page').to.equal(503);
       expect(statusPage.headers.get('retry-after')).to.equal('5');
       expect(statusPage.text).to.include('Try again shortly');

@@ -2,6 +2,7 @@ import type { Database } from '../store/database.js';
 import { Accounts } from './accounts.js';
 import { type Clock, systemClock } from './iso-time.js';
 import { ConsoleSessions } from './console-sessions.js';
+import { RecentlyVerified } from './recently-verified.js';
 import { ServiceKeys } from './service-keys.js';
 import { Services } from './services.js';
 import { SignInThrottle } from './sign-in-throttle.js';
@@ -32,10 +33,11 @@ export interface AccountDomainOptions {
 
 export function accountDomain(db: Database, secret: string, options: AccountDomainOptions): AccountDomain {
   const now = options.now ?? systemClock;
-  const keys = new ServiceKeys(db, secret, now);
+  const verified = new RecentlyVerified(now);
+  const keys = new ServiceKeys(db, secret, now, verified);
   return {
-    accounts: new Accounts(db, keys),
-    services: new Services(db, keys, options.serviceTypes, options.modelNames ?? [], options.modelsOfType),
+    accounts: new Accounts(db, verified),
+    services: new Services(db, keys, verified, options.serviceTypes, options.modelNames ?? [], options.modelsOfType),
     keys,
     sessions: new ConsoleSessions(db, now),
     throttle: new SignInThrottle(db),

@@ -5,7 +5,7 @@ import type { AccountRole } from '../store/tables.js';
 import { AccountError, throwProblems } from './account-error.js';
 import { isoNow } from './iso-time.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import type { ServiceKeys } from './service-keys.js';
+import type { RecentlyVerified } from './recently-verified.js';
 
 export type { AccountRole } from '../store/tables.js';
 
@@ -49,8 +49,8 @@ export class Accounts {
 
   constructor(
     private readonly db: Database,
-    /** Told when an account is disabled or enabled, so that its keys' verifications held in memory are forgotten at once. */
-    private readonly keys?: Pick<ServiceKeys, 'forgetVerified'>,
+    /** Told when an account is disabled or enabled, so that what this replica verified of its keys and keyless calls is forgotten at once. */
+    private readonly verified?: Pick<RecentlyVerified, 'forgetService'>,
   ) {}
 
   async createAccount(email: string, password: string): Promise<Account> {
@@ -139,7 +139,7 @@ export class Accounts {
       await (disabled ? update.set({ disabled_at: isoNow() }).where('disabled_at', 'is', null) : update.set({ disabled_at: null })).execute();
       if (disabled) await trx.deleteFrom('console_sessions').where('account_id', '=', account.id).execute();
     });
-    this.keys?.forgetVerified();
+    this.verified?.forgetService();
     return { id: account.id, email: account.email, role: account.role };
   }
 

@@ -5,8 +5,7 @@ import { type Clock, isoAt } from './iso-time.js';
 import { KeyCipher } from './key-cipher.js';
 import type { Service } from '../core/service.js';
 import { SERVICE_COLUMNS, toService } from './service-row.js';
-import { StorageRefusal } from '../store/storage-failure.js';
-import { type VerifiedService, VerifiedKeys } from './verified-keys.js';
+import { type RecentlyVerified, recalledWhenUnavailable, type VerifiedService } from './recently-verified.js';
 
 /** A key that still opens its service: the current one, or an older one inside its grace period. */
 export interface ActiveKey {
@@ -24,17 +23,18 @@ type Writer = Pick<Database, 'insertInto'>;
  * API keys of services: issued, looked up on every API call, shown to their owner, rotated and
  * revoked. Every lookup reads the database, so a revocation or an expired grace period takes
  * effect on every replica at once; only while the database cannot be reached does a key verified
- * in the last minute open its service from memory (verified-keys.ts).
+ * in the last minute open its service from memory (recently-verified.ts).
  */
 export class ServiceKeys {
   readonly #cipher: KeyCipher;
-  readonly #verified = new VerifiedKeys();
 
   constructor(
     private readonly db: Database,
     private readonly secret: string,
     /** Decides when a rotated-out key's grace period is over. */
     private readonly clock: Clock,
+    /** This replica's memory of what the database verified, shared with Services (keyless calls) and Accounts. */
+    private readonly verified: RecentlyVerified,
   ) {
     this.#cipher = new KeyCipher(secret);
   }
@@ -73,24 +73,15 @@ export class ServiceKeys {
       .select('accounts.disabled_at as account_disabled_at')
       .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst()
-      .catch((error: unknown) => {
-        const recalled = error instanceof StorageRefusal && error.failure === 'unavailable' ? this.#verified.recall(keyHash, this.clock().getTime()) : undefined;
-        if (recalled) return recalled;
-        throw error;
-      });
+      .catch((error: unknown) => recalledWhenUnavailable(error, () => this.verified.recallKey(keyHash)));
     if (row && 'accountDisabled' in row) return row;
     if (!row || !sameDigest(row.key_hash, keyHash) || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= isoAt(this.clock))) {
-      this.#verified.forget(keyHash);
+      this.verified.forgetKey(keyHash);
       return undefined;
     }
     const service = { ...toService(row), accountDisabled: row.account_disabled_at !== null };
-    this.#verified.remember(keyHash, service, row.expires_at, this.clock().getTime());
+    this.verified.rememberKey(keyHash, service, row.expires_at);
     return service;
-  }
-
-  /** Forgets the keys verified in memory of one service (changed on this replica), or of all (an account changed): the change holds at once here even through an outage. */
-  forgetVerified(serviceId?: string): void {
-    this.#verified.forgetService(serviceId);
   }
 
   /** Keys that still work, current first, then rotated-out ones by expiry. */
@@ -115,7 +106,7 @@ export class ServiceKeys {
       await (graceSeconds > 0 ? retire.set({ expires_at: isoAt(this.clock, graceSeconds) }) : retire.set({ revoked_at: isoAt(this.clock) })).execute();
       return this.issue(trx, service.id);
     });
-    this.#verified.forgetService(service.id);
+    this.verified.forgetService(service.id);
     return apiKey;
   }
 
@@ -128,7 +119,7 @@ export class ServiceKeys {
       .where('service_id', '=', service.id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    this.#verified.forgetService(service.id);
+    this.verified.forgetService(service.id);
     return result.numUpdatedRows > 0n;
   }
 

@@ -7,6 +7,7 @@ import { isoNow } from './iso-time.js';
 import type { Service } from '../core/service.js';
 import { SERVICE_COLUMNS, toService } from './service-row.js';
 import type { ServiceKeys } from './service-keys.js';
+import { type RecentlyVerified, recalledWhenUnavailable } from './recently-verified.js';
 
 export interface NewService {
   readonly name: string;
@@ -42,6 +43,8 @@ export class Services {
   constructor(
     private readonly db: Database,
     private readonly keys: ServiceKeys,
+    /** This replica's memory of what the database verified: keyless resolutions recalled through an outage, forgotten on a change here. */
+    private readonly verified: RecentlyVerified,
     /** Service types a service may have; the first is the default. */
     private readonly serviceTypes: readonly string[],
     /** Models a service may name; empty: any name is accepted. */
@@ -142,7 +145,7 @@ export class Services {
       .where('account_id', '=', service.accountId)
       .execute()
       .catch(nameTakenMeanwhile(name));
-    this.keys.forgetVerified(service.id);
+    this.verified.forgetService(service.id);
     return { ...service, name, model };
   }
 
@@ -153,7 +156,7 @@ export class Services {
       .where('id', '=', service.id)
       .where('account_id', '=', service.accountId)
       .execute();
-    this.keys.forgetVerified(service.id);
+    this.verified.forgetService(service.id);
   }
 
   /**
@@ -168,14 +171,26 @@ export class Services {
       .where('id', '=', service.id)
       .where('account_id', '=', service.accountId)
       .execute();
+    this.verified.forgetService(service.id);
     return ranges;
   }
 
   /**
    * The service that a call without a key from `address` acts as: the oldest enabled service of
    * `type`, of an account that is not disabled, whose keyless ranges hold the address; undefined when none does.
+   * While the database cannot be reached, the service it resolved to in the last minute (recently-verified.ts).
    */
   async keylessServiceFor(address: string, type: string): Promise<Service | undefined> {
+    try {
+      const service = await this.#keylessLookup(address, type);
+      this.verified.rememberKeyless(address, type, service);
+      return service;
+    } catch (error) {
+      return recalledWhenUnavailable(error, () => this.verified.recallKeyless(address, type));
+    }
+  }
+
+  async #keylessLookup(address: string, type: string): Promise<Service | undefined> {
     const rows = await this.#select()
       .where('keyless_address_ranges', 'is not', null)
       .where('disabled_at', 'is', null)
@@ -213,7 +228,7 @@ export class Services {
       .where('id', '=', service.id)
       .where('account_id', '=', service.accountId)
       .execute();
-    this.keys.forgetVerified(service.id);
+    this.verified.forgetService(service.id);
   }
 
   /** Deletes the service, its keys (cascade) and its usage counters. */
@@ -223,7 +238,7 @@ export class Services {
       await trx.deleteFrom('service_monthly_calls').where('service_id', '=', service.id).execute();
       await trx.deleteFrom('services').where('id', '=', service.id).where('account_id', '=', service.accountId).execute();
     });
-    this.keys.forgetVerified(service.id);
+    this.verified.forgetService(service.id);
   }
 
   #select() {
