@@ -26,11 +26,12 @@ const PHOTOS = {
   'detection.jpg': photoPath('dog.jpg'),
 };
 
-/** DeepStack's tests, in the order pytest runs them, that detectd passes. */
+/** DeepStack's tests, in the order pytest runs them: every one of its face and detection tests. */
 const PASSING = [
   'test_face.py::test_detection',
   'test_face.py::test_register',
   'test_face.py::test_recognize',
+  'test_face.py::test_match',
   'test_face.py::test_list',
   'test_face.py::test_delete',
   'test_face.py::test_recognize_after_delete',
