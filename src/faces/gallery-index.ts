@@ -8,7 +8,7 @@ export interface IndexedDescriptor {
 }
 
 /** Descriptors of one table (samples or negatives) in one Float32Array, row after row, each row's person by index and its row id. */
-export interface DescriptorRows {
+interface DescriptorRows {
   readonly values: Float32Array;
   readonly person: Int32Array;
   readonly ids: readonly string[];

@@ -19,7 +19,7 @@ export async function bumpMemoryVersion(db: Database, serviceId: string, memory:
 }
 
 /** The service's version of `memory`: one row read by its primary key; 0 before its first write. */
-export async function memoryVersion(db: Database, serviceId: string, memory: MemoryName): Promise<number> {
+async function memoryVersion(db: Database, serviceId: string, memory: MemoryName): Promise<number> {
   const row = await db.selectFrom('memory_versions').select('version').where('service_id', '=', serviceId).where('memory', '=', memory).executeTakeFirst();
   return Number(row?.version ?? 0);
 }

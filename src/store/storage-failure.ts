@@ -4,7 +4,7 @@ import { DetectdError } from '../core/errors.js';
 export type StorageFailure = 'unavailable' | 'full';
 
 /** How long a caller refused for either is told to wait before trying again. */
-export const RETRY_AFTER_SECONDS: Readonly<Record<StorageFailure, number>> = { unavailable: 5, full: 30 };
+const RETRY_AFTER_SECONDS: Readonly<Record<StorageFailure, number>> = { unavailable: 5, full: 30 };
 
 /** SQLSTATEs of a PostgreSQL server that is going away, starting, or out of connections (classes 08 and 57P, 53300, 53200). */
 const POSTGRES_AWAY = /^(08...|57P0[1-4]|53[23]00)$/;

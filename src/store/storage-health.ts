@@ -14,7 +14,7 @@ export interface StorageState {
 /** Space the data folder needs free again before a full disk is taken as writable (a write then confirms it). */
 const WRITABLE_AGAIN_BYTES = 1024 * 1024;
 
-export interface StorageLocation {
+interface StorageLocation {
   /** The database, for a person (`SQLite /data/detectd.sqlite`, a PostgreSQL URL without its password). */
   readonly database: string;
   /** The folder the embedded database writes to; absent on PostgreSQL, whose disk is the database server's. */

@@ -13,7 +13,7 @@ import type { Box, RgbImage } from '../../vision/image.js';
  * scene mostly are not. Chosen on the shared WIDER half and the person-free photos of
  * coco-val122; checked on those of coco128 (docs/faces.md gives the figures).
  */
-export const SECOND_LOOK = { from: 0.3, below: 0.95, smallestFace: 16, side: 160, faceSide: 64 } as const;
+const SECOND_LOOK = { from: 0.3, below: 0.95, smallestFace: 16, side: 160, faceSide: 64 } as const;
 
 /** How much a face found in the view must overlap the view's middle to be the face looked at again. */
 const SAME_FACE_IOU = 0.4;
