@@ -1,6 +1,11 @@
 import type { Response } from 'express';
 
-/** Strings longer than this (base64 images in an answer) are turned into bytes one slice per event-loop turn. */
+/**
+ * Strings longer than this (base64 images in an answer) are set apart and turned into bytes with a
+ * turn of the event loop before each: many crops, each short of a slice, add up to megabytes.
+ */
+const APART_CHARACTERS = 64 * 1024;
+/** The most characters turned into bytes in one event-loop turn. */
 const SLICE_CHARACTERS = 768 * 1024;
 /** A character JSON escapes, or one beyond ASCII: such a string is not its own JSON form in Latin-1 bytes. */
 const NEEDS_ESCAPING = /["\\\u0000-\u001f\u007f-\uffff]/;
@@ -9,14 +14,14 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Sends `body` as JSON with its Content-Length, like `response.json`, but a 12 MP visualization's
- * megabytes of base64 are escaped and copied in slices with a turn of the event loop between them:
+ * or many crops' megabytes of base64 are escaped and copied in slices with a turn of the event loop between them:
  * one `JSON.stringify` and byte conversion of it would hold the loop longer than any other step
  * (docs/performance.md).
  */
 export async function sendJson(response: Response, body: unknown): Promise<void> {
   const large: string[] = [];
   const text = JSON.stringify(body, (_key, value: unknown) => {
-    if (typeof value !== 'string' || value.length <= SLICE_CHARACTERS) return value;
+    if (typeof value !== 'string' || value.length <= APART_CHARACTERS) return value;
     large.push(value);
     return `\u0000${large.length - 1}\u0000`;
   });
