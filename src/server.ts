@@ -42,6 +42,9 @@ import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
+import { compreFaceRoutes } from './transports/compreface/compreface-routes.js';
+import { compreFaceOpenApiPaths } from './transports/compreface/compreface-openapi.js';
+import { FaceExamples } from './faces/face-examples.js';
 import { createApp } from './transports/http/app.js';
 import { peopleOpenApiPaths, peopleRoutes } from './transports/http/people-routes.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
@@ -145,7 +148,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   schemas.prepare(tasks.all.map((task) => task.requestSchema));
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
   // The DeepStack, known-plate, unknown-people and correction routes' part of the API reference does not depend on the caller: built once.
-  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks) };
+  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks), ...compreFaceOpenApiPaths(tasks) };
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
@@ -218,6 +221,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }),
       deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
       peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes, unknownPeople }),
+      compreFaceRoutes({ gate, tasks, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes: limits.maxBodyBytes, logger }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), storage: () => storage.state, servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },

@@ -67,7 +67,7 @@ export interface FaceSample {
 const MAX_USERID_LENGTH = 200;
 const CIPHER_PURPOSE = 'face-descriptor/v1';
 
-function checkUserid(userid: string): string {
+export function checkUserid(userid: string): string {
   const trimmed = userid.trim();
   // \p{Cc}: every control character, C1 (U+0080–U+009F) as well as C0 and DEL.
   if (trimmed.length === 0 || trimmed.length > MAX_USERID_LENGTH || /\p{Cc}/u.test(trimmed)) {
@@ -90,6 +90,25 @@ export function fromText(text: string): Float32Array {
   const bytes = Buffer.from(text, 'base64');
   // Copied into its own buffer: a Float32Array view needs 4-byte alignment.
   return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+
+/**
+ * The id of the service's person `name` (checked), registered first when new. Two registrations of
+ * one new person at once: the unique (service_id, userid_key) lets one insert win. A second
+ * spelling of a registered person (useridKey) is refused: `userid_case`.
+ */
+export async function ensurePerson(tx: Database, serviceId: string, name: string, created: string): Promise<string> {
+  const key = useridKey(name);
+  await tx
+    .insertInto('face_people')
+    .values({ id: crypto.randomUUID(), service_id: serviceId, userid: name, userid_key: key, created_at: created })
+    .onConflict((conflict) => conflict.columns(['service_id', 'userid_key']).doNothing())
+    .execute();
+  const person = await tx.selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
+  if (person.userid !== name) {
+    throw new FaceGalleryError('userid_case', `"${name}" is the registered person "${person.userid}" in another case: register the photos as "${person.userid}" (userids that differ only in case are one person)`);
+  }
+  return person.id;
 }
 
 /**
@@ -118,30 +137,43 @@ export class FaceGallery {
    * person first if new (DeepStack's register adds to a known userid). Returns the person as listed.
    */
   async register(serviceId: string, userid: string, samples: readonly FaceSample[]): Promise<FacePerson> {
+    return (await this.#add(serviceId, userid, samples)).person;
+  }
+
+  /** Adds one face descriptor to the person `userid` (registered first if new), as `register` does: the person as listed, and the sample's id (CompreFace's `image_id`). */
+  async addExample(serviceId: string, userid: string, sample: FaceSample): Promise<{ readonly person: FacePerson; readonly sampleId: string }> {
+    const { person, sampleIds } = await this.#add(serviceId, userid, [sample]);
+    return { person, sampleId: sampleIds[0] };
+  }
+
+  async #add(serviceId: string, userid: string, samples: readonly FaceSample[]): Promise<{ person: FacePerson; sampleIds: string[] }> {
     const name = checkUserid(userid);
-    const key = useridKey(name);
     if (samples.length === 0) throw new FaceGalleryError('no_descriptor', 'a person is registered from at least one face');
     const created = this.now().toISOString();
     return this.db.transaction().execute(async (tx) => {
-      // Two registrations of one new person at once: the unique (service_id, userid_key) lets one insert win.
-      await tx
-        .insertInto('face_people')
-        .values({ id: crypto.randomUUID(), service_id: serviceId, userid: name, userid_key: key, created_at: created })
-        .onConflict((conflict) => conflict.columns(['service_id', 'userid_key']).doNothing())
-        .execute();
-      const person = await tx.selectFrom('face_people').select(['id', 'userid', 'created_at']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
-      if (person.userid !== name) {
-        throw new FaceGalleryError('userid_case', `"${name}" is the registered person "${person.userid}" in another case: register the photos as "${person.userid}" (userids that differ only in case are one person)`);
-      }
+      const personId = await ensurePerson(tx, serviceId, name, created);
       const rows = samples.map(({ descriptor, weak }) => {
         const id = crypto.randomUUID();
-        return { id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, weak: weak ? 1 : 0, created_at: created };
+        return { id, person_id: personId, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, weak: weak ? 1 : 0, created_at: created };
       });
       await tx.insertInto('face_samples').values(rows).execute();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
-      const [listed] = await this.#people(tx, serviceId, person.id);
-      return listed;
+      const [listed] = await this.#people(tx, serviceId, personId);
+      return { person: listed, sampleIds: rows.map((row) => row.id) };
     });
+  }
+
+  /** The descriptor of the service's sample `sampleId` and whose it is; undefined when the service has no such sample of the current kind. */
+  async example(serviceId: string, sampleId: string): Promise<{ readonly userid: string; readonly descriptor: Float32Array } | undefined> {
+    const row = await this.db
+      .selectFrom('face_samples')
+      .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
+      .select(['face_samples.id', 'face_samples.descriptor_ciphertext', 'face_people.userid'])
+      .where('face_people.service_id', '=', serviceId)
+      .where('face_samples.id', '=', sampleId)
+      .where('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND)
+      .executeTakeFirst();
+    return row && { userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.descriptor_ciphertext, row.id)) };
   }
 
   /**

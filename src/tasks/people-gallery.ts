@@ -1,4 +1,4 @@
-import type { Box } from '../vision/image.js';
+import type { Box, Point } from '../vision/image.js';
 import type { PlacedFinding } from './finding.js';
 import type { RegisteredPerson } from '../faces/face-recognition.js';
 import type { FaceSample } from '../faces/face-gallery.js';
@@ -14,6 +14,23 @@ export interface TakenFace {
 /** A photo's face judged for registration (face-quality.ts): refused, with why; or taken, with why it is weak (no warnings: a good face). */
 export type RegistrationFace = { readonly box: Box; readonly problem: FaceProblem } | (TakenFace & { readonly warnings: readonly FaceWarning[] });
 
+/** A face as `examine` finds it: the finding `find` gives, with its five landmarks and its descriptor where they were asked for. */
+export interface ExaminedFace {
+  readonly finding: PlacedFinding;
+  /** Its five landmarks (eyes, nose, mouth corners), in the image's pixels, when asked for. */
+  readonly landmarks?: readonly Point[];
+  /** Its descriptor, where it was described: a face too small to describe has none. */
+  readonly embedding?: Float32Array;
+}
+
+/** What `examine` is asked: the faces at or above `minConfidence`, named by the gallery when `recognize`, each described when `describe`, with its landmarks when `landmarks`. */
+export interface Examination {
+  readonly minConfidence: number;
+  readonly recognize: boolean;
+  readonly describe?: boolean;
+  readonly landmarks?: boolean;
+}
+
 /**
  * A task that keeps a gallery of people per service (TaskAbilities.gallery): faces found and named
  * as `analyse` finds them, the largest face of a photo (its subject), how alike two faces are, and
@@ -23,6 +40,8 @@ export type RegistrationFace = { readonly box: Box; readonly problem: FaceProble
 export interface PeopleGallery {
   /** The faces of an image at or above `minConfidence`, each named by the service's gallery when `recognize` (else just `face`). */
   find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly PlacedFinding[]>;
+  /** The faces `find` finds, with what else is asked of each (a door whose answer carries landmarks or descriptors: CompreFace's face plugins). */
+  examine(image: Buffer, examination: Examination, call: AnalysisCall): Promise<readonly ExaminedFace[]>;
   /**
    * The face of a photo: the one whose box overlaps `near` most (a face chosen in a photo of
    * several), else the largest (its subject); undefined when it shows none (none near `near`); 400

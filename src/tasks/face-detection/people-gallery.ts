@@ -53,14 +53,19 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
   }
   const boxOf = ({ box }: Detection): Box => ({ left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) });
   const heightOf = ({ box }: Detection) => Math.round(box.bottom - box.top);
+  const examine: PeopleGallery['examine'] = async (image, { minConfidence, recognize, describe, landmarks }, call) => {
+    const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
+    const outcome = await findFaces(image, parameters, call, recognize ? recognition : undefined, models, { describe, landmarks });
+    call.context.objects = outcome.analysis.detections.length;
+    return outcome.response.found.map((finding, index) => {
+      const embedding = describe ? outcome.descriptors[index] : undefined;
+      return { finding, ...(outcome.landmarks && { landmarks: outcome.landmarks[index] }), ...(embedding && { embedding }) };
+    });
+  };
 
   return {
-    async find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall) {
-      const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
-      const { analysis, response } = await findFaces(image, parameters, call, recognize ? recognition : undefined, models);
-      call.context.objects = analysis.detections.length;
-      return response.found;
-    },
+    examine,
+    find: async (image, minConfidence, recognize, call) => (await examine(image, { minConfidence, recognize }, call)).map((face) => face.finding),
     takeFace: (image, call, near) =>
       withChosenFace(image, call, near, async (face, pixels) => {
         const height = heightOf(face);

@@ -1,0 +1,139 @@
+import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
+import type { Logger } from 'pino';
+import { DetectdError } from '../../core/errors.js';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { FaceExamples } from '../../faces/face-examples.js';
+import type { FaceGallery } from '../../faces/face-gallery.js';
+import type { Gate } from '../../gate/gate.js';
+import { MODEL_KINDS } from '../../models/model-roles.js';
+import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import type { Task } from '../../tasks/task.js';
+import { closeAfterEarlyAnswer } from '../early-answer.js';
+import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
+import { setRateLimitHeaders } from '../rate-limit-headers.js';
+import { contextOf } from '../request-context.js';
+import type { CallStatus } from './compreface-answer.js';
+import { CompreFaceRefusal, compreFaceFailure } from './compreface-errors.js';
+import { compreFaceExampleRoutes } from './compreface-example-routes.js';
+import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes } from './compreface-face-routes.js';
+import { imagesOf, jsonOf, queryOf } from './compreface-request.js';
+import { COMPREFACE_PREFIXES, type CompreFaceAnswer, type CompreFaceRoute } from './compreface-route.js';
+
+export interface CompreFaceDependencies {
+  readonly gate: Gate;
+  readonly tasks: TaskTable;
+  readonly schemas: SchemaCatalogue;
+  readonly schedulers: ModelSchedulers;
+  /** The face galleries: examples added and compared by id, people forgotten. */
+  readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
+  readonly examples: FaceExamples;
+  readonly maxBodyBytes: number;
+  readonly logger: Logger;
+}
+
+/** The task whose services CompreFace's keys open: the one that keeps a gallery of people; none, no CompreFace door. */
+export const compreFaceTask = (tasks: TaskTable): Task | undefined => tasks.all.find((task) => task.abilities?.gallery);
+
+/** What the door's verbs keep and forget beside the face task's gallery. */
+type Memory = Pick<CompreFaceDependencies, 'gallery' | 'examples'>;
+
+/** What a table built only to be described (the OpenAPI document) is handed: none of its routes runs. */
+const DESCRIBING: Memory = { gallery: {} as Memory['gallery'], examples: {} as FaceExamples };
+
+/** Every route of the door for `task` (the one that keeps people): the router's and the OpenAPI document's one table. */
+export function compreFaceRouteTable(task: Task, memory: Memory = DESCRIBING): CompreFaceRoute[] {
+  const dependencies = { ...memory, faces: task.abilities!.gallery!, defaultThreshold: Number(task.parameters.ConfidenceThreshold?.defaultValue ?? 0.5) };
+  return [...compreFaceRecognitionRoutes(dependencies), ...compreFaceExampleRoutes(dependencies), ...compreFaceDetectionRoutes(dependencies)];
+}
+
+const DESCRIBER = { role: 'describer', kind: MODEL_KINDS.faceDescriptors } as const;
+
+/** The key CompreFace's clients send: `x-api-key`; CompreFace's 400 code 20 without it. */
+function keyOf(request: Request): string {
+  const key = request.get('x-api-key')?.trim();
+  if (!key) throw new CompreFaceRefusal('missingRequestHeader', 'unauthorized', 'Missing header: x-api-key');
+  return key;
+}
+
+/**
+ * CompreFace's REST API (its face recognition, detection and verification services) over the face
+ * task, so that CompreFace's clients (its SDKs, Double Take, Viseron, Home Assistant's components)
+ * work unchanged: `x-api-key` is a face service's key, and opens all three services; an image
+ * comes as a multipart `file` (verification: `source_image`, `target_image`) or as base64 in JSON.
+ * Analyses pass the whole gate; what a gallery holds is managed with Gate.manage. Every failure is
+ * CompreFace's `{"code", "message"}` (compreface-errors.ts).
+ */
+export function compreFaceRoutes(dependencies: CompreFaceDependencies): Router {
+  const { gate, tasks, schemas, schedulers, maxBodyBytes, logger } = dependencies;
+  const router = Router();
+  const task = compreFaceTask(tasks);
+  if (!task) return router;
+  const table = compreFaceRouteTable(task, dependencies);
+
+  const answer = async (response: Response, answered: CompreFaceAnswer) => {
+    if ('json' in answered) {
+      response.json(answered.json);
+      return;
+    }
+    response.type(answered.image.length === 0 ? 'application/octet-stream' : 'image/jpeg').send(answered.image);
+  };
+
+  const analyse = (route: CompreFaceRoute & { analyse: NonNullable<CompreFaceRoute['analyse']> }): RequestHandler => async (request, response) => {
+    const context = contextOf(response);
+    const { caller, body, call } = await gate.pass(request, response, context, {
+      task,
+      credentials: { apiKey: keyOf(request) },
+      counted: (counted) => setRateLimitHeaders(response, counted.standings),
+      body: { whole: (received) => imagesOf(request, received, route.images, { maxBodyBytes, schemas, schema: route.images.length === 1 ? 'compreface-image-request' : 'compreface-verification-request' }) },
+    });
+    const status = (): CallStatus => ({ detector: caller.scheduler.model.name, calculator: schedulers.forStep(DESCRIBER)?.model.name ?? 'none', timings: context.timings });
+    await answer(response, await route.analyse({ query: queryOf(request), images: body, params: request.params as Record<string, string>, status }, call));
+  };
+
+  const manage = (route: CompreFaceRoute & { manage: NonNullable<CompreFaceRoute['manage']> }): RequestHandler => async (request, response) => {
+    const context = contextOf(response);
+    const apiKey = route.keyInPath ? String(request.params.api_key) : keyOf(request);
+    const received = await gate.receive(request, response);
+    const service = await gate.manage({ apiKey }, task, context);
+    const json = route.json ? jsonOf(received, schemas, route.json) : undefined;
+    await answer(response, await route.manage({ query: queryOf(request), json, params: request.params as Record<string, string> }, service));
+  };
+
+  for (const route of table) router[route.method](route.path, route.analyse ? analyse(route as Parameters<typeof analyse>[0]) : manage(route as Parameters<typeof manage>[0]));
+  for (const path of new Set(table.map((route) => route.path))) {
+    const allowed = table.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
+    router.all(path, (_request, response) => {
+      response.set('Allow', allowed.join(', '));
+      throw new DetectdError('method_not_allowed', `use ${allowed.join(' or ')}`);
+    });
+  }
+  const inDoor = (request: Request) => COMPREFACE_PREFIXES.some((prefix) => request.path === prefix || request.path.startsWith(`${prefix}/`));
+  router.use((request, _response, next) => {
+    if (!inDoor(request)) {
+      next();
+      return;
+    }
+    throw new DetectdError('not_found', 'no such CompreFace route; see /docs');
+  });
+
+  // Errors of these routes only, in CompreFace's shape: `{"code", "message"}`.
+  const compreFaceErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
+    if (!inDoor(request)) {
+      next(error);
+      return;
+    }
+    const known = clientFailureOf(error) ?? new DetectdError('internal_error', 'Something went wrong, please try again; quote the X-Request-Id header when reporting it');
+    if (known.code === 'internal_error') logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const { status, body } = compreFaceFailure(known);
+    contextOf(response).errorCode = known.code;
+    closeAfterEarlyAnswer(request, response);
+    response.set(httpHeadersOf(known)).status(status).json(body);
+  };
+  router.use(compreFaceErrors);
+  return router;
+}
