@@ -33,7 +33,7 @@ const fileForm = (file: string | Buffer, field = 'file') => {
 const leftToRight = <Face extends { box: { x_min: number } }>(faces: readonly Face[]) => [...faces].sort((a, b) => a.box.x_min - b.box.x_min);
 
 /**
- * CompreFace's REST API on detectd (docs/compreface.md), as its documentation gives each call and
+ * CompreFace's REST API on detectd (docs/faces.md "CompreFace's API"), as its documentation gives each call and
  * its clients send it: a real server, the embedded face model, the shared face photos; every answer
  * checked against the door's JSON Schemas.
  */
@@ -178,6 +178,20 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
     }
     const refused = await answered(await call('GET', `/api/v1/static/dtd_${'x'.repeat(43)}/images/${ids.get('amy')}`, undefined), 'none');
     expect([refused.status, refused.body.code]).to.deep.equal([404, 10]);
+    // The key in the static URL is never logged.
+    expect(server.logText()).to.include('/api/v1/static/dtd_…/images/').and.not.include(key);
+  });
+
+  it('a face service\'s rate limit counts recognitions, not management calls; its refusal says when to retry', async () => {
+    const apiKey = await server.createService({ name: 'limited', type: 'face-detection' });
+    await server.domain.services.setLimits((await server.domain.keys.authenticate(apiKey))!, { rateLimitPerMinute: 2, monthlyQuota: null });
+    const bbt1 = path.join(FACES_DIR, 'bbt1.jpg');
+    expect((await recognize(bbt1, '', apiKey)).status).to.equal(200);
+    expect((await recognize(bbt1, '', apiKey)).status).to.equal(200);
+    const response = await call('POST', '/api/v1/recognition/recognize', apiKey, fileForm(bbt1));
+    const refused = await answered(response, 'none');
+    expect([refused.status, refused.body.code, Number(response.headers.get('retry-after')) > 0]).to.deep.equal([429, 0, true]);
+    expect((await answered(await call('GET', '/api/v1/recognition/subjects', apiKey), 'compreface-subjects-response')).status).to.equal(200);
   });
 
   it('the service remembers unknown faces seen through this door; a subject added here is corrected over REST like any person', async () => {

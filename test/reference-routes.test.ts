@@ -48,9 +48,14 @@ describe('health, readiness, metrics and API reference routes', () => {
     // A face service's unknown people (docs/faces.md "Unknown people").
     const UNKNOWN_PEOPLE_ROUTES = ['', '/settings', '/{id}', '/{id}/faces/{faceId}/thumbnail', '/{id}/name', '/{id}/merge'].map((route) => `/api/v1/face-detection/unknown-people${route}`);
     const CORRECTION_ROUTES = ['add', 'not'].map((verb) => `/api/v1/face-detection/people/{userid}/${verb}`);
+    // CompreFace's REST API over a face service's key (docs/faces.md "CompreFace's API").
+    const COMPREFACE_ROUTES = [
+      ...['recognition/recognize', 'recognition/faces', 'recognition/faces/delete', 'recognition/faces/{image_id}', 'recognition/faces/{image_id}/img', 'recognition/faces/{image_id}/verify'],
+      ...['recognition/subjects', 'recognition/subjects/{subject}', 'static/{api_key}/images/{image_id}', 'detection/detect', 'verification/verify'],
+    ].map((route) => `/api/v1/${route}`);
     const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
     const taskPaths = TASK_DESCRIPTIONS.all.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
-    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', ...KNOWN_PLATE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz', ...UNKNOWN_PEOPLE_ROUTES, ...CORRECTION_ROUTES]);
+    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', ...KNOWN_PLATE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz', ...UNKNOWN_PEOPLE_ROUTES, ...CORRECTION_ROUTES, ...COMPREFACE_ROUTES]);
     const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
     for (const task of TASK_DESCRIPTIONS.all) {
       for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {

@@ -12,6 +12,11 @@ export function looksLikeApiKey(candidate: string): boolean {
   return KEY_PATTERN.test(candidate);
 }
 
+/** `text` (a URL path: CompreFace's static image URL carries its key) with every key-shaped word cut to its prefix, for a log or a status page. */
+export function withoutApiKeys(text: string): string {
+  return text.replace(/dtd_[A-Za-z0-9_-]{43}/g, `${KEY_PREFIX}…`);
+}
+
 /** Keyed hash stored in the database: a stolen database alone does not reveal or verify keys. */
 export function hashApiKey(secret: string, key: string): string {
   return crypto.createHmac('sha256', secret).update(key).digest('hex');

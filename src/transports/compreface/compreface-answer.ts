@@ -7,7 +7,7 @@ import type { ExaminedFace } from '../../tasks/people-gallery.js';
  * CompreFace's plugins: `landmarks` (the five points the face is aligned by: eyes, nose tip, mouth
  * corners) and `calculator` (the face's descriptor, as `embedding`). `age`, `gender`, `mask` and
  * `pose` are left out of the answer, as CompreFace leaves out a plugin it does not run
- * (docs/compreface.md says why); a client asking for them is answered all the same.
+ * (docs/faces.md "CompreFace's API" says why); a client asking for them is answered all the same.
  */
 export interface FacePlugins {
   readonly landmarks: boolean;

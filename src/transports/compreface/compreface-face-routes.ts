@@ -34,7 +34,7 @@ const IMAGE_FAILURES = {
 const ANALYSIS_QUERY = {
   limit: 'The most faces answered, the biggest first; 0 (the default): all.',
   det_prob_threshold: 'The least detection confidence of a face, 0.0–1.0; default the face task\'s (0.5).',
-  face_plugins: 'Comma-separated: `landmarks` (five points), `calculator` (the descriptor, as `embedding`); `age`, `gender`, `mask`, `pose` are accepted and left out of the answer (docs/compreface.md).',
+  face_plugins: 'Comma-separated: `landmarks` (five points), `calculator` (the descriptor, as `embedding`); `age`, `gender`, `mask`, `pose` are accepted and left out of the answer (docs/faces.md "CompreFace\'s API").',
   status: '`true` adds `execution_time` and `plugins_versions`.',
 };
 

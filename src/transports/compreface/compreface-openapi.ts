@@ -20,7 +20,7 @@ function operation(route: CompreFaceRoute): Record<string, unknown> {
     summary: route.summary,
     operationId: route.operationId,
     tags: ['CompreFace'],
-    description: `${route.keyInPath ? 'The key is in the path (CompreFace\'s static image URL).' : 'The key in `x-api-key`: a face service\'s.'} Errors: \`{"code", "message"}\` with CompreFace's codes (docs/compreface.md).`,
+    description: `${route.keyInPath ? 'The key is in the path (CompreFace\'s static image URL).' : 'The key in `x-api-key`: a face service\'s.'} Errors: \`{"code", "message"}\` with CompreFace's codes (docs/faces.md "CompreFace's API").`,
     parameters: [...(route.keyInPath ? [] : [KEY_PARAMETER]), ...pathParameters, ...query],
     ...(body && { requestBody: body }),
     responses: {
