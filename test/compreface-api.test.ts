@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { schedulerOfService } from '../src/core/service-scheduler.js';
-import { cropPath, FACES_DIR, GROUP_PHOTOS, registrationPhotos } from './support/faces.js';
+import { cropPath, FACES_DIR, GROUP_PHOTOS, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -84,6 +84,23 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
     expect(named).to.be.at.least(7);
   });
 
+  it('recognize: no face of other people\'s photos (WIDER) is named as one of the registered subjects', async () => {
+    const folders = ['11--Meeting', '13--Interview', '16--Award_Ceremony', '19--Couple', '20--Family_Group', '49--Greeting', '50--Celebration_Or_Party', '51--Dresses'];
+    let faces = 0;
+    for (const folder of folders) {
+      const directory = path.join(WIDER_VAL_DIR, 'images', folder);
+      const photo = path.join(directory, fs.readdirSync(directory).sort()[0]);
+      const { status, body } = await recognize(photo);
+      if (status === 400) {
+        expect(body.code, photo).to.equal(28);
+        continue;
+      }
+      faces += body.result.length;
+      expect(body.result.flatMap((face: { subjects: unknown[] }) => face.subjects), photo).to.deep.equal([]);
+    }
+    expect(faces).to.be.at.least(10);
+  });
+
   it('recognize: base64 JSON as multipart, plugins landmarks and calculator, status, limit', async () => {
     const file = path.join(FACES_DIR, 'bbt4.jpg');
     const json = await answered(await call('POST', '/api/v1/recognition/recognize?face_plugins=landmarks,calculator,age,gender,mask,pose&status=true', key, JSON.stringify({ file: fs.readFileSync(file).toString('base64') }), 'application/json'), 'compreface-recognition-response');
@@ -99,6 +116,9 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
       expect(body.plugins_versions.detector).to.match(/^detectd\./);
     }
     expect(json.body.result.map((face: { subjects: unknown }) => face.subjects)).to.deep.equal(form.body.result.map((face: { subjects: unknown }) => face.subjects));
+    // CompreFace's JavaScript SDK joins the options after the first with "?" when it sends no limit.
+    const joined = await answered(await call('POST', '/api/v1/detection/detect?det_prob_threshold=0.5?face_plugins=landmarks?status=true', key, fileForm(file)), 'compreface-detection-response');
+    expect([joined.status, joined.body.result[0].landmarks.length, 'plugins_versions' in joined.body]).to.deep.equal([200, 5, true]);
     const plain = await recognize(file, '?limit=2');
     expect(plain.body.result).to.have.length(2);
     expect(plain.body).to.not.have.property('plugins_versions');
@@ -244,6 +264,10 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
     expect(await refusal(call('POST', '/api/v1/recognition/faces', key, fileForm(cropPath('amy', 2))))).to.deep.equal([400, 33]);
     expect(await refusal(call('POST', '/api/v1/recognition/faces?subject=amy', key, fileForm(await registrationPhotos.undescribable(cropPath('amy', 2)))))).to.deep.equal([400, 26]);
     expect(await refusal(call('POST', `/api/v1/recognition/faces?subject=${'x'.repeat(201)}`, key, fileForm(cropPath('amy', 2))))).to.deep.equal([400, 36]);
+    expect(await refusal(call('GET', '/api/v1/recognition/faces?page=-1', key))).to.deep.equal([400, 36]);
+    expect(await refusal(call('GET', `/api/v1/recognition/faces?page=${Number.MAX_SAFE_INTEGER}&size=1000`, key))).to.deep.equal([400, 36]);
+    expect(await refusal(call('POST', '/api/v1/recognition/faces/delete', key, JSON.stringify(Array.from({ length: 1001 }, (_, index) => String(index))), 'application/json'))).to.deep.equal([400, 36]);
+    expect(await refusal(call('POST', '/api/v1/recognition/faces/delete', key, JSON.stringify([1, 2]), 'application/json'))).to.deep.equal([400, 26]);
     expect(await refusal(call('DELETE', '/api/v1/recognition/faces/no-such-id', key))).to.deep.equal([404, 11]);
     expect(await refusal(call('POST', '/api/v1/recognition/faces/no-such-id/verify', key, fileForm(bbt1)))).to.deep.equal([404, 11]);
     expect(await refusal(call('PUT', '/api/v1/recognition/subjects/nobody', key, JSON.stringify({ subject: 'x' }), 'application/json'))).to.deep.equal([404, 42]);

@@ -38,6 +38,7 @@ export function compreFaceExampleRoutes({ gallery, examples }: Pick<CompreFaceFa
       async manage({ query }, service) {
         const page = wholeParameter(query, 'page', 0, 0);
         const size = Math.min(wholeParameter(query, 'size', DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+        if (!Number.isSafeInteger(page * size)) throw new CompreFaceRefusal('incorrectArgument', 'invalid_configuration', 'page × size must be a whole number a gallery could reach');
         const listed = await examples.page(service.id, { userid: subjectParameter(query, false), offset: page * size, size });
         return { json: { faces: listed.examples.map(example), page_number: page, page_size: size, total_pages: Math.ceil(listed.total / size), total_elements: listed.total } };
       },

@@ -8,11 +8,14 @@ import { CompreFaceRefusal, refusedAsArgument } from './compreface-errors.js';
 import { booleanParameter, subjectParameter, thresholdParameter, wholeParameter } from './compreface-request.js';
 import type { AnalysisInput, CompreFaceRoute } from './compreface-route.js';
 
+/** A gallery example by example and person by person (faces/face-examples.ts). */
+export type GalleryExamples = Pick<FaceExamples, 'page' | 'forget' | 'forgetAllOf' | 'people' | 'create' | 'rename' | 'forgetEveryone'>;
+
 /** What the face verbs of the door work on: the face task's gallery (finding, judging, comparing faces), and the galleries' examples and people. */
 export interface CompreFaceFaces {
   readonly faces: PeopleGallery;
   readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
-  readonly examples: FaceExamples;
+  readonly examples: GalleryExamples;
   /** `det_prob_threshold` when absent: the face task's default confidence. */
   readonly defaultThreshold: number;
 }

@@ -8,10 +8,16 @@ import { CompreFaceRefusal } from './compreface-errors.js';
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;|$)/i;
 
-/** The query string as sent: CompreFace's parameters (`limit`, `det_prob_threshold`, `subject`, …); of a repeated one the first counts, as Spring reads it. */
+/**
+ * The query string as sent: CompreFace's parameters (`limit`, `det_prob_threshold`, `subject`, …);
+ * of a repeated one the first counts, as Spring reads it. A `?` inside it separates parameters as
+ * `&` does: CompreFace's JavaScript SDK joins the options it adds after the first with `?` when it
+ * sends no `limit` (`faces?subject=amy?det_prob_threshold=0.8`), which meant one mangled parameter
+ * to CompreFace. A `?` meant inside a value comes percent-encoded.
+ */
 export function queryOf(request: Request): URLSearchParams {
   const at = request.originalUrl.indexOf('?');
-  return new URLSearchParams(at < 0 ? '' : request.originalUrl.slice(at + 1));
+  return new URLSearchParams(at < 0 ? '' : request.originalUrl.slice(at + 1).replaceAll('?', '&'));
 }
 
 /** A whole-number parameter from `least` up; `fallback` when absent or empty. */

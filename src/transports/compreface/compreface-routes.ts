@@ -2,7 +2,7 @@ import { type ErrorRequestHandler, type Request, type RequestHandler, type Respo
 import type { Logger } from 'pino';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
-import type { FaceExamples } from '../../faces/face-examples.js';
+
 import type { FaceGallery } from '../../faces/face-gallery.js';
 import type { Gate } from '../../gate/gate.js';
 import { MODEL_KINDS } from '../../models/model-roles.js';
@@ -16,7 +16,7 @@ import { contextOf } from '../request-context.js';
 import type { CallStatus } from './compreface-answer.js';
 import { CompreFaceRefusal, compreFaceFailure } from './compreface-errors.js';
 import { compreFaceExampleRoutes } from './compreface-example-routes.js';
-import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes } from './compreface-face-routes.js';
+import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes, type GalleryExamples } from './compreface-face-routes.js';
 import { imagesOf, jsonOf, queryOf } from './compreface-request.js';
 import { COMPREFACE_PREFIXES, type CompreFaceAnswer, type CompreFaceRoute } from './compreface-route.js';
 
@@ -27,7 +27,7 @@ export interface CompreFaceDependencies {
   readonly schedulers: ModelSchedulers;
   /** The face galleries: examples added and compared by id, people forgotten. */
   readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
-  readonly examples: FaceExamples;
+  readonly examples: GalleryExamples;
   readonly maxBodyBytes: number;
   readonly logger: Logger;
 }
@@ -38,8 +38,15 @@ export const compreFaceTask = (tasks: TaskTable): Task | undefined => tasks.all.
 /** What the door's verbs keep and forget beside the face task's gallery. */
 type Memory = Pick<CompreFaceDependencies, 'gallery' | 'examples'>;
 
+function notRunning(): never {
+  throw new Error('this route table only describes the routes; the server builds the one that runs them');
+}
+
 /** What a table built only to be described (the OpenAPI document) is handed: none of its routes runs. */
-const DESCRIBING: Memory = { gallery: {} as Memory['gallery'], examples: {} as FaceExamples };
+const DESCRIBING: Memory = {
+  gallery: { addExample: notRunning, example: notRunning, delete: notRunning },
+  examples: { page: notRunning, forget: notRunning, forgetAllOf: notRunning, people: notRunning, create: notRunning, rename: notRunning, forgetEveryone: notRunning },
+};
 
 /** Every route of the door for `task` (the one that keeps people): the router's and the OpenAPI document's one table. */
 export function compreFaceRouteTable(task: Task, memory: Memory = DESCRIBING): CompreFaceRoute[] {
