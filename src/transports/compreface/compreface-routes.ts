@@ -1,4 +1,4 @@
-import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -9,8 +9,7 @@ import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
-import { closeAfterEarlyAnswer } from '../early-answer.js';
-import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
+import { doorErrors } from '../door-errors.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import type { CallStatus } from './compreface-answer.js';
@@ -125,22 +124,6 @@ export function compreFaceRoutes(dependencies: CompreFaceDependencies): Router {
   });
 
   // Errors of these routes only, in CompreFace's shape: `{"code", "message"}`.
-  const compreFaceErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!inDoor(request)) {
-      next(error);
-      return;
-    }
-    const known = clientFailureOf(error) ?? new DetectdError('internal_error', 'Something went wrong, please try again; quote the X-Request-Id header when reporting it');
-    if (known.code === 'internal_error') logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
-    if (response.headersSent) {
-      response.destroy();
-      return;
-    }
-    const { status, body } = compreFaceFailure(known);
-    contextOf(response).errorCode = known.code;
-    closeAfterEarlyAnswer(request, response);
-    response.set(httpHeadersOf(known)).status(status).json(body);
-  };
-  router.use(compreFaceErrors);
+  router.use(doorErrors(inDoor, compreFaceFailure, logger, 'Something went wrong, please try again; quote the X-Request-Id header when reporting it'));
   return router;
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { type ErrorRequestHandler, type RequestHandler, Router } from 'express';
+import { type Request, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
@@ -7,8 +7,7 @@ import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import { closeAfterEarlyAnswer } from '../early-answer.js';
-import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
+import { doorErrors } from '../door-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
@@ -144,22 +143,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   }
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
-  const deepStackErrors: ErrorRequestHandler = (error: unknown, request, response, next) => {
-    if (!paths.includes(String(request.route?.path)) && !patterns.some((pattern) => pattern.test(request.path))) {
-      next(error);
-      return;
-    }
-    const known = clientFailureOf(error) ?? new DetectdError('internal_error', 'internal error; quote the X-Request-Id header when reporting it');
-    if (known.code === 'internal_error') logger.error({ request_id: contextOf(response).requestId, err: error }, 'unhandled error');
-    if (response.headersSent) {
-      response.destroy();
-      return;
-    }
-    const { status, body } = deepStackFailure(known);
-    contextOf(response).errorCode = known.code;
-    closeAfterEarlyAnswer(request, response);
-    response.set(httpHeadersOf(known)).status(status).json(body);
-  };
-  router.use(deepStackErrors);
+  const ours = (request: Request) => paths.includes(String(request.route?.path)) || patterns.some((pattern) => pattern.test(request.path));
+  router.use(doorErrors(ours, deepStackFailure, logger, 'internal error; quote the X-Request-Id header when reporting it'));
   return router;
 }
