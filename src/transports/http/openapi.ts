@@ -127,7 +127,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
 }
 
 /** The groups of operations besides one per task, in the order the reference shows them after the tasks. */
-const TAGS = { streams: 'video streams', deepStack: 'DeepStack / CodeProject.AI', health: 'health' } as const;
+const TAGS = { streams: 'video streams', deepStack: 'DeepStack / CodeProject.AI', compreFace: 'CompreFace', health: 'health' } as const;
 
 /** The Nvision stream: an upgrade of the REST path, as the official SDK opens it (docs/streams.md "Nvision protocol"). */
 const NVISION_STREAM_OPERATION = {
@@ -241,6 +241,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
       ...tasks.all.map((task) => ({ name: task.type, description: task.summary })),
       { name: TAGS.streams, description: 'WebSocket upgrades: described here, opened by a WebSocket client (docs/streams.md); /stream-demo tries one.' },
       { name: TAGS.deepStack, description: 'The routes DeepStack and CodeProject.AI clients (Blue Iris, Frigate, Agent DVR, Home Assistant) call.' },
+      { name: TAGS.compreFace, description: 'CompreFace\'s REST API over a face service\'s key, as its SDKs, Double Take, Viseron and Home Assistant\'s components call it (docs/faces.md, CompreFace\'s API).' },
       { name: TAGS.health, description: 'For load balancers and orchestrators.' },
     ],
     paths: mergePathItems({
