@@ -3,13 +3,13 @@ import { bumpMemoryVersion } from '../store/memory-versions.js';
 import { checkUserid, ensurePerson, useridKey } from './face-gallery.js';
 
 /** One registered face of a person (a face_samples row): CompreFace's example, its id CompreFace's `image_id`. */
-export interface FaceExample {
+interface FaceExample {
   readonly id: string;
   readonly userid: string;
 }
 
 /** One page of a service's examples, and how many there are in all. */
-export interface ExamplePage {
+interface ExamplePage {
   readonly examples: readonly FaceExample[];
   readonly total: number;
 }

@@ -24,7 +24,7 @@ export interface ExaminedFace {
 }
 
 /** What `examine` is asked: the faces at or above `minConfidence`, named by the gallery when `recognize`, each described when `describe`, with its landmarks when `landmarks`. */
-export interface Examination {
+interface Examination {
   readonly minConfidence: number;
   readonly recognize: boolean;
   readonly describe?: boolean;

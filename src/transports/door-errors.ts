@@ -6,7 +6,7 @@ import { clientFailureOf, httpHeadersOf } from './http-errors.js';
 import { contextOf } from './request-context.js';
 
 /** A door's wire form of a failure: its status and body. */
-export type DoorFailure = (error: DetectdError) => { readonly status: number; readonly body: unknown };
+type DoorFailure = (error: DetectdError) => { readonly status: number; readonly body: unknown };
 
 /**
  * A front door's own error answers (as Hono's sub-application `onError`): a failure of a request

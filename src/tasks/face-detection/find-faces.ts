@@ -62,7 +62,7 @@ export interface FaceOutcome {
 }
 
 /** What a door asks of the faces beyond their names (CompreFace's face plugins): every face described, matched or not; every face's five landmarks. */
-export interface FaceDetails {
+interface FaceDetails {
   readonly describe?: boolean;
   readonly landmarks?: boolean;
 }

@@ -20,7 +20,7 @@ export function facePluginsOf(query: URLSearchParams): FacePlugins {
   return { landmarks: asked.has('landmarks'), calculator: asked.has('calculator') };
 }
 
-export interface CompreFaceBox {
+interface CompreFaceBox {
   readonly probability: number;
   readonly x_min: number;
   readonly y_min: number;

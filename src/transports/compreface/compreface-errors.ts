@@ -5,7 +5,7 @@ import { FaceGalleryError } from '../../faces/face-gallery.js';
  * CompreFace's error codes (its Java API's CommonExceptionCode) that this door answers, with the
  * HTTP status CompreFace gives each. Its answer to every failure is `{"code", "message"}`.
  */
-export const COMPREFACE_CODES = {
+const COMPREFACE_CODES = {
   undefined: { code: 0, status: 400 },
   modelNotFound: { code: 10, status: 404 },
   imageNotFound: { code: 11, status: 404 },
@@ -20,7 +20,7 @@ export const COMPREFACE_CODES = {
   subjectAlreadyExists: { code: 43, status: 400 },
 } as const satisfies Record<string, { code: number; status: number }>;
 
-export type CompreFaceCode = keyof typeof COMPREFACE_CODES;
+type CompreFaceCode = keyof typeof COMPREFACE_CODES;
 
 /** A refusal of this door's own, in CompreFace's code; `detectdCode` is how the call is recorded (logs, metrics). */
 export class CompreFaceRefusal extends DetectdError {
@@ -54,7 +54,7 @@ const CODE_OF: Partial<Record<ErrorCode, CompreFaceCode>> = {
   unknown_person: 'subjectNotFound',
 };
 
-export interface CompreFaceFailure {
+interface CompreFaceFailure {
   readonly status: number;
   readonly body: { readonly code: number; readonly message: string };
 }

@@ -21,7 +21,7 @@ export interface CompreFaceFaces {
 }
 
 /** CompreFace's answer to an image in which it finds no face (400, code 28). */
-export const NO_FACE_MESSAGE = 'No face is found in the given image';
+const NO_FACE_MESSAGE = 'No face is found in the given image';
 
 const KEYED_FAILURES = {
   '400': '`x-api-key` missing (code 20); a bad parameter (code 36) or body (code 26).',

@@ -1,5 +1,5 @@
 import type { TaskTable } from '../../tasks/task-table.js';
-import { compreFaceRouteTable, compreFaceTask } from './compreface-routes.js';
+import { compreFaceRouteTable, compreFaceTask } from './compreface-route-table.js';
 import type { CompreFaceRoute } from './compreface-route.js';
 
 /** Each schema's component name: its title (schemas/<name>.json). */

@@ -12,7 +12,7 @@ export interface AnalysisInput {
 }
 
 /** What a management route is handed: the query, its JSON body when it takes one (checked against its schema), the path's parameters. */
-export interface ManagementInput {
+interface ManagementInput {
   readonly query: URLSearchParams;
   readonly json: unknown;
   readonly params: Readonly<Record<string, string>>;

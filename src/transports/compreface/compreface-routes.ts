@@ -2,55 +2,26 @@ import { type Request, type RequestHandler, type Response, Router } from 'expres
 import type { Logger } from 'pino';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
-
-import type { FaceGallery } from '../../faces/face-gallery.js';
 import type { Gate } from '../../gate/gate.js';
 import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import type { Task } from '../../tasks/task.js';
 import { doorErrors } from '../door-errors.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
 import type { CallStatus } from './compreface-answer.js';
 import { CompreFaceRefusal, compreFaceFailure } from './compreface-errors.js';
-import { compreFaceExampleRoutes } from './compreface-example-routes.js';
-import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes, type GalleryExamples } from './compreface-face-routes.js';
 import { imagesOf, jsonOf, queryOf } from './compreface-request.js';
 import { COMPREFACE_PREFIXES, type CompreFaceAnswer, type CompreFaceRoute } from './compreface-route.js';
+import { type CompreFaceMemory, compreFaceRouteTable, compreFaceTask } from './compreface-route-table.js';
 
-export interface CompreFaceDependencies {
+interface CompreFaceDependencies extends CompreFaceMemory {
   readonly gate: Gate;
   readonly tasks: TaskTable;
   readonly schemas: SchemaCatalogue;
   readonly schedulers: ModelSchedulers;
-  /** The face galleries: examples added and compared by id, people forgotten. */
-  readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
-  readonly examples: GalleryExamples;
   readonly maxBodyBytes: number;
   readonly logger: Logger;
-}
-
-/** The task whose services CompreFace's keys open: the one that keeps a gallery of people; none, no CompreFace door. */
-export const compreFaceTask = (tasks: TaskTable): Task | undefined => tasks.all.find((task) => task.abilities?.gallery);
-
-/** What the door's verbs keep and forget beside the face task's gallery. */
-type Memory = Pick<CompreFaceDependencies, 'gallery' | 'examples'>;
-
-function notRunning(): never {
-  throw new Error('this route table only describes the routes; the server builds the one that runs them');
-}
-
-/** What a table built only to be described (the OpenAPI document) is handed: none of its routes runs. */
-const DESCRIBING: Memory = {
-  gallery: { addExample: notRunning, example: notRunning, delete: notRunning },
-  examples: { page: notRunning, forget: notRunning, forgetAllOf: notRunning, people: notRunning, create: notRunning, rename: notRunning, forgetEveryone: notRunning },
-};
-
-/** Every route of the door for `task` (the one that keeps people): the router's and the OpenAPI document's one table. */
-export function compreFaceRouteTable(task: Task, memory: Memory = DESCRIBING): CompreFaceRoute[] {
-  const dependencies = { ...memory, faces: task.abilities!.gallery!, defaultThreshold: Number(task.parameters.ConfidenceThreshold?.defaultValue ?? 0.5) };
-  return [...compreFaceRecognitionRoutes(dependencies), ...compreFaceExampleRoutes(dependencies), ...compreFaceDetectionRoutes(dependencies)];
 }
 
 const DESCRIBER = { role: 'describer', kind: MODEL_KINDS.faceDescriptors } as const;
