@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { accountDomain } from '../src/accounts/account-domain.js';
+import { FaceExamples } from '../src/faces/face-examples.js';
 import { DESCRIPTOR_KIND, FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity, reportedSimilarity } from '../src/faces/face-similarity.js';
 import { type Database, openDatabase } from '../src/store/database.js';
@@ -258,6 +259,64 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('ann');
     expect(await gallery.peopleToRegisterAgain()).to.equal(1);
     expect((await db.selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);
+  });
+
+  // CompreFace's examples and subjects (faces/face-examples.ts): a gallery example by example and person by person.
+  const example = (axis: number) => goodSamples(descriptor(axis))[0];
+
+  it('adds examples with their ids, pages them oldest first, by person in any case, and keeps services apart', async () => {
+    const examples = new FaceExamples(db);
+    // A second apart, each example: pages are oldest first.
+    let tick = 0;
+    const ticking = new FaceGallery(db, TEST_SECRET, () => new Date(Date.UTC(2026, 0, 1) + tick++ * 1000));
+    const ids = [];
+    for (const [index, userid] of ['Amy', 'bob', 'Amy'].entries()) ids.push((await ticking.addExample(serviceId, userid, example(index))).sampleId);
+    await gallery.addExample(otherServiceId, 'carl', example(9));
+    expect(await examples.page(serviceId, { offset: 0, size: 2 })).to.deep.equal({ examples: [{ id: ids[0], userid: 'Amy' }, { id: ids[1], userid: 'bob' }], total: 3 });
+    expect(await examples.page(serviceId, { offset: 2, size: 2 })).to.deep.equal({ examples: [{ id: ids[2], userid: 'Amy' }], total: 3 });
+    expect((await examples.page(serviceId, { userid: 'amy', offset: 0, size: 10 })).examples.map((listed) => listed.id)).to.deep.equal([ids[0], ids[2]]);
+    expect((await gallery.example(serviceId, ids[1]))?.userid).to.equal('bob');
+    expect([...(await gallery.example(serviceId, ids[1]))!.descriptor]).to.deep.equal([...descriptor(1)]);
+    expect(await gallery.example(otherServiceId, ids[1])).to.equal(undefined);
+  });
+
+  it('forgets examples by id (passing over those of another service) and by person, who stays; the matcher forgets them too', async () => {
+    const examples = new FaceExamples(db);
+    const amy = (await gallery.addExample(serviceId, 'amy', example(0))).sampleId;
+    const bob = (await gallery.addExample(serviceId, 'bob', example(1))).sampleId;
+    const carl = (await gallery.addExample(otherServiceId, 'carl', example(2))).sampleId;
+    expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('amy');
+    expect(await examples.forget(serviceId, [amy, carl, 'no-such-id'])).to.deep.equal([{ id: amy, userid: 'amy' }]);
+    expect(await gallery.match(serviceId, descriptor(0))).to.equal(undefined);
+    expect((await examples.page(otherServiceId, { offset: 0, size: 10 })).total).to.equal(1);
+    expect(await examples.forgetAllOf(serviceId, 'BOB')).to.equal(1);
+    expect(await examples.people(serviceId)).to.deep.equal(['amy', 'bob']);
+    expect((await examples.page(serviceId, { offset: 0, size: 10 })).total).to.equal(0);
+    await gallery.addExample(serviceId, 'bob', example(1));
+    expect(await examples.forgetAllOf(serviceId, undefined)).to.equal(1);
+    expect(await examples.forget(serviceId, [bob])).to.deep.equal([]);
+  });
+
+  it('creates people without examples, refuses one that exists in any case, renames, merges into an existing person, forgets everyone', async () => {
+    const examples = new FaceExamples(db);
+    expect(await examples.create(serviceId, 'Raj')).to.equal(true);
+    expect(await examples.create(serviceId, 'raj')).to.equal(false);
+    await expectRejection(examples.create(serviceId, '\u0007'), FaceGalleryError);
+    const raj = (await gallery.addExample(serviceId, 'Raj', example(0))).sampleId;
+    const kooth = (await gallery.addExample(serviceId, 'Koothrappali', example(1))).sampleId;
+    await gallery.addNegative(serviceId, 'Koothrappali', descriptor(5));
+    expect(await examples.rename(serviceId, 'nobody', 'x')).to.equal(false);
+    expect(await examples.rename(serviceId, 'raj', 'RAJ')).to.equal(true);
+    expect(await examples.people(serviceId)).to.deep.equal(['Koothrappali', 'RAJ']);
+    expect(await examples.rename(serviceId, 'koothrappali', 'raj')).to.equal(true);
+    const [person] = await gallery.list(serviceId);
+    expect(person).to.include({ userid: 'RAJ', samples: 2, negatives: 1 });
+    expect((await examples.page(serviceId, { offset: 0, size: 10 })).examples.map((listed) => listed.id)).to.have.members([raj, kooth]);
+    expect((await gallery.match(serviceId, descriptor(1)))?.userid).to.equal('RAJ');
+    await gallery.addExample(otherServiceId, 'carl', example(2));
+    expect(await examples.forgetEveryone(serviceId)).to.equal(1);
+    expect(await examples.people(serviceId)).to.deep.equal([]);
+    expect(await examples.people(otherServiceId)).to.deep.equal(['carl']);
   });
 });
 
