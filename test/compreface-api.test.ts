@@ -3,6 +3,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { schedulerOfService } from '../src/core/service-scheduler.js';
+import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { compreFaceRouteTable, compreFaceTask } from '../src/transports/compreface/compreface-route-table.js';
 import { cropPath, FACES_DIR, GROUP_PHOTOS, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -236,6 +238,22 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
       expect((await answered(await call('GET', '/api/v1/recognition/faces', key), 'compreface-examples-response')).status).to.equal(200);
     } finally {
       leave();
+    }
+  });
+
+  it('the reference publishes each route with the schema its answers are checked against here, and CompreFace\'s error shape', async () => {
+    const reference = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
+    const title = (name: string) => `#/components/schemas/${String(schemas.schemas.get(name)!.title)}`;
+    const routes = compreFaceRouteTable(compreFaceTask(TASK_DESCRIPTIONS)!);
+    expect(routes).to.have.length(16);
+    for (const route of routes) {
+      const operation = reference.paths[route.path.replace(/:(\w+)/g, '{$1}')][route.method];
+      const success = operation.responses['200'].content;
+      if (route.answerSchema) expect(success['application/json'].schema.$ref, route.operationId).to.equal(title(route.answerSchema));
+      else expect(Object.keys(success), route.operationId).to.deep.equal(['application/octet-stream']);
+      for (const [status, response] of Object.entries(operation.responses).filter(([status]) => status !== '200') as [string, any][]) {
+        expect(response.content['application/json'].schema.$ref, `${route.operationId} ${status}`).to.equal(title('compreface-error-response'));
+      }
     }
   });
 
