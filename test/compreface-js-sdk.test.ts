@@ -320,7 +320,7 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
     expect((await recognition.recognize<RecognizeAnswer>(sdkPath(cropPath('penny', 2)), { limit: 0 })).result[0].subjects).to.deep.equal([]);
   });
 
-  it('keys: another task\'s key and an unknown key are refused in CompreFace\'s error shape, on recognition, detection and verification alike', async () => {
+  it('keys: another task\'s key and an unknown key are refused as CompreFace refuses a key of no face service, on recognition, detection and verification alike', async () => {
     const objectKey = await server.createService({ name: 'objects', type: 'object-detection' });
     for (const key of [objectKey, 'not-a-key']) {
       const calls = {
@@ -331,7 +331,8 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
       };
       for (const [call, send] of Object.entries(calls)) {
         const { status, data } = await refusal(send());
-        expect(status, `${call} with ${key === objectKey ? 'an object service key' : 'an unknown key'}`).to.be.oneOf([401, 403]);
+        // CompreFace's answer to a key that opens no face service: 404, code 10 (MODEL_NOT_FOUND).
+        expect({ status, code: (data as { code: number }).code }, `${call} with ${key === objectKey ? 'an object service key' : 'an unknown key'}`).to.deep.equal({ status: 404, code: 10 });
         expectValid(COMPREFACE_SCHEMA.error, data, call);
       }
     }

@@ -12,17 +12,17 @@ const schemas = new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((ta
 
 /** The CompreFace door's schemas (schemas/compreface-*.json), by the answer each describes. */
 export const COMPREFACE_SCHEMA = {
-  recognize: 'compreface-recognize-response',
-  detect: 'compreface-detect-response',
-  verify: 'compreface-verify-response',
-  exampleVerify: 'compreface-example-verify-response',
+  recognize: 'compreface-recognition-response',
+  detect: 'compreface-detection-response',
+  verify: 'compreface-verification-response',
+  exampleVerify: 'compreface-example-verification-response',
   example: 'compreface-example-response',
   examples: 'compreface-examples-response',
-  deletedExamples: 'compreface-deleted-examples-response',
-  deletedCount: 'compreface-deleted-count-response',
+  deletedExamples: 'compreface-examples-deleted-response',
+  deletedCount: 'compreface-deleted-response',
   subject: 'compreface-subject-response',
   subjects: 'compreface-subjects-response',
-  subjectRenamed: 'compreface-subject-renamed-response',
+  subjectRenamed: 'compreface-subject-updated-response',
   error: 'compreface-error-response',
 } as const;
 
