@@ -105,7 +105,7 @@ async function jpegs(folder: string, photos: Record<string, string>): Promise<Re
  * Viseron, and Home Assistant's CompreFace component, each on a face service's key. Every answer is
  * valid against the door's schemas.
  */
-describe('CompreFace clients against the real server: Double Take, Viseron, Home Assistant', function () {
+describe('CompreFace clients against the real server: compreface-python-sdk, Double Take, Viseron, Home Assistant', function () {
   this.timeout(300_000);
   let server: TestServer;
   let folder: string;
@@ -120,6 +120,41 @@ describe('CompreFace clients against the real server: Double Take, Viseron, Home
   });
   afterEach(() => {
     pythonEnv = {};
+  });
+
+  it('compreface-python-sdk: each of its calls, with every recognize option as Python writes them (status=True), subjects renamed with its body {"subject", "api_endpoint"}', async () => {
+    const key = await server.createService({ name: 'python sdk', type: 'face-detection' });
+    const calls = await python(server, 'sdk-calls', key, cropPath('leonard', 1), cropPath('leonard', 3));
+    const answer = (call: string) => calls.find((made) => made.call === call)?.json;
+    expect(calls.map((made) => made.call)).to.deep.equal([
+      'subjects.add', 'face_collection.add', 'face_collection.list', 'recognize', 'face_collection.verify', 'detection.detect',
+      'verification.verify', 'subjects.update', 'subjects.list', 'face_collection.delete', 'face_collection.delete_all', 'subjects.delete', 'subjects.delete_all',
+    ]);
+    expect(answer('subjects.add')).to.deep.equal({ subject: 'amy' });
+    const added = answer('face_collection.add');
+    expectValid(COMPREFACE_SCHEMA.example, added, 'add');
+    expect(answer('face_collection.list').faces).to.deep.equal([{ image_id: added.image_id, subject: 'leonard' }]);
+    const recognized = answer('recognize');
+    expectValid(COMPREFACE_SCHEMA.recognize, recognized, 'recognize');
+    expect(recognized.result.map((face: RecognizedFace) => face.subjects.map((subject) => subject.subject))).to.deep.equal([['leonard']]);
+    expect(recognized.result[0]).to.include.keys('landmarks', 'embedding', 'execution_time');
+    expect(recognized.plugins_versions).to.include.keys('detector', 'calculator');
+    const verified = answer('face_collection.verify');
+    expectValid(COMPREFACE_SCHEMA.exampleVerify, verified, 'face_collection.verify');
+    expect(verified.result[0].similarity).to.be.within(DEFAULT_FACE_MATCH_THRESHOLD, 1);
+    expectValid(COMPREFACE_SCHEMA.detect, answer('detection.detect'), 'detect');
+    expect(answer('detection.detect').result).to.have.length(1);
+    const compared = answer('verification.verify');
+    expectValid(COMPREFACE_SCHEMA.verify, compared, 'verification.verify');
+    expect(compared.result[0].face_matches[0].similarity).to.be.within(DEFAULT_FACE_MATCH_THRESHOLD, 1);
+    expect(answer('subjects.update')).to.deep.equal({ updated: true });
+    expect(answer('subjects.list').subjects).to.have.members(['amy farrah fowler', 'leonard']);
+    expect(answer('face_collection.delete')).to.deep.equal({ image_id: added.image_id, subject: 'leonard' });
+    expect(answer('face_collection.delete_all')).to.deep.equal({ deleted: 0 });
+    expect(answer('subjects.delete')).to.deep.equal({ subject: 'amy farrah fowler' });
+    expect(answer('subjects.delete_all')).to.deep.equal({ deleted: 1 });
+    const schemas = { 'subjects.add': 'subject', 'face_collection.list': 'examples', 'subjects.update': 'subjectRenamed', 'subjects.list': 'subjects', 'face_collection.delete': 'example', 'face_collection.delete_all': 'deletedCount', 'subjects.delete': 'subject', 'subjects.delete_all': 'deletedCount' } as const;
+    for (const [call, schema] of Object.entries(schemas)) expectValid(COMPREFACE_SCHEMA[schema], answer(call), call);
   });
 
   describe('Double Take', () => {

@@ -34,6 +34,7 @@ custom_components/ai_dashboard/image_processing.py):
  - get_stored_faces: subjects.list()["subjects"]; delete_stored_faces(name): subjects.delete(name).
 
 Usage: compreface_python_clients.py HOST PORT COMMAND ARGS..., where COMMAND ARGS is one of
+  sdk-calls KEY PHOTO OTHER_PHOTO_OF_THE_SAME_PERSON   (each call of the SDK, image paths as given)
   viseron-train KEY FOLDER
   viseron-recognize KEY SIMILARITY_THRESHOLD IMAGE [IMAGE ...]
   viseron-subjects KEY
@@ -60,22 +61,34 @@ class Sdk:
         self.api_key = api_key
         self.options = options or {}
 
-    def _image_call(self, route, image, options, query=""):
+    def _image_call(self, route, images, options, query=""):
         url = self.base + route + query
         for key, value in options.items():
             url += "&" + key + "=" + str(value)
-        files = {"file": ("image.jpg", image)}
+        files = {field: file_part(image) for field, image in images.items()}
         return requests.post(url, files=files, headers={"x-api-key": self.api_key}).json()
 
     def recognize(self, image):
-        return self._image_call("/api/v1/recognition/recognize", image, self.options, "?")
+        return self._image_call("/api/v1/recognition/recognize", {"file": image}, self.options, "?")
 
     def detect(self, image):
         detect_options = {key: value for key, value in self.options.items() if key in ("det_prob_threshold", "limit", "status", "face_plugins")}
-        return self._image_call("/api/v1/detection/detect", image, detect_options, "?")
+        return self._image_call("/api/v1/detection/detect", {"file": image}, detect_options, "?")
 
     def add(self, image, subject):
-        return self._image_call("/api/v1/recognition/faces", image, {}, "?subject=" + subject)
+        return self._image_call("/api/v1/recognition/faces", {"file": image}, {}, "?subject=" + subject)
+
+    def verify_example(self, image, image_id):
+        return self._image_call("/api/v1/recognition/faces/" + image_id + "/verify", {"file": image}, self.options, "?")
+
+    def verify(self, source_image, target_image):
+        return self._image_call("/api/v1/verification/verify", {"source_image": source_image, "target_image": target_image}, self.options, "?")
+
+    def list_examples(self):
+        return requests.get(self.base + "/api/v1/recognition/faces", headers={"x-api-key": self.api_key}).json()
+
+    def delete_example(self, image_id):
+        return requests.delete(self.base + "/api/v1/recognition/faces/" + image_id, headers={"x-api-key": self.api_key}).json()
 
     def delete_all(self, subject):
         url = self.base + "/api/v1/recognition/faces?subject=" + subject
@@ -87,8 +100,24 @@ class Sdk:
     def list_subjects(self):
         return requests.get(self.base + "/api/v1/recognition/subjects", headers=self._subjects_headers()).json()
 
-    def delete_subject(self, subject):
-        return requests.delete(self.base + "/api/v1/recognition/subjects/" + subject, headers=self._subjects_headers()).json()
+    def add_subject(self, subject):
+        return requests.post(self.base + "/api/v1/recognition/subjects", data=json.dumps({"subject": subject}), headers=self._subjects_headers()).json()
+
+    def update_subject(self, subject, new_name):
+        # UpdateSubject.Request(subject=new_name, api_endpoint=subject), sent whole as the body.
+        body = json.dumps({"subject": new_name, "api_endpoint": subject})
+        return requests.put(self.base + "/api/v1/recognition/subjects/" + subject, data=body, headers=self._subjects_headers()).json()
+
+    def delete_subject(self, subject=""):
+        url = self.base + "/api/v1/recognition/subjects" + ("/" + subject if subject else "")
+        return requests.delete(url, headers=self._subjects_headers()).json()
+
+
+def file_part(image):
+    """multipart_constructor's get_file: a file's own name and contents, or bytes as `image.jpg`."""
+    if isinstance(image, str) and os.path.isfile(image):
+        return (os.path.basename(image), open(image, "rb"))
+    return ("image.jpg", image)
 
 
 def read(path):
@@ -172,13 +201,35 @@ def ha_teach(recognition, detection, name, images):
     return {**report, "added": [recognition.add(read(image), name) for image in usable]}
 
 
+def sdk_calls(host, port, key, person_photo, person_other_photo):
+    """Each call of the SDK once, in a user's order, with image paths and every option of recognize."""
+    options = {"limit": 0, "det_prob_threshold": 0.8, "prediction_count": 1, "face_plugins": "landmarks,calculator", "status": True}
+    sdk = Sdk("http://" + host, port, key, options)
+    yield {"call": "subjects.add", "json": sdk.add_subject("amy")}
+    added = sdk.add(person_photo, "leonard")
+    yield {"call": "face_collection.add", "json": added}
+    yield {"call": "face_collection.list", "json": sdk.list_examples()}
+    yield {"call": "recognize", "json": sdk.recognize(person_other_photo)}
+    yield {"call": "face_collection.verify", "json": sdk.verify_example(person_other_photo, added["image_id"])}
+    yield {"call": "detection.detect", "json": sdk.detect(person_other_photo)}
+    yield {"call": "verification.verify", "json": sdk.verify(person_photo, person_other_photo)}
+    yield {"call": "subjects.update", "json": sdk.update_subject("amy", "amy farrah fowler")}
+    yield {"call": "subjects.list", "json": sdk.list_subjects()}
+    yield {"call": "face_collection.delete", "json": sdk.delete_example(added["image_id"])}
+    yield {"call": "face_collection.delete_all", "json": sdk.delete_all("leonard")}
+    yield {"call": "subjects.delete", "json": sdk.delete_subject("amy farrah fowler")}
+    yield {"call": "subjects.delete_all", "json": sdk.delete_subject()}
+
+
 def ha_sdk(host, port, key):
     """The component's CompreFace(ip_address, port): ip_address as configured, with its scheme."""
     return Sdk("http://" + host, port, key)
 
 
 def run(host, port, command, args):
-    if command == "viseron-train":
+    if command == "sdk-calls":
+        yield from sdk_calls(host, port, *args)
+    elif command == "viseron-train":
         yield from viseron_train(viseron_sdk(host, port, args[0]), args[1])
     elif command == "viseron-recognize":
         sdk = viseron_sdk(host, port, args[0])
