@@ -274,6 +274,9 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     expect(printed).to.match(/you@example\.com\s+cameras\s+object-detection/);
     expect(fs.readdirSync('backups').filter((name) => name.endsWith('.dump')), 'pg_dump wrote a dump').to.have.length(1);
     // docs/plates.md: the plate models pulled, the server started again, a plate service answering CodeProject.AI's route.
+    // docs/moving-from-compreface.md: an example added through CompreFace's API, the face then named, the subject listed.
+    const compreFace = ran.find(({ block }) => block.text.includes('/api/v1/recognition/recognize'));
+    expect(compreFace?.stdout, 'docs/moving-from-compreface.md calls CompreFace\'s recognize').to.match(/"subject":"eileen"/).and.contain('"subjects":[{"subject":"eileen","similarity":1}]').and.contain('{"subjects":["eileen"]}');
     const alpr = ran.find(({ block }) => block.text.includes('/v1/image/alpr'));
     expect(alpr?.stdout, 'docs/plates.md calls /v1/image/alpr').to.contain('"message":"No plates found"');
     expect(server, 'the pages leave a server running').to.not.equal(undefined);
