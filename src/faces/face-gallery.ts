@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { UNKNOWN_PERSON } from './unknown-person.js';
 import { KeyCipher } from '../accounts/key-cipher.js';
 import type { Database } from '../store/database.js';
 import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
@@ -67,11 +68,16 @@ export interface FaceSample {
 const MAX_USERID_LENGTH = 200;
 const CIPHER_PURPOSE = 'face-descriptor/v1';
 
+/** `userid` trimmed, as a person may be registered, created or renamed by; FaceGalleryError `invalid_userid` otherwise. */
 export function checkUserid(userid: string): string {
   const trimmed = userid.trim();
   // \p{Cc}: every control character, C1 (U+0080–U+009F) as well as C0 and DEL.
   if (trimmed.length === 0 || trimmed.length > MAX_USERID_LENGTH || /\p{Cc}/u.test(trimmed)) {
     throw new FaceGalleryError('invalid_userid', `userid must be 1 to ${MAX_USERID_LENGTH} characters, no control characters`);
+  }
+  // No person may be called what a stranger is called, or their face and a stranger's would answer alike.
+  if (useridKey(trimmed) === UNKNOWN_PERSON) {
+    throw new FaceGalleryError('invalid_userid', `"${trimmed}" is what a face no one is named for is called: choose another userid`);
   }
   return trimmed;
 }

@@ -1,4 +1,5 @@
 import type { StageTimings } from '../../core/call-context.js';
+import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognition.js';
 import type { Finding } from '../finding.js';
@@ -9,9 +10,6 @@ import type { RgbImage } from '../../vision/image.js';
 
 /** Every face's `parent`, and the `name` of a face when the service has nobody registered to compare with. */
 const FACE = 'face';
-/** The `name` of a face that matches nobody registered (DeepStack's and CodeProject.AI's `userid` for it, too). */
-const UNKNOWN_PERSON = 'unknown';
-
 const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 
 /** What recognition needs to name faces: the service's gallery as read once (absent when nobody is registered), and the describer. */

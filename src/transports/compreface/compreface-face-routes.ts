@@ -1,4 +1,5 @@
 import { DetectdError } from '../../core/errors.js';
+import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
 import type { FaceExamples } from '../../faces/face-examples.js';
 import type { FaceGallery } from '../../faces/face-gallery.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
@@ -72,7 +73,7 @@ const similarityOf = (faces: PeopleGallery, a: Float32Array, b: Float32Array | u
  * CompreFace's face recognition service: recognition, examples added through detectd's
  * registration judgement, one face compared with a registered example. A face matches a subject
  * only as detectd names it (the service's threshold and margin, "not this person" faces): a
- * stranger's `subjects` is empty, never the nearest person.
+ * stranger's subject is `unknown`, never the nearest person.
  */
 export function compreFaceRecognitionRoutes(dependencies: CompreFaceFaces): CompreFaceRoute[] {
   const { faces, gallery, defaultThreshold } = dependencies;
@@ -92,7 +93,10 @@ export function compreFaceRecognitionRoutes(dependencies: CompreFaceFaces): Comp
         const found = await facesOf(faces, input, 'file', asked, true, false, call);
         const result = found.map((face) => {
           const { name, similarity } = face.finding;
-          const subjects = similarity === undefined ? [] : [{ subject: name, similarity }].slice(0, predictions);
+          // A face named no one is CompreFace's subject `unknown` at similarity 0, as DeepStack's door answers it:
+          // its clients read `subjects[0]` of every face (Viseron's, Home Assistant's without a check) and
+          // compare its similarity with their threshold, which 0 never reaches.
+          const subjects = [similarity === undefined ? { subject: UNKNOWN_PERSON, similarity: 0 } : { subject: name, similarity }].slice(0, predictions);
           return { ...answeredFace(face, asked, input.status, true), subjects };
         });
         return { json: { result, ...versionsOf(asked, input.status, true) } };

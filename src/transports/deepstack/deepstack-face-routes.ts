@@ -1,10 +1,8 @@
 import { DetectdError } from '../../core/errors.js';
+import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
 import type { PeopleGallery, RegistrationFace } from '../../tasks/people-gallery.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
 import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from './deepstack-form.js';
-
-/** DeepStack's and CodeProject.AI's `userid` of a face that matches nobody registered. */
-const UNKNOWN_PERSON = 'unknown';
 
 /** Photos one registration may carry (`image`, `image1`, `image2`, …). */
 const MAX_REGISTRATION_PHOTOS = 10;
