@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/faces/face-similarity.js';
-import { COMPREFACE_SCHEMA, type CompreFaceBox, expectValid, leftToRight, NO_FACE_ERROR, NO_FACE_PHOTO } from './support/compreface.js';
+import { COMPREFACE_SCHEMA, type CompreFaceBox, expectValid, leftToRight, NO_FACE_ERROR, NO_FACE_PHOTO, STRANGER_SUBJECTS } from './support/compreface.js';
 import { cropPath, FACES_DIR } from './support/faces.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -186,6 +186,7 @@ describe('CompreFace clients against the real server: compreface-python-sdk, Dou
           expectValid(COMPREFACE_SCHEMA.recognize, data, `${person}${index}`);
           // The plugins it asks for have no model here: left out, as CompreFace leaves a plugin it has not enabled; Double Take reads them only when present.
           expect(data.result[0]).to.not.have.any.keys('mask', 'gender', 'age');
+          expect(data.result[0].subjects, `${person}${index}`).to.deep.equal(STRANGER_SUBJECTS);
           expect(doubleTake.normalize(data).map(({ name, confidence, match }) => ({ name, confidence, match })), `${person}${index}`).to.deep.equal([{ name: 'unknown', confidence: 0, match: false }]);
         }
       }
@@ -265,13 +266,16 @@ describe('CompreFace clients against the real server: compreface-python-sdk, Dou
       expect(withPlugins.known[0].subject).to.equal('raj');
     });
 
-    it('a stranger is never a known face: its answer has no subject, and Viseron\'s own code, which reads result["subjects"][0] of every face (CompreFace names some subject whenever one is registered), raises IndexError', async () => {
+    it('a stranger is never a known face: its one subject, which Viseron reads as result["subjects"][0], is `unknown` at similarity 0, so Viseron reports an unknown face at confidence 0', async () => {
       const key = await server.createService({ name: 'viseron stranger', type: 'face-detection' });
       await python(server, 'viseron-train', key, await trainingFolder('stranger', { raj: [1, 2], leonard: [1, 2] }));
       const crops = await jpegs(path.join(folder, 'stranger-crops'), { penny: cropPath('penny', 2), bernadette: cropPath('bernadette', 2) });
       for (const stranger of ['penny', 'bernadette']) {
         const [answer] = await python(server, 'viseron-recognize', key, '0.5', crops[stranger]);
-        expect(answer, stranger).to.deep.equal({ error: 'IndexError: list index out of range' });
+        expectValid(COMPREFACE_SCHEMA.recognize, answer.json, stranger);
+        expect(answer.json.result.map((face: RecognizedFace) => face.subjects), stranger).to.deep.equal([STRANGER_SUBJECTS]);
+        expect(answer.known, `${stranger} is no one Viseron knows`).to.deep.equal([]);
+        expect(answer.unknown.map((face: { confidence: number }) => face.confidence), stranger).to.deep.equal([0]);
       }
     });
 
@@ -334,12 +338,20 @@ describe('CompreFace clients against the real server: compreface-python-sdk, Dou
       }
     });
 
-    it('a stranger is never matched: its answer has no subject, which the component names "unknown" — and, when no named face came before it in the answer, its own code then reads an unset variable (UnboundLocalError)', async () => {
+    it('a stranger is never matched: its one subject is `unknown` at similarity 0, which the component, naming a face after its subject of highest similarity above 0, leaves blank at confidence 0 — alone, or first in a scan', async () => {
       const key = await server.createService({ name: 'home assistant stranger', type: 'face-detection' });
       await python(server, 'ha-teach', key, key, 'leonard', cropPath('leonard', 1));
       const [alone] = await python(server, 'ha-process', key, key, 'recognize', '60', cropPath('penny', 2));
-      expect(Object.keys(alone)).to.deep.equal(['error']);
-      expect(alone.error).to.match(/^UnboundLocalError: .*'max_confidence'/);
+      expectValid(COMPREFACE_SCHEMA.recognize, alone.json, 'penny2');
+      expect(alone.json.result.map((face: RecognizedFace) => face.subjects)).to.deep.equal([STRANGER_SUBJECTS]);
+      expect(alone.faces.map(({ name, confidence }: { name: string; confidence: number }) => ({ name, confidence }))).to.deep.equal([{ name: '', confidence: 0 }]);
+      expect([alone.total_faces, alone.matched]).to.deep.equal([1, []]);
+      // bbt1: Raj, Leonard, Howard, Sheldon on a couch; only Leonard taught, and a stranger the first face.
+      const [couch] = await python(server, 'ha-process', key, key, 'recognize', '60', group('bbt1.jpg'));
+      expectValid(COMPREFACE_SCHEMA.recognize, couch.json, 'bbt1');
+      const names = [...couch.faces].sort((a, b) => a.box.x_min - b.box.x_min).map((face: { name: string }) => face.name);
+      expect(names).to.deep.equal(['', 'leonard', '', '']);
+      expect(couch.matched).to.deep.equal(['leonard']);
     });
   });
 });

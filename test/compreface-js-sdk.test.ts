@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CompreFace } from '@exadel/compreface-js-sdk';
 import { expect } from 'chai';
 import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/faces/face-similarity.js';
-import { COMPREFACE_SCHEMA, type CompreFaceBox, expectValid, leftToRight, NO_FACE_ERROR, NO_FACE_PHOTO, servePhotos } from './support/compreface.js';
+import { COMPREFACE_SCHEMA, type CompreFaceBox, expectValid, leftToRight, NO_FACE_ERROR, NO_FACE_PHOTO, servePhotos, STRANGER_SUBJECTS } from './support/compreface.js';
 import { cropPath, FACES_DIR } from './support/faces.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -43,7 +43,8 @@ interface WithSubjects {
     deleteAll<T>(): Promise<T>;
   };
 }
-const namesOf = (answer: RecognizeAnswer) => leftToRight(answer.result).map((face) => face.subjects[0]?.subject ?? null);
+/** The first subject of each face from left to right, as CompreFace's clients read it (`unknown`: named no one). */
+const namesOf = (answer: RecognizeAnswer) => leftToRight(answer.result).map((face) => face.subjects[0].subject);
 
 /** What the SDK's promise rejected with: axios's error, carrying the server's status and answer. */
 async function refusal(call: Promise<unknown>): Promise<{ status: number; data: unknown }> {
@@ -122,12 +123,14 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
       const answer = await recognition.recognize<RecognizeAnswer>(image, options);
       expectValid(COMPREFACE_SCHEMA.recognize, answer, how);
       // bbt1: Raj, Leonard, Howard, Sheldon on a couch.
-      expect(namesOf(answer), how).to.deep.equal(['raj', 'leonard', 'howard', null]);
-      for (const face of answer.result) {
+      expect(namesOf(answer), how).to.deep.equal(['raj', 'leonard', 'howard', 'unknown']);
+      const faces = leftToRight(answer.result);
+      for (const face of faces) {
         expect(face.box.probability, how).to.be.within(0.8, 1);
-        expect(face.subjects.length, how).to.be.at.most(1);
-        for (const { similarity } of face.subjects) expect(similarity, how).to.be.within(DEFAULT_FACE_MATCH_THRESHOLD, 1);
+        expect(face.subjects, how).to.have.length(1);
       }
+      for (const face of faces.slice(0, 3)) expect(face.subjects[0].similarity, how).to.be.within(DEFAULT_FACE_MATCH_THRESHOLD, 1);
+      expect(faces[3].subjects, `${how}: Sheldon is no one`).to.deep.equal(STRANGER_SUBJECTS);
       expect(answer, `${how}: no status asked`).to.not.have.property('plugins_versions');
     }
   });
@@ -140,7 +143,7 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
         const answer = await recognition.recognize<RecognizeAnswer>(sdkPath(cropPath(person, index)), { limit: 0 });
         expectValid(COMPREFACE_SCHEMA.recognize, answer, `${person}${index}`);
         expect(answer.result, `${person}${index}`).to.have.length(1);
-        expect(answer.result[0].subjects, `${person}${index} is nobody registered`).to.deep.equal([]);
+        expect(answer.result[0].subjects, `${person}${index} is nobody registered`).to.deep.equal(STRANGER_SUBJECTS);
       }
     }
     // And the registered people's other crops are named.
@@ -149,7 +152,7 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
     }
   });
 
-  it('recognize options: limit keeps the largest faces, det_prob_threshold the surer ones, prediction_count caps the subjects, face_plugins and status add their fields', async () => {
+  it('recognize options: limit keeps the largest faces, det_prob_threshold the surer ones, prediction_count 3 still one subject, face_plugins and status add their fields', async () => {
     const { recognition } = await recognitionService('options');
     await register(recognition, { sheldon: [1], howard: [1], penny: [1], raj: [1], leonard: [1] });
     const bbt3 = sdkPath(group('bbt3.jpg'));
@@ -170,11 +173,8 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
 
     const three = await recognition.recognize<RecognizeAnswer>(bbt3, { limit: 0, prediction_count: 3 });
     expectValid(COMPREFACE_SCHEMA.recognize, three, 'prediction_count 3');
-    for (const face of three.result) {
-      expect(face.subjects.length).to.be.within(1, 3);
-      const similarities = face.subjects.map((subject) => subject.similarity);
-      expect(similarities).to.deep.equal([...similarities].sort((a, b) => b - a));
-    }
+    // detectd names a face as one person or no one: one subject, however many are asked for.
+    for (const face of three.result) expect(face.subjects).to.have.length(1);
     expect(namesOf(three)).to.deep.equal(namesOf(all));
 
     // age, gender and mask need a model detectd does not have: left out of the answer, as CompreFace leaves a plugin it has not enabled (docs/moving-from-compreface.md).
@@ -281,7 +281,7 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
     expect(several).to.have.deep.members([raj1, raj2]);
     // Raj is nobody now.
     const raj = await recognition.recognize<RecognizeAnswer>(sdkPath(cropPath('raj', 3)), { limit: 0 });
-    expect(raj.result[0].subjects).to.deep.equal([]);
+    expect(raj.result[0].subjects).to.deep.equal(STRANGER_SUBJECTS);
 
     const subject = await collection().delete_all_subject<{ deleted: number }>('leonard');
     expectValid(COMPREFACE_SCHEMA.deletedCount, subject, 'delete by subject');
@@ -318,7 +318,8 @@ describe('@exadel/compreface-js-sdk against the real server', function () {
     expectValid(COMPREFACE_SCHEMA.deletedCount, all, 'delete all');
     expect(all).to.deep.equal({ deleted: 1 });
     expect(await subjects().list()).to.deep.equal({ subjects: [] });
-    expect((await recognition.recognize<RecognizeAnswer>(sdkPath(cropPath('penny', 2)), { limit: 0 })).result[0].subjects).to.deep.equal([]);
+    // Nobody registered: every face is no one's.
+    expect((await recognition.recognize<RecognizeAnswer>(sdkPath(cropPath('penny', 2)), { limit: 0 })).result[0].subjects).to.deep.equal(STRANGER_SUBJECTS);
   });
 
   it('keys: another task\'s key and an unknown key are refused as CompreFace refuses a key of no face service, on recognition, detection and verification alike', async () => {

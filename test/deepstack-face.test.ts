@@ -292,12 +292,19 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(JSON.parse(cli(['service', 'show', objectService, '--json'], env).stdout), 'no threshold for an object service').to.not.have.property('face_match_threshold');
   });
 
-  it('errors as DeepStack answers them: no userid, no face, a non-image or cut image, too many photos, a key of another service type (naming the type needed), a wrong key', async () => {
+  it('errors as DeepStack answers them: no userid, no face, the reserved userid `unknown`, a non-image or cut image, too many photos, a key of another service type (naming the type needed), a wrong key', async () => {
     const noUserid = await doubleTake(server, key, 'register', { image: cropPath('amy', 1) });
     expect(noUserid).to.deep.include({ status: 400 });
     expect(noUserid.body).to.include({ success: false, error: 'userid not specified', code: 400 });
     const noFace = await doubleTake(server, key, 'register', { image: photoPath('dog.jpg'), userid: 'rex' });
     expect(noFace.body).to.include({ success: false, error: 'No face detected', code: 400 });
+    // `unknown` is the userid of a face named no one: no person may be registered as it, in any case.
+    for (const userid of ['unknown', 'Unknown']) {
+      const reserved = await doubleTake(server, key, 'register', { image: cropPath('amy', 1), userid });
+      expect(reserved, userid).to.deep.include({ status: 400 });
+      expect(reserved.body, userid).to.include({ success: false, error: `"${userid}" is what a face no one is named for is called: choose another userid`, code: 400 });
+    }
+    expect((await deepstackFace(server, key, 'list')).result.map((userid: string) => userid.toLowerCase())).to.not.include('unknown');
     const objectKey = await deepstackFace(server, server.apiKey, 'detect', group('bbt1.jpg'));
     expect(objectKey.error).to.equal('Error from Deepstack request, status code: 403');
     const refused = await doubleTake(server, server.apiKey, 'recognize', { image: group('bbt1.jpg') });

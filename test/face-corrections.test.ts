@@ -216,6 +216,9 @@ describe('face corrections: "not this person", "add this face", the registration
       [call(key, '/people/amy/add', 'text', 'text/plain'), 415, 'unsupported_media_type'],
       [call(key, '/people/amy/add?frame_id=1', new Uint8Array(fs.readFileSync(cropPath('amy', 1))), 'image/png'), 400, 'invalid_request'],
       [json(key, `/people/${'x'.repeat(201)}/add`, { raw_data: photo }), 400, 'invalid_configuration'],
+      // `unknown` is what a face named no one is called: no person may be, in any case.
+      [json(key, '/people/unknown/add', { raw_data: photo }), 400, 'invalid_configuration'],
+      [json(key, '/people/UnKnown/add', { raw_data: photo }), 400, 'invalid_configuration'],
       [json(key, '/people/nobody/not', { raw_data: photo }), 404, 'unknown_person'],
       [json('dtd_wrong', '/people/amy/add', { raw_data: photo }), 401, 'unauthorized'],
     ];

@@ -259,6 +259,9 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
       ['POST', `/${own.id}/name`, apiKey, { userid: '' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'a\u0007b' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'x'.repeat(201) }, 400, 'invalid_request'],
+      // `unknown` is what a face named no one is called: no person may be, in any case.
+      ['POST', `/${own.id}/name`, apiKey, { userid: 'unknown' }, 400, 'invalid_request'],
+      ['POST', `/${own.id}/name`, apiKey, { userid: 'Unknown' }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'amy', faces: 0 }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, { userid: 'amy', extra: 1 }, 400, 'invalid_request'],
       ['POST', `/${own.id}/name`, apiKey, '{"userid":', 400, 'invalid_json'],

@@ -27,7 +27,8 @@ custom_components/ai_dashboard/image_processing.py):
    detection service on the detection key;
  - process_image: detect(image) when detect_only, else recognize(image); the message "No face is found
    in the given image": no faces; else answer["result"], each face named after its subject of highest
-   similarity ("unknown" when subjects is empty), its confidence the similarity (the box's probability
+   similarity above 0 ("" when none is above 0; "unknown" when subjects is empty, which CompreFace and
+   detectd never answer), its confidence that similarity, 0 when none is above 0 (the box's probability
    when detect_only) x 100; matched: faces named other than "unknown" at or above min_confidence;
  - teach(name, images): detect each image and count len(answer.get("result", [])); add (subject=name)
    the images with exactly one face; none: NoUsablePhotoException;
@@ -176,7 +177,7 @@ def ha_faces(predictions, detect_only):
                 if subject["similarity"] > max_confidence:
                     name = subject["subject"]
                     max_confidence = subject["similarity"]
-        # The component reads max_confidence here even when subjects was empty (an UnboundLocalError in its own code).
+        # The component reads max_confidence here even when subjects was empty (an UnboundLocalError in its own code, for an answer detectd never gives).
         confidence = prediction["box"]["probability"] if detect_only else max_confidence
         faces.append({"name": name, "confidence": round(confidence * 100, 3), "box": prediction["box"]})
     return faces

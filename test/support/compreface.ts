@@ -31,6 +31,9 @@ export function expectValid(schema: string, answer: unknown, where: string): voi
   expect(schemas.check(schema, answer), `${where}: ${JSON.stringify(answer).slice(0, 400)}`).to.deep.equal({ ok: true });
 }
 
+/** The subjects the door answers for a face it names no one for: `unknown` at similarity 0, which no client's threshold reaches (docs/faces.md "CompreFace's API"). */
+export const STRANGER_SUBJECTS = [{ subject: 'unknown', similarity: 0 }] as const;
+
 /** CompreFace's answer to an image in which it finds no face (HTTP 400), which Double Take and the Home Assistant component read by its code and message. */
 export const NO_FACE_ERROR = { code: 28, message: 'No face is found in the given image' } as const;
 

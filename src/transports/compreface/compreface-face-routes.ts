@@ -83,7 +83,7 @@ export function compreFaceRecognitionRoutes(dependencies: CompreFaceFaces): Comp
       path: '/api/v1/recognition/recognize',
       operationId: 'compreface-recognize',
       summary: 'CompreFace recognition: who each face of an image is among the service\'s subjects',
-      query: { ...ANALYSIS_QUERY, prediction_count: 'The most subjects per face (default 1); detectd names at most one: the subject the face is recognized as.' },
+      query: { ...ANALYSIS_QUERY, prediction_count: 'The most subjects per face (default 1); detectd answers one: the subject the face is recognized as, or `unknown` at similarity 0.' },
       images: ['file'],
       answerSchema: 'compreface-recognition-response',
       failures: IMAGE_FAILURES,
