@@ -89,14 +89,15 @@ export function compreFaceRecognitionRoutes(dependencies: CompreFaceFaces): Comp
       failures: IMAGE_FAILURES,
       async analyse(input, call) {
         const asked = faceQueryOf(input.query, defaultThreshold);
-        const predictions = wholeParameter(input.query, 'prediction_count', 1, 1);
+        // Read to refuse a bad one; detectd names a face as one person or no one, so one subject is always answered.
+        wholeParameter(input.query, 'prediction_count', 1, 1);
         const found = await facesOf(faces, input, 'file', asked, true, false, call);
         const result = found.map((face) => {
           const { name, similarity } = face.finding;
           // A face named no one is CompreFace's subject `unknown` at similarity 0, as DeepStack's door answers it:
           // its clients read `subjects[0]` of every face (Viseron's, Home Assistant's without a check) and
           // compare its similarity with their threshold, which 0 never reaches.
-          const subjects = [similarity === undefined ? { subject: UNKNOWN_PERSON, similarity: 0 } : { subject: name, similarity }].slice(0, predictions);
+          const subjects = [similarity === undefined ? { subject: UNKNOWN_PERSON, similarity: 0 } : { subject: name, similarity }];
           return { ...answeredFace(face, asked, input.status, true), subjects };
         });
         return { json: { result, ...versionsOf(asked, input.status, true) } };
