@@ -24,7 +24,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { faceYaw, photoSubject, registrationQuality } from '../src/faces/face-quality.js';
-import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN } from '../src/faces/face-similarity.js';
+import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity } from '../src/faces/face-similarity.js';
 import { loadFaceDescriptorNet, SMALLEST_DESCRIBED_FACE } from '../src/models/face-describer.js';
 import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
 import type { Detection } from '../src/models/types.js';
@@ -40,6 +40,8 @@ const FACES_DIR = '../shared/eval/faces';
 /** As the registration takes a face (tasks/face-detection/people-gallery.ts). */
 const REGISTRATION_MIN_CONFIDENCE = 0.55;
 const LEAST_CHOSEN_OVERLAP = 0.3;
+/** The default naming threshold on the scale faceSimilarity gives (internal: 0.80), as faces/face-gallery.ts compares it. */
+const NAMING_THRESHOLD = internalSimilarity(DEFAULT_FACE_MATCH_THRESHOLD);
 /** The check before issue 41: every shortfall refused. */
 const PREVIOUS_CHECK = { height: 48, sharpness: 30, yaw: 0.6 };
 
@@ -132,7 +134,7 @@ function named(entries: readonly Entry[], descriptor: Float32Array, weakOnlyWith
     best.set(entry.person, Math.max(best.get(entry.person) ?? -1, faceSimilarity(descriptor, entry.descriptor)));
   }
   const [first, second] = [...best].sort((a, b) => b[1] - a[1]);
-  return first && first[1] >= DEFAULT_FACE_MATCH_THRESHOLD && !(second && first[1] - second[1] < FACE_MATCH_MARGIN) ? first[0] : undefined;
+  return first && first[1] >= NAMING_THRESHOLD && !(second && first[1] - second[1] < FACE_MATCH_MARGIN) ? first[0] : undefined;
 }
 
 /**
@@ -163,7 +165,7 @@ async function describerOnWorseCrops(measure: Measure, strangers: readonly Float
         const band = bands[SHARPNESS_BANDS.findIndex((bound, at) => face.sharpness >= bound && face.sharpness < SHARPNESS_BANDS[at + 1])];
         band.faces++;
         band.first += own > stranger ? 1 : 0;
-        band.named += own >= DEFAULT_FACE_MATCH_THRESHOLD && own - stranger >= FACE_MATCH_MARGIN ? 1 : 0;
+        band.named += own >= NAMING_THRESHOLD && own - stranger >= FACE_MATCH_MARGIN ? 1 : 0;
         band.refused += face.refused ? 1 : 0;
         band.weak += face.weak ? 1 : 0;
       }
