@@ -6,11 +6,19 @@ import protobuf from 'protobufjs';
  * For a network whose weights ship in another format (face-api's), so that ONNX Runtime runs it.
  */
 
-// The onnx/onnx.proto messages and fields such a model uses.
-const onnx = protobuf.Root.fromJSON({
+/** The onnx/onnx.proto messages and fields a model written here uses (and test/support/synthetic-onnx.ts, which also writes metadata, symbolic dimensions and Constant nodes). */
+export const ONNX_MESSAGES = protobuf.Root.fromJSON({
   nested: {
-    ModelProto: { fields: { irVersion: { type: 'int64', id: 1 }, graph: { type: 'GraphProto', id: 7 }, opsetImport: { rule: 'repeated', type: 'OperatorSetIdProto', id: 8 } } },
+    ModelProto: {
+      fields: {
+        irVersion: { type: 'int64', id: 1 },
+        graph: { type: 'GraphProto', id: 7 },
+        opsetImport: { rule: 'repeated', type: 'OperatorSetIdProto', id: 8 },
+        metadataProps: { rule: 'repeated', type: 'StringStringEntryProto', id: 14 },
+      },
+    },
     OperatorSetIdProto: { fields: { domain: { type: 'string', id: 1 }, version: { type: 'int64', id: 2 } } },
+    StringStringEntryProto: { fields: { key: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } } },
     GraphProto: {
       fields: {
         node: { rule: 'repeated', type: 'NodeProto', id: 1 },
@@ -29,13 +37,13 @@ const onnx = protobuf.Root.fromJSON({
         attribute: { rule: 'repeated', type: 'AttributeProto', id: 5 },
       },
     },
-    AttributeProto: { fields: { name: { type: 'string', id: 1 }, i: { type: 'int64', id: 3 }, ints: { rule: 'repeated', type: 'int64', id: 8 }, type: { type: 'int32', id: 20 } } },
+    AttributeProto: { fields: { name: { type: 'string', id: 1 }, i: { type: 'int64', id: 3 }, t: { type: 'TensorProto', id: 5 }, ints: { rule: 'repeated', type: 'int64', id: 8 }, type: { type: 'int32', id: 20 } } },
     TensorProto: { fields: { dims: { rule: 'repeated', type: 'int64', id: 1 }, dataType: { type: 'int32', id: 2 }, name: { type: 'string', id: 8 }, rawData: { type: 'bytes', id: 9 } } },
     ValueInfoProto: { fields: { name: { type: 'string', id: 1 }, type: { type: 'TypeProto', id: 2 } } },
     TypeProto: { fields: { tensorType: { type: 'TensorTypeProto', id: 1 } } },
     TensorTypeProto: { fields: { elemType: { type: 'int32', id: 1 }, shape: { type: 'TensorShapeProto', id: 2 } } },
     TensorShapeProto: { fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } } },
-    Dimension: { fields: { dimValue: { type: 'int64', id: 1 } } },
+    Dimension: { fields: { dimValue: { type: 'int64', id: 1 }, dimParam: { type: 'string', id: 2 } } },
   },
 });
 
@@ -91,6 +99,6 @@ export class OnnxGraph {
   model(input: { readonly name: string; readonly dims: readonly number[] }, output: { readonly value: string; readonly name: string; readonly dims: readonly number[] }): Uint8Array {
     const nodes = this.#nodes.map((node) => ((node as { output: string[] }).output[0] === output.value ? { ...node, output: [output.name] } : node));
     const graph = { name: 'graph', node: nodes, initializer: this.#initializers, input: [valueInfo(input.name, input.dims)], output: [valueInfo(output.name, output.dims)] };
-    return onnx.lookupType('ModelProto').encode({ irVersion: IR_VERSION, opsetImport: [{ domain: '', version: OPSET }], graph }).finish();
+    return ONNX_MESSAGES.lookupType('ModelProto').encode({ irVersion: IR_VERSION, opsetImport: [{ domain: '', version: OPSET }], graph }).finish();
   }
 }
