@@ -11,7 +11,11 @@
  *   its box, in two halves by image (TUNE: odd positions in annotations.txt, CONFIRM: even): faces
  *   annotated clear (blur 0) and at least 48 px tall refused, weak; heavy blur and tiny faces refused;
  * - "ordinary photos": the group photos brought down so that each face in turn is 80, 100 or 120 px
- *   tall, Gaussian σ 0–2, JPEG quality 30 or 60: the share accepted.
+ *   tall, Gaussian σ 0–2, JPEG quality 30 or 60: the share accepted;
+ * - photos of several faces sent without a box (face-quality.ts photoSubject): the group photos whole
+ *   (none has a subject), each of their faces framed as a news photo would frame it (a 2.27 × face square,
+ *   as Labeled Faces in the Wild crops; a 3 × 4 portrait; a 5 × 3.5 wide shot), TUNE bbt1–2 and CHECK
+ *   bbt3–5, and the WIDER cut-outs above without their box: the subject taken right, wrong, or refused.
  *
  * Each set is scored by the check now and by the check before it (48 px, sharpness 30, yaw ±0.6, all refusals).
  */
@@ -19,8 +23,8 @@ import './lib/typescript-workers.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { faceYaw, registrationQuality } from '../src/faces/face-quality.js';
-import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN } from '../src/faces/face-similarity.js';
+import { faceYaw, photoSubject, registrationQuality } from '../src/faces/face-quality.js';
+import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity } from '../src/faces/face-similarity.js';
 import { loadFaceDescriptorNet, SMALLEST_DESCRIBED_FACE } from '../src/models/face-describer.js';
 import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
 import type { Detection } from '../src/models/types.js';
@@ -36,6 +40,8 @@ const FACES_DIR = '../shared/eval/faces';
 /** As the registration takes a face (tasks/face-detection/people-gallery.ts). */
 const REGISTRATION_MIN_CONFIDENCE = 0.55;
 const LEAST_CHOSEN_OVERLAP = 0.3;
+/** The default naming threshold on the scale faceSimilarity gives (internal: 0.80), as faces/face-gallery.ts compares it. */
+const NAMING_THRESHOLD = internalSimilarity(DEFAULT_FACE_MATCH_THRESHOLD);
 /** The check before issue 41: every shortfall refused. */
 const PREVIOUS_CHECK = { height: 48, sharpness: 30, yaw: 0.6 };
 
@@ -68,6 +74,13 @@ async function loadMeasurer() {
     analysis.pixels?.release();
     return analysis.detections.map((detection) => detection.box);
   }
+  /** The faces a registration without a box finds in a photo, and the one it takes: 'several' when it refuses the photo. */
+  async function subject(bytes: Buffer): Promise<{ readonly found: Box[]; readonly taken?: Box | 'several' }> {
+    const analysis = await detect(bytes);
+    analysis.pixels?.release();
+    const chosen = photoSubject(analysis.detections, analysis, SMALLEST_DESCRIBED_FACE);
+    return { found: analysis.detections.map((detection) => detection.box), taken: chosen && (chosen.problem ? 'several' : chosen.face.box) };
+  }
   /** The photo's face nearest `near` (else its largest), measured; undefined when the registration would find none. */
   async function measure(bytes: Buffer, near?: Box): Promise<Measured | undefined> {
     const analysis = await detect(bytes);
@@ -86,7 +99,7 @@ async function loadMeasurer() {
       analysis.pixels?.release();
     }
   }
-  return { measure, faces, dispose: async () => Promise.all([detector.dispose(), describer.dispose()]) };
+  return { measure, faces, subject, dispose: async () => Promise.all([detector.dispose(), describer.dispose()]) };
 }
 type Measurer = Awaited<ReturnType<typeof loadMeasurer>>;
 type Measure = Measurer['measure'];
@@ -121,7 +134,7 @@ function named(entries: readonly Entry[], descriptor: Float32Array, weakOnlyWith
     best.set(entry.person, Math.max(best.get(entry.person) ?? -1, faceSimilarity(descriptor, entry.descriptor)));
   }
   const [first, second] = [...best].sort((a, b) => b[1] - a[1]);
-  return first && first[1] >= DEFAULT_FACE_MATCH_THRESHOLD && !(second && first[1] - second[1] < FACE_MATCH_MARGIN) ? first[0] : undefined;
+  return first && first[1] >= NAMING_THRESHOLD && !(second && first[1] - second[1] < FACE_MATCH_MARGIN) ? first[0] : undefined;
 }
 
 /**
@@ -152,7 +165,7 @@ async function describerOnWorseCrops(measure: Measure, strangers: readonly Float
         const band = bands[SHARPNESS_BANDS.findIndex((bound, at) => face.sharpness >= bound && face.sharpness < SHARPNESS_BANDS[at + 1])];
         band.faces++;
         band.first += own > stranger ? 1 : 0;
-        band.named += own >= DEFAULT_FACE_MATCH_THRESHOLD && own - stranger >= FACE_MATCH_MARGIN ? 1 : 0;
+        band.named += own >= NAMING_THRESHOLD && own - stranger >= FACE_MATCH_MARGIN ? 1 : 0;
         band.refused += face.refused ? 1 : 0;
         band.weak += face.weak ? 1 : 0;
       }
@@ -187,7 +200,7 @@ function widerAttributes(text: string): WiderAttributes[][] {
 }
 
 /** A WIDER half's faces by kind, as registration photos. */
-async function widerHalves(measure: Measure): Promise<Float32Array[]> {
+async function widerHalves(measure: Measure, cutOuts: { half: 'TUNE' | 'CONFIRM'; photo: Buffer; box: Box }[]): Promise<Float32Array[]> {
   const text = await readFile(path.join(DEFAULT_FACE_DATASET, 'annotations.txt'), 'utf8');
   const images = parseWiderAnnotations(text);
   const attributes = widerAttributes(text);
@@ -214,6 +227,7 @@ async function widerHalves(measure: Measure): Promise<Float32Array[]> {
       const cut = { left, top, width: Math.min(width, Math.ceil(face.left + face.width + margin)) - left, height: Math.min(height, Math.ceil(face.top + face.height + margin)) - top };
       const photo = await sharp(bytes).extract(cut).png().toBuffer();
       const box = { left: face.left - left, top: face.top - top, right: face.left - left + face.width, bottom: face.top - top + face.height };
+      if (kinds.includes(half.clear)) cutOuts.push({ half: index % 2 === 1 ? 'TUNE' : 'CONFIRM', photo, box });
       const measured = await measure(photo, box);
       if (measured?.descriptor && !measured.refused) strangers.push(measured.descriptor);
       for (const kind of kinds) {
@@ -274,10 +288,65 @@ async function ordinaryPhotos({ measure, faces }: Measurer): Promise<void> {
 
 }
 
+/** A photo framed around one face of a larger one: the share of the face's height each way, and how far up the frame the face's centre sits. */
+const FRAMINGS = [
+  { name: 'news square (2.27 × 2.27 faces)', across: 2.27, down: 2.27, above: 0.5 },
+  { name: 'portrait (3 × 4)', across: 3, down: 4, above: 0.3 },
+  { name: 'wide shot (5 × 3.5)', across: 5, down: 3.5, above: 0.4 },
+] as const;
+
+/** Photos of several faces sent with no box: whether the registration takes the subject (the face the photo was framed around), another face, or refuses it. */
+async function severalFaces({ faces, subject }: Measurer, cutOuts: readonly { half: 'TUNE' | 'CONFIRM'; photo: Buffer; box: Box }[]): Promise<void> {
+  type Tally = { photos: number; missed: number; several: number; right: number; wrong: number };
+  const tallies = new Map<string, Tally>();
+  const count = async (label: string, photo: Buffer, framedAround: Box | undefined) => {
+    const tally = tallies.get(label) ?? { photos: 0, missed: 0, several: 0, right: 0, wrong: 0 };
+    tallies.set(label, tally);
+    const { found, taken } = await subject(photo);
+    if (!taken) return;
+    tally.photos++;
+    const isSubject = (box: Box) => framedAround !== undefined && overlap(box, framedAround) >= LEAST_CHOSEN_OVERLAP;
+    // A photo whose own subject the detector did not find is the detector's miss, counted apart.
+    if (framedAround && !found.some(isSubject)) tally.missed++;
+    else if (taken === 'several') tally.several++;
+    else if (isSubject(taken)) tally.right++;
+    else tally.wrong++;
+  };
+  for (let group = 1; group <= 5; group++) {
+    const original = await readFile(path.join(FACES_DIR, `bbt${group}.jpg`));
+    await count('group photos bbt1–5, whole', original, undefined);
+    const { width = 0, height = 0 } = await sharp(original).metadata();
+    for (const box of await faces(original)) {
+      const faceHeight = box.bottom - box.top;
+      const [middleX, middleY] = [(box.left + box.right) / 2, (box.top + box.bottom) / 2];
+      for (const framing of FRAMINGS) {
+        const left = Math.round(Math.max(0, middleX - (faceHeight * framing.across) / 2));
+        const top = Math.round(Math.max(0, middleY - faceHeight * framing.down * framing.above));
+        const right = Math.round(Math.min(width, middleX + (faceHeight * framing.across) / 2));
+        const bottom = Math.round(Math.min(height, middleY + faceHeight * framing.down * (1 - framing.above)));
+        // The face brought to 110 px, as in a news photo.
+        const scale = 110 / faceHeight;
+        const photo = await sharp(original).extract({ left, top, width: right - left, height: bottom - top }).resize(Math.round((right - left) * scale)).jpeg({ quality: 80 }).toBuffer();
+        const around = { left: (box.left - left) * scale, top: (box.top - top) * scale, right: (box.right - left) * scale, bottom: (box.bottom - top) * scale };
+        await count(`${group <= 2 ? 'TUNE bbt1–2' : 'CHECK bbt3–5'}, ${framing.name}`, photo, around);
+      }
+    }
+  }
+  for (const { half, photo, box } of cutOuts) await count(`${half} WIDER clear ≥ 48 px, cut out with its scene`, photo, box);
+  for (const person of PEOPLE) for (let index = 1; index <= 5; index++) await count('the 40 crops', await readFile(cropFile(person, index)), { left: 0, top: 0, right: 150, bottom: 150 });
+  console.log('\nSeveral faces, no box (photos where the registration finds a face): the face the photo was framed around taken, another taken, refused as several; and photos whose subject the detector did not find');
+  for (const [label, { photos, missed, several, right, wrong }] of [...tallies].sort(([a], [b]) => a.localeCompare(b))) {
+    const judged = photos - missed;
+    console.log(`${label.padEnd(52)} ${String(photos).padStart(4)} photos  subject ${percent(right, judged).padEnd(16)} another ${String(wrong).padStart(2)}  refused ${percent(several, judged).padEnd(15)}  subject not found ${missed}`);
+  }
+}
+
 export async function evaluateRegistrationQuality(): Promise<void> {
   const measurer = await loadMeasurer();
   try {
-    const strangers = await widerHalves(measurer.measure);
+    const cutOuts: { half: 'TUNE' | 'CONFIRM'; photo: Buffer; box: Box }[] = [];
+    const strangers = await widerHalves(measurer.measure, cutOuts);
+    await severalFaces(measurer, cutOuts);
     await describerOnWorseCrops(measurer.measure, strangers);
     await ordinaryPhotos(measurer);
   } finally {

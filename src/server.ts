@@ -18,7 +18,7 @@ import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
 import { MODEL_KINDS } from './models/model-roles.js';
 import { asDefaultDetector, defaultFaceModelReason, defaultModelReason } from './models/model-repository.js';
-import { servicesWithoutModel } from './services-without-model.js';
+import { servedModels, servicesWithoutModel } from './services-without-model.js';
 import { packageVersion } from './package-root.js';
 import { ModelRunMetrics } from './scheduler/model-run-metrics.js';
 import { ModelSchedulers } from './scheduler/model-schedulers.js';
@@ -129,7 +129,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const defaultChoice = defaultModelReason(modelSources, asDefaultDetector(registry, registry.defaultModel));
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
   const defaultFaces = registry.defaultOf(MODEL_KINDS.faces);
-  if (defaultFaces) logger.info({ model: defaultFaces.name, chosen: defaultFaceModelReason(asDefaultDetector(registry, defaultFaces)) }, 'default face model: the face services that name no model use it');
+  const defaultFacesReason = defaultFaces && defaultFaceModelReason(asDefaultDetector(registry, defaultFaces));
+  if (defaultFaces) logger.info({ model: defaultFaces.name, chosen: defaultFacesReason }, 'default face model: the face services that name no model use it');
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
   const metrics = new Registry();
   const modelMetrics = new ModelRunMetrics(metrics);
@@ -155,6 +156,10 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const withoutModel = async () => servicesWithoutModel(await domain.services.listAll(), tasks, registry);
   for (const { service, model, problem, fix } of await withoutModel()) {
     logger.warn({ service_id: service.id, service_name: service.name, model }, `service ${service.name} answers 503 model_unavailable, as ${problem}: ${fix}`);
+  }
+  // Which face model each face service uses, and why: a pulled face model never silently answers a service (docs/faces.md).
+  for (const { service, model, chosen } of servedModels(await domain.services.listAll(), tasks, registry, MODEL_KINDS.faces, `the default face model: ${defaultFacesReason}`)) {
+    logger.info({ service_id: service.id, service_name: service.name, model, chosen }, `face service ${service.name} uses ${model}: ${chosen}`);
   }
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);

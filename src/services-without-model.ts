@@ -51,3 +51,24 @@ export function modelNotLoaded(service: Service, tasks: TaskTable, models: Loade
 export function servicesWithoutModel(services: readonly Service[], tasks: TaskTable, models: LoadedModels): ServiceWithoutModel[] {
   return services.flatMap((service) => modelNotLoaded(service, tasks, models) ?? []);
 }
+
+/** The model that answers an enabled service, and why it is that one. */
+export interface ServiceModel {
+  readonly service: Service;
+  readonly model: string;
+  /** "named by the service", or `defaultReason` (why its kind's default is the default). */
+  readonly chosen: string;
+}
+
+/**
+ * The model each enabled service of `services` whose task finds `kind` is answered by: the one it names,
+ * else the default of its kind, `defaultReason` saying why that is the default. A service whose model is
+ * not loaded is left out (modelNotLoaded says what it lacks).
+ */
+export function servedModels(services: readonly Service[], tasks: TaskTable, models: LoadedModels, kind: ModelKind, defaultReason: string): ServiceModel[] {
+  const fallback = models.defaultOf(kind)?.name;
+  return services.flatMap((service) => {
+    if (tasks.find(service.type)?.detects !== kind || modelNotLoaded(service, tasks, models)) return [];
+    return service.model !== null ? [{ service, model: service.model, chosen: 'named by the service' }] : fallback !== undefined ? [{ service, model: fallback, chosen: defaultReason }] : [];
+  });
+}

@@ -48,6 +48,14 @@ describe('face corrections: "not this person", "add this face", the registration
     return [...(answer.body.detected_faces as Face[])].sort((a, b) => a.bounding_box.left - b.bounding_box.left);
   };
   const nameOf = async (key: string, file: string) => (await names(key, fs.readFileSync(file))).map((face) => face.name);
+  /** DeepStack's register of `photos` (as `image`, `image1`, …) under `userid`. */
+  const register = async (key: string, userid: string, photos: Buffer[]): Promise<{ status: number; body: any }> => {
+    const form = new FormData();
+    photos.forEach((photo, index) => form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(photo)]), `photo${index}`));
+    form.append('userid', userid);
+    const response = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
+    return { status: response.status, body: await response.json() };
+  };
 
   it('a "not this person" example stops a look-alike being named as the person, while their own photos still are', async () => {
     const key = await server.createService({ name: 'look-alikes', type: 'face-detection' });
@@ -106,6 +114,40 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(plate.body.error.code).to.equal('invalid_request');
   });
 
+  it('refuses a photo of several faces with none chosen, naming how many and how to choose; takes the subject of a photo framed around one person with a neighbour at its edge', async () => {
+    const key = await server.createService({ name: 'several faces', type: 'face-detection' });
+    const group = fs.readFileSync(path.join(FACES_DIR, 'bbt1.jpg'));
+    const several = /^the photo shows 4 faces \(\d+, \d+, \d+ and \d+ px tall\) and none stands out as the person's: one must be at least 1\.5 × as prominent as every other \(larger, nearer the middle\)/;
+    const rest = await json(key, '/people/leonard/add', { raw_data: group.toString('base64') });
+    expect(rest.status, JSON.stringify(rest.body)).to.equal(422);
+    expect(rest.body.error.code).to.equal('unusable_face');
+    expect(rest.body.error.message.replace("the photo's face cannot be registered: ", '')).to.match(several).and.to.match(/: choose the face with `box` \(left,top,right,bottom: its bounding_box in a detection answer\), or send a photo of the person alone$/);
+
+    const alone = await register(key, 'leonard', [group]);
+    expect(alone.status).to.equal(422);
+    expect(alone.body).to.include({ success: false, code: 422 });
+    expect(alone.body.error.replace('image: ', '')).to.match(several).and.to.match(/: send a photo of the person alone \(or cropped to their face\), or add the face by its box on POST \/api\/v1\/\{service type\}\/people\/\{userid\}\/add$/);
+    const beside = await register(key, 'leonard', [group, fs.readFileSync(cropPath('leonard', 1))]);
+    expect(beside.status).to.equal(200);
+    expect(beside.body.faces_taken.map((face: { image: string }) => face.image)).to.deep.equal(['image1']);
+    expect(beside.body.faces_refused.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image', 'several']]);
+    const listed = await fetch(`${server.url}/v1/vision/face/list`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` } });
+    expect((await listed.json()).faces).to.deep.equal(['leonard']);
+
+    // A news photo of Raj: bbt5 cut to a square 2.27 faces wide around his face, brought to a 110 px face; Penny's face is cut by its edge.
+    const bbt5 = fs.readFileSync(path.join(FACES_DIR, 'bbt5.jpg'));
+    const raj = (await names(key, bbt5))[0].bounding_box;
+    const side = 2.27 * (raj.bottom - raj.top);
+    const left = Math.max(0, Math.round((raj.left + raj.right - side) / 2));
+    const top = Math.max(0, Math.round((raj.top + raj.bottom - side) / 2));
+    const news = await sharp(bbt5).extract({ left, top, width: Math.round(side), height: Math.round(side) }).resize(250).jpeg({ quality: 80 }).toBuffer();
+    expect(await names(key, news), 'Raj and the edge of Penny').to.have.length(2);
+    const subject = await register(key, 'raj', [news]);
+    expect(subject.status, JSON.stringify(subject.body)).to.equal(200);
+    expect(subject.body.faces_refused).to.deep.equal([]);
+    for (const index of [1, 2, 3]) expect(await nameOf(key, cropPath('raj', index)), `raj${index}`).to.deep.equal(['raj']);
+  });
+
   it('takes an ordinary soft photo and a turned face with a warning, refuses a face too blurred or too small to describe with the reason, over REST and on DeepStack\'s register', async () => {
     const key = await server.createService({ name: 'quality', type: 'face-detection' });
     const soft = await registrationPhotos.soft(cropPath('amy', 1));
@@ -134,20 +176,13 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(goodAdded.body.warnings).to.deep.equal([]);
     expect(await weakSamples()).to.have.members([1, 1, 0]);
 
-    const register = async (userid: string, photos: Buffer[]) => {
-      const form = new FormData();
-      photos.forEach((photo, index) => form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(photo)]), `photo${index}`));
-      form.append('userid', userid);
-      const response = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
-      return { status: response.status, body: await response.json() };
-    };
-    const mixed = await register('howard', [fs.readFileSync(cropPath('howard', 1)), await registrationPhotos.soft(cropPath('howard', 2)), await registrationPhotos.undescribable(cropPath('amy', 3)), tiny]);
+    const mixed = await register(key, 'howard', [fs.readFileSync(cropPath('howard', 1)), await registrationPhotos.soft(cropPath('howard', 2)), await registrationPhotos.undescribable(cropPath('amy', 3)), tiny]);
     expect(mixed.status).to.equal(200);
     expect(mixed.body).to.include({ success: true, message: 'face added' });
     expect(mixed.body.faces_taken.map((face: { image: string }) => face.image)).to.deep.equal(['image', 'image1']);
     expect(mixed.body.faces_weak.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image1', 'soft']]);
     expect(mixed.body.faces_refused.map(({ image, reason }: { image: string; reason: string }) => [image, reason])).to.deep.equal([['image2', 'blurred'], ['image3', 'small']]);
-    const poorOnly = await register('raj', [tiny, undescribable]);
+    const poorOnly = await register(key, 'raj', [tiny, undescribable]);
     expect(poorOnly.status).to.equal(422);
     expect(poorOnly.body).to.include({ success: false, code: 422 });
     expect(poorOnly.body.error).to.match(/^image: the face is 1\d px tall, too small to describe.*; image1: the face is too blurred to describe/);

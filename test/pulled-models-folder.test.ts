@@ -7,7 +7,7 @@ import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { cli, requireBuild } from './support/processes.js';
 import { startTestServer } from './support/test-server.js';
-import { startLocalServer } from '../scripts/lib/local-server.js';
+import { scratchSqliteStore, startLocalServer } from '../scripts/lib/local-server.js';
 
 /** A models folder as docs/models.md's pulls leave it: the catalogue's files under their names (copies of ../shared's). */
 function pulledModels(folder: string): void {
@@ -62,5 +62,27 @@ describe('models pulled into ./models, as docs/models.md shows', function () {
       ['yunet-n', true, why],
       ['ultraface-rfb-640', false, undefined],
     ]);
+  });
+
+  it('the start-up log says which face model each face service uses and why: the one it names, or the default and why that is the default', async () => {
+    pulledModels(folder);
+    const why = "the embedded model: the models folder's ultraface-rfb-640 answers only the services that name it; name a face model in DETECTD_MODEL to make it the default";
+    const env = { DETECTD_MODELS_DIR: folder, ...TEST_INFERENCE_SETTINGS };
+    const store = scratchSqliteStore();
+    // Services made before the server starts, by the command line, as an owner's are.
+    const command = { ...process.env, ...env, ...store.env };
+    expect(cli(['account', 'create', '--email', 'owner@example.com', '--password', 'a long passphrase'], command).status).to.equal(0);
+    for (const [name, ...model] of [['doorbell'], ['gate', '--model', 'ultraface-rfb-640']]) {
+      const created = cli(['service', 'create', '--account', 'owner@example.com', '--name', name, '--type', 'face-detection', ...model], command);
+      expect(created.status, created.stderr).to.equal(0);
+    }
+    const server = await startLocalServer(env, store);
+    try {
+      const lines = server.logText().split('\n').filter(Boolean).map((text) => JSON.parse(text)).filter((entry) => entry.msg.startsWith('face service '));
+      expect(lines.map((entry) => entry.msg).sort()).to.deep.equal([`face service doorbell uses yunet-n: the default face model: ${why}`, 'face service gate uses ultraface-rfb-640: named by the service']);
+      expect(lines.find((entry) => entry.service_name === 'gate')).to.include({ model: 'ultraface-rfb-640', chosen: 'named by the service' });
+    } finally {
+      await server.close();
+    }
   });
 });

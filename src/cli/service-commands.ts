@@ -334,7 +334,7 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
     }),
   );
 
-  serviceCommand(service, 'register', 'register a person in a face service from photos (the largest face of each), through the running server, as DeepStack clients do', '<userid> <photos...>')
+  serviceCommand(service, 'register', 'register a person in a face service from photos (the subject of each: a photo of several faces none of which stands out is refused), through the running server, as DeepStack clients do', '<userid> <photos...>')
     .option('--url <url>', 'the server to register with (default: the one these settings start on this machine)')
     .action((reference: string, userid: string, photos: string[], options: ServiceOptions & { url?: string }) =>
       runCommand(options, async () => {

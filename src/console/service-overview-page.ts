@@ -80,7 +80,7 @@ const MASK = 'dtd_' + '•'.repeat(24);
 function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
     <h2 id="people-title">People</h2>
-    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the largest face of each is described and kept (encrypted; the photos are not kept). A photo whose face is too small, blurred or turned is refused, with the reason. <em>Not this person</em> takes a photo of someone who was named as them wrongly: faces more like it than like their own photos are no longer named as them.</p>
+    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the face of each is described and kept (encrypted; the photos are not kept). A photo whose face is too small or too blurred to describe is refused, with the reason, and so is a photo of several faces none of which stands out: choose that face with <em>Try it</em>'s <em>Add to…</em>. <em>Not this person</em> takes a photo of someone who was named as them wrongly: faces more like it than like their own photos are no longer named as them.</p>
     <div class="table-scroll"><table class="list compact stack" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
       <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col" class="num">Not them</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Corrections and removal</span></th></tr></thead><tbody></tbody></table></div>
     <input type="file" id="people-correction-file" accept="image/*" hidden>

@@ -32,7 +32,7 @@ export const ERROR_CATALOGUE = {
   unsupported_content_encoding: { status: 415, summary: '`Content-Encoding` is not one of `gzip`, `deflate`, `br`, `identity`.' },
   expectation_failed: { status: 417, summary: '`Expect` is something other than `100-continue`.' },
   image_too_complex: { status: 422, summary: 'The image costs too much to decode (a JPEG with too many progressive scans, or a decode past its deadline).' },
-  unusable_face: { status: 422, summary: 'A registration photo\'s face is too small or too blurred to describe (the message says which and why).' },
+  unusable_face: { status: 422, summary: 'A registration photo\'s face is too small or too blurred to describe, or the photo shows several faces and none was chosen (the message says which, why, and how to choose).' },
   upgrade_required: { status: 426, summary: 'The video stream endpoint speaks WebSocket only: send an `Upgrade: websocket` request.' },
   rate_limited: { status: 429, summary: 'The service\'s request-rate limit is reached; retry after `Retry-After` seconds (see the `RateLimit` headers).' },
   quota_exceeded: { status: 429, summary: 'The service\'s monthly call quota is used up; it renews at the start of the next month (UTC), after `Retry-After` seconds.' },

@@ -1,4 +1,4 @@
-import type { Point } from '../vision/image.js';
+import type { Box, Point } from '../vision/image.js';
 
 /** What a registration photo's face is measured by (its five landmarks in the order of models/types.ts FACE_LANDMARKS). */
 export interface FaceMeasures {
@@ -10,9 +10,9 @@ export interface FaceMeasures {
   readonly landmarks: readonly Point[];
 }
 
-/** Why a face cannot be registered: too small or too blurred for the describer to describe its person. */
+/** Why a photo's face cannot be registered: too small or too blurred for the describer to describe its person, or one of several faces none of which stands out (none chosen). */
 export interface FaceProblem {
-  readonly reason: 'small' | 'blurred';
+  readonly reason: 'small' | 'blurred' | 'several';
   readonly message: string;
 }
 
@@ -42,7 +42,46 @@ export const REGISTRATION_QUALITY = {
   goodSharpness: 15,
   /** The nose tip's sideways offset from the eyes' midpoint, as a fraction of the distance between the eyes (faceYaw): beyond it the face is taken, weak (turned). */
   goodYaw: 0.6,
+  /**
+   * A photo's subject, among several faces with none chosen by its box: a face at least this many
+   * times as prominent as every other (photoSubject). Set on group photos (all refused) and photos
+   * framed around one person (docs/faces.md "Several faces").
+   */
+  leastProminence: 1.5,
 } as const;
+
+/**
+ * How much a face's prominence loses from the photo's middle to its corner: a photographer frames
+ * their subject, and a face at the frame's side is the neighbour.
+ */
+const OFF_CENTRE_DISCOUNT = 0.5;
+
+/** A face's prominence in its photo: its height, less up to OFF_CENTRE_DISCOUNT of it as its centre lies away from the photo's middle towards a corner. */
+function prominence(box: Box, photo: { readonly width: number; readonly height: number }): number {
+  const offCentre = Math.hypot((box.left + box.right - photo.width) / 2, (box.top + box.bottom - photo.height) / 2) / (Math.hypot(photo.width, photo.height) / 2);
+  return (box.bottom - box.top) * (1 - OFF_CENTRE_DISCOUNT * Math.min(1, offCentre));
+}
+
+/**
+ * The face a registration photo shows when none was chosen by its box: its only face, or among
+ * several the one at least `leastProminence` times as prominent as every other (larger, and nearer the
+ * middle); otherwise a `several` problem naming how many faces there are — unless none is `smallestFace`
+ * tall (FaceRecognition.smallestFace): no choice would help, and the most prominent is judged (too small).
+ * Undefined when it shows none.
+ */
+export function photoSubject<T extends { readonly box: Box }>(faces: readonly T[], photo: { readonly width: number; readonly height: number }, smallestFace: number): { readonly face: T; readonly problem?: FaceProblem } | undefined {
+  const ranked = faces.map((face) => ({ face, prominence: prominence(face.box, photo) })).sort((a, b) => b.prominence - a.prominence);
+  const [first, second] = ranked;
+  if (!first) return undefined;
+  const describable = faces.some(({ box }) => Math.round(box.bottom - box.top) >= smallestFace);
+  if (!second || !describable || first.prominence >= REGISTRATION_QUALITY.leastProminence * second.prominence) return { face: first.face };
+  const heights = faces.map(({ box }) => Math.round(box.bottom - box.top)).sort((a, b) => b - a);
+  const listed = heights.length > 4 ? `${heights.slice(0, 3).join(', ')}, … px` : `${heights.slice(0, -1).join(', ')} and ${heights.at(-1)} px`;
+  return {
+    face: first.face,
+    problem: { reason: 'several', message: `the photo shows ${faces.length} faces (${listed} tall) and none stands out as the person's: one must be at least ${REGISTRATION_QUALITY.leastProminence} × as prominent as every other (larger, nearer the middle)` },
+  };
+}
 
 /**
  * How far the face is turned sideways: the nose tip's offset from the midpoint of the eyes along

@@ -33,7 +33,7 @@ interface Examination {
 
 /**
  * A task that keeps a gallery of people per service (TaskAbilities.gallery): faces found and named
- * as `analyse` finds them, the largest face of a photo (its subject), how alike two faces are, and
+ * as `analyse` finds them, the face of a photo (chosen by its box, else its subject), how alike two faces are, and
  * the gallery's people. A door maps its own verbs onto these. Embeddings pass through here into the
  * gallery, never into a log or an answer.
  */
@@ -48,7 +48,11 @@ export interface PeopleGallery {
    * `no_face` when it is too small to describe.
    */
   takeFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<TakenFace | undefined>;
-  /** The face a person is registered by (as `takeFace` chooses it), judged for registration (face-quality.ts); undefined when the photo shows none. */
+  /**
+   * The face a person is registered by — the one whose box overlaps `near` most, else the photo's
+   * subject (face-quality.ts photoSubject: a `several` problem when none of its faces stands out) —
+   * judged for registration (face-quality.ts); undefined when the photo shows none (none near `near`).
+   */
   registrationFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<RegistrationFace | undefined>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;

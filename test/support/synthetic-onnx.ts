@@ -1,52 +1,12 @@
 import fs from 'node:fs';
-import protobuf from 'protobufjs';
+import { ONNX_MESSAGES } from '../../src/models/runtimes/onnx/onnx-graph.js';
 
 /**
  * Small ONNX models written at test time (no binaries in the repository): input `images`
  * [1, 3, S, S], output `output0` of any shape, produced by a Constant node — enough for ONNX
- * Runtime to load and run, and for the loader's checks. Field numbers from onnx/onnx.proto.
+ * Runtime to load and run, and for the loader's checks, in the messages src/models/runtimes/onnx/onnx-graph.ts writes.
  */
-const onnx = protobuf.Root.fromJSON({
-  nested: {
-    ModelProto: {
-      fields: {
-        irVersion: { type: 'int64', id: 1 },
-        opsetImport: { rule: 'repeated', type: 'OperatorSetIdProto', id: 8 },
-        graph: { type: 'GraphProto', id: 7 },
-        metadataProps: { rule: 'repeated', type: 'StringStringEntryProto', id: 14 },
-      },
-    },
-    OperatorSetIdProto: { fields: { domain: { type: 'string', id: 1 }, version: { type: 'int64', id: 2 } } },
-    StringStringEntryProto: { fields: { key: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } } },
-    GraphProto: {
-      fields: {
-        node: { rule: 'repeated', type: 'NodeProto', id: 1 },
-        name: { type: 'string', id: 2 },
-        initializer: { rule: 'repeated', type: 'TensorProto', id: 5 },
-        input: { rule: 'repeated', type: 'ValueInfoProto', id: 11 },
-        output: { rule: 'repeated', type: 'ValueInfoProto', id: 12 },
-      },
-    },
-    NodeProto: {
-      fields: {
-        output: { rule: 'repeated', type: 'string', id: 2 },
-        name: { type: 'string', id: 3 },
-        opType: { type: 'string', id: 4 },
-        attribute: { rule: 'repeated', type: 'AttributeProto', id: 5 },
-      },
-    },
-    AttributeProto: { fields: { name: { type: 'string', id: 1 }, t: { type: 'TensorProto', id: 5 }, type: { type: 'int32', id: 20 } } },
-    TensorProto: {
-      fields: { dims: { rule: 'repeated', type: 'int64', id: 1 }, dataType: { type: 'int32', id: 2 }, name: { type: 'string', id: 8 }, rawData: { type: 'bytes', id: 9 } },
-    },
-    ValueInfoProto: { fields: { name: { type: 'string', id: 1 }, type: { type: 'TypeProto', id: 2 } } },
-    TypeProto: { fields: { tensorType: { type: 'Tensor', id: 1 } }, nested: { Tensor: { fields: { elemType: { type: 'int32', id: 1 }, shape: { type: 'TensorShapeProto', id: 2 } } } } },
-    TensorShapeProto: {
-      fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } },
-      nested: { Dimension: { fields: { dimValue: { type: 'int64', id: 1 }, dimParam: { type: 'string', id: 2 } } } },
-    },
-  },
-});
+const onnx = ONNX_MESSAGES;
 
 const FLOAT = 1;
 const ATTRIBUTE_TENSOR = 4;

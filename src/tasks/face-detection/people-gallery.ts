@@ -2,7 +2,7 @@ import { DetectdError } from '../../core/errors.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { Detection } from '../../models/types.js';
 import type { PeopleGallery } from '../people-gallery.js';
-import { registrationQuality } from '../../faces/face-quality.js';
+import { type FaceProblem, photoSubject, registrationQuality } from '../../faces/face-quality.js';
 import type { Box, RgbImage } from '../../vision/image.js';
 import { sharpness } from '../../vision/sharpness.js';
 import type { FaceRecognition } from '../../faces/face-recognition.js';
@@ -20,7 +20,7 @@ const REGISTRATION_MIN_CONFIDENCE = 0.55;
 
 const area = (box: Box) => Math.max(0, box.right - box.left) * Math.max(0, box.bottom - box.top);
 
-/** The face of a photo a person is registered or compared by: the largest one found (the photo's subject, in a photo of several). */
+/** The face of a photo two photos are compared by, or a "not this person" face taken: the largest one found. */
 function largestOf(analysis: ImageAnalysis): Detection | undefined {
   return analysis.detections.reduce<Detection | undefined>((largest, detection) => (!largest || area(detection.box) > area(largest.box) ? detection : largest), undefined);
 }
@@ -40,13 +40,12 @@ function nearestTo(analysis: ImageAnalysis, near: Box): Detection | undefined {
 
 /** The face task's gallery of people: faces found and described as `analyse` finds them (find-faces.ts), and the service's people. */
 export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery {
-  /** The photo's chosen face (near `near`, else the largest), given to `use` with the photo's pixels (released after); undefined when there is none. */
-  async function withChosenFace<T>(image: Buffer, call: AnalysisCall, near: Box | undefined, use: (face: Detection, pixels: RgbImage) => Promise<T>): Promise<T | undefined> {
+  /** The photo's faces found for registration or comparison, given to `use` with the photo's pixels (released after). */
+  async function withFaces<T>(image: Buffer, call: AnalysisCall, use: (analysis: ImageAnalysis, pixels: RgbImage) => Promise<T>): Promise<T> {
     const { scheduler, limits, signal, context } = call;
     const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
     try {
-      const face = near ? nearestTo(analysis, near) : largestOf(analysis);
-      return face && (await use(face, analysis.pixels!));
+      return await use(analysis, analysis.pixels!);
     } finally {
       analysis.pixels?.release();
     }
@@ -67,13 +66,20 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
     examine,
     find: async (image, minConfidence, recognize, call) => (await examine(image, { minConfidence, recognize }, call)).map((face) => face.finding),
     takeFace: (image, call, near) =>
-      withChosenFace(image, call, near, async (face, pixels) => {
+      withFaces(image, call, async (analysis, pixels) => {
+        const face = near ? nearestTo(analysis, near) : largestOf(analysis);
+        if (!face) return undefined;
         const height = heightOf(face);
         if (height < recognition.smallestFace) throw new DetectdError('no_face', `${near ? 'The face chosen' : 'The largest face found'} is ${height} px tall, too small to recognize: send a photo whose face is at least ${recognition.smallestFace} px tall`);
         return { embedding: await describeFace(models, call)(pixels, face), box: boxOf(face) };
       }),
     registrationFace: (image, call, near) =>
-      withChosenFace(image, call, near, async (face, pixels) => {
+      withFaces(image, call, async (analysis, pixels) => {
+        // Without a box, a photo of several faces gives its subject only when one stands out (face-quality.ts).
+        const chosen: { face?: Detection; problem?: FaceProblem } | undefined = near ? { face: nearestTo(analysis, near) } : photoSubject(analysis.detections, analysis, recognition.smallestFace);
+        const face = chosen?.face;
+        if (!face) return undefined;
+        if (chosen.problem) return { box: boxOf(face), problem: chosen.problem };
         const landmarks = await faceLandmarks(models, call)(pixels, face);
         const { problem, warnings } = registrationQuality({ height: face.box.bottom - face.box.top, sharpness: await sharpness(pixels, face.box), landmarks }, recognition.smallestFace);
         // A face refused is not described: nothing is registered from it.

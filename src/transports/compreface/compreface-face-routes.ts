@@ -107,17 +107,21 @@ export function compreFaceRecognitionRoutes(dependencies: CompreFaceFaces): Comp
       method: 'post',
       path: '/api/v1/recognition/faces',
       operationId: 'compreface-add-example',
-      summary: 'CompreFace: add an example of a subject (registered as detectd registers a photo: its largest face, judged for registration)',
+      summary: 'CompreFace: add an example of a subject (registered as detectd registers a photo: its subject, judged for registration)',
       query: { subject: 'The subject (1–200 characters); new subjects are created.', det_prob_threshold: 'Accepted; registration takes a face detected at 0.55 or more whatever it says (docs/faces.md "Registration quality").' },
       images: ['file'],
       answerSchema: 'compreface-example-response',
-      failures: { ...IMAGE_FAILURES, '400': `${IMAGE_FAILURES['400']} No \`subject\` (code 33); a face too small or too blurred to describe (code 26, the message says why).` },
+      failures: { ...IMAGE_FAILURES, '400': `${IMAGE_FAILURES['400']} No \`subject\` (code 33); a face too small or too blurred to describe, or several faces none of which stands out (code 26, the message says why).` },
       async analyse(input, call) {
         const subject = subjectParameter(input.query, true);
         thresholdParameter(input.query, defaultThreshold);
         const face = await faces.registrationFace(input.images.get('file')!, call);
         if (!face) throw new DetectdError('no_face', NO_FACE_MESSAGE);
-        if ('problem' in face) throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}`);
+        // CompreFace's add takes no box: one of several faces is registered from a photo of the person alone.
+        if ('problem' in face) {
+          const howToChoose = face.problem.reason === 'several' ? ': send a photo of the subject alone (or cropped to their face)' : '';
+          throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}${howToChoose}`);
+        }
         const added = await gallery.addExample(call.service.id, subject, { descriptor: face.embedding, weak: face.warnings.length > 0 }).catch(refusedAsArgument);
         // `warnings` is detectd's addition (CompreFace's clients read `image_id` and `subject`): why the face describes its subject less surely.
         return { json: { image_id: added.sampleId, subject: added.person.userid, warnings: face.warnings.map(({ reason, message }) => ({ reason, message })) } };

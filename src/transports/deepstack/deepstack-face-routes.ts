@@ -24,6 +24,9 @@ const MANAGEMENT_FAILURES = { '401': KEYED_FAILURES['401'], '403': KEYED_FAILURE
 const BOX = '"confidence", "x_min", "y_min", "x_max", "y_max"';
 const CODEPROJECT_FIELDS = '"message", "command", "moduleId", "requestId", "inferenceMs", "processMs", …';
 
+/** How to register one of several faces of a photo: DeepStack's register takes no box, the REST correction route does. */
+const SEVERAL_FACES_CHOICE = ': send a photo of the person alone (or cropped to their face), or add the face by its box on POST /api/v1/{service type}/people/{userid}/add';
+
 const facesFound = (count: number) => (count === 1 ? 'Found 1 face' : `Found ${count} faces`);
 
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
@@ -82,14 +85,14 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       path: '/v1/vision/face/register',
       command: 'register',
       operationId: 'deepstack-face-register',
-      summary: 'DeepStack / CodeProject.AI face registration: a person (userid) from one or more photos, the largest face of each',
+      summary: 'DeepStack / CodeProject.AI face registration: a person (userid) from one or more photos, the subject of each',
       formFields: {
         userid: 'The person\'s name or id (1–200 characters); registering a userid again adds the photos to them.',
         image: `A photo of the person; more in \`image1\`, \`image2\`, … (any field names, at most ${MAX_REGISTRATION_PHOTOS} photos).`,
         ...KEY_FIELD,
       },
-      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], "faces_weak": [{"image", "reason", "warning"}], "faces_refused": [{"image", "reason", "error"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out; a face taken that describes its person less surely is listed in \`faces_weak\` (\`reason\` \`small\`, \`soft\`, \`turned\`; it counts only while the person has no good photo); a face too small or too blurred to describe (\`reason\` \`small\`, \`blurred\`) is not registered and listed in \`faces_refused\` (docs/faces.md "Registration quality")`,
-      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', '422': 'Every photo\'s face is too small or too blurred to describe (`unusable_face`: the error says which photo and why).', ...KEYED_FAILURES },
+      answer: `\`{"success": true, "message": "face added" | "face updated", "faces_taken": [{"image", "x_min", "y_min", "x_max", "y_max"}], "faces_weak": [{"image", "reason", "warning"}], "faces_refused": [{"image", "reason", "error"}], ${CODEPROJECT_FIELDS.replace('"message", ', '')}}\`: the face taken from each photo (by its field), photos without a face left out; a face taken that describes its person less surely is listed in \`faces_weak\` (\`reason\` \`small\`, \`soft\`, \`turned\`; it counts only while the person has no good photo); a face too small or too blurred to describe (\`reason\` \`small\`, \`blurred\`), or a photo of several faces none of which stands out as its subject (\`several\`), is not registered and listed in \`faces_refused\` (docs/faces.md "Registration quality")`,
+      failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', '422': 'Every photo\'s face is too small or too blurred to describe, or one of several with none standing out (`unusable_face`: the error says which photo and why).', ...KEYED_FAILURES },
       files: MAX_REGISTRATION_PHOTOS,
       async respond(request, call): Promise<DeepStackAnswer> {
         const userid = useridOf(request);
@@ -98,7 +101,7 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
         const refused: { image: string; reason: string; error: string }[] = [];
         for (const image of request.images) {
           const face = await faces.registrationFace(image.bytes, call);
-          if (face && 'problem' in face) refused.push({ image: image.field, reason: face.problem.reason, error: face.problem.message });
+          if (face && 'problem' in face) refused.push({ image: image.field, reason: face.problem.reason, error: `${face.problem.message}${face.problem.reason === 'several' ? SEVERAL_FACES_CHOICE : ''}` });
           else if (face) taken.push({ field: image.field, face });
         }
         // A photo that cannot be described among good ones is left out, not the whole registration: the answer lists it.

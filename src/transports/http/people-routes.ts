@@ -59,7 +59,7 @@ const CORRECTIONS: readonly Correction[] = [
     operationId: 'add-person-face',
     summary: 'Add a photo\'s face to a person (registering them when new)',
     description:
-      'The face taken from a photo (the largest, or the one at `box`) is judged for registration (docs/faces.md "Registration quality"): 422 `unusable_face` says why when it is too small or too blurred to describe; a face taken that describes its person less surely (small, soft, turned) is added with `warnings` and counts only while the person has no good photo. A kept face (`face_id`) is judged by its height, and leaves the unknown people. `invalid_configuration` is a bad userid.',
+      'The face taken from a photo (the one at `box`, else the photo\'s subject) is judged for registration (docs/faces.md "Registration quality"): 422 `unusable_face` says why when it is too small or too blurred to describe, or when the photo shows several faces, none stands out and no `box` chose one; a face taken that describes its person less surely (small, soft, turned) is added with `warnings` and counts only while the person has no good photo. A kept face (`face_id`) is judged by its height, and leaves the unknown people. `invalid_configuration` is a bad userid.',
     failures: [...IMAGE_FAILURES, 'unusable_face', 'unknown_person'],
     takesKeptFace: true,
     judged: true,
@@ -155,7 +155,10 @@ async function photoFace(correction: Correction, gallery: PeopleGallery, photo: 
     return face && { ...face, warnings: [] };
   }
   const face = await gallery.registrationFace(photo.image, call, photo.near);
-  if (face && 'problem' in face) throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}`);
+  if (face && 'problem' in face) {
+    const howToChoose = face.problem.reason === 'several' ? ': choose the face with `box` (left,top,right,bottom: its bounding_box in a detection answer), or send a photo of the person alone' : '';
+    throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}${howToChoose}`);
+  }
   return face;
 }
 
