@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
 import { cliAsync, requireBuild } from './support/processes.js';

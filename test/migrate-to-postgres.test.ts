@@ -15,6 +15,7 @@ import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { scratchPostgresDatabase, type ScratchDatabase } from './support/postgres.js';
 import { cli, requireBuild, startProcess } from './support/processes.js';
 import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
+import { MIGRATIONS } from '../src/features/index.js';
 
 /** Every row of every table, each as sorted JSON with numbers as numbers (PostgreSQL gives bigints as text), for comparing two databases. */
 async function contents(db: Database): Promise<Record<string, string[]>> {
@@ -65,7 +66,7 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
   });
 
   it('knows every table the migrations make (a new table needs its place in the copy order)', async () => {
-    const db = await openDatabase({ dataDir });
+    const db = await openDatabase({ dataDir }, MIGRATIONS);
     try {
       const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(db);
       expect([...TABLES_IN_COPY_ORDER].sort()).to.deep.equal(rows.map((row) => row.name).sort());
@@ -92,7 +93,7 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
     const moved = cli(['migrate-to-postgres'], env);
     expect(moved.status, moved.stderr).to.equal(0);
     expect(moved.stdout).to.match(/^copied into PostgreSQL postgres:\/\/detectd@.*accounts 1, invitations 1, services 2, api_keys 2, console_sessions 1, sign_in_failures 1,/);
-    const [from, to] = [await openDatabase({ dataDir }), await openDatabase({ dataDir, databaseUrl: target.url })];
+    const [from, to] = [await openDatabase({ dataDir }, MIGRATIONS), await openDatabase({ dataDir, databaseUrl: target.url }, MIGRATIONS)];
     try {
       const [source, copy] = [await contents(from), await contents(to)];
       expect(source.usage_counters.length, 'the calls left usage').to.be.greaterThan(0);

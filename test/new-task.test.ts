@@ -6,19 +6,21 @@ import { Command } from 'commander';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { addServiceCommands } from '../src/cli/service-commands.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { DESCRIBING_ONLY, taskTable } from '../src/tasks/index.js';
-import { TaskTable } from '../src/tasks/task-table.js';
+import { DESCRIBED_MODELS } from '../src/features/feature.js';
+import { FEATURES, MIGRATIONS } from '../src/features/index.js';
+import type { TaskTable } from '../src/tasks/task-table.js';
 import { launchChromium, LAPTOP, openServicePage } from './support/chromium.js';
 import { ConsoleClient } from './support/console-client.js';
 import { dogJpeg } from './support/images.js';
 import { photoPath, SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
+import { plateSummary } from './support/plate-summary/index.js';
 import { NO_PLATE, PLATE_SUMMARY, PLATE_SUMMARY_VERB, plateSummaryTask } from './support/plate-summary/plate-summary-task.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
 
 const TASK_FOLDER = path.join('test', 'support', 'plate-summary');
 /** A described copy of the task (its schemas, answer field), for what the test checks. */
-const TASK = plateSummaryTask(DESCRIBING_ONLY.models);
+const TASK = plateSummaryTask(DESCRIBED_MODELS);
 /** What the task names that no other task does: its type, its answer field, its verb and its schemas. */
 const ITS_NAMES = [`'${PLATE_SUMMARY}'`, `"${PLATE_SUMMARY}"`, `/${PLATE_SUMMARY}`, TASK.answerField, PLATE_SUMMARY_VERB, 'PlateSummary'];
 /** A photo whose plate the reader reads (test/license-plate.test.ts), and what it says. */
@@ -42,7 +44,7 @@ function filesNaming(folder: string, names: readonly string[]): string[] {
 /** Runs `detectd service <args…>` as the CLI builds it, with `tasks` for its task table, against the data folder `dataDir`; its standard output. */
 async function serviceCommand(tasks: TaskTable, dataDir: string, args: readonly string[]): Promise<string> {
   const program = new Command('detectd').exitOverride();
-  addServiceCommands(program, tasks);
+  addServiceCommands(program, { tasks, migrations: MIGRATIONS });
   const written: string[] = [];
   const write = process.stdout.write;
   const dataDirBefore = process.env.DETECTD_DATA_DIR;
@@ -75,7 +77,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
   let models: string;
   let apiKey: string;
   // The one line of registration.
-  const withPlateSummary = (tasks: TaskTable, dependencies: Parameters<typeof taskTable>[0]) => new TaskTable([...tasks.all, plateSummaryTask(dependencies.models)]);
+  const withPlateSummary = [...FEATURES, plateSummary];
   const post = (route: string, body: BodyInit, contentType?: string) =>
     fetch(`${server.url}${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, ...(contentType && { 'Content-Type': contentType }) }, body });
 
@@ -86,7 +88,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
       const file = path.join(models, `${name}.json`);
       fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), role }));
     }
-    server = await startTestServer({ DETECTD_MODELS_DIR: models }, undefined, (dependencies) => withPlateSummary(taskTable(dependencies), dependencies));
+    server = await startTestServer({ DETECTD_MODELS_DIR: models }, undefined, withPlateSummary);
     apiKey = await server.createService({ email: FIRST_ACCOUNT.email, name: 'plate text', type: PLATE_SUMMARY });
   });
   after(async () => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { expect } from 'chai';
 import { exampleCalls } from '../src/tasks/example-calls.js';
-import { objectDetection } from '../src/tasks/object-detection/object-detection-task.js';
+import { objectDetection } from '../src/features/objects/object-detection-task.js';
 import { ConsoleClient } from './support/console-client.js';
 import { MODELS_DIR, photoPath, SHARED_DIR } from './support/paths.js';
 import { requireBuild, type ServerProcess, startProcess } from './support/processes.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Detection } from '../src/models/types.js';
-import { mergeWindowDetections, PLATE_WINDOWS, plateWindows } from '../src/tasks/license-plate/plate-windows.js';
+import { mergeWindowDetections, PLATE_WINDOWS, plateWindows } from '../src/features/plates/plate-windows.js';
 import type { Box } from '../src/vision/image.js';
 import { regionOf } from '../src/vision/region.js';
 

@@ -3,6 +3,7 @@ import { readStoredSecret, secretFile } from '../accounts/server-secret.js';
 import { loadConfig } from '../config.js';
 import { copyRows, rowCounts, type TableName } from '../store/copy-database.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
+import type { Migrations } from '../store/migrations/index.js';
 import { DataFolderBusy, lockOutServers } from '../store/server-lock.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
@@ -13,16 +14,16 @@ const inWords = (counts: Record<TableName, number>) =>
     .join(', ');
 
 /** Opens a database for the move; a failure is the environment's (exit 3), in words. */
-async function open(settings: { dataDir: string; databaseUrl?: string }): Promise<Database> {
+async function open(settings: { dataDir: string; databaseUrl?: string }, migrations: Migrations): Promise<Database> {
   try {
-    return await openDatabase(settings);
+    return await openDatabase(settings, migrations);
   } catch (error) {
     throw new CliFailure('database', (error as Error).message, EXIT.environment);
   }
 }
 
 /** `detectd migrate-to-postgres` (docs/operations.md "Moving from SQLite to PostgreSQL"). */
-export function addPostgresCommands(program: Command): void {
+export function addPostgresCommands(program: Command, migrations: Migrations): void {
   program
     .command('migrate-to-postgres')
     .description(
@@ -56,9 +57,9 @@ export function addPostgresCommands(program: Command): void {
           throw new CliFailure('server_running', `${error.message}: writes it answers during the copy would be lost`, EXIT.refused);
         }
         try {
-          const from = await open(sqlite);
+          const from = await open(sqlite, migrations);
           try {
-            const to = await open(postgres);
+            const to = await open(postgres, migrations);
             try {
               const there = await rowCounts(to);
               if (Object.values(there).some((rows) => rows > 0)) {

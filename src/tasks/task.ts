@@ -5,7 +5,6 @@ import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
 import type { PeopleGallery } from './people-gallery.js';
-import type { KnownPlates } from '../plates/known-plate-list.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';
@@ -73,14 +72,8 @@ export interface ExamplePhoto {
  * these enable (the DeepStack door's route table, transports/deepstack/), so no task names a door.
  */
 export interface TaskAbilities {
-  /** Its findings are things of its model's classes (`name` the class): any loaded model of its kind may answer, at the caller's minimum confidence. */
-  readonly findsClasses?: boolean;
   /** It keeps a gallery of people per service, and names the faces it finds by it. */
   readonly gallery?: PeopleGallery;
-  /** Its findings are text it read (`name` the text, as read). */
-  readonly readsText?: boolean;
-  /** It keeps a list of known plates with a name each per service, and marks the plates it reads that match one (Finding.known). */
-  readonly knownPlates?: KnownPlates;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
   readonly verb?: TaskVerb;
 }

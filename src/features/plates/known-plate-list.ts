@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Database } from '../store/database.js';
-import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
-import { isUniqueViolation } from '../store/unique-violation.js';
+import type { Database } from '../../store/database.js';
+import { bumpMemoryVersion, VersionedMemory } from '../../store/memory-versions.js';
+import { isUniqueViolation } from '../../store/unique-violation.js';
 import { DEFAULT_KNOWN_PLATE_DISTANCE, type KnownPlateMatch, MAX_KNOWN_PLATE_DISTANCE, plateKey, plateMatcher, plateText } from './plate-match.js';
 
 /** A known plate as listed. */
