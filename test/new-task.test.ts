@@ -61,11 +61,11 @@ async function serviceCommand(tasks: TaskTable, dataDir: string, args: readonly 
 }
 
 /**
- * docs/development.md "Architecture": a new task is one folder and one line of registration. The
- * test task of test/support/plate-summary/ is of a new shape: its answer (`detected_plate_summary`) is
+ * docs/development.md "Architecture": a new feature is one folder and one line of registration. The
+ * test feature of test/support/plate-summary/ (its index.ts, as a folder under src/features/ would be) has a task of a new shape: its answer (`detected_plate_summary`) is
  * one finding about the whole image, with no box; it composes two models of different roles, each
  * declared by its configuration (a plate detector, then a plate reader: the shared pair, real
- * models); and it offers a verb of its own (`summarise-plate`). Registered by one line (the table
+ * models); and it offers a verb of its own (`summarise-plate`). Registered by one line (the list
  * below), it is served by REST v1 and legacy, the JSON stream, the DeepStack door's
  * `/v1/vision/<verb>`, the OpenAPI document, the console and the CLI, and refused clearly by the
  * Nvision stream, whose protobuf has no field for its answer. Every answer is checked against the
@@ -97,7 +97,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
   });
 
   it('touches one folder: nothing outside test/support/plate-summary/ (src/, schemas/, scripts/, docs, the README) names its type, answer field, verb or schemas', () => {
-    expect(fs.readdirSync(TASK_FOLDER).sort()).to.deep.equal(['plate-summary-schemas.ts', 'plate-summary-task.ts']);
+    expect(fs.readdirSync(TASK_FOLDER).sort()).to.deep.equal(['index.ts', 'plate-summary-schemas.ts', 'plate-summary-task.ts']);
     expect(['src', 'schemas', 'scripts', 'docs'].flatMap((folder) => filesNaming(folder, ITS_NAMES))).to.deep.equal([]);
     expect(ITS_NAMES.filter((name) => fs.readFileSync('README.md', 'utf8').includes(name))).to.deep.equal([]);
   });

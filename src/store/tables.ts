@@ -43,7 +43,7 @@ export interface Tables {
     monthly_quota: number | null;
     /** At most this many predictions in a DeepStack / CodeProject.AI answer; null: no cap. */
     deepstack_max_predictions: number | null;
-    /** Licence-plate services: how many characters a read may differ from a known plate and still match it; null: the default (plates/plate-match.ts). */
+    /** Licence-plate services: how many characters a read may differ from a known plate and still match it; null: the default (features/plates/plate-match.ts). */
     known_plate_distance: number | null;
     /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
     rate_tat_ms: number | null;
@@ -78,13 +78,13 @@ export interface Tables {
     weak: Generated<number>;
     created_at: string;
   };
-  /** A licence-plate service's known plates, each with a name (src/plates/). */
+  /** A licence-plate service's known plates, each with a name (src/features/plates/). */
   known_plates: {
     id: string;
     service_id: string;
     /** The plate as its owner wrote it. */
     plate: string;
-    /** The plate as matched (plates/plate-match.ts plateKey): unique within the service. */
+    /** The plate as matched (features/plates/plate-match.ts plateKey): unique within the service. */
     plate_key: string;
     name: string;
     created_at: string;

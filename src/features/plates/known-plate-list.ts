@@ -20,7 +20,7 @@ export interface NewKnownPlate {
   readonly name: string;
 }
 
-/** What the licence-plate task and the doors that manage known plates need of the list (TaskAbilities.knownPlates). */
+/** What the licence-plate task and the routes and cards that manage known plates need of the list. */
 export interface KnownPlates {
   list(serviceId: string): Promise<KnownPlate[]>;
   add(serviceId: string, plates: readonly NewKnownPlate[]): Promise<KnownPlate[]>;
