@@ -15,11 +15,11 @@ const program = new Command('detectd')
   // Commander exits by itself on a usage error; thrown instead, it is given the documented status below.
   .exitOverride();
 
-/** The features, and what the CLI serves of them (the service types, its database's migrations), described once, as the server builds its own. */
+/** The features, and what the CLI serves of them (the service types, its database's schema), described once, as the server builds its own. */
 const features = async () => import('./features/index.js');
 const served = async (): Promise<Served> => {
-  const { DESCRIBED_FEATURES, MIGRATIONS } = await features();
-  return { tasks: DESCRIBED_FEATURES.tasks, migrations: MIGRATIONS };
+  const { DESCRIBED_FEATURES, SCHEMA } = await features();
+  return { tasks: DESCRIBED_FEATURES.tasks, schema: SCHEMA };
 };
 
 /** A group of commands: the words its commands start with, and what adds them to the program. */
@@ -40,8 +40,8 @@ const GROUPS: readonly CommandGroup[] = [
     },
   },
   { words: ['models'], add: async (to) => (await import('./cli/model-commands.js')).addModelCommands(to) },
-  { words: ['backup', 'restore'], add: async (to) => (await import('./cli/backup-commands.js')).addBackupCommands(to, (await served()).migrations) },
-  { words: ['migrate-to-postgres'], add: async (to) => (await import('./cli/postgres-commands.js')).addPostgresCommands(to, (await served()).migrations) },
+  { words: ['backup', 'restore'], add: async (to) => (await import('./cli/backup-commands.js')).addBackupCommands(to, (await served()).schema) },
+  { words: ['migrate-to-postgres'], add: async (to) => (await import('./cli/postgres-commands.js')).addPostgresCommands(to, (await served()).schema) },
 ];
 
 // A command loads only its own group's modules: each run is a process of its own, and the modules it

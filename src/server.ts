@@ -31,7 +31,7 @@ import { turboJpeg } from './vision/turbojpeg.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
 import type { Feature } from './features/feature.js';
-import { FeatureSet, migrationsOf } from './features/feature-set.js';
+import { FeatureSet, schemaOf } from './features/feature-set.js';
 import { FEATURES } from './features/index.js';
 import { FaceGallery } from './faces/face-gallery.js';
 import type { TaskTable } from './tasks/task-table.js';
@@ -87,7 +87,7 @@ export async function startServer(config: Config, logger: Logger, features: read
   // The secret before the database: one that cannot be read stops the start with nothing opened.
   const { secret, db } = await (async () => {
     const secret = loadServerSecret(config.secret, config.dataDir);
-    const db = await openDatabase(databaseSettings, migrationsOf(features), { applied, health: storage });
+    const db = await openDatabase(databaseSettings, schemaOf(features), { applied, health: storage });
     return { secret, db };
   })().catch((error: unknown) => {
     lock?.release();

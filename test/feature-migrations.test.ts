@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Migration } from 'kysely';
-import { MIGRATIONS } from '../src/features/index.js';
+import { SCHEMA } from '../src/features/index.js';
 import { KnownPlateList } from '../src/features/plates/known-plate-list.js';
 import { plates } from '../src/features/plates/index.js';
 import { dialectFor, openDatabase } from '../src/store/database.js';
 import { Kysely, Migrator } from '../src/store/kysely.js';
-import { Migrations } from '../src/store/migrations/index.js';
+import { Schema } from '../src/store/schema.js';
 import type { Tables } from '../src/store/tables.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine } from './support/engines.js';
@@ -36,16 +36,16 @@ const NOTHING: Migration = { up: async () => undefined };
 
 describe('migrations of the store and of the features, in one order', () => {
   it('keeps every shipped name, in its place, whichever folder its file moved to (the plates\' known plates: features/plates/)', () => {
-    expect(MIGRATIONS.names.slice(0, SHIPPED.length)).to.deep.equal(SHIPPED);
-    expect(Object.keys(MIGRATIONS.all)).to.deep.equal(MIGRATIONS.names);
-    expect(MIGRATIONS.all['0015-known-plates']).to.equal(plates.migrations?.['0015-known-plates']);
-    expect(new Migrations([]).names).not.to.include('0015-known-plates');
+    expect(SCHEMA.migrationNames.slice(0, SHIPPED.length)).to.deep.equal(SHIPPED);
+    expect(Object.keys(SCHEMA.migrations)).to.deep.equal(SCHEMA.migrationNames);
+    expect(SCHEMA.migrations['0015-known-plates']).to.equal(plates.migrations?.['0015-known-plates']);
+    expect(new Schema([]).migrationNames).not.to.include('0015-known-plates');
   });
 
   it('refuses a number taken twice, naming both migrations, and a name that is not a number and words', () => {
-    expect(() => new Migrations([{ '0015-known-plates': NOTHING }, { '0015-regions': NOTHING }])).to.throw('migrations 0015-known-plates and 0015-regions have the same number');
-    expect(() => new Migrations([{ '0003-stream-regions': NOTHING }])).to.throw('migrations 0003-console-sessions and 0003-stream-regions have the same number');
-    expect(() => new Migrations([{ '19-regions': NOTHING }])).to.throw('migration 19-regions: its name must be');
+    expect(() => new Schema([{ migrations: { '0015-known-plates': NOTHING } }, { migrations: { '0015-regions': NOTHING } }])).to.throw('migrations 0015-known-plates and 0015-regions have the same number');
+    expect(() => new Schema([{ migrations: { '0003-stream-regions': NOTHING } }])).to.throw('migrations 0003-console-sessions and 0003-stream-regions have the same number');
+    expect(() => new Schema([{ migrations: { '19-regions': NOTHING } }])).to.throw('migration 19-regions: its name must be');
   });
 });
 
@@ -58,7 +58,7 @@ describeEachEngine('a database migrated before the plates were a feature', (engi
 
   it('gets the plates\' 0015 and the store\'s later migrations, in order, and its known plates work; opened again, nothing runs', async () => {
     const before = new Kysely<Tables>({ dialect: await dialectFor(databaseSettingsOf(store)) });
-    expect((await new Migrator({ db: before, provider: MIGRATIONS.provider }).migrateTo('0014-face-negatives')).error).to.equal(undefined);
+    expect((await new Migrator({ db: before, provider: SCHEMA.provider }).migrateTo('0014-face-negatives')).error).to.equal(undefined);
     await before.insertInto('accounts').values({ id: 'a0000000-0000-4000-8000-000000000000', email: 'old@example.com', password_hash: 'x', created_at: '2026-01-01T00:00:00.000Z' }).execute();
     await before
       .insertInto('services')
@@ -67,7 +67,7 @@ describeEachEngine('a database migrated before the plates were a feature', (engi
     await before.destroy();
 
     const applied: string[][] = [];
-    const db = await openDatabase(databaseSettingsOf(store), MIGRATIONS, { applied: (names) => applied.push([...names]) });
+    const db = await openDatabase(databaseSettingsOf(store), SCHEMA, { applied: (names) => applied.push([...names]) });
     try {
       expect(applied).to.deep.equal([SHIPPED.slice(SHIPPED.indexOf('0015-known-plates'))]);
       const known = new KnownPlateList(db);
@@ -76,7 +76,7 @@ describeEachEngine('a database migrated before the plates were a feature', (engi
     } finally {
       await db.destroy();
     }
-    const again = await openDatabase(databaseSettingsOf(store), MIGRATIONS, { applied: (names) => applied.push([...names]) });
+    const again = await openDatabase(databaseSettingsOf(store), SCHEMA, { applied: (names) => applied.push([...names]) });
     await again.destroy();
     expect(applied[1]).to.deep.equal([]);
   });

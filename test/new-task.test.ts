@@ -7,7 +7,7 @@ import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { addServiceCommands } from '../src/cli/service-commands.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { DESCRIBED_MODELS } from '../src/features/feature.js';
-import { FEATURES, MIGRATIONS } from '../src/features/index.js';
+import { FEATURES, SCHEMA } from '../src/features/index.js';
 import type { TaskTable } from '../src/tasks/task-table.js';
 import { launchChromium, LAPTOP, openServicePage } from './support/chromium.js';
 import { ConsoleClient } from './support/console-client.js';
@@ -44,7 +44,7 @@ function filesNaming(folder: string, names: readonly string[]): string[] {
 /** Runs `detectd service <args…>` as the CLI builds it, with `tasks` for its task table, against the data folder `dataDir`; its standard output. */
 async function serviceCommand(tasks: TaskTable, dataDir: string, args: readonly string[]): Promise<string> {
   const program = new Command('detectd').exitOverride();
-  addServiceCommands(program, { tasks, migrations: MIGRATIONS });
+  addServiceCommands(program, { tasks, schema: SCHEMA });
   const written: string[] = [];
   const write = process.stdout.write;
   const dataDirBefore = process.env.DETECTD_DATA_DIR;

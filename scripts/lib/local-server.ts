@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
 import type { Feature } from '../../src/features/feature.js';
-import { migrationsOf } from '../../src/features/feature-set.js';
+import { schemaOf } from '../../src/features/feature-set.js';
 import { FEATURES } from '../../src/features/index.js';
 
 export interface LocalServer extends RunningServer {
@@ -65,7 +65,7 @@ export async function startLocalServer(
     },
   });
   const server = await startServer(config, pino({ level: 'debug' }, sink), features);
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, migrationsOf(features));
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, schemaOf(features));
   const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: server.tasks.types });
   let counter = 0;
   const createService: LocalServer['createService'] = async (fields = {}) => {

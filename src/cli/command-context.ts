@@ -4,7 +4,7 @@ import { loadServerSecret, ServerSecretUnreadable } from '../accounts/server-sec
 import { type Config, ConfigError } from '../config.js';
 import type { Detector } from '../models/types.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
-import type { Migrations } from '../store/migrations/index.js';
+import type { Schema } from '../store/schema.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
@@ -78,10 +78,10 @@ export interface Store {
 /** Runs a command's `task` on the account domain and its store: see withDomainServing. */
 export type WithDomain = <T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use?: DomainUse) => Promise<T>;
 
-/** What the CLI serves, built once in cli.ts (its composition root) from the features, as the server builds its own: the task table, and its database's migrations. */
+/** What the CLI serves, built once in cli.ts (its composition root) from the features, as the server builds its own: the task table, and its database's schema. */
 export interface Served {
   readonly tasks: TaskTable;
-  readonly migrations: Migrations;
+  readonly schema: Schema;
 }
 
 /**
@@ -91,7 +91,7 @@ export interface Served {
  * with --json, whose standard error is one JSON object), since the CLI finds it from its own
  * settings and folder, which may not be the server's.
  */
-export function withDomainServing({ tasks, migrations }: Served): WithDomain {
+export function withDomainServing({ tasks, schema }: Served): WithDomain {
   return async (config, output, task, use = {}) => {
     const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
     if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
@@ -105,7 +105,7 @@ export function withDomainServing({ tasks, migrations }: Served): WithDomain {
     }
     let db: Database;
     try {
-      db = await openDatabase(settings, migrations);
+      db = await openDatabase(settings, schema);
     } catch (error) {
       throw new CliFailure('database', (error as Error).message, EXIT.environment);
     }

@@ -1,5 +1,5 @@
 import type { ServiceCard } from '../console/service-card.js';
-import { Migrations } from '../store/migrations/index.js';
+import { Schema } from '../store/schema.js';
 import { TaskTable } from '../tasks/task-table.js';
 import type { DeepStackOffer } from '../transports/deepstack/deepstack-form.js';
 import type { RestRoutes } from '../transports/http/rest-routes.js';
@@ -36,5 +36,5 @@ export class FeatureSet {
   }
 }
 
-/** The migrations of a database serving `features`: the store's own and theirs, in one order. */
-export const migrationsOf = (features: readonly Feature[]): Migrations => new Migrations(features.flatMap((feature) => (feature.migrations ? [feature.migrations] : [])));
+/** The database of a server of `features`: the store's own migrations and tables, and theirs. */
+export const schemaOf = (features: readonly Feature[]): Schema => new Schema(features);

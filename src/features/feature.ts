@@ -5,6 +5,7 @@ import type { Served } from '../cli/command-context.js';
 import type { ServiceCard } from '../console/service-card.js';
 import type { ComposedModels } from '../core/service-scheduler.js';
 import type { Database } from '../store/database.js';
+import type { OwnedSchema } from '../store/schema.js';
 import type { Task } from '../tasks/task.js';
 import type { DeepStackOffer } from '../transports/deepstack/deepstack-form.js';
 import type { RestRoutes } from '../transports/http/rest-routes.js';
@@ -54,16 +55,23 @@ export const DESCRIBED_MODELS: ComposedModels = { run: notRunning, model: notRun
  * line in features/index.ts. Doors, gate, core, store, the console shell and the CLI shell know no
  * feature: the composition roots (server.ts, cli.ts) hand them what the features declare here.
  */
-export interface Feature {
+export interface Feature extends OwnedSchema {
   /** The folder's name, for messages (`plates`). */
   readonly name: string;
   /** Its page under docs/, which its routes and commands point at (`docs/plates.md`). */
   readonly docs: string;
   /**
-   * Its tables' migrations, each under its frozen name in the one global order (`0015-known-plates`):
-   * store/migrations/index.ts runs them with the store's own, sorted by name. A name, once shipped, never changes.
+   * Its tables' migrations, each under its frozen name in the one global order (`0015-known-plates`:
+   * the next free number, whoever took the one before): store/schema.ts runs them with the store's
+   * own, sorted by name, and refuses a number taken twice. A name, once shipped, never changes.
    */
   readonly migrations?: Readonly<Record<string, Migration>>;
+  /**
+   * Its tables, in the order their rows can be inserted (after the store's): what `detectd
+   * migrate-to-postgres` copies. Its code reaches them through `db.withTables<ItsTables>()`
+   * (Kysely), so store/tables.ts names none of them.
+   */
+  readonly tables?: readonly string[];
   /**
    * Its parts on a running server (`server` given), or as described only (undefined): the CLI, the
    * API reference and the model loader read them, and nothing of them runs.

@@ -1,5 +1,5 @@
 import type { Feature } from './feature.js';
-import { FeatureSet, migrationsOf } from './feature-set.js';
+import { FeatureSet, schemaOf } from './feature-set.js';
 import { faces } from './faces/index.js';
 import { objects } from './objects/index.js';
 import { plates } from './plates/index.js';
@@ -10,8 +10,8 @@ import { plates } from './plates/index.js';
  */
 export const FEATURES: readonly Feature[] = [objects, faces, plates];
 
-/** The migrations of a database serving the features: the store's own and theirs. */
-export const MIGRATIONS = migrationsOf(FEATURES);
+/** The database of a server of the features: the store's own migrations and tables, and theirs. */
+export const SCHEMA = schemaOf(FEATURES);
 
 /** The features described only, as the CLI (and tests and scripts) read them: nothing of them runs. */
 export const DESCRIBED_FEATURES = new FeatureSet(FEATURES, undefined);

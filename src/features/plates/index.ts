@@ -1,6 +1,6 @@
 import { DESCRIBED_MODELS, type Feature, notRunning } from '../feature.js';
 import { deepStackAlprRoutes } from './deepstack-alpr-routes.js';
-import { type KnownPlates, KnownPlateList } from './known-plate-list.js';
+import { KNOWN_PLATE_TABLES, type KnownPlates, KnownPlateList } from './known-plate-list.js';
 import { knownPlatesSection } from './known-plates-card.js';
 import { knownPlateOpenApiPaths, knownPlateRoutes } from './known-plate-routes.js';
 import { LICENSE_PLATE, licensePlateTask } from './license-plate-task.js';
@@ -18,6 +18,7 @@ export const plates: Feature = {
   name: 'plates',
   docs: 'docs/plates.md',
   migrations: { '0015-known-plates': knownPlatesMigration },
+  tables: KNOWN_PLATE_TABLES,
   parts(server) {
     const known = server ? new KnownPlateList(server.db) : DESCRIBED_ONLY;
     const task = licensePlateTask(server?.models ?? DESCRIBED_MODELS, known);
