@@ -1,6 +1,9 @@
 /**
  * The layering of src/, checked in `npm test` (test/layering.test.ts). Data flows one way:
- * transports → tasks → core pipeline → scheduler → models → vision. docs/development.md ("Architecture") has the picture.
+ * transports → tasks → core pipeline → scheduler → models → vision. Beside them, features/: one
+ * folder per feature (its task, its routes on each door, its commands, its console card, its
+ * migrations), which may import any of those layers' shared pieces and is imported by the
+ * composition roots alone. docs/development.md ("Architecture") has the picture.
  */
 const layer = (name, comment, from, to, toNot) => ({
   name,
@@ -11,6 +14,12 @@ const layer = (name, comment, from, to, toNot) => ({
 });
 /** The subfolders of `folder` (a path under the repository, ending in /) never import one another. */
 const independentSubfolders = (name, comment, folder) => layer(name, comment, `^${folder}([^/]+)/`, `^${folder}[^/]+/`, `^${folder}$1/`);
+/**
+ * A feature's files that speak to a door, the console or the CLI: its index.ts (which hands its parts
+ * to them), files named `*-routes.ts`, `*-commands.ts` or `*-card.ts`, and a subfolder named for a
+ * door (`deepstack/`, `compreface/`, `http/`, …, as under transports/). Its other files are its task.
+ */
+const FEATURE_EDGE = '^src/features/[^/]+/(?:index\\.ts$|[^/]*-(?:routes|commands|card)\\.ts$|(?:deepstack|compreface|http|stream-json|stream-nvision)/)';
 
 module.exports = {
   forbidden: [
@@ -25,25 +34,35 @@ module.exports = {
     layer('models-know-only-vision', 'models/ (runtimes, families, NMS) know no transport, storage, task, scheduler or account: they import vision/ and themselves only.', '^src/models/', '^src/', '^src/(models|vision)/|^src/(package-root|file-sha256)\\.ts$'),
     layer('runtimes-and-families-stay-in-models', 'Above models/, a model is a Detector (models/types.ts) loaded by load-models.ts: which runtime runs it and which family reads its output is models/\' business.', '^src/(?!models/)', '^src/models/(runtimes|families)/'),
     layer('scheduler-knows-only-models', 'scheduler/ decides who runs a model when; it knows models and images, nothing above.', '^src/scheduler/', '^src/', '^src/(scheduler|models|vision)/'),
-    layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console or storage.', '^src/core/', '^src/(transports|console|tasks|store|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console, storage or feature.', '^src/core/', '^src/(transports|console|tasks|store|streaming|features)/|^src/(server|main|cli)\\.ts$'),
     layer('tasks-are-transport-free', 'tasks/ turn a request into a result; how it travels is the transports\' business.', '^src/tasks/', '^src/(transports|console|store|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer('streaming-is-transport-free', 'streaming/ is the video stream engine (latest frame, model turns, tracking, liveness, open streams): it knows no protocol, socket or page; transports/stream-*/ speak the protocols over it.', '^src/streaming/', '^src/(transports|console|store|usage)/|^src/(server|main|cli)\\.ts$'),
+    layer(
+      'features-from-the-composition-roots',
+      'A feature (features/<name>/) and the registration list (features/index.ts) are read by the composition roots alone (server.ts, cli.ts): doors, gate, core, store, the console shell, the CLI shell and everything below know no feature, and get what the features declare (tasks, routes, API paths, commands, cards, migrations) through the interfaces they hand them (features/feature.ts).',
+      '^src/(?!features/|(server|cli)\\.ts$)',
+      '^src/features/',
+    ),
+    independentSubfolders('features-know-no-other-feature', 'A feature folder never imports another\'s: what two features share lives below features/ (tasks/*.ts, core/, a door\'s shared wire, …).', 'src/features/'),
+    layer('features-below-the-registration', 'A feature is registered by features/index.ts and gathered by feature-set.ts; it imports neither, only the interface it implements (features/feature.ts).', '^src/features/[^/]+/', '^src/features/(index|feature-set)\\.ts$'),
+    {
+      name: 'feature-tasks-are-transport-free',
+      comment:
+        'Within a feature, its task (pipeline, parameters, finding shape, what it keeps) knows no door, page or command: only its edge (FEATURE_EDGE: index.ts, *-routes.ts, *-commands.ts, *-card.ts, a door-named subfolder) imports transports/, console/ or cli/, as a door\'s routes import its shared wire.',
+      severity: 'error',
+      from: { path: '^src/features/[^/]+/', pathNot: FEATURE_EDGE },
+      to: { path: '^src/(transports|console|cli|streaming)/' },
+    },
     independentSubfolders('transports-are-independent', 'A front door never imports another: shared HTTP pieces live in src/transports/*.ts, shared stream logic below the transports.', 'src/transports/'),
-    layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), plates/ (known plates), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|plates|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
+    layer('domain-below-front-doors', 'accounts/, faces/ (face galleries), limits/, store/ and usage/ serve every front door and know none of them, nor the pipeline.', '^src/(accounts|faces|limits|store|usage)/', '^src/(transports|console|tasks|scheduler|models|streaming)/|^src/(server|main|cli)\\.ts$'),
     layer(
       'tasks-only-through-the-table',
-      'A task is reached through the Task interface (tasks/task.ts) and the task table (tasks/index.ts): outside its folder only the table imports tasks/<name>/. (test/layering.test.ts also refuses a task\'s type as a literal outside them.)',
-      '^src/(?!tasks/index\\.ts$|tasks/[^/]+/)',
+      'A task is reached through the Task interface (tasks/task.ts) and the task table its feature\'s parts build: outside its folder only a feature imports tasks/<name>/ (the faces task, until it moves into features/faces/). (test/layering.test.ts also refuses a task\'s type as a literal outside the task and feature folders.)',
+      '^src/(?!features/|tasks/[^/]+/)',
       '^src/tasks/[^/]+/',
     ),
     independentSubfolders('tasks-know-no-other-task', 'A task folder never imports another\'s: what two tasks share lives in tasks/*.ts or below.', 'src/tasks/'),
-    layer('gate-below-front-doors', 'gate/ is the one way in for every front door: it knows accounts, limits, the core and the Task interface, and no door, page or stream engine.', '^src/gate/', '^src/(transports|console|streaming|store|usage)/|^src/(server|main|cli)\\.ts$'),
-    layer(
-      'task-table-from-the-composition-roots',
-      'The task table is built from tasks/index.ts only where a program is composed (server.ts for the server, cli.ts for the command line); every door, page and command is handed the TaskTable, so a test can serve a task of its own through all of them.',
-      '^src/(?!(server|cli)\\.ts$)',
-      '^src/tasks/index\\.ts$',
-    ),
+    layer('gate-below-front-doors', 'gate/ is the one way in for every front door: it knows accounts, limits, the core and the Task interface, and no door, page, stream engine or feature.', '^src/gate/', '^src/(transports|console|streaming|store|usage|features)/|^src/(server|main|cli)\\.ts$'),
     {
       name: 'kysely-from-the-store',
       comment: 'Kysely\'s values come from store/kysely.ts (its CommonJS build, bundled into one file by the build), never from \'kysely\' itself: two copies would be two sets of classes. Types may come from \'kysely\'.',

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { plateMatcher } from '../src/plates/plate-match.js';
+import { plateMatcher } from '../src/features/plates/plate-match.js';
 import { type AlprPlate, FAR_SEED, type LabelledPlateImage, PLATE_DATASET, plateOver, plateSets, readPlateBenchmark, readThroughAlpr, servedAlpr } from './plate-eval.js';
 
 const REGISTER_SEED = 'known-1';

@@ -26,7 +26,7 @@ import sharp from 'sharp';
 import { accountDomain } from '../src/accounts/account-domain.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { openDatabase } from '../src/store/database.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { percentile, positiveNumber } from './lib/bench-numbers.js';
 import { freePort } from './lib/free-port.js';
 import { makePanClip } from './lib/pan-clip.js';
@@ -65,7 +65,7 @@ function nonNegativeInteger(value: string): number {
 }
 
 async function newApiKey(dataDir: string, type: string | undefined): Promise<string> {
-  const db = await openDatabase({ dataDir, databaseUrl: undefined });
+  const db = await openDatabase({ dataDir, databaseUrl: undefined }, SCHEMA);
   const domain = accountDomain(db, loadServerSecret(undefined, dataDir), { serviceTypes: TASK_DESCRIPTIONS.types });
   const account = await domain.accounts.createAccount('soak@example.com', 'correct horse battery');
   const { apiKey } = await domain.services.create(account.id, { name: 'soak', type });

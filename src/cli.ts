@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import type { Served } from './cli/command-context.js';
 import { EXIT } from './cli/exit-codes.js';
 import { packageVersion } from './package-root.js';
 
@@ -14,8 +15,12 @@ const program = new Command('detectd')
   // Commander exits by itself on a usage error; thrown instead, it is given the documented status below.
   .exitOverride();
 
-/** The tasks as the CLI describes them (the service types), built once, as the server builds its table. */
-const tasks = async () => (await import('./tasks/index.js')).TASK_DESCRIPTIONS;
+/** The features, and what the CLI serves of them (the service types, its database's schema), described once, as the server builds its own. */
+const features = async () => import('./features/index.js');
+const served = async (): Promise<Served> => {
+  const { DESCRIBED_FEATURES, SCHEMA } = await features();
+  return { tasks: DESCRIBED_FEATURES.tasks, schema: SCHEMA };
+};
 
 /** A group of commands: the words its commands start with, and what adds them to the program. */
 interface CommandGroup {
@@ -25,18 +30,18 @@ interface CommandGroup {
 
 /** Every group, in the order `detectd --help` lists them. */
 const GROUPS: readonly CommandGroup[] = [
-  { words: ['account'], add: async (to) => (await import('./cli/account-commands.js')).addAccountCommands(to, await tasks()) },
+  { words: ['account'], add: async (to) => (await import('./cli/account-commands.js')).addAccountCommands(to, await served()) },
   {
     words: ['service'],
     add: async (to) => {
-      const table = await tasks();
-      (await import('./cli/service-commands.js')).addServiceCommands(to, table);
-      (await import('./cli/unknown-face-commands.js')).addUnknownFaceCommands(to, table);
+      const serving = await served();
+      const service = (await import('./cli/service-commands.js')).addServiceCommands(to, serving);
+      for (const feature of (await features()).FEATURES) await feature.addServiceCommands?.(service, serving);
     },
   },
   { words: ['models'], add: async (to) => (await import('./cli/model-commands.js')).addModelCommands(to) },
-  { words: ['backup', 'restore'], add: async (to) => (await import('./cli/backup-commands.js')).addBackupCommands(to) },
-  { words: ['migrate-to-postgres'], add: async (to) => (await import('./cli/postgres-commands.js')).addPostgresCommands(to) },
+  { words: ['backup', 'restore'], add: async (to) => (await import('./cli/backup-commands.js')).addBackupCommands(to, (await served()).schema) },
+  { words: ['migrate-to-postgres'], add: async (to) => (await import('./cli/postgres-commands.js')).addPostgresCommands(to, (await served()).schema) },
 ];
 
 // A command loads only its own group's modules: each run is a process of its own, and the modules it

@@ -30,28 +30,20 @@ import { loadSharp } from './vision/sharp.js';
 import { turboJpeg } from './vision/turbojpeg.js';
 import { OpenStreams } from './streaming/open-streams.js';
 import { StreamMetrics } from './streaming/stream-metrics.js';
-import { DESCRIBING_ONLY, type TaskDependencies, taskTable } from './tasks/index.js';
+import type { Feature } from './features/feature.js';
+import { FeatureSet, schemaOf } from './features/feature-set.js';
+import { FEATURES } from './features/index.js';
 import { FaceGallery } from './faces/face-gallery.js';
-import { KnownPlateList } from './plates/known-plate-list.js';
-import { galleryRecognition } from './faces/face-recognition.js';
-import { UnknownPeople } from './faces/unknown-people.js';
-import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './transports/http/unknown-people-routes.js';
-import { SMALLEST_DESCRIBED_FACE } from './models/face-describer.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
-import { DEEPSTACK_RESERVED_MODEL_NAMES } from './transports/deepstack/deepstack-route-table.js';
+import { DEEPSTACK_RESERVED_MODEL_NAMES, deepStackRouteTable } from './transports/deepstack/deepstack-route-table.js';
 import { deepStackRoutes } from './transports/deepstack/deepstack-routes.js';
-import { compreFaceRoutes } from './transports/compreface/compreface-routes.js';
-import { compreFaceOpenApiPaths } from './transports/compreface/compreface-openapi.js';
-import { FaceExamples } from './faces/face-examples.js';
 import { createApp } from './transports/http/app.js';
-import { peopleOpenApiPaths, peopleRoutes } from './transports/http/people-routes.js';
 import { createHttpServer, MAX_REQUEST_HEADERS } from './transports/http/http-server.js';
 import { UploadBudget } from './gate/upload-budget.js';
 import { buildOpenApiDocument } from './transports/http/openapi.js';
 import { streamRoutes } from './transports/http/stream-routes.js';
-import { knownPlateOpenApiPaths, knownPlateRoutes } from './transports/http/known-plate-routes.js';
 import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
 import { nvisionStreamRoute } from './transports/stream-nvision/nvision-stream-route.js';
 import type { StreamDoor, StreamTransportDependencies } from './transports/websocket-stream.js';
@@ -61,8 +53,6 @@ import { UsageStore } from './usage/usage-store.js';
 
 /** Calls stopped this long ago: the server is at rest, and collects the garbage its last images left. */
 const IDLE_COLLECTION_MS = 2_000;
-/** How often kept unknown faces past their service's retention are forgotten, beside each keeping (a service that sees no face forgets too). */
-const UNKNOWN_FACES_SWEEP_MS = 3_600_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -76,11 +66,11 @@ export interface RunningServer {
 }
 
 /**
- * The composition root: config → stores → models and their schedulers → the gate → front doors →
- * listening server. `tasksOf` builds the task table every door serves from what the tasks need of
- * the server (a test may add a task of its own).
+ * The composition root: config → stores → models and their schedulers → the features → the gate →
+ * front doors → listening server. `features` are what the server offers (features/index.ts; a test
+ * may add one of its own): every door, the API reference and the console serve what they declare.
  */
-export async function startServer(config: Config, logger: Logger, tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, features: readonly Feature[] = FEATURES): Promise<RunningServer> {
   // Images are decoded once per request; libvips' operation cache would only hold memory.
   (await loadSharp()).cache(false);
   // Loaded now, with libvips, so that no first request pays for binding libjpeg-turbo.
@@ -97,26 +87,14 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   // The secret before the database: one that cannot be read stops the start with nothing opened.
   const { secret, db } = await (async () => {
     const secret = loadServerSecret(config.secret, config.dataDir);
-    const db = await openDatabase(databaseSettings, { applied, health: storage });
+    const db = await openDatabase(databaseSettings, schemaOf(features), { applied, health: storage });
     return { secret, db };
   })().catch((error: unknown) => {
     lock?.release();
     throw error;
   });
-  const gallery = new FaceGallery(db, secret);
-  const unknownPeople = new UnknownPeople(db, secret, gallery);
-  // Never the faces: an error while keeping them is logged without them, and the call is answered.
-  const faces = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE, { people: unknownPeople, failed: (error) => logger.error({ err: error }, 'unknown faces could not be kept') });
-  const forgetExpired = () => void unknownPeople.purgeAll().catch((error: unknown) => logger.error({ err: error }, 'expired unknown faces could not be forgotten'));
-  forgetExpired();
-  const unknownFacesSweep = setInterval(forgetExpired, UNKNOWN_FACES_SWEEP_MS).unref();
-  const knownPlates = new KnownPlateList(db);
-  const registerAgain = await gallery.peopleToRegisterAgain();
-  if (registerAgain > 0) {
-    logger.warn({ people: registerAgain }, 'registered people whose face descriptors an earlier version made (not comparable with today\'s, never matched): register a photo of each again (docs/faces.md)');
-  }
-  // What the tasks compose (Task.models) says which models to load; the tasks that run are built once they are.
-  const steps = tasksOf(DESCRIBING_ONLY).steps;
+  // What the tasks compose (Task.models) says which models to load; the features that run are built once they are.
+  const steps = new FeatureSet(features, undefined).tasks.steps;
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, steps).catch(async (error: unknown) => {
     await db.destroy();
@@ -136,7 +114,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   const modelMetrics = new ModelRunMetrics(metrics);
   const schedulers = new ModelSchedulers(registry, { maxAdmitted: config.limits.maxPendingRequests, onRun: modelMetrics.ran });
   modelMetrics.watch(schedulers);
-  const tasks = tasksOf({ faces, knownPlates, models: composedModels(schedulers) });
+  const served = new FeatureSet(features, { db, secret, logger, models: composedModels(schedulers) });
+  await served.start();
+  const { tasks } = served;
   for (const task of tasks.all) {
     const missing = (task.models ?? []).filter((step) => !step.optional && !registry.forStep(step));
     if (missing.length > 0 && registry.defaultOf(task.detects)) {
@@ -148,8 +128,9 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   schemas.prepare(tasks.all.map((task) => task.requestSchema));
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
-  // The DeepStack, known-plate, unknown-people and correction routes' part of the API reference does not depend on the caller: built once.
-  const frontDoorPaths = { ...deepStackOpenApiPaths(tasks), ...knownPlateOpenApiPaths(tasks), ...unknownPeopleOpenApiPaths(tasks), ...peopleOpenApiPaths(tasks), ...compreFaceOpenApiPaths(tasks) };
+  const deepStack = deepStackRouteTable(tasks, served.deepStack);
+  // The DeepStack routes' and the features' own routes' part of the API reference does not depend on the caller: built once.
+  const frontDoorPaths = Object.assign(deepStackOpenApiPaths(deepStack), ...served.rest.map((routes) => routes.openApiPaths(tasks)));
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
@@ -201,8 +182,11 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
           usage: usageStore,
           serviceLimits,
           models: registry,
-          faceThresholds: gallery,
+          // The face services' thresholds, read and set straight in the database, until faces/ is a feature's folder.
+          faceThresholds: new FaceGallery(db, secret),
           tasks,
+          deepStackRoutes: deepStack,
+          cards: served.cards,
           secret,
           keyRotationGraceSeconds: config.keyRotationGraceSeconds,
           streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),
@@ -222,11 +206,8 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
         logger,
       ),
       streamRoutes(gate, tasks, streamTokens),
-      knownPlateRoutes(gate, tasks, schemas),
-      unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }),
-      deepStackRoutes({ gate, tasks, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
-      peopleRoutes({ gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes, unknownPeople }),
-      compreFaceRoutes({ gate, tasks, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes: limits.maxBodyBytes, logger }),
+      ...served.rest.map((routes) => routes.router({ gate, tasks, schemas, schedulers, maxBodyBytes: limits.maxBodyBytes })),
+      deepStackRoutes({ gate, table: deepStack, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
     ],
     readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), storage: () => storage.state, servicesWithoutModel: withoutModel },
     docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
@@ -258,7 +239,7 @@ export async function startServer(config: Config, logger: Logger, tasksOf: (depe
       await usage.stop();
       await serviceLimits.writeUncounted().catch((error: unknown) => logger.error({ err: error }, 'calls counted in memory during a database outage could not be written'));
       idleCollector.stop();
-      clearInterval(unknownFacesSweep);
+      served.stop();
       await registry.dispose();
       await db.destroy();
       lock?.release();

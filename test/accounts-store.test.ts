@@ -5,10 +5,9 @@ import { AccountError } from '../src/accounts/account-error.js';
 import { SESSION_SECONDS } from '../src/accounts/console-sessions.js';
 import { generateApiKey, hashApiKey } from '../src/accounts/api-keys.js';
 import { SignInThrottle } from '../src/accounts/sign-in-throttle.js';
-import { migrationProvider } from '../src/store/migrations/index.js';
 import { type Database, dialectFor, openDatabase } from '../src/store/database.js';
 import type { Tables } from '../src/store/tables.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 
@@ -31,7 +30,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
 
   beforeEach(async () => {
     store = await engine.scratch();
-    db = await openDatabase(databaseSettingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store), SCHEMA);
     now = new Date();
     domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, modelNames: ['yolo26n-640-int8', 'yolox-nano-416'], now: () => now });
   });
@@ -198,7 +197,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
     store = await engine.scratch();
     // Build the schema as the first release shipped it, with a key stored the old way (hash only).
     const first = new Kysely<Tables>({ dialect: await dialectFor(databaseSettingsOf(store)) });
-    const { error } = await new Migrator({ db: first, provider: migrationProvider }).migrateTo('0001-accounts-services-keys');
+    const { error } = await new Migrator({ db: first, provider: SCHEMA.provider }).migrateTo('0001-accounts-services-keys');
     expect(error).to.equal(undefined);
     const legacyKey = generateApiKey();
     await first.insertInto('accounts').values({ id: 'a0000000-0000-4000-8000-000000000000', email: 'old@example.com', password_hash: 'x', created_at: '2026-01-01T00:00:00.000Z' }).execute();
@@ -212,7 +211,7 @@ describeEachEngine('accounts, services and API keys in the store', (engine) => {
       .execute();
     await first.destroy();
 
-    db = await openDatabase(databaseSettingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store), SCHEMA);
     domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
     const service = await domain.keys.authenticate(legacyKey);
     expect(service?.name).to.equal('legacy');

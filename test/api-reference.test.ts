@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { exampleCalls, examplePhotoOf } from '../src/tasks/example-calls.js';
 import { modelPath } from './support/paths.js';

@@ -10,6 +10,7 @@ import { dogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { cli, cliAsync, requireBuild, startProcess } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { SCHEMA } from '../src/features/index.js';
 
 /** The CLI's environment for the data folder `dataDir`: no PostgreSQL, no secret from the shell. */
 function envFor(dataDir: string): NodeJS.ProcessEnv {
@@ -21,7 +22,7 @@ const scratchFolder = (name: string) => fs.mkdtempSync(path.join(os.tmpdir(), `d
 
 /** Services and their keys in the SQLite database of `dataDir`, by name. */
 async function servicesIn(dataDir: string): Promise<Map<string, number>> {
-  const db = await openDatabase({ dataDir });
+  const db = await openDatabase({ dataDir }, SCHEMA);
   try {
     const rows = await db
       .selectFrom('services')

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { startLocalServer } from '../scripts/lib/local-server.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { DESCRIBED_FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
 import { modelPath, photoPath } from './support/paths.js';
@@ -125,7 +125,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
     // The dog photo has no face and these forms no userid: the face routes that need one answer their 400.
     // This server has no plate models: the plate routes refuse the object service's key (403, a service of another type).
     const refusals: Record<string, number> = { '/v1/vision/face/register': 400, '/v1/vision/face/delete': 400, '/v1/vision/face/match': 400, '/v1/image/alpr': 403, '/v1/vision/alpr': 403 };
-    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)) {
       const form = await multipart({ api_key: route.task?.detects === 'faces' ? faceKey : server.apiKey }, dogJpeg());
       const url = `${server.url}${route.path.replace(':model', DEFAULT_MODEL)}`;
       const success = route.method === 'post' ? await call(url, { method: 'POST', headers: form.headers, body: form.body }) : await call(url);
@@ -140,7 +140,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
   });
 
   it('every DeepStack route answers a wrong method 405 with its own method in Allow, in DeepStack\'s shape', async () => {
-    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)) {
       const url = `${server.url}${route.path.replace(':model', DEFAULT_MODEL)}`;
       for (const method of ['GET', 'POST', 'PUT', 'DELETE'].filter((each) => each !== route.method.toUpperCase())) {
         const answer = await call(url, { method });
@@ -154,7 +154,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
 
   it('the OpenAPI document lists every DeepStack / CodeProject.AI route of the table', async () => {
     const document = (await call(`${server.url}/openapi.json`)).body;
-    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) {
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)) {
       const operation = document.paths[route.path.replace(':model', '{model}')]?.[route.method];
       expect(operation, `${route.method} ${route.path}`).to.include({ operationId: route.operationId, summary: route.summary });
     }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { schedulerOfService } from '../src/core/service-scheduler.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { compreFaceRouteTable, compreFaceTask } from '../src/transports/compreface/compreface-route-table.js';
 import { STRANGER_SUBJECTS } from './support/compreface.js';
 import { cropPath, FACES_DIR, GROUP_PHOTOS, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';

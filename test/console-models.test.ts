@@ -3,7 +3,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { ConsoleClient } from './support/console-client.js';
 import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 
 describe('console: a new service names only a model this server loaded', () => {
   let server: TestServer;

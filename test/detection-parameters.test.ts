@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PARAMETER_RULES } from '../src/tasks/object-detection/parameters.js';
+import { PARAMETER_RULES } from '../src/features/objects/parameters.js';
 import { parseImageConfigurations } from '../src/tasks/image-parameters.js';
 import { DetectdError } from '../src/core/errors.js';
 import { decodeRawData } from '../src/core/raw-data.js';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { StreamClient, type Message } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { DESCRIBED_FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import type { Task } from '../src/tasks/task.js';
 import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
 import { decodeNvisionMessage, encodeNvisionMessage, type NvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
@@ -197,7 +197,7 @@ describe('every task through every door: each answer valid against the published
         JSON.stringify((published.properties as any)[task.answerField].items.required),
       );
     }
-    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS).filter((each) => each.access !== 'open')) {
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack).filter((each) => each.access !== 'open')) {
       const path = route.path.replace(':model', '{model}');
       for (const [status, response] of Object.entries(reference.paths[path][route.method].responses) as [string, any][]) {
         expect(response.content['application/json'].schema.$ref, `${path} ${status} ${JSON.stringify(response)}`).to.equal('#/components/schemas/DeepStackResponse');
@@ -208,7 +208,7 @@ describe('every task through every door: each answer valid against the published
 
   it('every task\'s DeepStack / CodeProject.AI route is called here', () => {
     const called = new Set(deepStackCalls().map((call) => call.path.replace(`custom/${CUSTOM_MODEL}`, 'custom/:model')));
-    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS)) if (route.method === 'post') expect(called, route.path).to.include(route.path);
+    for (const route of deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)) if (route.method === 'post') expect(called, route.path).to.include(route.path);
   });
 
   it('DeepStack / CodeProject.AI: detection, custom models, the face API and ALPR — answers and refusals valid against deepstack-response', async () => {

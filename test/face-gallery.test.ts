@@ -4,7 +4,7 @@ import { FaceExamples } from '../src/faces/face-examples.js';
 import { DESCRIPTOR_KIND, FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity, reportedSimilarity } from '../src/faces/face-similarity.js';
 import { type Database, openDatabase } from '../src/store/database.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 import { goodSamples } from './support/faces.js';
@@ -36,7 +36,7 @@ describeEachEngine('face galleries in the store', (engine) => {
 
   beforeEach(async () => {
     store = await engine.scratch();
-    db = await openDatabase(databaseSettingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store), SCHEMA);
     const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, modelNames: ['centernet'] });
     const account = await domain.accounts.createAccount('ann@example.com', 'a long passphrase');
     serviceId = (await domain.services.create(account.id, { name: 'door' })).service.id;
@@ -148,7 +148,7 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('a person registered through one connection (another replica) is listed and recognised through another at once', async () => {
-    const replica = await openDatabase(databaseSettingsOf(store));
+    const replica = await openDatabase(databaseSettingsOf(store), SCHEMA);
     try {
       const other = new FaceGallery(replica, TEST_SECRET);
       expect(await other.match(serviceId, descriptor(7))).to.equal(undefined);
@@ -163,7 +163,7 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('holds the gallery it read, reads it again when another connection (replica) writes, and matches against what it holds while the database is away', async () => {
-    const replica = await openDatabase(databaseSettingsOf(store));
+    const replica = await openDatabase(databaseSettingsOf(store), SCHEMA);
     const held = new FaceGallery(replica, TEST_SECRET);
     let away = false;
     try {

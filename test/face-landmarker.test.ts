@@ -6,7 +6,7 @@ import { loadModels } from '../src/models/load-models.js';
 import type { ModelRegistry } from '../src/models/registry.js';
 import { type Detector, isDetector } from '../src/models/types.js';
 import { ModelSchedulers } from '../src/scheduler/model-schedulers.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { describeFace } from '../src/tasks/face-detection/describe-face.js';
 import type { RgbImage } from '../src/vision/image.js';
 import { detectOnce } from './support/detect-once.js';

@@ -9,7 +9,7 @@ import { alignedChip, CHIP_LANDMARKS, type FaceDescriptorNet, loadFaceDescriptor
 import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
 import type { Detection, Detector } from '../src/models/types.js';
 import { type Database, openDatabase } from '../src/store/database.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { decodeImage } from '../src/vision/decode.js';
 import type { RgbImage } from '../src/vision/image.js';
 import { fitSimilarity } from '../src/vision/similarity-warp.js';
@@ -63,7 +63,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
     describer = await loadFaceDescriptorNet(() => {});
     detector = await loadEmbeddedFaceDetector({ threads: 2, concurrency: 1, nmsIou: 0.7 }, () => {});
     store = await SQLITE.scratch();
-    db = await openDatabase(databaseSettingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store), SCHEMA);
   });
   after(async () => {
     await describer.dispose();

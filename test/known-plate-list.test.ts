@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { accountDomain } from '../src/accounts/account-domain.js';
-import { KnownPlateError, KnownPlateList } from '../src/plates/known-plate-list.js';
+import { KnownPlateError, KnownPlateList } from '../src/features/plates/known-plate-list.js';
 import { type Database, openDatabase } from '../src/store/database.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
@@ -24,7 +24,7 @@ describeEachEngine('known plates in the store: two replicas on one database', (e
 
   beforeEach(async () => {
     store = await engine.scratch();
-    replicas = [await openDatabase(databaseSettingsOf(store)), await openDatabase(databaseSettingsOf(store))];
+    replicas = [await openDatabase(databaseSettingsOf(store), SCHEMA), await openDatabase(databaseSettingsOf(store), SCHEMA)];
     const domain = accountDomain(replicas[0], TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
     const owner = await domain.accounts.createAccount('ann@example.com', 'a long passphrase');
     serviceId = (await domain.services.create(owner.id, { name: 'gate', type: 'license-plate' })).service.id;
@@ -53,7 +53,7 @@ describeEachEngine('known plates in the store: two replicas on one database', (e
     await a.add(serviceId, [{ plate: 'DG2-Z6V', name: 'Amy' }]);
     expect((await b.matcher(serviceId))!('DG2Z6U')?.name).to.equal('Amy');
     await replicas[1].destroy();
-    replicas[1] = await openDatabase(databaseSettingsOf(store));
+    replicas[1] = await openDatabase(databaseSettingsOf(store), SCHEMA);
     // b's connection is gone: its list is the one it read.
     expect((await b.matcher(serviceId))!('DG2Z6U')?.name).to.equal('Amy');
   });

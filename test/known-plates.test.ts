@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
 import { cliAsync, requireBuild } from './support/processes.js';
@@ -225,7 +225,7 @@ describe('known plates: a licence-plate service\'s list, matched within its dist
   it('goes with its service: deleting the service deletes its known plates', async () => {
     const key = await serviceWith('deleted', [{ plate: 'GONE1', name: 'x' }]);
     const service = (await server.domain.keys.authenticate(key))!;
-    const count = async () => (await server.db.selectFrom('known_plates').select('id').where('service_id', '=', service.id).execute()).length;
+    const count = async () => (await server.db.withTables<{ known_plates: { id: string; service_id: string } }>().selectFrom('known_plates').select('id').where('service_id', '=', service.id).execute()).length;
     expect(await count()).to.equal(1);
     await server.domain.services.delete(service);
     expect(await count()).to.equal(0);

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 // Types only: the package is ESM with no `require` entry, and mocha's parallel workers may load this file through require.
 import type { ICruiseResult } from 'dependency-cruiser';
 import ts from 'typescript';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { MODEL_KINDS } from '../src/models/model-roles.js';
 
 const run = promisify(execFile);
@@ -78,11 +78,11 @@ function folderCycles({ modules }: Cruise): string[] {
   return [...cycles];
 }
 
-/** A task's own files: its folder and the table; anywhere else a task is known only through the Task interface. */
-const OWNS_TASKS = /^tasks\/(?:index\.ts$|[^/]+\/)/;
+/** A task's own files: its folder (a feature's, or one under tasks/); anywhere else a task is known only through the Task interface. */
+const OWNS_TASKS = /^(?:tasks|features)\/[^/]+\//;
 
 /**
- * String and template literals under `root`/src, outside the task folders and the table, that
+ * String and template literals under `root`/src, outside the task and feature folders, that
  * contain a task's type (`'object-detection'`, `'/api/v1/object-detection/stream'`): each as
  * "file:line literal". Comments may name a task; code may not.
  */
@@ -92,8 +92,8 @@ function taskLiterals(root: string, types: readonly string[]): string[] {
   return literalsUnder(root, OWNS_TASKS, (text) => !/^https:\/\//.test(text) && types.some((type) => new RegExp(`(?<![\\w-])${type}(?![\\w-])`).test(text)));
 }
 
-/** String and template literals under `root`/src, outside the files `skip` matches, whose text `matches`: each as "file:line literal". */
-function literalsUnder(root: string, skip: RegExp, matches: (text: string) => boolean): string[] {
+/** String and template literals under `root`/src, outside the files `skip` matches, whose text `matches` (in the file, relative to src/): each as "file:line literal". */
+function literalsUnder(root: string, skip: RegExp, matches: (text: string, file: string) => boolean): string[] {
   const found: string[] = [];
   const source = path.join(root, 'src');
   for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
@@ -102,7 +102,7 @@ function literalsUnder(root: string, skip: RegExp, matches: (text: string) => bo
     const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       const literal = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node);
-      if (literal && matches(node.text)) found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
+      if (literal && matches(node.text, relative)) found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
       node.forEachChild(visit);
     };
     visit(tree);
@@ -120,24 +120,30 @@ const MODEL_REGISTRIES = /^models\/(?:model-roles\.ts$|model-catalogue\.ts$|fami
  */
 function kindLiterals(root: string): string[] {
   const kinds = new Set<string>(Object.values(MODEL_KINDS));
-  return literalsUnder(root, MODEL_REGISTRIES, (text) => kinds.has(text));
+  // A feature may write its own folder's name (Feature.name), which may be a kind's too (`plates`).
+  return literalsUnder(root, MODEL_REGISTRIES, (text, file) => kinds.has(text) && !file.startsWith(`features/${text}/`));
 }
 
 /** DeepStack's wire names (its box fields, a face's `userid`, an answer's `success`) and the door itself (`deepStack`, `DeepStackCapabilities`, CodeProject.AI, its `FaceApi`). */
 const DEEPSTACK_WIRE_NAMES = /\b(?:[xy]_(?:min|max)|userid|success)\b|deep_?stack|code_?project|faceapi/i;
 
+/** A feature's files that speak DeepStack: its routes on that door (`deepstack-*.ts`, a `deepstack/` folder) and its index.ts, which hands them over. */
+const DEEPSTACK_EDGE = /^features\/[^/]+\/(?:index\.ts$|deepstack-[^/]*\.ts$|deepstack\/)/;
+
 /**
- * Identifiers, property names and string literals under `root`/src/tasks that name a DeepStack
- * wire field or the door, each as "file:line text": a task declares its abilities in its own terms
- * (Task.abilities), and the DeepStack door (transports/deepstack/) maps its verbs and fields onto them. Comments may name them.
+ * Identifiers, property names and string literals under `root`/src/tasks, and in the task files of
+ * the features (all but DEEPSTACK_EDGE), that name a DeepStack wire field or the door, each as
+ * "file:line text": a task says what it finds in its own terms, and the DeepStack door
+ * (transports/deepstack/) or the feature's own routes on it map them onto its fields. Comments may name them.
  */
 function deepStackNamesInTasks(root: string): string[] {
   const found: string[] = [];
-  const tasks = path.join(root, 'src', 'tasks');
-  for (const file of fs.readdirSync(tasks, { recursive: true, encoding: 'utf8' })) {
-    if (!file.endsWith('.ts')) continue;
-    const relative = `src/tasks/${file.split(path.sep).join('/')}`;
-    const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(tasks, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  const source = path.join(root, 'src');
+  for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
+    const inSource = file.split(path.sep).join('/');
+    if (!inSource.endsWith('.ts') || !/^(?:tasks|features\/[^/]+)\//.test(inSource) || DEEPSTACK_EDGE.test(inSource)) continue;
+    const relative = `src/${inSource}`;
+    const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       const text = ts.isIdentifier(node) || ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node) ? node.text : undefined;
       if (text !== undefined && DEEPSTACK_WIRE_NAMES.test(text)) found.push(`${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
@@ -175,11 +181,21 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
     for (const root of copies) fs.rmSync(root, { recursive: true, force: true });
   });
   const checkout = once(() => cruise(process.cwd()));
-  /** A copy of src/ breaking two rules: a model module reaching up into a transport, a stream module reaching into a task's folder (and a door naming a task). */
+  /** The folders of the first two features (a feature's folder is its name). */
+  const [first, second] = FEATURES.map((feature) => feature.name);
+  /**
+   * A copy of src/ breaking rules: a model module reaching up into a transport, a stream module
+   * reaching into a feature's folder, a feature into another's, a feature's task into a door (and a
+   * door naming a task, Kysely's values taken from the package).
+   */
   const violating = once(() => {
     const root = copy('detectd-layers-', (root) => {
       fs.appendFileSync(path.join(root, 'src/models/nms.ts'), "\nimport '../transports/http/app.js';\n");
-      fs.writeFileSync(path.join(root, 'src/streaming/reach-in.ts'), `import '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js';\n`);
+      fs.writeFileSync(path.join(root, 'src/streaming/reach-in.ts'), `import '../features/${first}/index.js';\n`);
+      fs.writeFileSync(path.join(root, `src/features/${second}/reach-across.ts`), `import '../${first}/index.js';\n`);
+      // A feature's task may not reach a door; its routes (a file named *-routes.ts) may.
+      fs.writeFileSync(path.join(root, `src/features/${first}/wired.ts`), "import '../../transports/http/rest-body.js';\n");
+      fs.writeFileSync(path.join(root, `src/features/${first}/wired-routes.ts`), "import '../../transports/http/rest-body.js';\n");
       fs.writeFileSync(path.join(root, 'src/transports/fixed-path.ts'), `export const FIXED = '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream';\n`);
       fs.writeFileSync(path.join(root, 'src/usage/own-kysely.ts'), "import { sql } from 'kysely';\nexport const now = sql`CURRENT_TIMESTAMP`;\n");
       fs.writeFileSync(path.join(root, 'src/usage/kysely-types.ts'), "import type { Kysely } from 'kysely';\nexport type Any = Kysely<unknown>;\n");
@@ -212,16 +228,18 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
     expect(folderCycles(await cruise(reachingUp))).to.deep.equal(['core ⇄ scheduler']);
   });
 
-  it('names no task outside its folder and the table: no import of tasks/<name>/ (dependency-cruiser) and no task type as a literal', async () => {
+  it('names no task outside its folder: no task type as a literal outside the task and feature folders', () => {
     expect(taskLiterals(process.cwd(), TASK_DESCRIPTIONS.types)).to.deep.equal([]);
-    const { root, cruised } = violating();
-    const { ok, report } = await cruised;
-    expect(ok).to.equal(false);
-    expect(report).to.contain('tasks-only-through-the-table').and.to.contain('reach-in.ts');
-    expect(taskLiterals(root, TASK_DESCRIPTIONS.types)).to.have.members([
-      `src/streaming/reach-in.ts:1 '../tasks/${TASK_DESCRIPTIONS.types[0]}/parameters.js'`,
-      `src/transports/fixed-path.ts:1 '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream'`,
-    ]);
+    expect(taskLiterals(violating().root, TASK_DESCRIPTIONS.types)).to.deep.equal([`src/transports/fixed-path.ts:1 '/api/v1/${TASK_DESCRIPTIONS.types[0]}/stream'`]);
+  });
+
+  it('keeps the features apart: none is imported but by the composition roots, none imports another, a feature\'s task imports no door (its routes may)', async () => {
+    const { report } = await violating().cruised;
+    expect(report)
+      .to.contain(`features-from-the-composition-roots: src/streaming/reach-in.ts → src/features/${first}/index.ts`)
+      .and.to.contain(`features-know-no-other-feature: src/features/${second}/reach-across.ts → src/features/${first}/index.ts`)
+      .and.to.contain(`feature-tasks-are-transport-free: src/features/${first}/wired.ts → src/transports/http/rest-body.ts`)
+      .and.not.to.contain('wired-routes.ts');
   });
   it('names no model kind as a literal outside the model registries (model-roles.ts, families/, the catalogue)', () => {
     expect(kindLiterals(process.cwd())).to.deep.equal([]);
@@ -235,13 +253,19 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
     }
   });
 
-  it('keeps DeepStack\'s wire out of the tasks: nothing under src/tasks/ names x_min, userid, success or the door itself (the DeepStack door owns them)', () => {
+  it('keeps DeepStack\'s wire out of the tasks: nothing under src/tasks/, nor a feature\'s task, names x_min, userid, success or the door itself (the door and the feature\'s routes on it own them)', () => {
     expect(deepStackNamesInTasks(process.cwd())).to.deep.equal([]);
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-wire-'));
     try {
-      fs.cpSync('src/tasks', path.join(copy, 'src/tasks'), { recursive: true });
-      fs.writeFileSync(path.join(copy, 'src/tasks/wire.ts'), "export const answer = { success: true, x_min: 0 };\nexport const field = 'userid';\nexport const offers = { deepStack: { detection: true } };\n");
-      expect(deepStackNamesInTasks(copy)).to.have.members(['src/tasks/wire.ts:1 success', 'src/tasks/wire.ts:1 x_min', "src/tasks/wire.ts:2 'userid'", 'src/tasks/wire.ts:3 deepStack']);
+      for (const folder of ['src/tasks', 'src/features']) fs.cpSync(folder, path.join(copy, folder), { recursive: true });
+      const wire = "export const answer = { success: true, x_min: 0 };\nexport const field = 'userid';\nexport const offers = { deepStack: { detection: true } };\n";
+      fs.writeFileSync(path.join(copy, 'src/tasks/wire.ts'), wire);
+      fs.writeFileSync(path.join(copy, `src/features/${FEATURES[0].name}/wire.ts`), wire);
+      fs.writeFileSync(path.join(copy, `src/features/${FEATURES[0].name}/deepstack-wire-routes.ts`), wire);
+      const inFeature = `src/features/${FEATURES[0].name}/wire.ts`;
+      expect(deepStackNamesInTasks(copy)).to.have.members([
+        ...['src/tasks/wire.ts', inFeature].flatMap((file) => [`${file}:1 success`, `${file}:1 x_min`, `${file}:2 'userid'`, `${file}:3 deepStack`]),
+      ]);
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }

@@ -5,8 +5,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { DESCRIBING_ONLY } from '../src/tasks/index.js';
-import { licensePlateTask } from '../src/tasks/license-plate/license-plate-task.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
+import { LICENSE_PLATE } from '../src/features/plates/license-plate-task.js';
 import { DEFAULT_TEST_MODEL, SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
 import { cliAsync, requireBuild } from './support/processes.js';
@@ -22,7 +22,7 @@ const LABELLED = [
   { file: 'eu/eu1.jpg', plate: 'M5XSX' },
 ];
 const photo = (file: string) => fs.readFileSync(path.join(PHOTOS, file));
-const TASK = licensePlateTask(DESCRIBING_ONLY.models, DESCRIBING_ONLY.knownPlates);
+const TASK = TASK_DESCRIPTIONS.named(LICENSE_PLATE);
 
 interface Plate {
   name: string;

@@ -6,7 +6,6 @@ import { expect } from 'chai';
 import { sql } from '../src/store/kysely.js';
 import { FIRST_ACCOUNT, startLocalServer } from '../scripts/lib/local-server.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
-import { TABLES_IN_COPY_ORDER } from '../src/store/copy-database.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import { postDetection } from './support/detection-client.js';
 import { TEST_SECRET } from './support/engines.js';
@@ -15,13 +14,14 @@ import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { scratchPostgresDatabase, type ScratchDatabase } from './support/postgres.js';
 import { cli, requireBuild, startProcess } from './support/processes.js';
 import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
+import { SCHEMA } from '../src/features/index.js';
 
 /** Every row of every table, each as sorted JSON with numbers as numbers (PostgreSQL gives bigints as text), for comparing two databases. */
 async function contents(db: Database): Promise<Record<string, string[]>> {
   const normalised = (value: unknown) => (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value);
   const tables: Record<string, string[]> = {};
-  for (const table of TABLES_IN_COPY_ORDER) {
-    const rows = await db.selectFrom(table).selectAll().execute();
+  for (const table of SCHEMA.tables) {
+    const rows = await db.withTables<Record<string, Record<string, unknown>>>().selectFrom(table).selectAll().execute();
     tables[table] = rows.map((row) => JSON.stringify(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)).map(([column, value]) => [column, normalised(value)]))).sort();
   }
   return tables;
@@ -65,10 +65,10 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
   });
 
   it('knows every table the migrations make (a new table needs its place in the copy order)', async () => {
-    const db = await openDatabase({ dataDir });
+    const db = await openDatabase({ dataDir }, SCHEMA);
     try {
       const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%'`.execute(db);
-      expect([...TABLES_IN_COPY_ORDER].sort()).to.deep.equal(rows.map((row) => row.name).sort());
+      expect([...SCHEMA.tables].sort()).to.deep.equal(rows.map((row) => row.name).sort());
     } finally {
       await db.destroy();
     }
@@ -92,7 +92,7 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
     const moved = cli(['migrate-to-postgres'], env);
     expect(moved.status, moved.stderr).to.equal(0);
     expect(moved.stdout).to.match(/^copied into PostgreSQL postgres:\/\/detectd@.*accounts 1, invitations 1, services 2, api_keys 2, console_sessions 1, sign_in_failures 1,/);
-    const [from, to] = [await openDatabase({ dataDir }), await openDatabase({ dataDir, databaseUrl: target.url })];
+    const [from, to] = [await openDatabase({ dataDir }, SCHEMA), await openDatabase({ dataDir, databaseUrl: target.url }, SCHEMA)];
     try {
       const [source, copy] = [await contents(from), await contents(to)];
       expect(source.usage_counters.length, 'the calls left usage').to.be.greaterThan(0);

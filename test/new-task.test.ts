@@ -6,19 +6,21 @@ import { Command } from 'commander';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { addServiceCommands } from '../src/cli/service-commands.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { DESCRIBING_ONLY, taskTable } from '../src/tasks/index.js';
-import { TaskTable } from '../src/tasks/task-table.js';
+import { DESCRIBED_MODELS } from '../src/features/feature.js';
+import { FEATURES, SCHEMA } from '../src/features/index.js';
+import type { TaskTable } from '../src/tasks/task-table.js';
 import { launchChromium, LAPTOP, openServicePage } from './support/chromium.js';
 import { ConsoleClient } from './support/console-client.js';
 import { dogJpeg } from './support/images.js';
 import { photoPath, SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
+import { plateSummary } from './support/plate-summary/index.js';
 import { NO_PLATE, PLATE_SUMMARY, PLATE_SUMMARY_VERB, plateSummaryTask } from './support/plate-summary/plate-summary-task.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
 
 const TASK_FOLDER = path.join('test', 'support', 'plate-summary');
 /** A described copy of the task (its schemas, answer field), for what the test checks. */
-const TASK = plateSummaryTask(DESCRIBING_ONLY.models);
+const TASK = plateSummaryTask(DESCRIBED_MODELS);
 /** What the task names that no other task does: its type, its answer field, its verb and its schemas. */
 const ITS_NAMES = [`'${PLATE_SUMMARY}'`, `"${PLATE_SUMMARY}"`, `/${PLATE_SUMMARY}`, TASK.answerField, PLATE_SUMMARY_VERB, 'PlateSummary'];
 /** A photo whose plate the reader reads (test/license-plate.test.ts), and what it says. */
@@ -42,7 +44,7 @@ function filesNaming(folder: string, names: readonly string[]): string[] {
 /** Runs `detectd service <args…>` as the CLI builds it, with `tasks` for its task table, against the data folder `dataDir`; its standard output. */
 async function serviceCommand(tasks: TaskTable, dataDir: string, args: readonly string[]): Promise<string> {
   const program = new Command('detectd').exitOverride();
-  addServiceCommands(program, tasks);
+  addServiceCommands(program, { tasks, schema: SCHEMA });
   const written: string[] = [];
   const write = process.stdout.write;
   const dataDirBefore = process.env.DETECTD_DATA_DIR;
@@ -59,11 +61,11 @@ async function serviceCommand(tasks: TaskTable, dataDir: string, args: readonly 
 }
 
 /**
- * docs/development.md "Architecture": a new task is one folder and one line of registration. The
- * test task of test/support/plate-summary/ is of a new shape: its answer (`detected_plate_summary`) is
+ * docs/development.md "Architecture": a new feature is one folder and one line of registration. The
+ * test feature of test/support/plate-summary/ (its index.ts, as a folder under src/features/ would be) has a task of a new shape: its answer (`detected_plate_summary`) is
  * one finding about the whole image, with no box; it composes two models of different roles, each
  * declared by its configuration (a plate detector, then a plate reader: the shared pair, real
- * models); and it offers a verb of its own (`summarise-plate`). Registered by one line (the table
+ * models); and it offers a verb of its own (`summarise-plate`). Registered by one line (the list
  * below), it is served by REST v1 and legacy, the JSON stream, the DeepStack door's
  * `/v1/vision/<verb>`, the OpenAPI document, the console and the CLI, and refused clearly by the
  * Nvision stream, whose protobuf has no field for its answer. Every answer is checked against the
@@ -75,7 +77,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
   let models: string;
   let apiKey: string;
   // The one line of registration.
-  const withPlateSummary = (tasks: TaskTable, dependencies: Parameters<typeof taskTable>[0]) => new TaskTable([...tasks.all, plateSummaryTask(dependencies.models)]);
+  const withPlateSummary = [...FEATURES, plateSummary];
   const post = (route: string, body: BodyInit, contentType?: string) =>
     fetch(`${server.url}${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}`, ...(contentType && { 'Content-Type': contentType }) }, body });
 
@@ -86,7 +88,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
       const file = path.join(models, `${name}.json`);
       fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), role }));
     }
-    server = await startTestServer({ DETECTD_MODELS_DIR: models }, undefined, (dependencies) => withPlateSummary(taskTable(dependencies), dependencies));
+    server = await startTestServer({ DETECTD_MODELS_DIR: models }, undefined, withPlateSummary);
     apiKey = await server.createService({ email: FIRST_ACCOUNT.email, name: 'plate text', type: PLATE_SUMMARY });
   });
   after(async () => {
@@ -95,7 +97,7 @@ describe('a new task is one folder: a task whose answer has no box, composing tw
   });
 
   it('touches one folder: nothing outside test/support/plate-summary/ (src/, schemas/, scripts/, docs, the README) names its type, answer field, verb or schemas', () => {
-    expect(fs.readdirSync(TASK_FOLDER).sort()).to.deep.equal(['plate-summary-schemas.ts', 'plate-summary-task.ts']);
+    expect(fs.readdirSync(TASK_FOLDER).sort()).to.deep.equal(['index.ts', 'plate-summary-schemas.ts', 'plate-summary-task.ts']);
     expect(['src', 'schemas', 'scripts', 'docs'].flatMap((folder) => filesNaming(folder, ITS_NAMES))).to.deep.equal([]);
     expect(ITS_NAMES.filter((name) => fs.readFileSync('README.md', 'utf8').includes(name))).to.deep.equal([]);
   });

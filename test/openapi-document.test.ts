@@ -4,7 +4,8 @@ import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { DESCRIBED_FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
+import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
 import { deepStackOpenApiPaths } from '../src/transports/deepstack/deepstack-openapi.js';
 import { buildOpenApiDocument } from '../src/transports/http/openapi.js';
 
@@ -26,7 +27,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.error = { $ref: 'error-response.json#/properties/error' };
     });
     try {
-      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS);
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), TASK_DESCRIPTIONS);
       const response = (document.components as any).schemas.ObjectDetectionResponse;
       expect(response.properties.request_id).to.deep.equal({ $ref: '#/components/schemas/ObjectDetectionResponse/$defs/requestId' });
       expect(response.properties.error).to.deep.equal({ $ref: '#/components/schemas/ErrorResponse/properties/error' });
@@ -49,7 +50,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.frame = { $ref: 'stream-client-message.json#/$defs/frame' };
     });
     try {
-      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(TASK_DESCRIPTIONS), TASK_DESCRIPTIONS);
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), TASK_DESCRIPTIONS);
       expect((document.components as any).schemas.ObjectDetectionResponse.properties.frame).to.deep.equal({ $ref: '#/components/schemas/StreamClientMessage/$defs/frame' });
       expect((document.components as any).schemas).to.have.property('StreamClientMessage');
       const result = await new Validator().validate(document);
@@ -61,7 +62,7 @@ describe('OpenAPI document built from schemas/', () => {
 
   it('a door\'s ref to a component no schema has fails validation instead of dangling silently', async () => {
     const paths = { '/v1/nowhere': { post: { responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/NoSuchAnswer' } } } } } } } };
-    const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', { ...deepStackOpenApiPaths(TASK_DESCRIPTIONS), ...paths }, TASK_DESCRIPTIONS));
+    const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', { ...deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), ...paths }, TASK_DESCRIPTIONS));
     expect(result.valid).to.equal(false);
     expect(String(result.errors)).to.contain('NoSuchAnswer');
   });

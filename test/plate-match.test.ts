@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { plateKey, plateMatcher, plateText } from '../src/plates/plate-match.js';
+import { plateKey, plateMatcher, plateText } from '../src/features/plates/plate-match.js';
 
-describe('known plates: matching a read to a known plate (plates/plate-match.ts)', () => {
+describe('known plates: matching a read to a known plate (features/plates/plate-match.ts)', () => {
   it('writes a plate without case or separators, and folds O into 0 and I into 1 for matching', () => {
     expect(plateText('ab-123 c.d')).to.equal('AB123CD');
     expect(plateKey('DO1 IAB')).to.equal(plateKey('d01-1ab'));

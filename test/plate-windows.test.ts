@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import type { Detection } from '../src/models/types.js';
-import { mergeWindowDetections, PLATE_WINDOWS, plateWindows } from '../src/tasks/license-plate/plate-windows.js';
+import { mergeWindowDetections, PLATE_WINDOWS, plateWindows } from '../src/features/plates/plate-windows.js';
 import type { Box } from '../src/vision/image.js';
 import { regionOf } from '../src/vision/region.js';
 
 const plate = (score: number, box: Box): Detection => ({ classIndex: 0, score, box });
 const inside = (box: Box, window: Box) => box.left >= window.left && box.top >= window.top && box.right <= window.right && box.bottom <= window.bottom;
 
-describe('plate windows (tasks/license-plate/plate-windows.ts)', () => {
+describe('plate windows (features/plates/plate-windows.ts)', () => {
   it('tiles a 1080p frame with 640 px windows overlapping by at least 128 px, inside the frame, on whole pixels', () => {
     const windows = plateWindows(1920, 1080);
     expect(windows).to.have.length(8);

@@ -8,7 +8,7 @@ import { tryModelFiles } from '../src/models/load-models.js';
 import { ModelRefused } from '../src/models/model-refused.js';
 import { modelNameOf } from '../src/models/model-repository.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
-import { type PlateAnalysis, readPlates } from '../src/tasks/license-plate/read-plates.js';
+import { type PlateAnalysis, readPlates } from '../src/features/plates/read-plates.js';
 import { cropsInto } from '../src/vision/crops.js';
 import { PLATE_MIN_SCORE } from '../scripts/plate-eval.js';
 import { SHARED_DIR } from './support/paths.js';

@@ -10,6 +10,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { cli, MAIN, processEnv, requireBuild, startProcess } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
+import { SCHEMA } from '../src/features/index.js';
 
 /** Creates an account and a service on it through the CLI; the service's API key. */
 function createServiceWithCli(env: NodeJS.ProcessEnv, email: string, name: string): string {
@@ -109,7 +110,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     const apiKey = createServiceWithCli(withoutModel, 'embedded@example.com', 'embedded');
     const upgraded = createServiceWithCli(withoutModel, 'upgraded@example.com', 'from an older version');
     // A service saved by a version whose embedded model was CenterNet names it.
-    const db = await openDatabase({ dataDir, databaseUrl: undefined });
+    const db = await openDatabase({ dataDir, databaseUrl: undefined }, SCHEMA);
     await db.updateTable('services').set({ model: 'centernet' }).where('name', '=', 'from an older version').execute();
     await db.destroy();
     // In a checkout with no ./models nor ./data (this one's may hold your own pulls and data): this one's other files, linked.

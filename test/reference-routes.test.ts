@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { ERROR_CATALOGUE } from '../src/core/errors.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { parameterNames } from '../src/tasks/task.js';
 import { NVISION_ANSWER_FIELDS } from '../src/transports/stream-paths.js';
 import { imageRequest, postDetection } from './support/detection-client.js';

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { sql } from '../src/store/kysely.js';
 import { type Database, openDatabase } from '../src/store/database.js';
-import { migrationProvider } from '../src/store/migrations/index.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { ConsoleClient } from './support/console-client.js';
 import { databaseSettingsOf, POSTGRESQL } from './support/engines.js';
@@ -10,18 +9,19 @@ import { cli, requireBuild, type ServerProcess, startProcess } from './support/p
 import { consoleUsageRequests } from './support/usage.js';
 import { refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
+import { SCHEMA } from '../src/features/index.js';
 
 const dog = () => imageRequest(photoPath('dog.jpg'));
 
 describe('migrations on a fresh PostgreSQL database, run by many processes at once', () => {
   it('eight openDatabase calls at once all succeed, and each migration runs exactly once', async () => {
     const store = await POSTGRESQL.scratch();
-    const opened = await Promise.allSettled(Array.from({ length: 8 }, () => openDatabase(databaseSettingsOf(store))));
+    const opened = await Promise.allSettled(Array.from({ length: 8 }, () => openDatabase(databaseSettingsOf(store), SCHEMA)));
     try {
       for (const result of opened) expect(result.status, String((result as PromiseRejectedResult).reason)).to.equal('fulfilled');
       const db = (opened[0] as PromiseFulfilledResult<Database>).value;
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-      expect(applied.rows.map((row) => row.name)).to.deep.equal(Object.keys(await migrationProvider.getMigrations()).sort());
+      expect(applied.rows.map((row) => row.name)).to.deep.equal(SCHEMA.migrationNames);
     } finally {
       for (const result of opened) if (result.status === 'fulfilled') await result.value.destroy();
       await store.remove();

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 
 /** A copy of schemas/ with one more schema in it; the caller removes it. */
 function schemasWith(file: string, schema: unknown): string {

@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { refusedUpgrade, StreamClient } from '../scripts/lib/stream-client.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS, taskTable } from '../src/tasks/index.js';
-import { TaskTable } from '../src/tasks/task-table.js';
+import { FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { decodeNvisionMessage, encodeNvisionMessage, type NvisionMessage } from '../src/transports/stream-nvision/nvision-wire.js';
 import { ConsoleClient } from './support/console-client.js';
 import { DOG_SIZE, dogJpeg } from './support/images.js';
@@ -24,7 +23,7 @@ describe('a second task in the task table: every door and the OpenAPI document p
   let server: TestServer;
   let apiKey: string;
   before(async () => {
-    server = await startTestServer({ DETECTD_SIGNUP: 'open' }, undefined, (dependencies) => new TaskTable([...taskTable(dependencies).all, wholeImageTask]));
+    server = await startTestServer({ DETECTD_SIGNUP: 'open' }, undefined, [...FEATURES, { name: 'whole-image', docs: 'test/support/whole-image-task.ts', parts: () => ({ tasks: [wholeImageTask] }) }]);
     apiKey = await server.createService({ name: 'whole images', type: WHOLE_IMAGE_TYPE });
   });
   after(async () => server?.close());

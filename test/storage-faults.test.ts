@@ -8,7 +8,7 @@ import { VERIFIED_TRUST_MS } from '../src/accounts/recently-verified.js';
 import { ServiceLimits } from '../src/limits/service-limits.js';
 import { StorageRefusal } from '../src/store/storage-failure.js';
 import { openDatabase } from '../src/store/database.js';
-import { TASK_DESCRIPTIONS } from '../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { TEST_SECRET } from './support/engines.js';
 import { FaultLoad, type LoadTargets, missingPlates } from './support/fault-load.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
@@ -44,7 +44,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * calls without a key from this machine.
  */
 async function servicesOn(settings: { dataDir: string; databaseUrl?: string }): Promise<{ detectKey: string; plateKey: string; unusedKey: string; detectServiceId: string; keylessServiceId: string }> {
-  const db = await openDatabase(settings);
+  const db = await openDatabase(settings, SCHEMA);
   try {
     const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types });
     const account = await domain.accounts.createAccount(OPERATOR.email, OPERATOR.password);
@@ -164,7 +164,7 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect((await admin.signIn(OPERATOR.email, OPERATOR.password)).status).to.equal(303);
       // This process's own account domain on the same database, with a clock of its own: keys verified, one revoked here, before the crash.
       let clock = Date.now();
-      const db = await openDatabase({ dataDir, databaseUrl });
+      const db = await openDatabase({ dataDir, databaseUrl }, SCHEMA);
       const domain = accountDomain(db, TEST_SECRET, { serviceTypes: TASK_DESCRIPTIONS.types, now: () => new Date(clock) });
       const spare = (await domain.keys.authenticate(keys.unusedKey))!;
       await domain.keys.authenticate(keys.detectKey);
@@ -219,7 +219,7 @@ describe('storage faults: the database going away and a full disk, under load, a
       expect(statusPage.headers.get('retry-after')).to.equal('5');
       expect(statusPage.text).to.include('Try again shortly');
       // Calls admitted while PostgreSQL was away were counted in memory and written once it was back: the month's count is every call admitted.
-      const reopened = await openDatabase({ dataDir, databaseUrl });
+      const reopened = await openDatabase({ dataDir, databaseUrl }, SCHEMA);
       const counted = await new ServiceLimits(reopened).callsThisMonth(keys.detectServiceId).finally(() => reopened.destroy());
       const detections = load.answers.filter((answer) => answer.kind === 'detect' && answer.status === 200).length;
       expect(counted, 'every detection admitted, counted').to.equal(detections + 1);
@@ -237,7 +237,7 @@ describe('storage faults: the database going away and a full disk, under load, a
     it('fails the transaction with storage_unavailable, raises no unhandled error event, and the same database object works again once PostgreSQL is back', async () => {
       const port = await freePort();
       const dataDir = clusterDir;
-      const db = await openDatabase({ dataDir, databaseUrl: cluster('start', clusterDir, String(port)) });
+      const db = await openDatabase({ dataDir, databaseUrl: cluster('start', clusterDir, String(port)) }, SCHEMA);
       try {
         // pg emits 'error' on a connection in use when the server ends it: unhandled, that event ends this process (and mocha with it).
         const held = db.transaction().execute(async (trx) => {

@@ -6,6 +6,7 @@ import { UsageStore } from '../src/usage/usage-store.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine } from './support/engines.js';
+import { SCHEMA } from '../src/features/index.js';
 
 const SERVICE = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
@@ -45,7 +46,7 @@ describeEachEngine('usage counters in the store', (engine) => {
 
   beforeEach(async () => {
     store = await engine.scratch();
-    db = await openDatabase(databaseSettingsOf(store));
+    db = await openDatabase(databaseSettingsOf(store), SCHEMA);
     usage = new UsageStore(db);
   });
   afterEach(async () => {

@@ -8,8 +8,9 @@ import { loadServerSecret } from '../../src/accounts/server-secret.js';
 import { loadConfig } from '../../src/config.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/store/database.js';
-import { type TaskDependencies, taskTable } from '../../src/tasks/index.js';
-import type { TaskTable } from '../../src/tasks/task-table.js';
+import type { Feature } from '../../src/features/feature.js';
+import { schemaOf } from '../../src/features/feature-set.js';
+import { FEATURES } from '../../src/features/index.js';
 
 export interface LocalServer extends RunningServer {
   readonly dataDir: string;
@@ -46,13 +47,13 @@ export const FIRST_ACCOUNT = { email: 'user1@example.com', password: 'correct ho
  * in a temporary folder unless `store` says otherwise) and a real model (`env.DETECTD_MODEL`).
  * Its models folder is `env.DETECTD_MODELS_DIR`, else one in its data folder (none there: it reads
  * none), never the `./models` of the folder it runs from, where a person's `detectd models pull`
- * puts models. Log lines are captured so tests and benchmarks can read them. `tasksOf` builds the
- * task table it serves (a test may add a task). Used by the test suite and `npm run bench`.
+ * puts models. Log lines are captured so tests and benchmarks can read them. It serves `features`
+ * (a test may add one of its own). Used by the test suite and `npm run bench`.
  */
 export async function startLocalServer(
   env: Record<string, string>,
   store: ScratchStore = scratchSqliteStore(),
-  tasksOf: (dependencies: TaskDependencies) => TaskTable = taskTable,
+  features: readonly Feature[] = FEATURES,
 ): Promise<LocalServer> {
   const settings = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...store.env, ...env });
   const config = env.DETECTD_MODELS_DIR ? settings : { ...settings, modelsDir: { path: path.join(settings.dataDir, 'models'), required: false } };
@@ -63,8 +64,8 @@ export async function startLocalServer(
       done();
     },
   });
-  const server = await startServer(config, pino({ level: 'debug' }, sink), tasksOf);
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const server = await startServer(config, pino({ level: 'debug' }, sink), features);
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl }, schemaOf(features));
   const domain = accountDomain(db, loadServerSecret(config.secret, config.dataDir), { serviceTypes: server.tasks.types });
   let counter = 0;
   const createService: LocalServer['createService'] = async (fields = {}) => {

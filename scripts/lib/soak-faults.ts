@@ -6,7 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { accountDomain } from '../../src/accounts/account-domain.js';
 import { openDatabase } from '../../src/store/database.js';
-import { TASK_DESCRIPTIONS } from '../../src/tasks/index.js';
+import { SCHEMA, TASK_DESCRIPTIONS } from '../../src/features/index.js';
 import { freePort } from './free-port.js';
 import { plateModelsFolder } from './plate-models-folder.js';
 
@@ -76,7 +76,7 @@ interface Store {
 
 /** One account with an object-detection service and a licence-plate service; their keys. */
 async function newKeys(store: Store): Promise<{ objects: string; plates: string }> {
-  const db = await openDatabase({ dataDir: store.dataDir, databaseUrl: store.databaseUrl });
+  const db = await openDatabase({ dataDir: store.dataDir, databaseUrl: store.databaseUrl }, SCHEMA);
   try {
     const domain = accountDomain(db, store.secret, { serviceTypes: TASK_DESCRIPTIONS.types });
     const account = await domain.accounts.createAccount('soak-faults@example.com', 'correct horse battery');

@@ -19,7 +19,7 @@ export interface AccountDomain {
 }
 
 export interface AccountDomainOptions {
-  /** Service types a service may have: the task table's (tasks/index.ts). */
+  /** Service types a service may have: the task table's (the features' tasks). */
   readonly serviceTypes: readonly string[];
   /** The models a new service may name (absent: not checked). */
   readonly modelNames?: readonly string[];

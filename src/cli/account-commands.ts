@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import { AccountError } from '../accounts/account-error.js';
 import { type AccountSummary, normaliseEmail } from '../accounts/accounts.js';
 import { loadConfig } from '../config.js';
-import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
-import type { TaskTable } from '../tasks/task-table.js';
+import { type OutputOptions, printResult, runCommand, table, type Served, withDomainServing } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
 function accountJson(account: AccountSummary) {
@@ -23,8 +22,8 @@ function generatedPassword(): string {
 }
 
 /** `detectd account create|list|reset-password|unlock|invite|disable|enable`. */
-export function addAccountCommands(program: Command, tasks: TaskTable): void {
-  const withDomain = withDomainServing(tasks);
+export function addAccountCommands(program: Command, served: Served): void {
+  const withDomain = withDomainServing(served);
   const account = program.command('account').description('service accounts (the people who sign in to the console)');
 
   account

@@ -7,7 +7,7 @@ import { packageVersion } from '../package-root.js';
 import { ArchiveRefused, type BackupManifest, readArchive, writeArchive } from '../store/backup-archive.js';
 import { databaseExists, databaseLocation } from '../store/database.js';
 import { sqliteFile } from '../store/dialects/sqlite.js';
-import { MIGRATION_NAMES } from '../store/migrations/index.js';
+import type { Schema } from '../store/schema.js';
 import { DataFolderBusy, lockOutServers } from '../store/server-lock.js';
 import { checkSnapshot, snapshotDatabase, SnapshotRefused, type SnapshotSummary } from '../store/sqlite-snapshot.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
@@ -96,7 +96,7 @@ function giveToFolderOwner(dataDir: string, files: readonly string[]): void {
 }
 
 /** `detectd backup FILE` and `detectd restore FILE` (docs/operations.md "Backup and restore"). */
-export function addBackupCommands(program: Command): void {
+export function addBackupCommands(program: Command, schema: Schema): void {
   program
     .command('backup <file>')
     .description('copy the embedded SQLite database (also while the server runs) and the server secret into one file, FILE (.tar.gz)')
@@ -155,7 +155,7 @@ export function addBackupCommands(program: Command): void {
         }
         try {
           const restored = await inWorkFolder(config.dataDir, '.restore-', 'the restored database', async (folder) => {
-            const { manifest, summary } = await checkedBackup(source, folder);
+            const { manifest, summary } = await checkedBackup(source, folder, schema);
             const secret = fs.readFileSync(path.join(folder, SECRET_NAME), 'utf8').trim();
             if (config.secret !== undefined && config.secret !== secret) {
               throw new CliFailure(
@@ -172,7 +172,7 @@ export function addBackupCommands(program: Command): void {
             return { manifest, summary, aside };
           });
           const { manifest, summary, aside } = restored;
-          const pending = MIGRATION_NAMES.filter((name) => !summary.migrations.includes(name));
+          const pending = schema.migrationNames.filter((name) => !summary.migrations.includes(name));
           printResult(
             options,
             { file: source, data_dir: config.dataDir, taken_at: manifest.taken_at, detectd_version: manifest.detectd_version, accounts: summary.accounts, services: summary.services, replaced: aside ?? null, migrations_pending: pending },
@@ -188,15 +188,15 @@ export function addBackupCommands(program: Command): void {
     );
 }
 
-/** The backup unpacked into `folder` and checked whole: its files against the manifest, its database by SQLite, its schema known to this version. */
-async function checkedBackup(file: string, folder: string): Promise<{ manifest: BackupManifest; summary: SnapshotSummary }> {
+/** The backup unpacked into `folder` and checked whole: its files against the manifest, its database by SQLite, its schema known to this version (`schema`). */
+async function checkedBackup(file: string, folder: string, schema: Schema): Promise<{ manifest: BackupManifest; summary: SnapshotSummary }> {
   try {
     const manifest = await readArchive(file, folder);
     for (const name of [DATABASE_NAME, SECRET_NAME]) {
       if (!manifest.files.some((listed) => listed.name === name)) throw new ArchiveRefused(`${file} is not a detectd backup: it has no ${name}`);
     }
     const summary = checkSnapshot(path.join(folder, DATABASE_NAME));
-    const unknown = summary.migrations.filter((name) => !MIGRATION_NAMES.includes(name));
+    const unknown = summary.migrations.filter((name) => !schema.migrationNames.includes(name));
     if (unknown.length > 0) {
       throw new CliFailure(
         'backup_too_new',

@@ -4,6 +4,7 @@ import { loadServerSecret, ServerSecretUnreadable } from '../accounts/server-sec
 import { type Config, ConfigError } from '../config.js';
 import type { Detector } from '../models/types.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
+import type { Schema } from '../store/schema.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
@@ -77,15 +78,20 @@ export interface Store {
 /** Runs a command's `task` on the account domain and its store: see withDomainServing. */
 export type WithDomain = <T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use?: DomainUse) => Promise<T>;
 
+/** What the CLI serves, built once in cli.ts (its composition root) from the features, as the server builds its own: the task table, and its database's schema. */
+export interface Served {
+  readonly tasks: TaskTable;
+  readonly schema: Schema;
+}
+
 /**
- * A CLI serving the task table `tasks` (built once in cli.ts, the CLI's composition root, as the
- * server builds its own): the returned function opens the configured store (SQLite or PostgreSQL,
+ * A CLI serving `served`: the returned function opens the configured store (SQLite or PostgreSQL,
  * as the server would), runs `task` on the account domain over it (a service may be of the
  * table's types), and closes it. Which database it is goes to standard error first (not
  * with --json, whose standard error is one JSON object), since the CLI finds it from its own
  * settings and folder, which may not be the server's.
  */
-export function withDomainServing(tasks: TaskTable): WithDomain {
+export function withDomainServing({ tasks, schema }: Served): WithDomain {
   return async (config, output, task, use = {}) => {
     const settings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
     if (!output.json) process.stderr.write(`detectd: database: ${databaseLocation(settings)}\n`);
@@ -99,7 +105,7 @@ export function withDomainServing(tasks: TaskTable): WithDomain {
     }
     let db: Database;
     try {
-      db = await openDatabase(settings);
+      db = await openDatabase(settings, schema);
     } catch (error) {
       throw new CliFailure('database', (error as Error).message, EXIT.environment);
     }

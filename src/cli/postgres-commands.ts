@@ -1,28 +1,29 @@
 import type { Command } from 'commander';
 import { readStoredSecret, secretFile } from '../accounts/server-secret.js';
 import { loadConfig } from '../config.js';
-import { copyRows, rowCounts, type TableName } from '../store/copy-database.js';
+import { copyRows, rowCounts } from '../store/copy-database.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
+import type { Schema } from '../store/schema.js';
 import { DataFolderBusy, lockOutServers } from '../store/server-lock.js';
 import { type OutputOptions, printResult, runCommand } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 
-const inWords = (counts: Record<TableName, number>) =>
+const inWords = (counts: Record<string, number>) =>
   Object.entries(counts)
     .map(([table, rows]) => `${table} ${rows}`)
     .join(', ');
 
 /** Opens a database for the move; a failure is the environment's (exit 3), in words. */
-async function open(settings: { dataDir: string; databaseUrl?: string }): Promise<Database> {
+async function open(settings: { dataDir: string; databaseUrl?: string }, schema: Schema): Promise<Database> {
   try {
-    return await openDatabase(settings);
+    return await openDatabase(settings, schema);
   } catch (error) {
     throw new CliFailure('database', (error as Error).message, EXIT.environment);
   }
 }
 
 /** `detectd migrate-to-postgres` (docs/operations.md "Moving from SQLite to PostgreSQL"). */
-export function addPostgresCommands(program: Command): void {
+export function addPostgresCommands(program: Command, schema: Schema): void {
   program
     .command('migrate-to-postgres')
     .description(
@@ -56,16 +57,16 @@ export function addPostgresCommands(program: Command): void {
           throw new CliFailure('server_running', `${error.message}: writes it answers during the copy would be lost`, EXIT.refused);
         }
         try {
-          const from = await open(sqlite);
+          const from = await open(sqlite, schema);
           try {
-            const to = await open(postgres);
+            const to = await open(postgres, schema);
             try {
-              const there = await rowCounts(to);
+              const there = await rowCounts(to, schema.tables);
               if (Object.values(there).some((rows) => rows > 0)) {
                 throw new CliFailure('postgres_not_empty', `${databaseLocation(postgres)} already holds detectd data (${inWords(there)}): migrate-to-postgres copies into an empty database only`, EXIT.refused);
               }
-              const copied = await copyRows(from, to);
-              const arrived = await rowCounts(to);
+              const copied = await copyRows(from, to, schema.tables);
+              const arrived = await rowCounts(to, schema.tables);
               if (inWords(arrived) !== inWords(copied)) throw new Error(`the copy does not hold what was read: read ${inWords(copied)}, found ${inWords(arrived)}`);
               printResult(
                 options,

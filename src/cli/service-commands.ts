@@ -7,9 +7,8 @@ import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
 import { FaceGallery, type FacePerson } from '../faces/face-gallery.js';
-import { type KnownPlate, KnownPlateError, KnownPlateList } from '../plates/known-plate-list.js';
 import type { TaskTable } from '../tasks/task-table.js';
-import { type OutputOptions, printResult, runCommand, table, withDomainServing } from './command-context.js';
+import { type OutputOptions, printResult, runCommand, type Served, table, withDomainServing } from './command-context.js';
 import { lackingOnLocalServer, localServerUrl, servedModels } from './served-models.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { withArticle } from '../indefinite-article.js';
@@ -98,19 +97,6 @@ export function faceService(tasks: TaskTable, found: Service): Service {
   return found;
 }
 
-function plateService(tasks: TaskTable, found: Service): Service {
-  if (!tasks.find(found.type)?.abilities?.knownPlates) throw new CliFailure('not_a_plate_service', `${found.name} is ${withArticle(found.type)} service: only a licence-plate service has known plates`, EXIT.refused);
-  return found;
-}
-
-/** A refusal of the known-plate list, as the command's. */
-function plateRefusal(error: unknown): never {
-  if (error instanceof KnownPlateError) throw new CliFailure(error.code, error.message, EXIT.refused);
-  throw error;
-}
-
-const knownPlateJson = (plate: KnownPlate) => ({ id: plate.id, plate: plate.plate, name: plate.name, created_at: plate.created });
-
 /**
  * Declares `detectd service <name> <service> [more arguments] [--account <email>] [--json]` with the
  * shared reference options; `more` are the command's arguments after the service (`<userid>`).
@@ -123,9 +109,13 @@ export function serviceCommand(parent: Command, name: string, description: strin
     .option('--json', 'print one JSON object');
 }
 
-/** `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|register|forget|face-threshold|known-plates|known-plate-add|known-plate-remove|known-plate-distance|delete`. */
-export function addServiceCommands(program: Command, tasks: TaskTable): void {
-  const withDomain = withDomainServing(tasks);
+/**
+ * `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|register|forget|face-threshold|delete`:
+ * the `service` command, to which the features add their own (Feature.addServiceCommands).
+ */
+export function addServiceCommands(program: Command, served: Served): Command {
+  const { tasks } = served;
+  const withDomain = withDomainServing(served);
   const service = program.command('service').description('services and their API keys');
 
   service
@@ -402,59 +392,6 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
       }),
     );
 
-  serviceCommand(service, 'known-plates', 'list a licence-plate service\'s known plates and its match distance').action((reference: string, options: ServiceOptions) =>
-    runCommand(options, async () => {
-      await withDomain(loadConfig(), options, async (domain, store) => {
-        const found = plateService(tasks, await findService(domain, reference, options.account));
-        const list = new KnownPlateList(store.db);
-        const [plates, distance] = await Promise.all([list.list(found.id), list.distance(found.id)]);
-        printResult(
-          options,
-          { service: found.id, distance, known_plates: plates.map(knownPlateJson) },
-          `${found.name}: reads match a known plate up to ${distance} character${distance === 1 ? '' : 's'} off\n` +
-            (plates.length === 0 ? 'no known plates' : table(['PLATE', 'NAME', 'ADDED', 'ID'], plates.map((plate) => [plate.plate, plate.name, plate.created, plate.id]))),
-        );
-      });
-    }),
-  );
-
-  serviceCommand(service, 'known-plate-add', 'add a known plate with its name to a licence-plate service: every answer that reads it says the name', '<plate> <name>')
-    .action((reference: string, plate: string, name: string, options: ServiceOptions) =>
-      runCommand(options, async () => {
-        await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = plateService(tasks, await findService(domain, reference, options.account));
-          const [added] = await new KnownPlateList(store.db).add(found.id, [{ plate, name }]).catch(plateRefusal);
-          printResult(options, { service: found.id, ...knownPlateJson(added) }, `${added.plate} (${added.name}) is a known plate of ${found.name}`);
-        });
-      }),
-    );
-
-  serviceCommand(service, 'known-plate-remove', 'remove a known plate from a licence-plate service, by the plate or its id', '<plate>')
-    .action((reference: string, plate: string, options: ServiceOptions) =>
-      runCommand(options, async () => {
-        await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = plateService(tasks, await findService(domain, reference, options.account));
-          if (!(await new KnownPlateList(store.db).remove(found.id, plate))) throw new CliFailure('known_plate_not_found', `${found.name} lists no known plate "${plate}"`, EXIT.refused);
-          printResult(options, { service: found.id, plate, removed: true }, `${plate} removed from ${found.name}'s known plates`);
-        });
-      }),
-    );
-
-  serviceCommand(service, 'known-plate-distance', 'set how many characters (0 to 3) a read may differ from a known plate and still match it, or `default` (1)', '<characters>')
-    .action((reference: string, characters: string, options: ServiceOptions) =>
-      runCommand(options, async () => {
-        const distance = characters === 'default' ? null : Number(characters);
-        if (distance !== null && !/^\d+$/.test(characters)) throw new CliFailure('usage', `the distance is a whole number of characters, or "default"; got "${characters}"`, EXIT.usage);
-        await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = plateService(tasks, await findService(domain, reference, options.account));
-          const list = new KnownPlateList(store.db);
-          await list.setDistance(found.id, distance).catch(plateRefusal);
-          const now = await list.distance(found.id);
-          printResult(options, { service: found.id, distance: now, default: distance === null }, `${found.name}: reads match a known plate up to ${now} character${now === 1 ? '' : 's'} off${distance === null ? ' (the default)' : ''}`);
-        });
-      }),
-    );
-
   serviceCommand(service, 'rename', 'rename a service, as the console does (its keys, limits and usage stay)', '<name>')
     .action((reference: string, name: string, options: ServiceOptions) =>
       runCommand(options, async () => {
@@ -498,4 +435,5 @@ export function addServiceCommands(program: Command, tasks: TaskTable): void {
         });
       }),
     );
+  return service;
 }

@@ -3,8 +3,7 @@ import { FaceGallery, FaceGalleryError } from '../faces/face-gallery.js';
 import { type UnknownFaceSettings, UnknownPeople, UnknownPeopleError } from '../faces/unknown-people.js';
 import { loadConfig } from '../config.js';
 import type { Database } from '../store/database.js';
-import type { TaskTable } from '../tasks/task-table.js';
-import { printResult, runCommand, table, withDomainServing } from './command-context.js';
+import { printResult, runCommand, table, type Served, withDomainServing } from './command-context.js';
 import { CliFailure, EXIT } from './exit-codes.js';
 import { faceService, findService, serviceCommand, type ServiceOptions } from './service-commands.js';
 
@@ -31,10 +30,9 @@ const noSuchPerson = (service: string, id: string) => new CliFailure('not_found'
  * `detectd service remember-unknown` (the switch) and `detectd service unknown list|show|name|merge|forget`:
  * a face service's unknown people (docs/faces.md "Unknown people"), straight in the database, as the REST routes do.
  */
-export function addUnknownFaceCommands(program: Command, tasks: TaskTable): void {
-  const withDomain = withDomainServing(tasks);
-  const service = program.commands.find((command) => command.name() === 'service');
-  if (!service) throw new Error('the service commands come first');
+export function addUnknownFaceCommands(service: Command, served: Served): void {
+  const withDomain = withDomainServing(served);
+  const { tasks } = served;
 
   serviceCommand(service, 'remember-unknown', 'keep the faces a face service names no one for, grouped into unknown people (--on), or keep none from now on (--off); with a retention and a cap')
     .option('--on', 'keep them')

@@ -10,6 +10,8 @@ import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
 import type { StatusSources } from './server-status.js';
 import type { TaskTable } from '../tasks/task-table.js';
+import type { DeepStackRoute } from '../transports/deepstack/deepstack-route-table.js';
+import type { ServiceCard } from './service-card.js';
 
 /** What the console's routes work with; built once in the composition root. */
 export interface ConsoleDependencies extends AccountDomain {
@@ -20,6 +22,10 @@ export interface ConsoleDependencies extends AccountDomain {
   readonly faceThresholds: Pick<FaceGallery, 'threshold' | 'setThreshold'>;
   /** The tasks a service may be of: the table every front door serves. */
   readonly tasks: TaskTable;
+  /** The DeepStack door's routes (its route table), whose paths a service's overview lists. */
+  readonly deepStackRoutes: readonly DeepStackRoute[];
+  /** The cards the features add to their services' overview pages. */
+  readonly cards: readonly ServiceCard[];
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;

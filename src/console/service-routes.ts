@@ -10,7 +10,7 @@ import { isUsageWindow } from '../usage/usage-store.js';
 import { catalogueModel } from '../models/model-catalogue.js';
 import { modelNotLoaded } from '../services-without-model.js';
 import { baseUrlOf } from '../transports/base-url.js';
-import { deepStackRouteTable, shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
+import { shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
 
@@ -55,8 +55,7 @@ const serviceOf = (response: Response) => response.locals.service as Service;
 
 /** Services of the signed-in account: list, create, overview, key actions, usage. */
 export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router {
-  const { services, keys, usage, models, tasks } = dependencies;
-  const deepStackRoutes = deepStackRouteTable(tasks);
+  const { services, keys, usage, models, tasks, deepStackRoutes, cards } = dependencies;
   const router = Router();
   router.use('/services', requireSignIn);
 
@@ -133,6 +132,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         suggestedThreshold: suggestedThreshold(service),
         models: modelsOfType(service.type),
         deepStackPaths: task ? shownPathsOfTask(deepStackRoutes, task) : [],
+        cards: cards.filter((card) => card.serviceType === service.type).map((card) => card.section(service)),
         faceMatchThreshold: task?.detects === MODEL_KINDS.faces ? await dependencies.faceThresholds.threshold(service.id) : undefined,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),

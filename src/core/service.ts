@@ -6,7 +6,7 @@ export interface Service {
   readonly id: string;
   readonly accountId: string;
   readonly name: string;
-  /** A task's type (tasks/index.ts), e.g. object-detection. */
+  /** A task's type (a feature's task), e.g. object-detection. */
   readonly type: string;
   /** The name of the model that answers it, or null for the default model of its task's kind. */
   readonly model: string | null;

@@ -2,7 +2,7 @@ import type { Dialect } from 'kysely';
 import { DEFAULT_MIGRATION_TABLE as MIGRATION_TABLE, Kysely, Migrator, sql } from './kysely.js';
 import fs from 'node:fs';
 import { sqliteDialect, sqliteFile } from './dialects/sqlite.js';
-import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
+import type { Schema } from './schema.js';
 import { StorageRefusal } from './storage-failure.js';
 import { StorageHealth } from './storage-health.js';
 import { watchStorage } from './storage-watch.js';
@@ -51,11 +51,12 @@ export function storageLocation(settings: DatabaseSettings): { database: string;
 }
 
 /**
- * Opens the configured database and brings its schema up to date; a failure says which database
+ * Opens the configured database and brings its schema up to date (`schema`: the store's and the
+ * features', as the composition root gathers them); a failure says which database
  * and why, in one sentence. Every storage failure of a query on it is a StorageRefusal (503
  * `storage_unavailable`, 507 `storage_full`).
  */
-export async function openDatabase(settings: DatabaseSettings, { applied = () => undefined, health = new StorageHealth(storageLocation(settings)) }: OpenOptions = {}): Promise<Database> {
+export async function openDatabase(settings: DatabaseSettings, schema: Schema, { applied = () => undefined, health = new StorageHealth(storageLocation(settings)) }: OpenOptions = {}): Promise<Database> {
   let db: Database;
   try {
     db = new Kysely<Tables>({ dialect: watchStorage(await dialectFor(settings), health) });
@@ -63,7 +64,7 @@ export async function openDatabase(settings: DatabaseSettings, { applied = () =>
     throw new Error(`cannot open ${databaseLocation(settings)}: ${(error as Error).message}`, { cause: error });
   }
   try {
-    applied(await migrate(db));
+    applied(await migrate(db, schema));
   } catch (error) {
     await db.destroy();
     // At start-up the operator is told what the database said (ECONNREFUSED, a password refused), not a caller's refusal.
@@ -80,15 +81,15 @@ export async function openDatabase(settings: DatabaseSettings, { applied = () =>
  * tolerates the race of creating its own bookkeeping tables. test/replicas.test.ts proves it
  * (without that lock, concurrent runs fail on duplicate tables).
  */
-export async function migrate(db: Database): Promise<readonly string[]> {
-  const unknown = (await appliedMigrations(db)).filter((name) => !MIGRATION_NAMES.includes(name));
+export async function migrate(db: Database, schema: Schema): Promise<readonly string[]> {
+  const unknown = (await appliedMigrations(db)).filter((name) => !schema.migrationNames.includes(name));
   if (unknown.length > 0) {
     throw new Error(
       `its schema was brought up to date by a newer detectd (${unknown.join(', ')}), which this version cannot run on: ` +
         'run that version or a later one, or restore a backup taken before the upgrade (docs/operations.md, "Upgrading")',
     );
   }
-  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+  const { error, results } = await new Migrator({ db, provider: schema.provider }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   const reason = error instanceof Error ? error.message : String(error);
   if (failed) throw new Error(`its schema migration ${failed.migrationName} failed: ${reason}`);

@@ -1,7 +1,10 @@
 import type { Database } from './database.js';
 
-/** What a service remembers, each held in memory and versioned on its own. */
-export type MemoryName = 'gallery' | 'unknown-faces' | 'known-plates';
+/**
+ * What a service remembers, each held in memory and versioned on its own, named by what keeps it
+ * (`gallery`, `unknown-faces`; a feature's, as `known-plates`): one name, one owner.
+ */
+type MemoryName = string;
 
 /**
  * Raises the service's version of `memory` and returns the new one. Called in the transaction of

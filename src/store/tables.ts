@@ -43,8 +43,6 @@ export interface Tables {
     monthly_quota: number | null;
     /** At most this many predictions in a DeepStack / CodeProject.AI answer; null: no cap. */
     deepstack_max_predictions: number | null;
-    /** Licence-plate services: how many characters a read may differ from a known plate and still match it; null: the default (plates/plate-match.ts). */
-    known_plate_distance: number | null;
     /** The rate limiter's theoretical arrival time (GCRA), epoch ms; null until the first limited call. */
     rate_tat_ms: number | null;
     /** Face services: the similarity in [0, 1] a face must reach to be named; null: the default (faces/face-similarity.ts). */
@@ -76,17 +74,6 @@ export interface Tables {
     descriptor_kind: Generated<string>;
     /** 1 when the photo was weak (faces/face-quality.ts warnings: small, soft, turned): the sample counts only for a person with no good one. */
     weak: Generated<number>;
-    created_at: string;
-  };
-  /** A licence-plate service's known plates, each with a name (src/plates/). */
-  known_plates: {
-    id: string;
-    service_id: string;
-    /** The plate as its owner wrote it. */
-    plate: string;
-    /** The plate as matched (plates/plate-match.ts plateKey): unique within the service. */
-    plate_key: string;
-    name: string;
     created_at: string;
   };
   /** An unknown person of a face service: a group of kept faces alike enough to be one person (faces/unknown-people.ts). */

@@ -1,5 +1,3 @@
-import type { KnownPlateMatch } from '../plates/plate-match.js';
-
 /** A box in the image's pixels (EXIF orientation applied), edges inclusive-exclusive. */
 export interface BoundingBox {
   left: number;
@@ -35,8 +33,8 @@ export interface Finding {
   text?: string;
   /** A reference to an embedding kept by the server (never the embedding itself). */
   embedding_ref?: string;
-  /** The service's known plate it matched (plates/plate-match.ts): the name listed with it, the plate as listed, how many characters the read differs by. */
-  known?: KnownPlateMatch;
+  /** What the service lists that it matched (a known plate, features/plates/plate-match.ts): the name listed with it, the plate as listed, how many characters the read differs by. */
+  known?: { readonly name: string; readonly plate: string; readonly distance: number };
   /** Other things the task says of it, by name. */
   attributes?: Readonly<Record<string, string | number | boolean>>;
 }

@@ -7,7 +7,7 @@ const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
 
 /**
  * The tasks a server offers, as every front door, the OpenAPI document, the console and the CLI
- * see them: built by the composition root from tasks/index.ts (a test may add its own task).
+ * see them: built by the composition root from the features' tasks (features/feature-set.ts; a test may add a feature of its own).
  */
 export class TaskTable {
   readonly types: readonly string[];

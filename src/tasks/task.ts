@@ -5,7 +5,6 @@ import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
 import type { PeopleGallery } from './people-gallery.js';
-import type { KnownPlates } from '../plates/known-plate-list.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';
@@ -73,14 +72,8 @@ export interface ExamplePhoto {
  * these enable (the DeepStack door's route table, transports/deepstack/), so no task names a door.
  */
 export interface TaskAbilities {
-  /** Its findings are things of its model's classes (`name` the class): any loaded model of its kind may answer, at the caller's minimum confidence. */
-  readonly findsClasses?: boolean;
   /** It keeps a gallery of people per service, and names the faces it finds by it. */
   readonly gallery?: PeopleGallery;
-  /** Its findings are text it read (`name` the text, as read). */
-  readonly readsText?: boolean;
-  /** It keeps a list of known plates with a name each per service, and marks the plates it reads that match one (Finding.known). */
-  readonly knownPlates?: KnownPlates;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
   readonly verb?: TaskVerb;
 }
@@ -98,10 +91,10 @@ export interface TaskVerb {
  * it needs, its parameters and their schema, the name of its answer) and one `analyse(image,
  * parameters, call) → findings`. It knows no JSON body, upload, frame or form field: every
  * front door (REST v1 and legacy, both video streams, the DeepStack door), the OpenAPI document,
- * the docs page, the console and the CLI read the task table (tasks/index.ts, handed out by the
+ * the docs page, the console and the CLI read the task table (the features' tasks, handed out by the
  * composition root) and reach a task only through this interface; the models it runs it declares
  * (`detects`, `models`) and reaches through their schedulers. So a new task of the roles and kinds
- * the server's families serve is one folder and one line in the table; a new family or role is
+ * the server's families serve is one feature folder and one line in features/index.ts; a new family or role is
  * models/' business (docs/development.md). `Parameters` is the task's own parsed parameters, opaque outside its folder.
  */
 export interface Task<Parameters = unknown> {
@@ -112,7 +105,7 @@ export interface Task<Parameters = unknown> {
    * The models the task runs, in order, by role and kind (as a Triton ensemble's steps), e.g. a
    * plate detector → a plate reader. The step `{ role: 'detector', kind: detects }` is the
    * service's model (AnalysisCall.scheduler); every other is served by the first loaded model of
-   * its role and kind, through its scheduler (TaskDependencies.models). The server loads what they
+   * its role and kind, through its scheduler (FeatureServer.models, handed to the feature that builds the task). The server loads what they
    * need (a built-in model where none is configured) at start-up. Absent: the service's detector alone.
    */
   readonly models?: readonly ModelStep[];

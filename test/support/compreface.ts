@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../../src/tasks/index.js';
+import { TASK_DESCRIPTIONS } from '../../src/features/index.js';
 import { SHARED_DIR } from './paths.js';
 
 /** Every schema the server publishes: schemas/ and those the tasks bring. */

@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Migration } from 'kysely';
 import { accountsServicesKeys } from './0001-accounts-services-keys.js';
 import { apiKeyCiphertext } from './0002-api-key-ciphertext.js';
 import { consoleSessions } from './0003-console-sessions.js';
@@ -13,13 +13,12 @@ import { faceUseridKeysAndDescriptorKinds } from './0011-face-userid-keys-and-de
 import { signInFailureEmail } from './0012-sign-in-failure-email.js';
 import { unknownFaces } from './0013-unknown-faces.js';
 import { faceNegatives } from './0014-face-negatives.js';
-import { knownPlates } from './0015-known-plates.js';
 import { faceSampleQuality } from './0016-face-sample-quality.js';
 import { memoryVersions } from './0017-memory-versions.js';
 import { faceSimilarityScale } from './0018-face-similarity-scale.js';
 
-/** All migrations, keyed so that they sort in the order they must run. */
-const MIGRATIONS: Record<string, Migration> = {
+/** The store's own migrations (accounts, services, keys, usage, …), keyed so that they sort in the order they must run; a feature's live in its slice. */
+export const STORE_MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-accounts-services-keys': accountsServicesKeys,
   '0002-api-key-ciphertext': apiKeyCiphertext,
   '0003-console-sessions': consoleSessions,
@@ -34,15 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-sign-in-failure-email': signInFailureEmail,
   '0013-unknown-faces': unknownFaces,
   '0014-face-negatives': faceNegatives,
-  '0015-known-plates': knownPlates,
   '0016-face-sample-quality': faceSampleQuality,
   '0017-memory-versions': memoryVersions,
   '0018-face-similarity-scale': faceSimilarityScale,
-};
-
-/** The migrations this version knows, in order: a database with another one applied comes from a newer detectd. */
-export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS);
-
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => MIGRATIONS,
 };

@@ -1,7 +1,7 @@
 import { DetectdError } from '../../core/errors.js';
 import type { Service } from '../../core/service.js';
 import type { BoundingBox, Finding } from '../../tasks/finding.js';
-import type { Findings } from '../../tasks/task.js';
+import type { Findings, Task } from '../../tasks/task.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import type { FormFile } from '../image-form.js';
 
@@ -15,16 +15,10 @@ export interface DeepStackRequest {
   readonly minConfidence: number | undefined;
 }
 
-/** A box as DeepStack's clients read it, with what is in it: an object's `label`, a face's `userid`. */
+/** A box as DeepStack's clients read it, with what is in it: an object's `label`, a face's `userid`; a route may add fields of its own (a plate's text). */
 export interface DeepStackPrediction {
   readonly label?: string;
   readonly userid?: string;
-  /** A licence plate's text (CodeProject.AI's ALPR). */
-  readonly plate?: string;
-  /** The service's known plate the text matches (ours, beside CodeProject.AI's fields): its name, the plate as listed, characters apart. */
-  readonly known_name?: string;
-  readonly known_plate?: string;
-  readonly known_distance?: number;
   readonly confidence: number;
   readonly x_min: number;
   readonly y_min: number;
@@ -43,7 +37,7 @@ export interface DeepStackAnswer {
 }
 
 /**
- * A DeepStack / CodeProject.AI route a task's capability gives (docs/deepstack.md, "Moving from
+ * A DeepStack / CodeProject.AI route a feature offers for its task (docs/deepstack.md, "Moving from
  * DeepStack / CodeProject.AI"): a POST of a form, keyed, through the gate. The door's route table takes it as
  * it is, for its router and the OpenAPI document.
  */
@@ -72,6 +66,12 @@ interface DeepStackRouteDescription {
  * Gate.manage — no model, no rate limit or quota; the form → the answer, for the caller's service).
  */
 export type DeepStackTaskRoute = DeepStackRouteDescription & ({ readonly respond: DeepStackRespond; readonly manage?: undefined } | { readonly manage: DeepStackManage; readonly respond?: undefined });
+
+/** Routes a feature offers on the DeepStack door, answered by its task `task` (its service type's calls pass the gate as that task's). */
+export interface DeepStackOffer {
+  readonly task: Task;
+  readonly routes: readonly DeepStackTaskRoute[];
+}
 
 export type DeepStackRespond = (request: DeepStackRequest, call: AnalysisCall) => Promise<DeepStackAnswer>;
 export type DeepStackManage = (request: DeepStackRequest, service: Service) => Promise<DeepStackAnswer>;

@@ -1,5 +1,4 @@
-import type { TaskTable } from '../../tasks/task-table.js';
-import { type DeepStackAccess, type DeepStackRoute, deepStackRouteTable, shownPath } from './deepstack-route-table.js';
+import { type DeepStackAccess, type DeepStackRoute, shownPath } from './deepstack-route-table.js';
 
 const ACCESS: Record<DeepStackAccess, string> = {
   key: 'Key in the `api_key` field or `Authorization`; none at all only where the service accepts keyless calls from the caller\'s address.',
@@ -49,10 +48,10 @@ function operation(route: DeepStackRoute, parameters: readonly string[]): Record
   };
 }
 
-/** The OpenAPI path items of the DeepStack / CodeProject.AI routes (docs/deepstack.md). */
-export function deepStackOpenApiPaths(tasks: TaskTable): Record<string, Record<string, unknown>> {
+/** The OpenAPI path items of the DeepStack / CodeProject.AI routes of `table` (deepStackRouteTable; docs/deepstack.md). */
+export function deepStackOpenApiPaths(table: readonly DeepStackRoute[]): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of deepStackRouteTable(tasks)) {
+  for (const route of table) {
     const { path, parameters } = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method]: operation(route, parameters) };
   }

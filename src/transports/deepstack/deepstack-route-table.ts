@@ -1,17 +1,15 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
-import { deepStackAlprRoutes } from './deepstack-alpr-routes.js';
-import { deepStackDetectionRoutes } from './deepstack-detection-routes.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
-import type { DeepStackManage, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
+import type { DeepStackManage, DeepStackOffer, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
 
 /**
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
  * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
- * own housekeeping routes here, and the routes of the verbs each task's abilities enable
- * (Task.abilities, routesOffered: object detection, the face API, licence plates) — a verb's routes
- * are one module here, a housekeeping route one entry here (and its handler, when it does something new).
+ * own housekeeping routes here, the routes each feature offers for its task (DeepStackOffer: object
+ * detection, licence plates), and those of the verbs a task's abilities enable (the face API, a task's
+ * own verb) — a housekeeping route is one entry here (and its handler, when it does something new).
  */
 
 /** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
@@ -101,25 +99,22 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
 ];
 
 /**
- * The door's verbs a task's abilities enable: object detection and custom models for a task that
- * finds things of its model's classes, the face API for one that keeps a gallery of people,
- * CodeProject.AI's ALPR for one that reads text, `/v1/vision/<verb>` for one with a verb of its own.
+ * The door's verbs for a task the door knows by its abilities alone: the face API for one that keeps
+ * a gallery of people, `/v1/vision/<verb>` for one with a verb of its own. A feature brings any other
+ * route itself (DeepStackOffer: object detection, custom models, ALPR).
  */
-function routesOffered(task: Task): DeepStackTaskRoute[] {
+function routesOfAbilities(task: Task): DeepStackTaskRoute[] {
   const abilities = task.abilities ?? {};
-  return [
-    ...(abilities.findsClasses ? deepStackDetectionRoutes(task) : []),
-    ...(abilities.gallery ? deepStackFaceRoutes(abilities.gallery) : []),
-    ...(abilities.readsText ? deepStackAlprRoutes(task) : []),
-    ...(abilities.verb ? deepStackVerbRoutes(task, abilities.verb) : []),
-  ];
+  return [...(abilities.gallery ? deepStackFaceRoutes(abilities.gallery) : []), ...(abilities.verb ? deepStackVerbRoutes(task, abilities.verb) : [])];
 }
 
-/** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */
-export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
-  const taskRoutes = tasks.all.flatMap((task) =>
-    routesOffered(task).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })),
-  );
+/**
+ * The door's table: its housekeeping routes, then the routes the features offer (`offers`, in the
+ * order of their registration) and those of the tasks' abilities, every one a keyed call through the gate.
+ */
+export function deepStackRouteTable(tasks: TaskTable, offers: readonly DeepStackOffer[]): DeepStackRoute[] {
+  const offered = [...offers, ...tasks.all.map((task) => ({ task, routes: routesOfAbilities(task) }))];
+  const taskRoutes = offered.flatMap(({ task, routes }) => routes.map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })));
   return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
 }
 

@@ -6,12 +6,11 @@ import { DetectdError } from '../../core/errors.js';
 import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
 import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
-import type { TaskTable } from '../../tasks/task-table.js';
 import { doorErrors } from '../door-errors.js';
 import { type ImageForm, isMultipartForm, readImageForm } from '../image-form.js';
 import { setRateLimitHeaders } from '../rate-limit-headers.js';
 import { contextOf } from '../request-context.js';
-import { type DeepStackHandlerName, type DeepStackRoute, deepStackRouteTable, pathsOf } from './deepstack-route-table.js';
+import { type DeepStackHandlerName, type DeepStackRoute, pathsOf } from './deepstack-route-table.js';
 import type { DeepStackRequest } from './deepstack-form.js';
 import { type CallFacts, customModelList, deepStackFailure, deepStackSuccess } from './deepstack-wire.js';
 import { updateAnswer, versionAnswer } from './codeproject-status.js';
@@ -19,8 +18,8 @@ import { updateAnswer, versionAnswer } from './codeproject-status.js';
 export interface DeepStackDependencies {
   /** Every keyed call passes it: authentication, service state, limits, the bounded body, admission. */
   readonly gate: Gate;
-  /** Each task answers the routes of the verbs its abilities enable (Task.abilities). */
-  readonly tasks: TaskTable;
+  /** Its routes (deepStackRouteTable: the door's own, the features' offers, the tasks' abilities'). */
+  readonly table: readonly DeepStackRoute[];
   /** The loaded models, for the custom model list only. */
   readonly schedulers: ModelSchedulers;
   /** The body limit, for the multipart parser's own count. */
@@ -61,8 +60,7 @@ const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
  * (No model is named `list`: start-up refuses it, DEEPSTACK_RESERVED_MODEL_NAMES.)
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
-  const { gate, tasks, schedulers, maxBodyBytes, logger } = dependencies;
-  const table = deepStackRouteTable(tasks);
+  const { gate, table, schedulers, maxBodyBytes, logger } = dependencies;
   // The models a `:model` route may name: those of the kind its task finds (no face model is an object detector's custom model).
   const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
   const customModelNames = [...customKinds].flatMap((kind) => schedulers.namesOfKind(kind));

@@ -3,9 +3,9 @@ import { GENERIC_PARENT } from '../../models/coco-categories.js';
 import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { Detector } from '../../models/types.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
-import { assembleFoundResponse, type Naming } from '../found-response.js';
-import type { AnalysisCall } from '../analysis-call.js';
-import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
+import { assembleFoundResponse, type Naming } from '../../tasks/found-response.js';
+import type { AnalysisCall } from '../../tasks/analysis-call.js';
+import type { ApiVersion, Findings, SentParameters, Task } from '../../tasks/task.js';
 import { type DetectionParameters, detectionParameters, PARAMETER_RULES } from './parameters.js';
 import { keepTargetClasses } from './target-classes.js';
 
@@ -47,5 +47,4 @@ export const objectDetection: Task<DetectionParameters> = {
   answerField: 'detected_objects',
   parseParameters,
   analyse,
-  abilities: { findsClasses: true },
 };

@@ -1,8 +1,8 @@
 import { DetectdError } from '../../core/errors.js';
 import { runTask } from '../../tasks/run-task.js';
 import type { Task } from '../../tasks/task.js';
-import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
-import { type DeepStackRequest, type DeepStackRespond, type DeepStackTaskRoute, findingBox } from './deepstack-form.js';
+import { DEEPSTACK_MIN_CONFIDENCE } from '../../transports/deepstack/deepstack-wire.js';
+import { type DeepStackRequest, type DeepStackRespond, type DeepStackTaskRoute, findingBox } from '../../transports/deepstack/deepstack-form.js';
 
 /** CodeProject.AI's ALPR module reads its image from `upload`; its adapter takes a file in any field, and so does this door. */
 const UPLOAD_FIELD = 'upload';
@@ -50,7 +50,7 @@ function respond(task: Task): DeepStackRespond {
   };
 }
 
-/** CodeProject.AI's licence-plate reading (Blue Iris, Agent DVR, AITool, frigate_plate_recognizer call it), for a task that reads text (TaskAbilities.readsText). */
+/** CodeProject.AI's licence-plate reading (Blue Iris, Agent DVR, AITool, frigate_plate_recognizer call it), answered by the plate task `task`. */
 export const deepStackAlprRoutes = (task: Task): DeepStackTaskRoute[] =>
   ['/v1/image/alpr', '/v1/vision/alpr'].map((path, index) => ({
     path,

@@ -1,3 +1,5 @@
+import type { Finding } from '../../tasks/finding.js';
+
 /**
  * How a read plate is matched to a known one. Both are brought to a key: upper case, spaces,
  * dashes and dots dropped (people write `AB-123 C`, the reader reads `AB123C`), and the characters
@@ -33,12 +35,8 @@ export interface ListedPlate {
   readonly name: string;
 }
 
-/** The known plate a read matched: its name, the plate as written, and how many characters the read differs by (look-alikes counting as equal). */
-export interface KnownPlateMatch {
-  readonly name: string;
-  readonly plate: string;
-  readonly distance: number;
-}
+/** The known plate a read matched, as its finding carries it (Finding.known): its name, the plate as written, and how many characters the read differs by (look-alikes counting as equal). */
+export type KnownPlateMatch = NonNullable<Finding['known']>;
 
 /**
  * Matches reads against `known` within `distance`: the nearest known plate wins; two known plates

@@ -1,7 +1,7 @@
 import type { Task } from '../../tasks/task.js';
-import type { DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
-import { IMAGE_ROUTE_FAILURES, predictionsOf } from './deepstack-predictions.js';
-import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
+import type { DeepStackRespond, DeepStackTaskRoute } from '../../transports/deepstack/deepstack-form.js';
+import { IMAGE_ROUTE_FAILURES, predictionsOf } from '../../transports/deepstack/deepstack-predictions.js';
+import { DEEPSTACK_MIN_CONFIDENCE } from '../../transports/deepstack/deepstack-wire.js';
 
 const DETECTION_FIELDS = {
   image: 'The image file (JPEG, PNG, WebP, …).',
@@ -20,7 +20,7 @@ function respond(task: Task): DeepStackRespond {
   };
 }
 
-/** DeepStack's and CodeProject.AI's object detection, for a task that finds things of its model's classes (TaskAbilities.findsClasses): the service's model, or a loaded model by name or alias. */
+/** DeepStack's and CodeProject.AI's object detection, answered by the object task `task`: the service's model, or a loaded model by name or alias. */
 export const deepStackDetectionRoutes = (task: Task): DeepStackTaskRoute[] => [
   {
     path: '/v1/vision/detection',

@@ -1,5 +1,5 @@
-import type { ApiVersion, SentParameters } from '../task.js';
-import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
+import type { ApiVersion, SentParameters } from '../../tasks/task.js';
+import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../tasks/image-parameters.js';
 import { targetClassesOf } from './target-classes.js';
 
 export interface DetectionParameters extends ImageParameters {

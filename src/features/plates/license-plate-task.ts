@@ -1,18 +1,20 @@
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import { MODEL_KINDS, type ModelStep } from '../../models/model-roles.js';
 import type { PlateReader } from '../../models/plates.js';
-import type { KnownPlates } from '../../plates/known-plate-list.js';
-import type { AnalysisCall } from '../analysis-call.js';
-import type { Finding } from '../finding.js';
-import { assembleFoundResponse } from '../found-response.js';
-import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
-import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
+import type { KnownPlates } from './known-plate-list.js';
+import type { AnalysisCall } from '../../tasks/analysis-call.js';
+import type { Finding } from '../../tasks/finding.js';
+import { assembleFoundResponse } from '../../tasks/found-response.js';
+import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../tasks/image-parameters.js';
+import type { ApiVersion, Findings, SentParameters, Task } from '../../tasks/task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
 import { findPlates, readFoundPlates } from './read-plates.js';
 
 /** Its two models, in order: the service's detector finds the plates, the reader reads them. */
 const PLATE_DETECTOR: ModelStep = { role: 'detector', kind: MODEL_KINDS.plates };
 const PLATE_READER: ModelStep = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: '`detectd models pull cct_xs_v2_global` (docs/plates.md)' };
+/** Its service type. */
+export const LICENSE_PLATE = 'license-plate';
 /** Every plate goes out with this parent, as every face with `face`. */
 const PLATE = 'plate';
 
@@ -44,7 +46,7 @@ function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
  */
 export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlates): Task<ImageParameters> {
   return {
-    type: 'license-plate',
+    type: LICENSE_PLATE,
     detects: PLATE_DETECTOR.kind,
     models: [PLATE_DETECTOR, PLATE_READER],
     summary: 'Find and read licence plates in one image',
@@ -86,6 +88,5 @@ export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlate
         analysis.pixels?.release();
       }
     },
-    abilities: { readsText: true, knownPlates },
   };
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import type { Database } from '../store/database.js';
-import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
-import { isUniqueViolation } from '../store/unique-violation.js';
+import type { Database } from '../../store/database.js';
+import { bumpMemoryVersion, VersionedMemory } from '../../store/memory-versions.js';
+import { isUniqueViolation } from '../../store/unique-violation.js';
 import { DEFAULT_KNOWN_PLATE_DISTANCE, type KnownPlateMatch, MAX_KNOWN_PLATE_DISTANCE, plateKey, plateMatcher, plateText } from './plate-match.js';
 
 /** A known plate as listed. */
@@ -20,7 +20,7 @@ export interface NewKnownPlate {
   readonly name: string;
 }
 
-/** What the licence-plate task and the doors that manage known plates need of the list (TaskAbilities.knownPlates). */
+/** What the licence-plate task and the routes and cards that manage known plates need of the list. */
 export interface KnownPlates {
   list(serviceId: string): Promise<KnownPlate[]>;
   add(serviceId: string, plates: readonly NewKnownPlate[]): Promise<KnownPlate[]>;
@@ -66,6 +66,31 @@ function checkedName(name: string): string {
 
 type PlateMatcher = (read: string) => KnownPlateMatch | undefined;
 
+/** The tables of known plates (migrations/0015-known-plates.ts): the store's tables know nothing of them. A type, not an interface: Kysely's withTables takes a record. */
+type KnownPlateTables = {
+  /** A licence-plate service's known plates, each with a name. */
+  known_plates: {
+    id: string;
+    service_id: string;
+    /** The plate as its owner wrote it. */
+    plate: string;
+    /** The plate as matched (plate-match.ts plateKey): unique within the service. */
+    plate_key: string;
+    name: string;
+    created_at: string;
+  };
+  services: {
+    /** Licence-plate services: how many characters a read may differ from a known plate and still match it; null: the default (plate-match.ts). */
+    known_plate_distance: number | null;
+  };
+};
+
+/** `db` (the database, or a transaction on it) with the known plates' tables. */
+const plateTables = <Db extends Pick<Database, 'withTables'>>(db: Db) => db.withTables<KnownPlateTables>();
+
+/** The known plates' tables, in the order their rows can be copied (Feature.tables). */
+export const KNOWN_PLATE_TABLES = ['known_plates'] as const satisfies readonly (keyof KnownPlateTables)[];
+
 /**
  * Each licence-plate service's known plates and match distance in the database (table
  * `known_plates`, `services.known_plate_distance`), held in memory as a matcher (each plate's key
@@ -85,7 +110,7 @@ export class KnownPlateList implements KnownPlates {
 
   /** The service's known plates, by plate. */
   async list(serviceId: string): Promise<KnownPlate[]> {
-    const rows = await this.db.selectFrom('known_plates').select(['id', 'plate', 'name', 'created_at']).where('service_id', '=', serviceId).orderBy('plate_key').execute();
+    const rows = await plateTables(this.db).selectFrom('known_plates').select(['id', 'plate', 'name', 'created_at']).where('service_id', '=', serviceId).orderBy('plate_key').execute();
     return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
   }
 
@@ -109,16 +134,16 @@ export class KnownPlateList implements KnownPlates {
     try {
       // The insert first: on SQLite a transaction that reads first cannot wait for another writer (SQLITE_BUSY).
       return await this.db.transaction().execute(async (tx) => {
-        for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await tx.insertInto('known_plates').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+        for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) await plateTables(tx).insertInto('known_plates').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
         await bumpMemoryVersion(tx, serviceId, 'known-plates');
-        const { listed } = await tx.selectFrom('known_plates').select((eb) => eb.fn.countAll<number | string>().as('listed')).where('service_id', '=', serviceId).executeTakeFirstOrThrow();
+        const { listed } = await plateTables(tx).selectFrom('known_plates').select((eb) => eb.fn.countAll<number | string>().as('listed')).where('service_id', '=', serviceId).executeTakeFirstOrThrow();
         if (Number(listed) > MAX_KNOWN_PLATES) throw new KnownPlateError('invalid_plate', `a service lists at most ${MAX_KNOWN_PLATES} known plates`);
         return rows.map((row) => ({ id: row.id, plate: row.plate, name: row.name, created: row.created_at }));
       });
     } catch (error) {
       // Listed already, or added by another call at the same moment: the unique (service_id, plate_key) refused it.
       if (!isUniqueViolation(error, 'known_plates', ['service_id', 'plate_key'])) throw error;
-      const listed = await this.db.selectFrom('known_plates').select(['plate', 'plate_key']).where('service_id', '=', serviceId).execute();
+      const listed = await plateTables(this.db).selectFrom('known_plates').select(['plate', 'plate_key']).where('service_id', '=', serviceId).execute();
       const taken = listed.find((row) => keys.has(row.plate_key));
       throw new KnownPlateError('plate_exists', `the service already lists ${taken ? `"${taken.plate}"` : 'one of these plates'} (O and 0, I and 1 count as one character): remove it first`);
     }
@@ -127,7 +152,7 @@ export class KnownPlateList implements KnownPlates {
   /** Removes the known plate of this id, or of this plate (look-alikes counting as equal); false when the service lists no such one. */
   async remove(serviceId: string, idOrPlate: string): Promise<boolean> {
     const result = await this.db.transaction().execute(async (tx) => {
-      const deleted = await tx
+      const deleted = await plateTables(tx)
         .deleteFrom('known_plates')
         .where('service_id', '=', serviceId)
         .where((eb) => eb.or([eb('id', '=', idOrPlate), eb('plate_key', '=', plateKey(idOrPlate))]))
@@ -140,7 +165,7 @@ export class KnownPlateList implements KnownPlates {
 
   /** How many characters a read may differ from a known plate: the service's own, else DEFAULT_KNOWN_PLATE_DISTANCE. */
   async distance(serviceId: string, db: Database = this.db): Promise<number> {
-    const row = await db.selectFrom('services').select('known_plate_distance').where('id', '=', serviceId).executeTakeFirst();
+    const row = await plateTables(db).selectFrom('services').select('known_plate_distance').where('id', '=', serviceId).executeTakeFirst();
     return row?.known_plate_distance ?? DEFAULT_KNOWN_PLATE_DISTANCE;
   }
 
@@ -150,7 +175,7 @@ export class KnownPlateList implements KnownPlates {
       throw new KnownPlateError('invalid_distance', `the known-plate distance is a whole number of characters from 0 to ${MAX_KNOWN_PLATE_DISTANCE}`);
     }
     await this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('services').set({ known_plate_distance: distance }).where('id', '=', serviceId).execute();
+      await plateTables(tx).updateTable('services').set({ known_plate_distance: distance }).where('id', '=', serviceId).execute();
       await bumpMemoryVersion(tx, serviceId, 'known-plates');
     });
   }
@@ -158,7 +183,7 @@ export class KnownPlateList implements KnownPlates {
   /** The service's list and distance as they are now, to match the plates of one image (the list last read when the database is away); undefined when it lists none. */
   matcher(serviceId: string): Promise<PlateMatcher | undefined> {
     return this.#memory.current(serviceId, async (db) => {
-      const [known, distance] = await Promise.all([db.selectFrom('known_plates').select(['plate', 'name']).where('service_id', '=', serviceId).execute(), this.distance(serviceId, db)]);
+      const [known, distance] = await Promise.all([plateTables(db).selectFrom('known_plates').select(['plate', 'name']).where('service_id', '=', serviceId).execute(), this.distance(serviceId, db)]);
       return known.length === 0 ? undefined : plateMatcher(known, distance);
     });
   }

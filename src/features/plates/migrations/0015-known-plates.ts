@@ -1,8 +1,8 @@
 import type { Kysely, Migration } from 'kysely';
 
 /**
- * Known plates (src/plates/): each licence-plate service's list of plates with a name each, the
- * plate as written and its match key (plates/plate-match.ts), unique per service; they go with
+ * Known plates (known-plate-list.ts): each licence-plate service's list of plates with a name each, the
+ * plate as written and its match key (plate-match.ts), unique per service; they go with
  * their service. A service may set its own match distance; null is the documented default.
  */
 export const knownPlates: Migration = {

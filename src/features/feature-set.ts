@@ -1,0 +1,40 @@
+import type { ServiceCard } from '../console/service-card.js';
+import { Schema } from '../store/schema.js';
+import { TaskTable } from '../tasks/task-table.js';
+import type { DeepStackOffer } from '../transports/deepstack/deepstack-form.js';
+import type { RestRoutes } from '../transports/http/rest-routes.js';
+import type { Feature, FeatureParts, FeatureServer } from './feature.js';
+
+/**
+ * The parts of the registered features together, as the composition roots hand them to the doors,
+ * the console and the CLI: built on a running server (`server` given), or described only.
+ */
+export class FeatureSet {
+  /** Every feature's tasks: the table every door, the API reference, the console and the CLI serve. */
+  readonly tasks: TaskTable;
+  readonly deepStack: readonly DeepStackOffer[];
+  readonly rest: readonly RestRoutes[];
+  readonly cards: readonly ServiceCard[];
+  readonly #parts: readonly FeatureParts[];
+
+  constructor(features: readonly Feature[], server: FeatureServer | undefined) {
+    this.#parts = features.map((feature) => feature.parts(server));
+    this.tasks = new TaskTable(this.#parts.flatMap((parts) => parts.tasks));
+    this.deepStack = this.#parts.flatMap((parts) => parts.deepStack ?? []);
+    this.rest = this.#parts.flatMap((parts) => parts.rest ?? []);
+    this.cards = this.#parts.flatMap((parts) => parts.consoleCards ?? []);
+  }
+
+  /** Starts what each feature starts (FeatureParts.start), in the order of their registration. */
+  async start(): Promise<void> {
+    for (const parts of this.#parts) await parts.start?.();
+  }
+
+  /** Stops what each feature started. */
+  stop(): void {
+    for (const parts of this.#parts) parts.stop?.();
+  }
+}
+
+/** The database of a server of `features`: the store's own migrations and tables, and theirs. */
+export const schemaOf = (features: readonly Feature[]): Schema => new Schema(features);

@@ -1,0 +1,25 @@
+import type { Router } from 'express';
+import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
+import type { Gate } from '../../gate/gate.js';
+import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
+import type { TaskTable } from '../../tasks/task-table.js';
+import type { PathItems } from './openapi.js';
+
+/** What the REST door hands the routes a feature brings: the gate every call passes, the task table every door serves, the loaded models' schedulers, the schemas its bodies are checked against, the body limit. */
+export interface RestRouteContext {
+  readonly gate: Gate;
+  readonly tasks: TaskTable;
+  readonly schedulers: ModelSchedulers;
+  readonly schemas: SchemaCatalogue;
+  readonly maxBodyBytes: number;
+}
+
+/**
+ * REST routes beyond a task's analysis (what a service keeps, managed: its known plates, its people),
+ * as a feature declares them: mounted by the composition root before the API routes, and their
+ * part of the API reference, built once.
+ */
+export interface RestRoutes {
+  router(context: RestRouteContext): Router;
+  openApiPaths(tasks: TaskTable): PathItems;
+}
