@@ -4,6 +4,7 @@ import { type CallContext, newCallContext, type Stage, type StageTimings } from 
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
+import type { RoleModel } from '../models/role-models.js';
 import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import type { Finding } from '../tasks/finding.js';
 import { runTask } from '../tasks/run-task.js';
@@ -88,7 +89,7 @@ export interface StreamSessionOptions {
    * The model's scheduler, shared with every stream and request on it. A stream takes its newest
    * frame only once it has a turn, so a frame never goes stale in the model's queue.
    */
-  readonly scheduler: ModelScheduler;
+  readonly scheduler: ModelScheduler<RoleModel>;
   readonly analysisLimits: AnalysisLimits;
   /** Each analysed frame is one call: logged (debug), measured, and counted in its service's usage. */
   readonly calls: CallRecorder;

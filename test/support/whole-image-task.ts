@@ -30,7 +30,7 @@ function labelOf(configurations: readonly { parameter: string; value: string }[]
  */
 export const wholeImageTask: Task<string> = {
   type: WHOLE_IMAGE_TYPE,
-  detects: 'objects',
+  lead: { role: 'detector', kind: 'objects' },
   summary: 'Find the whole image (a test task)',
   requestSchema: 'object-detection-request',
   responseSchema: 'whole-image-response',

@@ -4,7 +4,7 @@ import type { FaceRecognition } from '../../faces/face-recognition.js';
 import { assembleFoundResponse, type FoundResponse } from '../found-response.js';
 import type { ImageParameters } from '../image-parameters.js';
 import type { AnalysisCall } from '../analysis-call.js';
-import type { Detection } from '../../models/types.js';
+import type { Detection, Detector } from '../../models/types.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
 import type { Box } from '../../vision/image.js';
 import { frameSmallImage, photoPixels } from '../../vision/portrait.js';
@@ -74,7 +74,7 @@ interface FaceDetails {
  * (names drawn on the faces) asked for. When the service remembers unknown faces, every face
  * recognition did not name is described and kept (keep-unnamed.ts). Shared by every way into this task.
  */
-export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall, recognition: FaceRecognition | undefined, models: ComposedModels, details: FaceDetails = {}): Promise<FaceOutcome> {
+export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>, recognition: FaceRecognition | undefined, models: ComposedModels, details: FaceDetails = {}): Promise<FaceOutcome> {
   const { service, scheduler, limits, signal, turn, context } = call;
   const [matcher, remembers] = recognition ? await Promise.all([recognition.matcher(service.id), recognition.remembersUnknown(service.id)]) : [undefined, false];
   const describes = (recognition && (matcher || remembers)) || details.describe;

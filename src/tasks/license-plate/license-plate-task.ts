@@ -1,5 +1,7 @@
 import type { ComposedModels } from '../../core/service-scheduler.js';
-import { MODEL_KINDS, type ModelStep } from '../../models/model-roles.js';
+import { MODEL_KINDS } from '../../models/model-roles.js';
+import type { ModelStep } from '../../models/model-step.js';
+import type { Detector } from '../../models/types.js';
 import type { PlateReader } from '../../models/plates.js';
 import type { KnownPlates } from '../../plates/known-plate-list.js';
 import type { AnalysisCall } from '../analysis-call.js';
@@ -11,8 +13,8 @@ import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-s
 import { findPlates, readFoundPlates } from './read-plates.js';
 
 /** Its two models, in order: the service's detector finds the plates, the reader reads them. */
-const PLATE_DETECTOR: ModelStep = { role: 'detector', kind: MODEL_KINDS.plates };
-const PLATE_READER: ModelStep = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: '`detectd models pull cct_xs_v2_global` (docs/plates.md)' };
+const PLATE_DETECTOR: ModelStep<Detector> = { role: 'detector', kind: MODEL_KINDS.plates };
+const PLATE_READER: ModelStep<PlateReader> = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: '`detectd models pull cct_xs_v2_global` (docs/plates.md)' };
 /** Every plate goes out with this parent, as every face with `face`. */
 const PLATE = 'plate';
 
@@ -29,8 +31,8 @@ const round = (value: number) => Math.round(value * 1e5) / 1e5;
 
 /** The loaded plate reader, each read run by its scheduler in the call's lane; 503 `model_unavailable` when there is none. */
 function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
-  const reader = models.model<PlateReader>(PLATE_READER);
-  return { ...reader, read: (image, regions) => models.run(PLATE_READER, call, (model: PlateReader) => model.read(image, regions)) };
+  const reader = models.model(PLATE_READER);
+  return { ...reader, read: (image, regions) => models.run(PLATE_READER, call, (model) => model.read(image, regions)) };
 }
 
 /**
@@ -42,11 +44,11 @@ function readerOf(models: ComposedModels, call: AnalysisCall): PlateReader {
  * reader's, `country` the reader's guess where its model gives one, `known` the service's known
  * plate it matches (read afresh for every image, so an edit on one replica holds on all).
  */
-export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlates): Task<ImageParameters> {
+export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlates): Task<ImageParameters, Detector> {
   return {
     type: 'license-plate',
-    detects: PLATE_DETECTOR.kind,
-    models: [PLATE_DETECTOR, PLATE_READER],
+    lead: PLATE_DETECTOR,
+    composes: [PLATE_READER],
     summary: 'Find and read licence plates in one image',
     requestSchema: 'license-plate-request',
     responseSchema: 'license-plate-response',
@@ -59,7 +61,7 @@ export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlate
     parseParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
       return parseImageParameters(RULES, sent, version);
     },
-    async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
+    async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>): Promise<Findings> {
       const reader = readerOf(models, call);
       const { scheduler, limits, signal, turn, context } = call;
       const analysis = await findPlates({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);

@@ -1,6 +1,6 @@
 import { analyseImage } from '../../core/pipeline.js';
 import { GENERIC_PARENT } from '../../models/coco-categories.js';
-import { MODEL_KINDS } from '../../models/model-roles.js';
+import { OBJECT_DETECTOR } from '../../models/registry.js';
 import type { Detector } from '../../models/types.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import { assembleFoundResponse, type Naming } from '../found-response.js';
@@ -15,12 +15,12 @@ function classOf(classIndex: number, categories: Pick<Detector, 'labels' | 'pare
 }
 
 /** Parameters as sent → parameters, for the model's class names. */
-function parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler): DetectionParameters {
+function parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler<Detector>): DetectionParameters {
   return detectionParameters(sent, version, scheduler.model.labels);
 }
 
 /** Image bytes → the objects: the core pipeline, the target classes kept, then the crops and the visualization asked for. */
-async function analyse(image: Buffer, parameters: DetectionParameters, call: AnalysisCall): Promise<Findings> {
+async function analyse(image: Buffer, parameters: DetectionParameters, call: AnalysisCall<Detector>): Promise<Findings> {
   const { scheduler, limits, signal, turn, context } = call;
   const fullResolution = parameters.outputCroppedImage || parameters.outputVisualizedImage;
   const found = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution }, context.timings);
@@ -36,9 +36,9 @@ async function analyse(image: Buffer, parameters: DetectionParameters, call: Ana
   }
 }
 
-export const objectDetection: Task<DetectionParameters> = {
+export const objectDetection: Task<DetectionParameters, Detector> = {
   type: 'object-detection',
-  detects: MODEL_KINDS.objects,
+  lead: OBJECT_DETECTOR,
   summary: 'Detect objects in one image',
   requestSchema: 'object-detection-request',
   responseSchema: 'object-detection-response',
