@@ -16,6 +16,8 @@ import type { Task } from '../src/tasks/task.js';
 import { cropsInto } from '../src/vision/crops.js';
 import { decodeImage } from '../src/vision/decode.js';
 import type { RgbImage } from '../src/vision/image.js';
+import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
+import { RouteClaimedTwice } from '../src/transports/route-ledger.js';
 import { modelPath } from './support/paths.js';
 
 const EMBEDDER_FILE = modelPath('embedders/mobilenetv2-12-int8-emb');
@@ -124,5 +126,13 @@ describe('an open core: any model role leads a task', function () {
     expect(planes(0)).to.deep.equal([Array(plane).fill(1), Array(plane).fill(-1), Array(plane).fill(0)]);
     expect(planes(1)).to.deep.equal([Array(plane).fill(-1), Array(plane).fill(-1), Array(plane).fill(0.5)]);
     expect(() => cropsInto({ width: 4, height: 2, data }, { crops: [{ left: 0, top: 0, right: 2, bottom: 2 }], width: 3, height: 2, normalise }, new Uint8Array(18))).to.throw(TypeError);
+  });
+
+  it('stops at a route claimed twice, naming the route and both owners (two tasks with one verb)', () => {
+    const verb = { name: 'scene', summary: 'what the scene is' };
+    const first = { ...taskLedBy('first-scene', OBJECT_DETECTOR), abilities: { verb } };
+    const second = { ...taskLedBy('second-scene', LABELS), abilities: { verb } };
+    expect(deepStackRouteTable(new TaskTable([first])).map((route) => route.path)).to.include('/v1/vision/scene');
+    expect(() => deepStackRouteTable(new TaskTable([first, second]))).to.throw(RouteClaimedTwice, 'POST /v1/vision/scene is claimed by task first-scene and by task second-scene');
   });
 });

@@ -4,6 +4,7 @@ import { deepStackAlprRoutes } from './deepstack-alpr-routes.js';
 import { deepStackDetectionRoutes } from './deepstack-detection-routes.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
 import type { DeepStackManage, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
+import { RouteLedger } from '../route-ledger.js';
 import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
 
 /**
@@ -115,12 +116,18 @@ function routesOffered(task: Task): DeepStackTaskRoute[] {
   ];
 }
 
-/** The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed call through the gate). */
+/**
+ * The door's table for these tasks: its housekeeping routes, then each task's (every one a keyed
+ * call through the gate). A route two of them claim throws RouteClaimedTwice, naming both: the server does not start.
+ */
 export function deepStackRouteTable(tasks: TaskTable): DeepStackRoute[] {
   const taskRoutes = tasks.all.flatMap((task) =>
     routesOffered(task).map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })),
   );
-  return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
+  const table = [...HOUSEKEEPING_ROUTES, ...taskRoutes];
+  const ledger = new RouteLedger();
+  for (const route of table) ledger.claim(route.method, route.path, route.task ? `task ${route.task.type}` : 'the DeepStack door');
+  return table;
 }
 
 /** A route's path as the reference and the console show it: `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`. */
