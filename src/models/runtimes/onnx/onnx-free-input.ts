@@ -1,23 +1,12 @@
 import fs from 'node:fs/promises';
 import protobuf from 'protobufjs';
+import { ValueInfo } from './onnx-file.js';
 
 // Field numbers of onnx/onnx.proto.
 const MODEL_GRAPH = 7;
 const GRAPH_INPUT = 11;
 const GRAPH_VALUE_INFO = 13;
 const WIRE_LENGTH_DELIMITED = 2;
-
-const onnx = protobuf.Root.fromJSON({
-  nested: {
-    ValueInfoProto: { fields: { name: { type: 'string', id: 1 }, type: { type: 'TypeProto', id: 2 } } },
-    TypeProto: { fields: { tensorType: { type: 'Tensor', id: 1 } }, nested: { Tensor: { fields: { elemType: { type: 'int32', id: 1 }, shape: { type: 'TensorShapeProto', id: 2 } } } } },
-    TensorShapeProto: {
-      fields: { dim: { rule: 'repeated', type: 'Dimension', id: 1 } },
-      nested: { Dimension: { fields: { dimValue: { type: 'int64', id: 1 }, dimParam: { type: 'string', id: 2 } } } },
-    },
-  },
-});
-const ValueInfo = onnx.lookupType('ValueInfoProto');
 
 interface Dimension {
   dimValue?: number;
