@@ -43,24 +43,36 @@ export interface TrackVote {
   readonly confidence: number;
 }
 
+/**
+ * One thing a task found, in one record with everything said of it: its wire form (`finding`:
+ * name, confidence, and each optional part — box, text, state, attributes, …), what a stream's
+ * tracker follows it by, and what it says its track is. (As Ultralytics' Results keeps its optional
+ * heads in one object: nothing is matched up by position.)
+ */
+export interface FindingRecord {
+  readonly finding: Finding;
+  /** The detection a stream's tracker follows from frame to frame (a place in the image); absent: a finding about the whole image, which has no track. */
+  readonly tracked?: Detection;
+  /**
+   * What it says its track is, for a stream's one answer per track (streaming/track-votes.ts);
+   * absent: it says nothing (an object's class is already its track's).
+   */
+  readonly vote?: TrackVote;
+}
+
 /** What a task found in one image: every door maps these to its own wire form. */
 export interface Findings {
   /** Size of the image as a person sees it: the boxes' pixel space. */
   readonly width: number;
   readonly height: number;
-  /** What was found, highest confidence first: the elements of the task's `answerField`. */
-  readonly found: readonly Finding[];
-  /** Index-aligned with `found`: what a stream's tracker follows from frame to frame. */
-  readonly tracked: readonly Detection[];
-  /**
-   * Index-aligned with `found`: what each finding says its track is, for a stream's one answer
-   * per track (streaming/track-votes.ts); undefined for a finding that says nothing. Absent: the
-   * task's tracks get no answer (an object's class is already its track's).
-   */
-  readonly votes?: readonly (TrackVote | undefined)[];
+  /** What was found, highest confidence first: the elements of the task's `answerField` (`finding`), each with its track and vote. */
+  readonly found: readonly FindingRecord[];
   /** The image with every box drawn (base64 JPEG), when the parameters ask for it. */
   readonly visualizedImage?: string;
 }
+
+/** The findings as every wire carries them: each record's `finding`, in order. */
+export const wireFindings = (findings: Findings): Finding[] => findings.found.map((record) => record.finding);
 
 /** The photo a task's example call sends: a file name, and how the docs and the console describe it. */
 export interface ExamplePhoto {

@@ -58,6 +58,6 @@ export const wholeImageTask: Task<string> = {
   parseParameters: (sent) => labelOf(sent.configurations),
   async analyse(image, label) {
     const { width, height, found } = await wholeImage(image, label);
-    return { width, height, found, tracked: [{ classIndex: 0, score: 1, box: { left: 0, top: 0, right: width, bottom: height } }] };
+    return { width, height, found: found.map((finding) => ({ finding, tracked: { classIndex: 0, score: 1, box: { left: 0, top: 0, right: width, bottom: height } } })) };
   },
 };

@@ -5,7 +5,6 @@ import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { peopleGallery } from './people-gallery.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
-import { faceTrackVote } from './recognize.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import type { Detector } from '../../models/types.js';
 import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.js';
@@ -35,7 +34,7 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
     },
     async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>): Promise<Findings> {
       const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
-      return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, votes: response.found.map(faceTrackVote), visualizedImage: response.visualized_image };
+      return { width: analysis.width, height: analysis.height, found: response.found, visualizedImage: response.visualized_image };
     },
     abilities: { gallery: peopleGallery(recognition, models) },
   };

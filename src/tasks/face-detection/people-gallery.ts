@@ -56,9 +56,9 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
     const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
     const outcome = await findFaces(image, parameters, call, recognize ? recognition : undefined, models, { describe, landmarks });
     call.context.objects = outcome.analysis.detections.length;
-    return outcome.response.found.map((finding, index) => {
-      const embedding = describe ? outcome.descriptors[index] : undefined;
-      return { finding, ...(outcome.landmarks && { landmarks: outcome.landmarks[index] }), ...(embedding && { embedding }) };
+    return outcome.response.found.map(({ finding, landmarks: points, descriptor }) => {
+      const embedding = describe ? descriptor : undefined;
+      return { finding, ...(points && { landmarks: points }), ...(embedding && { embedding }) };
     });
   };
 

@@ -5,8 +5,8 @@ import type { Detector } from '../../models/types.js';
 import type { PlateReader } from '../../models/plates.js';
 import type { KnownPlates } from '../../plates/known-plate-list.js';
 import type { AnalysisCall } from '../analysis-call.js';
-import type { Finding } from '../finding.js';
-import { assembleFoundResponse } from '../found-response.js';
+import type { KnownPlateMatch } from '../../plates/plate-match.js';
+import { assembleFoundResponse, type NamedDetection, type Naming } from '../found-response.js';
 import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { LICENSE_PLATE_REQUEST, LICENSE_PLATE_RESPONSE } from './license-plate-schemas.js';
@@ -21,10 +21,11 @@ const PLATE = 'plate';
 /** The detector's floor by default: its authors' (../shared/models/plates/README.md); the reader's filter drops what is not a plate. */
 const RULES = imageParameterRules({ one: 'plate', many: 'Plates' }, '0.25');
 
-/** One plate on the wire: a Finding (its text as `name`), with what the reader says of it. */
-interface PlateFinding extends Finding {
+/** How a plate is named on the wire: its text as `name`, with what the reader says of it and the known plate it matches. */
+interface PlateNaming extends Naming {
   read_confidence: number;
   country?: { name: string; confidence: number };
+  known?: KnownPlateMatch;
 }
 
 const round = (value: number) => Math.round(value * 1e5) / 1e5;
@@ -67,23 +68,24 @@ export function licensePlateTask(models: ComposedModels, knownPlates: KnownPlate
       const analysis = await findPlates({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
       try {
         const plates = await readFoundPlates(analysis, reader, context.timings);
-        const detections = plates.map((plate) => plate.detection);
-        const names = plates.map((plate) => ({ name: plate.text, parent: PLATE }));
-        const { found, visualized_image: visualizedImage } = await assembleFoundResponse(analysis, detections, names, parameters);
-        const known = found.length > 0 ? await knownPlates.matcher(call.service.id) : undefined;
-        const read: PlateFinding[] = found.map((finding, index) => {
-          const { reading } = plates[index];
-          const match = known?.(finding.name);
+        const known = plates.length > 0 ? await knownPlates.matcher(call.service.id) : undefined;
+        const named = plates.map(({ detection, text, reading }): NamedDetection<PlateNaming> => {
+          const match = known?.(text);
           return {
-            ...finding,
-            read_confidence: round(reading.confidence),
-            ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }),
-            ...(match && { known: match }),
+            detection,
+            naming: {
+              name: text,
+              parent: PLATE,
+              read_confidence: round(reading.confidence),
+              ...(reading.region && { country: { name: reading.region.name, confidence: round(reading.region.confidence) } }),
+              ...(match && { known: match }),
+            },
+            // On a stream, a plate's track is the text its frames vote for, each as surely as it was read (streaming/track-votes.ts).
+            vote: { answer: text, confidence: reading.confidence },
           };
         });
-        // On a stream, a plate's track is the text its frames vote for, each as surely as it was read (streaming/track-votes.ts).
-        const votes = plates.map(({ text, reading }) => ({ answer: text, confidence: reading.confidence }));
-        return { width: analysis.width, height: analysis.height, found: read, tracked: detections, votes, visualizedImage };
+        const { found, visualized_image: visualizedImage } = await assembleFoundResponse(analysis, named, parameters);
+        return { width: analysis.width, height: analysis.height, found, visualizedImage };
       } finally {
         analysis.pixels?.release();
       }

@@ -27,10 +27,10 @@ async function analyse(image: Buffer, parameters: DetectionParameters, call: Ana
   try {
     const detections = keepTargetClasses(found.detections, scheduler.model.labels, parameters.targetClasses);
     const encodeStarted = performance.now();
-    const names = detections.map((detection) => classOf(detection.classIndex, scheduler.model));
-    const response = await assembleFoundResponse(found, detections, names, parameters);
+    const named = detections.map((detection) => ({ detection, naming: classOf(detection.classIndex, scheduler.model) }));
+    const response = await assembleFoundResponse(found, named, parameters);
     context.timings.encode = performance.now() - encodeStarted;
-    return { width: found.width, height: found.height, found: response.found, tracked: detections, visualizedImage: response.visualized_image };
+    return { width: found.width, height: found.height, found: response.found, visualizedImage: response.visualized_image };
   } finally {
     found.pixels?.release();
   }

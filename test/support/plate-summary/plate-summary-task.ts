@@ -60,8 +60,8 @@ export function plateSummaryTask(models: ComposedModels): Task<ImageParameters, 
         const { readings } = await models.run(READER, call, (reader) => reader.read(analysis.pixels!, boxes));
         const texts = readings.map((reading) => ({ text: reading.text.toUpperCase().replace(/[^A-Z0-9]/g, ''), confidence: reading.confidence })).filter((read) => read.text.length >= 3);
         const found = [wholeImageFinding(texts, boxes.length, analysis.detections[0]?.score ?? 0)];
-        // Nothing to follow from frame to frame: the finding is the image.
-        return { width: analysis.width, height: analysis.height, found, tracked: [] };
+        // Nothing to follow from frame to frame: the finding is the image, with no track.
+        return { width: analysis.width, height: analysis.height, found: found.map((finding) => ({ finding })) };
       } finally {
         analysis.pixels?.release();
       }
