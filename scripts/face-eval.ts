@@ -10,7 +10,7 @@
 import './lib/typescript-workers.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { rawScoreFor } from '../src/models/families/face-family.js';
+import { rawScoreFor } from '../src/models/families/faces/face-family.js';
 import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
 import { faceFamilyByName } from '../src/models/families/index.js';
 import { loadEmbeddedFaceDetector, tryModelFiles } from '../src/models/load-models.js';

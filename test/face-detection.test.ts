@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { confidenceOf, rawScoreFor } from '../src/models/families/face-family.js';
+import { confidenceOf, rawScoreFor } from '../src/models/families/faces/face-family.js';
 import { FACE_FAMILIES } from '../src/models/families/index.js';
 import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
 import { loadEmbeddedFaceDetector, loadModels, tryModelFiles } from '../src/models/load-models.js';

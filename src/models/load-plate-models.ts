@@ -1,5 +1,5 @@
-import { plateDetector } from './families/plate-detector.js';
-import { PLATE_READER_FAMILY } from './families/plate-reader.js';
+import { plateDetector } from './families/plates/plate-detector.js';
+import { PLATE_READER_FAMILY } from './families/plates/plate-reader.js';
 import type { FileDetector, InferenceSettings } from './model-repository.js';
 import { MODEL_KINDS } from './model-roles.js';
 import { ModelRefused } from './model-refused.js';

@@ -1,16 +1,16 @@
 import type { TensorDeclaration } from '../types.js';
-import { boxesByOutputShape, boxFamily } from './box-families.js';
-import { endToEnd } from './end-to-end.js';
-import type { FaceFamily } from './face-family.js';
-import { faceBoxFamily } from './face-box-families.js';
+import { boxesByOutputShape, boxFamily } from './boxes/box-families.js';
+import { endToEnd } from './boxes/end-to-end.js';
+import type { FaceFamily } from './faces/face-family.js';
+import { faceBoxFamily } from './faces/face-box-families.js';
 import type { AnyFamily, ObjectFamily } from './family.js';
-import { mobilenetEmbeddings } from './mobilenet-embeddings.js';
-import { fastPlateOcr, plateBoxes } from './plate-families.js';
-import { retinaface } from './retinaface.js';
-import { ultraface } from './ultraface.js';
-import { ultralytics } from './ultralytics.js';
-import { yolox } from './yolox.js';
-import { yunet } from './yunet.js';
+import { mobilenetEmbeddings } from './embeddings/mobilenet-embeddings.js';
+import { fastPlateOcr, plateBoxes } from './plates/plate-families.js';
+import { retinaface } from './faces/retinaface.js';
+import { ultraface } from './faces/ultraface.js';
+import { ultralytics } from './boxes/ultralytics.js';
+import { yolox } from './boxes/yolox.js';
+import { yunet } from './faces/yunet.js';
 
 export type { FaceFamily, ObjectFamily };
 

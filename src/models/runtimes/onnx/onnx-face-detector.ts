@@ -1,5 +1,5 @@
 import type { RgbImage } from '../../../vision/image.js';
-import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/face-family.js';
+import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/faces/face-family.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import type { FileDetector } from '../../model-repository.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { LetterboxSpec } from '../../../vision/letterbox.js';
 import type { ObjectFamily } from '../../families/family.js';
-import { ultralytics } from '../../families/ultralytics.js';
+import { ultralytics } from '../../families/boxes/ultralytics.js';
 import { type FileDetector, sidecarPath } from '../../model-repository.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';

@@ -1,5 +1,5 @@
 import type { CropsSpec } from '../../../vision/crops.js';
-import { readPlateOutputs, readPlateReaderConfig } from '../../families/plate-reader.js';
+import { readPlateOutputs, readPlateReaderConfig } from '../../families/plates/plate-reader.js';
 import type { InferenceSettings } from '../../model-repository.js';
 import type { PlateReader } from '../../plates.js';
 import type { OnnxFamilyLoader } from './onnx-served-model.js';

@@ -1,7 +1,7 @@
-import { MODEL_KINDS } from '../model-roles.js';
-import type { FileDetector } from '../model-repository.js';
-import { faceDetectorLoader } from '../runtimes/onnx/onnx-face-detector.js';
-import type { Family } from './family.js';
+import { MODEL_KINDS } from '../../model-roles.js';
+import type { FileDetector } from '../../model-repository.js';
+import { faceDetectorLoader } from '../../runtimes/onnx/onnx-face-detector.js';
+import type { Family } from '../family.js';
 import type { FaceFamily } from './face-family.js';
 
 /** A family of face detectors, read by `reader` and recognised by its output names: boxes with calibrated confidences, five landmarks where it gives them. */

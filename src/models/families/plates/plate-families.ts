@@ -1,9 +1,9 @@
-import { MODEL_KINDS } from '../model-roles.js';
-import type { FileDetector } from '../model-repository.js';
-import type { PlateReader } from '../plates.js';
-import { plateDetectorLoader } from '../runtimes/onnx/onnx-plate-detector.js';
-import { plateReaderLoader } from '../runtimes/onnx/onnx-plate-reader.js';
-import type { Family } from './family.js';
+import { MODEL_KINDS } from '../../model-roles.js';
+import type { FileDetector } from '../../model-repository.js';
+import type { PlateReader } from '../../plates.js';
+import { plateDetectorLoader } from '../../runtimes/onnx/onnx-plate-detector.js';
+import { plateReaderLoader } from '../../runtimes/onnx/onnx-plate-reader.js';
+import type { Family } from '../family.js';
 import { plateDetector } from './plate-detector.js';
 import { PLATE_READER_FAMILY } from './plate-reader.js';
 

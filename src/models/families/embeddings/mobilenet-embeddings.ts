@@ -1,10 +1,10 @@
-import type { CropsSpec } from '../../vision/crops.js';
-import type { Box } from '../../vision/image.js';
-import type { Embedder } from '../embedder.js';
-import { MODEL_KINDS } from '../model-roles.js';
-import type { RawOutput } from '../types.js';
-import type { Family } from './family.js';
-import { tensorNamed } from './face-family.js';
+import type { CropsSpec } from '../../../vision/crops.js';
+import type { Box } from '../../../vision/image.js';
+import type { Embedder } from '../../embedder.js';
+import { MODEL_KINDS } from '../../model-roles.js';
+import type { RawOutput } from '../../types.js';
+import type { Family } from '../family.js';
+import { tensorNamed } from '../tensors.js';
 
 /** The output the family reads: the globally pooled features ahead of the classifier, [N, C, 1, 1] (or [N, C]). */
 const EMBEDDING = 'embedding';

@@ -1,7 +1,7 @@
-import { MODEL_KINDS } from '../model-roles.js';
-import type { FileDetector } from '../model-repository.js';
-import { objectDetectorLoader } from '../runtimes/onnx/onnx-object-detector.js';
-import type { Family, ObjectFamily } from './family.js';
+import { MODEL_KINDS } from '../../model-roles.js';
+import type { FileDetector } from '../../model-repository.js';
+import { objectDetectorLoader } from '../../runtimes/onnx/onnx-object-detector.js';
+import type { Family, ObjectFamily } from '../family.js';
 
 /** A family of COCO-style object detectors, read by `reader`: letterboxed input, boxes of classes. */
 export const boxFamily = (reader: ObjectFamily): Family<FileDetector> => ({
