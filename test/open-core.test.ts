@@ -135,4 +135,8 @@ describe('an open core: any model role leads a task', function () {
     expect(deepStackRouteTable(new TaskTable([first])).map((route) => route.path)).to.include('/v1/vision/scene');
     expect(() => deepStackRouteTable(new TaskTable([first, second]))).to.throw(RouteClaimedTwice, 'POST /v1/vision/scene is claimed by task first-scene and by task second-scene');
   });
+
+  it('refuses two tasks of one type: each is a path of its own on every door', () => {
+    expect(() => new TaskTable([taskLedBy('gate', LABELS), taskLedBy('gate', EMBEDDINGS)])).to.throw('two tasks are of type "gate"');
+  });
 });

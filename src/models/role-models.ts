@@ -1,7 +1,6 @@
 import type { Classifier } from './classifier.js';
 import type { Embedder } from './embedder.js';
 import type { FaceDescriptorNet, FaceLandmarkNet } from './face-describer.js';
-import type { ModelRole } from './model-roles.js';
 import type { PlateReader } from './plates.js';
 import type { Detector } from './types.js';
 
@@ -12,5 +11,5 @@ import type { Detector } from './types.js';
  */
 export type RoleModel = Detector | PlateReader | FaceLandmarkNet | FaceDescriptorNet | Classifier | Embedder;
 
-/** Every role has its interface: the compiler refuses a role of MODEL_ROLES that RoleModel leaves out. */
-export const EVERY_ROLE_HAS_AN_INTERFACE: Exclude<ModelRole, RoleModel['role']> extends never ? true : never = true;
+/** The interface of the models of `Role`; a role of MODEL_ROLES that RoleModel leaves out is no `Role` here (families/family.ts AnyFamily maps every role through it, so the compiler refuses it). */
+export type ModelOfRole<Role extends RoleModel['role']> = Extract<RoleModel, { readonly role: Role }>;

@@ -18,6 +18,8 @@ export class TaskTable {
 
   constructor(readonly all: readonly Task[]) {
     for (const task of all) {
+      // A type is every door's path segment (`/api/v1/<type>`): a second task of it would never be reached.
+      if (all.filter((other) => other.type === task.type).length > 1) throw new Error(`two tasks are of type "${task.type}" (${all.filter((other) => other.type === task.type).map((other) => other.summary).join('; ')}): POST /api/v1/${task.type} would answer one of them`);
       // The JSON stream's schema (schemas/stream-server-message.json) takes any answer field of this form.
       if (!ANSWER_FIELD.test(task.answerField)) throw new Error(`task ${task.type}: its answer field "${task.answerField}" must be detected_<what>, in lowercase letters and "_"`);
     }

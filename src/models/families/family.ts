@@ -1,7 +1,7 @@
 import type { LetterboxSpec } from '../../vision/letterbox.js';
 import type { FileDetector, InferenceSettings } from '../model-repository.js';
 import type { ModelKind, ModelRole } from '../model-roles.js';
-import type { RoleModel } from '../role-models.js';
+import type { ModelOfRole, RoleModel } from '../role-models.js';
 import type { OpenedOnnxModel } from '../runtimes/onnx/onnx-served-model.js';
 import type { OutputTensor, TensorDeclaration } from '../types.js';
 
@@ -60,4 +60,4 @@ export interface Family<Model extends RoleModel = RoleModel> {
 }
 
 /** A family of any role, as the list holds it: each role's family yields that role's model (a detector's, the file's label source too). */
-export type AnyFamily = { [Role in ModelRole]: Family<Role extends 'detector' ? FileDetector : Extract<RoleModel, { readonly role: Role }>> }[ModelRole];
+export type AnyFamily = { [Role in ModelRole]: Family<Role extends 'detector' ? FileDetector : ModelOfRole<Role>> }[ModelRole];

@@ -13,7 +13,7 @@ const EMBEDDING = 'embedding';
  * Side of the square each region is sampled at unless the model's configuration says otherwise
  * (`inputSize`): the network's own. Smaller sides cost less (docs/models.md has the figures).
  */
-export const DEFAULT_EMBEDDING_SIDE = 224;
+const DEFAULT_EMBEDDING_SIDE = 224;
 
 /** torchvision's ImageNet normalisation, which MobileNetV2 of the ONNX Model Zoo was trained with. */
 const IMAGENET = { scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] } as const;
