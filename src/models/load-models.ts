@@ -23,7 +23,7 @@ async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logg
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
   if (!isDetector(load.model)) throw new ModelRefused(file, 'it is not a detector');
-  return load.model as FileDetector;
+  return load.model;
 }
 
 /** The object detector that arrives with the checkout: YOLOX-nano; serves objects when no object model is configured. */

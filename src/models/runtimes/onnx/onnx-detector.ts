@@ -66,7 +66,7 @@ export async function loadOnnxModel(modelPath: string, defaults: InferenceSettin
 /** An ONNX model file that must be a detector (the tests' and tools' way to one); any other role is refused. */
 export async function loadOnnxDetector(modelPath: string, defaults: InferenceSettings, logger?: (message: string) => void): Promise<FileDetector> {
   const model = await loadOnnxModel(modelPath, defaults, logger);
-  if (isDetector(model)) return model as FileDetector;
+  if (isDetector(model)) return model;
   await model.dispose();
   throw new ModelRefused(modelPath, `it is a ${model.role}, not a detector`);
 }
