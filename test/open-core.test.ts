@@ -18,7 +18,11 @@ import { decodeImage } from '../src/vision/decode.js';
 import type { RgbImage } from '../src/vision/image.js';
 import { deepStackRouteTable } from '../src/transports/deepstack/deepstack-route-table.js';
 import { RouteClaimedTwice } from '../src/transports/route-ledger.js';
+import { loadModels } from '../src/models/load-models.js';
+import { taskTable } from '../src/tasks/index.js';
 import { modelPath } from './support/paths.js';
+import { startTestServer } from './support/test-server.js';
+import { wholeImageTask } from './support/whole-image-task.js';
 
 const EMBEDDER_FILE = modelPath('embedders/mobilenetv2-12-int8-emb');
 const SETTINGS = { threads: 1, concurrency: 1, nmsIou: 0.5 };
@@ -70,19 +74,22 @@ describe('an open core: any model role leads a task', function () {
     });
 
     it('leads a task: the registry and schedulers route the service to it, and one batch gives a unit vector per region, alike for the same region and less for another', async () => {
-      const detector = { ...served('objects'), role: 'detector', kind: 'objects' } as unknown as Detector;
-      const registry = new ModelRegistry([detector, embedder]);
-      const schedulers = new ModelSchedulers(registry, { maxAdmitted: 2 });
       const tasks = new TaskTable([taskLedBy('states', EMBEDDINGS)]);
-      expect(tasks.modelsFor('states', registry.models)).to.deep.equal([embedder.name]);
-      const scheduler = schedulerOfService(schedulers, serviceOf('states', null), EMBEDDINGS);
-      const dog = { left: 133, top: 207, right: 326, bottom: 543 };
-      const car = { left: 467, top: 78, right: 690, bottom: 171 };
-      const { vectors } = await scheduler.run('request', new AbortController().signal, () => scheduler.model.embed(image, [dog, dog, car]));
-      expect(vectors).to.have.length(3);
-      for (const vector of vectors) expect(Math.hypot(...vector)).to.be.closeTo(1, 1e-5);
-      expect(dot(vectors[0], vectors[1])).to.be.closeTo(1, 1e-5);
-      expect(dot(vectors[0], vectors[2])).to.be.below(0.9);
+      // As a server loads its models: the embedder file configured, the embedded object detector beside it.
+      const registry = await loadModels({ modelPaths: [EMBEDDER_FILE], modelsDir: undefined }, SETTINGS, () => {}, new Map(), tasks.steps);
+      try {
+        expect(tasks.modelsFor('states', registry.models)).to.deep.equal(['mobilenetv2-12-int8-emb']);
+        const scheduler = schedulerOfService(new ModelSchedulers(registry, { maxAdmitted: 2 }), serviceOf('states', null), EMBEDDINGS);
+        const dog = { left: 133, top: 207, right: 326, bottom: 543 };
+        const car = { left: 467, top: 78, right: 690, bottom: 171 };
+        const { vectors } = await scheduler.run('request', new AbortController().signal, () => scheduler.model.embed(image, [dog, dog, car]));
+        expect(vectors).to.have.length(3);
+        for (const vector of vectors) expect(Math.hypot(...vector)).to.be.closeTo(1, 1e-5);
+        expect(dot(vectors[0], vectors[1])).to.be.closeTo(1, 1e-5);
+        expect(dot(vectors[0], vectors[2])).to.be.below(0.9);
+      } finally {
+        await registry.dispose();
+      }
     });
 
     it('runs at the input size its configuration names (the graph opened with a free input), still a unit vector per region', async () => {
@@ -138,5 +145,21 @@ describe('an open core: any model role leads a task', function () {
 
   it('refuses two tasks of one type: each is a path of its own on every door', () => {
     expect(() => new TaskTable([taskLedBy('gate', LABELS), taskLedBy('gate', EMBEDDINGS)])).to.throw('two tasks are of type "gate"');
+  });
+
+  it('does not start a server whose tasks claim one route twice, and names both', async () => {
+    const verb = { name: 'whole', summary: 'the whole image' };
+    const first = { ...wholeImageTask, abilities: { verb } };
+    // The same answer schema (the first brings it), another type, the same verb.
+    const second = { ...wholeImageTask, type: 'whole-image-again', schemas: [], abilities: { verb } };
+    const started = startTestServer({}, undefined, (dependencies) => new TaskTable([...taskTable(dependencies).all, first, second]));
+    const refusal = await started.then(
+      async (server) => {
+        await server.close();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(refusal).to.be.instanceOf(RouteClaimedTwice).and.to.have.property('message', 'POST /v1/vision/whole is claimed by task whole-image and by task whole-image-again');
   });
 });
