@@ -5,7 +5,7 @@
  * ../shared/models/faces (or the --model given). Each image goes through the model's scheduler as a
  * request would, with its second look at the faces it is unsure of (second-look.ts), at a 0.005 floor (calibrated confidence; raw scores of about 0.02, as the reference figures were measured) and up to 750 faces.
  * With --calibrate, each model's share of faces among its detections by raw score: the points of
- * its family's calibration (models/families/face-family.ts).
+ * its family's calibration (models/families/faces/face-family.ts).
  */
 import './lib/typescript-workers.js';
 import { readdir, readFile } from 'node:fs/promises';

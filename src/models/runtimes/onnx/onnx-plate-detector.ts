@@ -6,7 +6,7 @@ import type { FileDetector } from '../../model-repository.js';
 import { detectionLimit, type OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
- * A licence-plate detector (families/plate-detector.ts): labels ['plate'], its square input side
+ * A licence-plate detector (families/plates/plate-detector.ts): labels ['plate'], its square input side
  * read from the model (or its configuration's `inputSize`), letterboxed like every box detector.
  */
 export const plateDetectorLoader: OnnxFamilyLoader<ObjectFamily, FileDetector> = {

@@ -5,7 +5,7 @@ import type { PlateReader } from '../../plates.js';
 import type { OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
- * A plate reader of fast-plate-ocr's kind (families/plate-reader.ts) with its configuration beside
+ * A plate reader of fast-plate-ocr's kind (families/plates/plate-reader.ts) with its configuration beside
  * it: the sessions stretch each plate region of the image they are sent into one uint8 batch
  * (vision/crops.ts) and run it. Runs beside each other go to the idlest worker.
  */
