@@ -32,7 +32,12 @@ module.exports = {
     },
     layer('vision-is-a-leaf', 'vision/ (decode, letterbox, crop, draw) knows no model, task or transport: it owns the image types and imports nothing of ours.', '^src/vision/', '^src/', '^src/vision/'),
     layer('models-know-only-vision', 'models/ (runtimes, families, NMS) know no transport, storage, task, scheduler or account: they import vision/ and themselves only.', '^src/models/', '^src/', '^src/(models|vision)/|^src/(package-root|file-sha256)\\.ts$'),
-    layer('runtimes-and-families-stay-in-models', 'Above models/, a model is a Detector (models/types.ts) loaded by load-models.ts: which runtime runs it and which family reads its output is models/\' business.', '^src/(?!models/)', '^src/models/(runtimes|families)/'),
+    layer('runtimes-and-families-stay-in-models', 'Above models/, a model is its role\'s interface (models/role-models.ts: a Detector, an Embedder, …) loaded by load-models.ts: which runtime runs it and which family reads its output is models/\' business.', '^src/(?!models/)', '^src/models/(runtimes|families)/'),
+    independentSubfolders(
+      'families-are-independent',
+      'A family folder (models/families/<kind>/: boxes, faces, plates, embeddings) never imports another\'s: what families share lives in models/families/*.ts, so adding one is its folder and its line in families/index.ts.',
+      'src/models/families/',
+    ),
     layer('scheduler-knows-only-models', 'scheduler/ decides who runs a model when; it knows models and images, nothing above.', '^src/scheduler/', '^src/', '^src/(scheduler|models|vision)/'),
     layer('core-is-transport-free', 'core/ (pipeline, errors, call context) knows no transport, task, console, storage or feature.', '^src/core/', '^src/(transports|console|tasks|store|streaming|features)/|^src/(server|main|cli)\\.ts$'),
     layer('tasks-are-transport-free', 'tasks/ turn a request into a result; how it travels is the transports\' business.', '^src/tasks/', '^src/(transports|console|store|streaming)/|^src/(server|main|cli)\\.ts$'),

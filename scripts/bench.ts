@@ -23,7 +23,7 @@ import jpegTurbo from '@julusian/jpeg-turbo';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { relaunchOnJemalloc } from '../src/jemalloc.js';
-import { ultralytics } from '../src/models/families/ultralytics.js';
+import { ultralytics } from '../src/models/families/boxes/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { JPEG_DENOMINATORS, scaleDenominator } from '../src/vision/decode-scale.js';

@@ -5,12 +5,12 @@
  * ../shared/models/faces (or the --model given). Each image goes through the model's scheduler as a
  * request would, with its second look at the faces it is unsure of (second-look.ts), at a 0.005 floor (calibrated confidence; raw scores of about 0.02, as the reference figures were measured) and up to 750 faces.
  * With --calibrate, each model's share of faces among its detections by raw score: the points of
- * its family's calibration (models/families/face-family.ts).
+ * its family's calibration (models/families/faces/face-family.ts).
  */
 import './lib/typescript-workers.js';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { rawScoreFor } from '../src/models/families/face-family.js';
+import { rawScoreFor } from '../src/models/families/faces/face-family.js';
 import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
 import { faceFamilyByName } from '../src/models/families/index.js';
 import { loadEmbeddedFaceDetector, tryModelFiles } from '../src/models/load-models.js';

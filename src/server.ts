@@ -17,6 +17,8 @@ import { SchemaCatalogue } from './core/schema-catalogue.js';
 import { type Config, modelSourcesOf } from './config.js';
 import { loadModels } from './models/load-models.js';
 import { MODEL_KINDS } from './models/model-roles.js';
+import { stepName } from './models/model-step.js';
+import type { Detector } from './models/types.js';
 import { asDefaultDetector, defaultFaceModelReason, defaultModelReason } from './models/model-repository.js';
 import { servedModels, servicesWithoutModel } from './services-without-model.js';
 import { packageVersion } from './package-root.js';
@@ -106,7 +108,7 @@ export async function startServer(config: Config, logger: Logger, features: read
   }
   const defaultChoice = defaultModelReason(modelSources, asDefaultDetector(registry, registry.defaultModel));
   logger[defaultChoice.warning ? 'warn' : 'info']({ model: registry.defaultModel.name, chosen: defaultChoice.reason }, 'default model');
-  const defaultFaces = registry.defaultOf(MODEL_KINDS.faces);
+  const defaultFaces = registry.defaultOf<Detector>({ role: 'detector', kind: MODEL_KINDS.faces });
   const defaultFacesReason = defaultFaces && defaultFaceModelReason(asDefaultDetector(registry, defaultFaces));
   if (defaultFaces) logger.info({ model: defaultFaces.name, chosen: defaultFacesReason }, 'default face model: the face services that name no model use it');
   // A registry per server, not prom-client's global one: several servers in one process (the tests) keep separate counts.
@@ -118,20 +120,20 @@ export async function startServer(config: Config, logger: Logger, features: read
   await served.start();
   const { tasks } = served;
   for (const task of tasks.all) {
-    const missing = (task.models ?? []).filter((step) => !step.optional && !registry.forStep(step));
-    if (missing.length > 0 && registry.defaultOf(task.detects)) {
-      const named = missing.map((step) => `${step.role} of ${step.kind}${step.remedy ? ` (${step.remedy})` : ''}`).join(' and no ');
-      logger.warn({ task: task.type, missing: missing.map((step) => `${step.role} of ${step.kind}`) }, `a detector of ${task.detects} is loaded but no ${named}: ${task.type} services answer 503 until one is in the models folder`);
+    const missing = (task.composes ?? []).filter((step) => !step.optional && !registry.defaultOf(step));
+    if (missing.length > 0 && registry.defaultOf(task.lead)) {
+      const named = missing.map((step) => `${stepName(step)}${step.remedy ? ` (${step.remedy})` : ''}`).join(' and no ');
+      logger.warn({ task: task.type, missing: missing.map(stepName) }, `a ${stepName(task.lead)} is loaded but no ${named}: ${task.type} services answer 503 until one is in the models folder`);
     }
   }
   const schemas = new SchemaCatalogue(undefined, tasks.all.flatMap((task) => task.schemas ?? []));
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   schemas.prepare(tasks.all.map((task) => task.requestSchema));
-  const modelsOfType = (type: string) => tasks.modelsFor(type, registry.detectors);
+  const modelsOfType = (type: string) => tasks.modelsFor(type, registry.models);
   const deepStack = deepStackRouteTable(tasks, served.deepStack);
   // The DeepStack routes' and the features' own routes' part of the API reference does not depend on the caller: built once.
   const frontDoorPaths = Object.assign(deepStackOpenApiPaths(deepStack), ...served.rest.map((routes) => routes.openApiPaths(tasks)));
-  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: registry.names, modelsOfType, signUp: config.signUp });
+  const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: [...new Set(tasks.leads.flatMap((lead) => registry.ofStep(lead).map((model) => model.name)))], modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
   const withoutModel = async () => servicesWithoutModel(await domain.services.listAll(), tasks, registry);
@@ -139,7 +141,7 @@ export async function startServer(config: Config, logger: Logger, features: read
     logger.warn({ service_id: service.id, service_name: service.name, model }, `service ${service.name} answers 503 model_unavailable, as ${problem}: ${fix}`);
   }
   // Which face model each face service uses, and why: a pulled face model never silently answers a service (docs/faces.md).
-  for (const { service, model, chosen } of servedModels(await domain.services.listAll(), tasks, registry, MODEL_KINDS.faces, `the default face model: ${defaultFacesReason}`)) {
+  for (const { service, model, chosen } of servedModels(await domain.services.listAll(), tasks, registry, { role: 'detector', kind: MODEL_KINDS.faces }, `the default face model: ${defaultFacesReason}`)) {
     logger.info({ service_id: service.id, service_name: service.name, model, chosen }, `face service ${service.name} uses ${model}: ${chosen}`);
   }
   const serviceLimits = new ServiceLimits(db);

@@ -1,12 +1,13 @@
 import type { Service } from './core/service.js';
 import { MODEL_CATALOGUE, catalogueModel } from './models/model-catalogue.js';
-import type { Detector, ModelKind } from './models/types.js';
+import { type ModelStep, serves, stepName } from './models/model-step.js';
+import type { ServedModel } from './models/types.js';
 import type { TaskTable } from './tasks/task-table.js';
 
 /** The loaded models, as a service's model is looked up among them (the model registry). */
 export interface LoadedModels {
-  find(name: string): Pick<Detector, 'name' | 'kind'> | undefined;
-  defaultOf(kind: ModelKind): Pick<Detector, 'name'> | undefined;
+  find(name: string): Pick<ServedModel, 'name' | 'role' | 'kind'> | undefined;
+  defaultOf(step: ModelStep): Pick<ServedModel, 'name'> | undefined;
 }
 
 /** An enabled service this server cannot answer (503 `model_unavailable`): its model is not loaded. */
@@ -24,25 +25,25 @@ export interface ServiceWithoutModel {
 const bringBack = (name: string) =>
   `${catalogueModel(name) ? `\`npx detectd models pull ${name}\`` : `put ${name}.onnx back in the models folder`} and restart the server`;
 
-/** What gives a server its first model of `kind`: the catalogue's first of that kind, pulled, else a file of one; then a restart. */
-function firstModelOf(kind: ModelKind): string {
-  const known = MODEL_CATALOGUE.find((model) => model.kind === kind);
+/** What gives a server its first model serving `step`: the catalogue's first of its kind, pulled, else a file of one; then a restart. */
+function firstModelOf(step: ModelStep): string {
+  const known = MODEL_CATALOGUE.find((model) => model.kind === step.kind);
   return known
-    ? `\`npx detectd models pull ${known.name}\` (\`npx detectd models pull --list\` shows every model that finds ${kind}) and restart the server`
-    : `put a model that finds ${kind} in the models folder and restart the server (docs/models.md)`;
+    ? `\`npx detectd models pull ${known.name}\` (\`npx detectd models pull --list\` shows every model that finds ${step.kind}) and restart the server`
+    : `put a ${stepName(step)} in the models folder and restart the server (docs/models.md)`;
 }
 
 /** Whether `service` has its model on this server; when not, what it lacks and how to fix it. */
 export function modelNotLoaded(service: Service, tasks: TaskTable, models: LoadedModels): ServiceWithoutModel | undefined {
   const task = tasks.find(service.type);
   if (!task || service.disabled) return undefined;
-  const kind = task.detects;
-  const fallback = models.defaultOf(kind)?.name;
+  const fallback = models.defaultOf(task.lead)?.name;
   if (service.model === null) {
     if (fallback !== undefined) return undefined;
-    return { service, model: null, problem: `no model that finds ${kind} is loaded`, fix: firstModelOf(kind) };
+    return { service, model: null, problem: task.lead.role === 'detector' ? `no model that finds ${task.lead.kind} is loaded` : `no ${stepName(task.lead)} is loaded`, fix: firstModelOf(task.lead) };
   }
-  if (models.find(service.model)?.kind === kind) return undefined;
+  const named = models.find(service.model);
+  if (named && serves(named, task.lead)) return undefined;
   const useDefault = fallback === undefined ? '' : `\`npx detectd service model ${service.id} --default\` answers it with the default model (${fallback}), or `;
   return { service, model: service.model, problem: `model ${service.model} is not loaded`, fix: `${useDefault}${bringBack(service.model)}` };
 }
@@ -61,14 +62,15 @@ export interface ServiceModel {
 }
 
 /**
- * The model each enabled service of `services` whose task finds `kind` is answered by: the one it names,
- * else the default of its kind, `defaultReason` saying why that is the default. A service whose model is
+ * The model each enabled service of `services` whose task is led by `lead` is answered by: the one it names,
+ * else the default of that step, `defaultReason` saying why that is the default. A service whose model is
  * not loaded is left out (modelNotLoaded says what it lacks).
  */
-export function servedModels(services: readonly Service[], tasks: TaskTable, models: LoadedModels, kind: ModelKind, defaultReason: string): ServiceModel[] {
-  const fallback = models.defaultOf(kind)?.name;
+export function servedModels(services: readonly Service[], tasks: TaskTable, models: LoadedModels, lead: ModelStep, defaultReason: string): ServiceModel[] {
+  const fallback = models.defaultOf(lead)?.name;
   return services.flatMap((service) => {
-    if (tasks.find(service.type)?.detects !== kind || modelNotLoaded(service, tasks, models)) return [];
+    const task = tasks.find(service.type);
+    if (!task || task.lead.role !== lead.role || task.lead.kind !== lead.kind || modelNotLoaded(service, tasks, models)) return [];
     return service.model !== null ? [{ service, model: service.model, chosen: 'named by the service' }] : fallback !== undefined ? [{ service, model: fallback, chosen: defaultReason }] : [];
   });
 }

@@ -126,7 +126,7 @@ describe('CodeProject.AI housekeeping calls (custom model list, ping, update che
     // This server has no plate models: the plate routes refuse the object service's key (403, a service of another type).
     const refusals: Record<string, number> = { '/v1/vision/face/register': 400, '/v1/vision/face/delete': 400, '/v1/vision/face/match': 400, '/v1/image/alpr': 403, '/v1/vision/alpr': 403 };
     for (const route of deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)) {
-      const form = await multipart({ api_key: route.task?.detects === 'faces' ? faceKey : server.apiKey }, dogJpeg());
+      const form = await multipart({ api_key: route.task?.lead.kind === 'faces' ? faceKey : server.apiKey }, dogJpeg());
       const url = `${server.url}${route.path.replace(':model', DEFAULT_MODEL)}`;
       const success = route.method === 'post' ? await call(url, { method: 'POST', headers: form.headers, body: form.body }) : await call(url);
       const failure = await call(url, { method: route.method === 'post' ? 'PUT' : 'POST' });

@@ -233,7 +233,7 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
 
   it('management calls answer while the face model is busy; analyses are refused in CompreFace\'s shape', async () => {
     const service = (await server.domain.keys.authenticate(key))!;
-    const leave = schedulerOfService(server.schedulers, service, server.tasks.named('face-detection').detects).admit();
+    const leave = schedulerOfService(server.schedulers, service, server.tasks.named('face-detection').lead).admit();
     try {
       const refused = await recognize(path.join(FACES_DIR, 'bbt1.jpg'));
       expect([refused.status, refused.body.code]).to.deep.equal([503, 0]);

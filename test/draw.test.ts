@@ -90,12 +90,12 @@ describe('visualized image: outlines painted into the pixels, tags rendered at t
 describe('visualized answer of an image task: a recognized face is tagged with how sure the name is', () => {
   const parameters = { confidenceThreshold: 0.5, outputCroppedImage: false, outputVisualizedImage: true };
   const face = { classIndex: 0, score: 0.99, box: { left: 100, top: 100, right: 300, bottom: 350 } };
-  const answer = (naming: Naming) => assembleFoundResponse({ width: WIDTH, height: HEIGHT, pixels: greyImage() }, [face], [naming], parameters);
+  const answer = (naming: Naming) => assembleFoundResponse({ width: WIDTH, height: HEIGHT, pixels: greyImage() }, [{ detection: face, naming }], parameters);
   const drawn = (label: string, confidence: number) => encodeVisualization(greyImage(), [{ box: face.box, label, confidence }]);
 
   it('"amy, similarity 0.84" (the match), not "amy 0.99" (the detector\'s confidence that it is a face); an unknown face says its number is the detector\'s: "unknown, face 0.99", a face compared with nobody "face 0.99"; an object keeps "dog 0.99"', async () => {
     const named = await answer({ name: 'amy', parent: 'face', similarity: 0.84 });
-    expect(named.found[0]).to.include({ name: 'amy', confidence: 0.99, similarity: 0.84 });
+    expect(named.found[0].finding).to.include({ name: 'amy', confidence: 0.99, similarity: 0.84 });
     expect(named.visualized_image).to.equal(await drawn('amy, similarity', 0.84));
     expect(named.visualized_image).to.not.equal(await drawn('amy', 0.84));
     expect((await answer({ name: 'unknown', parent: 'face' })).visualized_image).to.equal(await drawn('unknown, face', 0.99));

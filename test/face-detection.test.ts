@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { confidenceOf, rawScoreFor } from '../src/models/families/face-family.js';
+import { confidenceOf, rawScoreFor } from '../src/models/families/faces/face-family.js';
 import { FACE_FAMILIES } from '../src/models/families/index.js';
 import { EMBEDDED_FACE_MODEL_PATH } from '../src/models/embedded-model.js';
 import { loadEmbeddedFaceDetector, loadModels, tryModelFiles } from '../src/models/load-models.js';
@@ -130,15 +130,15 @@ describe('face detectors', () => {
     const configured = await loadModels({ modelPaths: [faceModelPath('ultraface-rfb-320'), DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), [FACES]);
     try {
       expect(configured.defaultModel.name).to.equal('yolo26n-640-int8');
-      expect(configured.defaultOf('faces')?.name).to.equal('ultraface-rfb-320');
-      expect(configured.ofKind('objects').map((detector) => detector.name)).to.deep.equal(['yolo26n-640-int8']);
-      expect(configured.ofKind('faces').map((detector) => detector.name)).to.deep.equal(['ultraface-rfb-320']);
+      expect(configured.defaultOf({ role: 'detector', kind: 'faces' })?.name).to.equal('ultraface-rfb-320');
+      expect(configured.ofStep({ role: 'detector', kind: 'objects' }).map((detector) => detector.name)).to.deep.equal(['yolo26n-640-int8']);
+      expect(configured.ofStep({ role: 'detector', kind: 'faces' }).map((detector) => detector.name)).to.deep.equal(['ultraface-rfb-320']);
     } finally {
       await configured.dispose();
     }
     const objectsOnly = await loadModels({ modelPaths: [DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), [FACES]);
     try {
-      expect(objectsOnly.names).to.deep.equal(['yolo26n-640-int8', 'yunet-n']);
+      expect(objectsOnly.models.map((model) => model.name)).to.deep.equal(['yolo26n-640-int8', 'yunet-n']);
       expect(objectsOnly.find('blazeface')?.name).to.equal('yunet-n');
     } finally {
       await objectsOnly.dispose();

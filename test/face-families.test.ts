@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { retinaface } from '../src/models/families/retinaface.js';
-import { ultraface } from '../src/models/families/ultraface.js';
-import { yunet } from '../src/models/families/yunet.js';
+import { retinaface } from '../src/models/families/faces/retinaface.js';
+import { ultraface } from '../src/models/families/faces/ultraface.js';
+import { yunet } from '../src/models/families/faces/yunet.js';
 import { faceFamilyForOutputs } from '../src/models/families/index.js';
 import type { OutputTensor } from '../src/models/types.js';
 import { padGeometry, padInto } from '../src/vision/pad.js';

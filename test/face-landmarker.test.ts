@@ -35,7 +35,7 @@ describe('the face task composes a landmarker only where its detector gives no l
       expect(rolesOf(registry)).to.deep.equal(['detector yolox-nano-416', 'detector ultraface-rfb-320', 'describer dlib-face-recognition-resnet', 'landmarker face-api-landmark-68']);
       const ran: string[] = [];
       const models = composedModels(new ModelSchedulers(registry, { maxAdmitted: 4, onRun: (model) => ran.push(model.role) }));
-      const detector = registry.detectors.find((model) => model.name === 'ultraface-rfb-320') as Detector;
+      const detector = registry.defaultOf<Detector>({ role: 'detector', kind: 'faces' })!;
       const describe = describeFace(models, { signal: new AbortController().signal, limits: LIMITS });
       const descriptors = [];
       for (const [person, index] of [['penny', 1], ['penny', 2], ['sheldon', 1]] as const) {
@@ -56,7 +56,7 @@ describe('the face task composes a landmarker only where its detector gives no l
     const registry = await loadModels({ modelPaths: [DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), STEPS);
     try {
       expect(rolesOf(registry)).to.deep.equal(['detector yolo26n-640-int8', 'detector yunet-n', 'describer dlib-face-recognition-resnet']);
-      expect(registry.detectors.filter(isDetector).every((detector) => detector.kind !== 'faces' || detector.givesLandmarks)).to.equal(true);
+      expect(registry.models.filter(isDetector).every((detector) => detector.kind !== 'faces' || detector.givesLandmarks)).to.equal(true);
     } finally {
       await registry.dispose();
     }

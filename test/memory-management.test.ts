@@ -33,7 +33,7 @@ const CONDITIONS: readonly Condition[] = [
     name: 'busy',
     refusal: { status: 503, code: 'overloaded' },
     // Every place of the model's request lane taken (the server admits one request at a time here).
-    apply: async (server, service) => schedulerOfService(server.schedulers, service, server.tasks.named(service.type).detects).admit(),
+    apply: async (server, service) => schedulerOfService(server.schedulers, service, server.tasks.named(service.type).lead).admit(),
   },
   {
     name: 'over quota',

@@ -50,7 +50,7 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
     await server.domain.signUps.invite(admin);
     const service = (await server.domain.keys.authenticate(apiKey))!;
     await server.domain.services.setLimits(service, { rateLimitPerMinute: 60, monthlyQuota: 1000 });
-    const faces = await server.domain.services.create(admin.id, { name: 'door', type: server.tasks.all.find((task) => task.detects === 'faces')!.type });
+    const faces = await server.domain.services.create(admin.id, { name: 'door', type: server.tasks.all.find((task) => task.lead.kind === 'faces')!.type });
     const person = crypto.randomUUID();
     await server.db.insertInto('face_people').values({ id: person, service_id: faces.service.id, userid: 'alice', userid_key: 'alice', created_at: new Date().toISOString() }).execute();
     await server.db.insertInto('face_samples').values({ id: crypto.randomUUID(), person_id: person, descriptor_ciphertext: 'ciphertext', created_at: new Date().toISOString() }).execute();

@@ -6,7 +6,7 @@ import { DetectdError } from '../src/core/errors.js';
 import { loadPlateModels, loadPlateReader, type PlateModels } from '../src/models/load-plate-models.js';
 import { tryModelFiles } from '../src/models/load-models.js';
 import { ModelRefused } from '../src/models/model-refused.js';
-import { modelNameOf } from '../src/models/model-repository.js';
+import { type FileDetector, modelNameOf } from '../src/models/model-repository.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
 import { type PlateAnalysis, readPlates } from '../src/features/plates/read-plates.js';
 import { cropsInto } from '../src/vision/crops.js';
@@ -23,7 +23,7 @@ const LIMITS = { maxPixels: 100e6, maxDetections: 100, deadlineMs: 60_000 };
 describe('licence plates: detector → crops → reader, with the real models and photos', function () {
   this.timeout(120_000);
   let models: PlateModels;
-  let scheduler: ModelScheduler;
+  let scheduler: ModelScheduler<FileDetector>;
 
   before(async () => {
     models = await loadPlateModels(MODELS, SETTINGS);

@@ -27,7 +27,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  */
 describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
   let detector: Detector;
-  let scheduler: ModelScheduler;
+  let scheduler: ModelScheduler<Detector>;
   let metrics: Registry;
   let recorded: { call: CallContext; outcome: CallOutcome }[];
   let outcomes: FrameOutcome[];

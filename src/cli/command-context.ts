@@ -2,7 +2,7 @@ import { type AccountDomain, accountDomain } from '../accounts/account-domain.js
 import { AccountError } from '../accounts/account-error.js';
 import { loadServerSecret, ServerSecretUnreadable } from '../accounts/server-secret.js';
 import { type Config, ConfigError } from '../config.js';
-import type { Detector } from '../models/types.js';
+import type { RoleModel } from '../models/role-models.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
 import type { TaskTable } from '../tasks/task-table.js';
@@ -55,7 +55,7 @@ export async function asConfiguration<T>(task: () => Promise<T>): Promise<T> {
 export const loadModelCode = () => import('../models/load-models.js');
 
 /** A model a server serves, as a service's `--model` is checked against it: its name and what it finds. */
-export type ServedModel = Pick<Detector, 'name' | 'kind'>;
+export type ServedModel = Pick<RoleModel, 'name' | 'role' | 'kind'>;
 
 /** How a command uses the store. */
 export interface DomainUse {

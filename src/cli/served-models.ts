@@ -3,6 +3,8 @@ import type { Service } from '../core/service.js';
 import { modelNotLoaded, type ServiceWithoutModel } from '../services-without-model.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { DEEPSTACK_RESERVED_MODEL_NAMES } from '../transports/deepstack/deepstack-route-table.js';
+import { isModelRole } from '../models/model-roles.js';
+import { serves } from '../models/model-step.js';
 import { asConfiguration, loadModelCode, type OutputOptions, type ServedModel } from './command-context.js';
 
 /** Where the server these settings describe answers on this machine (a wildcard address is reached on loopback). */
@@ -20,8 +22,11 @@ async function answeringServerModels(readiness: string): Promise<ServedModel[] |
     const answer = (await (await fetch(readiness, { signal: AbortSignal.timeout(SERVER_ANSWER_MS) })).json()) as { model_kinds?: unknown; model_roles?: Record<string, unknown> };
     const kinds = answer.model_kinds;
     if (typeof kinds !== 'object' || kinds === null) return undefined;
-    // A service names a detector; the models a task composes beside it (a plate reader) are no service's.
-    return Object.entries(kinds).flatMap(([name, kind]) => (typeof kind === 'string' && (answer.model_roles?.[name] ?? 'detector') === 'detector' ? [{ name, kind }] : []));
+    const roleOf = (name: string) => answer.model_roles?.[name];
+    return Object.entries(kinds).flatMap(([name, kind]) => {
+      const role = roleOf(name) ?? 'detector';
+      return typeof kind === 'string' && isModelRole(role) ? [{ name, role, kind }] : [];
+    });
   } catch {
     return undefined; // No server here, or not detectd.
   }
@@ -43,12 +48,12 @@ export async function servedModels(config: Config, tasks: TaskTable, output: Out
   const answered = configured.length === 0 ? await answeringServerModels(readiness) : undefined;
   if (answered) return answered;
   const models = await asConfiguration(async () => {
-    // The detectors a service may name: the models a task composes beside them are no service's to name.
+    // The models a service may name lead its task (TaskTable.modelsFor): the built-in models the tasks compose are loaded too.
     // Loaded to be checked and disposed, never run: one inference worker per model checks a file as well as several.
     const checking = { ...config.inference, concurrency: 1 };
-    const registry = await loadModels(sources, checking, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.steps.filter((step) => step.role === 'detector'));
+    const registry = await loadModels(sources, checking, () => {}, DEEPSTACK_RESERVED_MODEL_NAMES, tasks.leads);
     await registry.dispose();
-    return registry.detectors.map(({ name, kind }) => ({ name, kind }));
+    return registry.models.map(({ name, role, kind }) => ({ name, role, kind }));
   });
   if (configured.length === 0 && !output.json) {
     process.stderr.write(
@@ -69,6 +74,6 @@ export async function lackingOnLocalServer(config: Config, tasks: TaskTable, ser
   if (!models) return undefined;
   return modelNotLoaded(service, tasks, {
     find: (name) => models.find((model) => model.name === name),
-    defaultOf: (kind) => models.find((model) => model.kind === kind),
+    defaultOf: (step) => models.find((model) => serves(model, step)),
   });
 }

@@ -93,7 +93,7 @@ function keyJson(key: ActiveKey) {
 
 /** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
 export function faceService(tasks: TaskTable, found: Service): Service {
-  if (tasks.find(found.type)?.detects !== MODEL_KINDS.faces) throw new CliFailure('not_a_face_service', `${found.name} is ${withArticle(found.type)} service: only a face service has people`, EXIT.refused);
+  if (tasks.find(found.type)?.lead.kind !== MODEL_KINDS.faces) throw new CliFailure('not_a_face_service', `${found.name} is ${withArticle(found.type)} service: only a face service has people`, EXIT.refused);
   return found;
 }
 
@@ -182,7 +182,7 @@ export function addServiceCommands(program: Command, served: Served): Command {
         const found = await findService(domain, reference, options.account);
         // A face service's threshold in force, as the gallery reads it (its own, or the server default).
         const faces =
-          tasks.find(found.type)?.detects === MODEL_KINDS.faces ? { face_match_threshold: await new FaceGallery(store.db, store.secret).threshold(found.id), face_match_threshold_default: found.faceMatchThreshold === null } : undefined;
+          tasks.find(found.type)?.lead.kind === MODEL_KINDS.faces ? { face_match_threshold: await new FaceGallery(store.db, store.secret).threshold(found.id), face_match_threshold_default: found.faceMatchThreshold === null } : undefined;
         const shown = { ...serviceJson(found, await ownerEmails(domain)), ...faces, keys: (await domain.keys.active(found)).map(keyJson) };
         const keyLines = shown.keys.map((key) => `  ${key.hint ?? '(made before encryption: rotate to show)'}  ${key.id}  ${key.expires_at ? `rotated out, works until ${key.expires_at}` : 'current'}`);
         printResult(

@@ -17,7 +17,7 @@ import type { ServiceCard } from './service-card.js';
 export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
-  readonly models: Pick<ModelRegistry, 'detectors' | 'defaultModel' | 'defaultOf' | 'find'>;
+  readonly models: Pick<ModelRegistry, 'models' | 'defaultModel' | 'defaultOf' | 'find'>;
   /** Face services' match thresholds: the one in force, and a service's own set or cleared. */
   readonly faceThresholds: Pick<FaceGallery, 'threshold' | 'setThreshold'>;
   /** The tasks a service may be of: the table every front door serves. */

@@ -147,7 +147,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
-  const confidence = CONFIDENCE_LABELS[data.task?.detects ?? ''] ?? 'Confidence';
+  const confidence = CONFIDENCE_LABELS[data.task?.lead.kind ?? ''] ?? 'Confidence';
   const threshold = tryItThreshold(data);
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
@@ -171,7 +171,7 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${callItSection(data, endpoint)}
 
-  ${data.task?.detects === MODEL_KINDS.faces ? peopleSection() : ''}
+  ${data.task?.lead.kind === MODEL_KINDS.faces ? peopleSection() : ''}
 
   ${data.cards}
   ${data.task?.abilities?.gallery ? unknownPeopleSection() : ''}

@@ -68,11 +68,11 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   };
   const overview = (service: Service, done?: keyof typeof NOTICES) => `/console/services/${service.id}${done ? `?done=${done}` : ''}`;
 
-  /** The models a service of `type` may name (those that find what its task finds), its default first. */
-  const modelsOfType = (type: string): string[] => tasks.modelsFor(type, models.detectors);
+  /** The models a service of `type` may name (those serving its task's lead step), its default first. */
+  const modelsOfType = (type: string): string[] => tasks.modelsFor(type, models.models);
   const defaultOfType = (type: string): string => {
     const task = tasks.find(type);
-    return (task && models.defaultOf(task.detects)?.name) ?? models.defaultModel.name;
+    return (task && models.defaultOf(task.lead)?.name) ?? models.defaultModel.name;
   };
 
   router.get('/services', async (request, response) => {
@@ -133,7 +133,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         models: modelsOfType(service.type),
         deepStackPaths: task ? shownPathsOfTask(deepStackRoutes, task) : [],
         cards: cards.filter((card) => card.serviceType === service.type).map((card) => card.section(service)),
-        faceMatchThreshold: task?.detects === MODEL_KINDS.faces ? await dependencies.faceThresholds.threshold(service.id) : undefined,
+        faceMatchThreshold: task?.lead.kind === MODEL_KINDS.faces ? await dependencies.faceThresholds.threshold(service.id) : undefined,
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
@@ -220,7 +220,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
   // A face service's own match threshold; empty: the server default. The gallery checks the value.
   router.post('/services/:id/face-threshold', ownedService, async (request, response) => {
     const service = serviceOf(response);
-    if (tasks.find(service.type)?.detects !== MODEL_KINDS.faces) throw new DetectdError('not_found', 'Only a face service has a face match threshold.');
+    if (tasks.find(service.type)?.lead.kind !== MODEL_KINDS.faces) throw new DetectdError('not_found', 'Only a face service has a face match threshold.');
     const typed = formField(request, 'threshold');
     try {
       await dependencies.faceThresholds.setThreshold(service.id, typed.trim() === '' ? null : Number(typed));

@@ -1,6 +1,6 @@
 import { InferenceWorkerLost } from '../models/inference-worker-lost.js';
 import { ModelFileUnavailable } from '../models/model-file-unavailable.js';
-import type { Detection, DetectorTimings } from '../models/types.js';
+import type { Detection, Detector, DetectorTimings } from '../models/types.js';
 import { type ModelScheduler, type ModelTurn, QueueFullError, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import { type DecodedImage, decodeImage, ImageDecodeError } from '../vision/decode.js';
 import type { Box, RgbImage } from '../vision/image.js';
@@ -18,7 +18,8 @@ export interface AnalysisLimits {
 
 export interface AnalysisRequest {
   readonly bytes: Buffer;
-  readonly scheduler: ModelScheduler;
+  /** A detector's: the pipeline runs its stages. */
+  readonly scheduler: ModelScheduler<Detector>;
   readonly minScore: number;
   readonly limits: AnalysisLimits;
   /** Ends every wait for the model: the deadline, a caller that hung up, a stream that closed. */

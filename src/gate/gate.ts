@@ -8,6 +8,7 @@ import { admitRequest, type AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
 import { schedulerOfService } from '../core/service-scheduler.js';
 import type { LimitStanding, ServiceLimits } from '../limits/service-limits.js';
+import type { RoleModel } from '../models/role-models.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import type { AnalysisCall } from '../tasks/analysis-call.js';
@@ -28,7 +29,7 @@ export interface Credentials {
 /** A caller let in: its service, and the scheduler of the model that answers it (`scheduler.model` is the model). */
 export interface Caller {
   readonly service: Service;
-  readonly scheduler: ModelScheduler;
+  readonly scheduler: ModelScheduler<RoleModel>;
 }
 
 /** A caller counted against its service's rate limit and quota: what admission takes, so no door reaches the model uncounted. */
@@ -253,11 +254,11 @@ export class Gate {
     return authenticate(credentials.apiKey, task.type);
   }
 
-  #schedulerOf(service: Service, task: Task, modelName: string | undefined): ModelScheduler {
+  #schedulerOf(service: Service, task: Task, modelName: string | undefined): ModelScheduler<RoleModel> {
     const { schedulers } = this.dependencies;
-    if (modelName === undefined) return schedulerOfService(schedulers, service, task.detects);
-    const scheduler = schedulers.findOfKind(modelName, task.detects);
-    if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.namesOfKind(task.detects).join(', ')}`);
+    if (modelName === undefined) return schedulerOfService(schedulers, service, task.lead);
+    const scheduler = schedulers.forService(modelName, task.lead);
+    if (!scheduler) throw new DetectdError('not_found', `Custom model "${modelName}" not found; loaded: ${schedulers.namesFor(task.lead).join(', ')}`);
     return scheduler;
   }
 }

@@ -2,16 +2,18 @@ import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.
 import { ModelRefused } from './model-refused.js';
 import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type LoadedModel, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
-import { ModelRegistry, type ReservedModelNames } from './registry.js';
+import { ModelRegistry, OBJECT_DETECTOR, type ReservedModelNames } from './registry.js';
 import { RUNTIMES } from './runtimes/index.js';
 import { loadFaceDescriptorNet, loadFaceLandmarkNet } from './face-describer.js';
 import { familyNamed } from './families/index.js';
 import { type ModelDescription, readModelDescription } from './model-description.js';
-import { MODEL_KINDS, type ModelStep } from './model-roles.js';
+import { MODEL_KINDS } from './model-roles.js';
+import { type ModelStep, serves } from './model-step.js';
+import type { RoleModel } from './role-models.js';
 import { isDetector, type ServedModel } from './types.js';
 
 /** The step of the default object detector: every server serves one (ModelRegistry). */
-const OBJECTS: ModelStep = { role: 'detector', kind: MODEL_KINDS.objects };
+const OBJECTS = OBJECT_DETECTOR;
 
 /** Where the embedded object model comes from: its file, as DETECTD_MODEL would name it. */
 export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODEL_FILE], modelsDir: undefined };
@@ -21,7 +23,7 @@ async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logg
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
   if (!isDetector(load.model)) throw new ModelRefused(file, 'it is not a detector');
-  return load.model as FileDetector;
+  return load.model;
 }
 
 /** The object detector that arrives with the checkout: YOLOX-nano; serves objects when no object model is configured. */
@@ -91,7 +93,7 @@ function embeddedModelHint(embedded: ServedModel, folder: ModelsFolder | undefin
 /** A model that arrives with the checkout (or its npm packages), served for a step no configured model serves. */
 interface BuiltInModel {
   readonly step: ModelStep;
-  load(defaults: InferenceSettings, logger: (message: string) => void): Promise<ServedModel>;
+  load(defaults: InferenceSettings, logger: (message: string) => void): Promise<RoleModel>;
   /** Whether the models loaded so far want it (an optional step's model); absent: whenever a task composes its step. */
   wanted?(models: readonly ServedModel[]): boolean;
   /** The start-up log's line on serving it, where an operator may want another. */
@@ -125,7 +127,7 @@ const BUILT_IN: readonly BuiltInModel[] = [
 
 /** Whether `model` (of `path`) takes the place of `builtIn`: it serves the same step, and DETECTD_MODEL names it where the built-in one is kept beside the models folder's. */
 function takesPlaceOf(builtIn: BuiltInModel, model: ServedModel, path: string, sources: ModelSources): boolean {
-  return model.role === builtIn.step.role && model.kind === builtIn.step.kind && (!builtIn.keptBesideFolder || sources.modelPaths.includes(path));
+  return serves(model, builtIn.step) && (!builtIn.keptBesideFolder || sources.modelPaths.includes(path));
 }
 
 /** The built-in detector of faces: served beside configured models unless DETECTD_MODEL names a face model. */
@@ -169,7 +171,7 @@ export async function loadModels(
   steps: readonly ModelStep[] = [],
 ): Promise<ModelRegistry> {
   const loads = await tryModelFiles(sources, defaults, true, logger);
-  const models: ServedModel[] = loads.flatMap((load) => ('model' in load ? [load.model] : []));
+  const models: RoleModel[] = loads.flatMap((load) => ('model' in load ? [load.model] : []));
   const refused = loads.flatMap((load) => ('refused' in load ? [load.refused.message] : []));
   const embedded = new Set<ServedModel>();
   const pathOf = new Map<ServedModel, string>(loads.flatMap((load) => ('model' in load ? [[load.model, load.path] as const] : [])));
@@ -190,7 +192,7 @@ export async function loadModels(
         if (outcome.status === 'rejected') continue;
         const builtIn = needed[index];
         // The default object detector comes first; the default face detector before the models folder's.
-        insertFirstOfStep(models, outcome.value, (model) => model.role === builtIn.step.role && model.kind === builtIn.step.kind, builtIn.step === OBJECTS);
+        insertFirstOfStep(models, outcome.value, (model) => serves(model, builtIn.step), builtIn.step === OBJECTS);
         embedded.add(outcome.value);
         if (builtIn.hint) logger(builtIn.hint(outcome.value, sources.modelsDir));
       }

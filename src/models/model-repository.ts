@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { catalogueModel } from './model-catalogue.js';
 import type { ModelRegistry } from './registry.js';
-import type { PlateReader } from './plates.js';
+import type { RoleModel } from './role-models.js';
 import type { Detector } from './types.js';
 
 /** Model settings (DETECTD_MODEL, the models folder, DETECTD_DEFAULT_MODEL) that cannot be served as they are, in words an operator can act on. */
@@ -58,8 +58,8 @@ export interface Runtime {
   load(modelPath: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<LoadedModel>;
 }
 
-/** What a model file is once loaded, of any role: a detector, or a plate reader. A scheduler runs each (src/scheduler/). */
-export type LoadedModel = FileDetector | (PlateReader & { readonly settings: InferenceSettings });
+/** What a model file is once loaded, of any role (role-models.ts), with the settings it runs with. A scheduler runs each (src/scheduler/). */
+export type LoadedModel = FileDetector | (Exclude<RoleModel, Detector> & { readonly settings: InferenceSettings });
 
 export interface ModelFile {
   /** The file name without its extension: what services and `--model` name it by. */
@@ -163,5 +163,5 @@ export function defaultFaceModelReason(chosen: DefaultDetector): string {
 
 /** `model`, the registry's default of its kind, as its reason is told. */
 export function asDefaultDetector(registry: ModelRegistry, model: Detector): DefaultDetector {
-  return { embedded: registry.isEmbedded(model), others: registry.ofKind(model.kind).filter((other) => other !== model).map((other) => other.name) };
+  return { embedded: registry.isEmbedded(model), others: registry.ofStep({ role: 'detector', kind: model.kind }).filter((other) => other !== model).map((other) => other.name) };
 }

@@ -2,10 +2,14 @@
  * What a model does in a task's pipeline, as its configuration (`<model>.json` "role") or its
  * family declares it: a `detector` finds boxes in an image, a `reader` reads text in regions of it,
  * a `landmarker` marks a face's points, a `describer` turns a face into a descriptor, a `classifier`
- * labels a whole image. schemas/model-description.json lists the same names.
+ * labels an image or regions of it, an `embedder` turns regions of an image into vectors that lie
+ * close when they look alike. Each role is one interface (role-models.ts), whatever the family.
+ * schemas/model-description.json lists the same names.
  */
-export const MODEL_ROLES = ['detector', 'reader', 'landmarker', 'describer', 'classifier'] as const;
+export const MODEL_ROLES = ['detector', 'reader', 'landmarker', 'describer', 'classifier', 'embedder'] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
+
+export const isModelRole = (role: unknown): role is ModelRole => MODEL_ROLES.includes(role as ModelRole);
 
 /**
  * What a model finds or makes (a detector's `objects`, a reader's `plate-text`, …): a task asks
@@ -21,22 +25,9 @@ export const MODEL_KINDS = {
   plateText: 'plate-text',
   faceLandmarks: 'face-landmarks',
   faceDescriptors: 'face-descriptors',
+  /** General-purpose vectors of image regions (an ImageNet backbone's pooled features). */
+  imageEmbeddings: 'image-embeddings',
 } as const;
 
 /** One of MODEL_KINDS, or a kind a model's configuration declares. */
 export type ModelKind = string;
-
-/**
- * One model a task composes, in the order it runs them (as a Triton ensemble's steps): the role
- * and kind of model the step needs. A task's first step is its service's model, a detector the
- * service names or the default of its kind; every later step is served by the first loaded model
- * of that role and kind.
- */
-export interface ModelStep {
-  readonly role: ModelRole;
-  readonly kind: ModelKind;
-  /** Run only for some inputs (a face's landmarks where its detector gives none): the task is served without it when none is loaded. */
-  readonly optional?: boolean;
-  /** How an operator gets a model for the step, for the answer and the start-up warning when none is loaded. */
-  readonly remedy?: string;
-}

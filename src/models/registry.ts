@@ -1,5 +1,10 @@
-import { MODEL_KINDS, type ModelKind, type ModelStep } from './model-roles.js';
-import { type Detector, isDetector, type ServedModel } from './types.js';
+import { MODEL_KINDS } from './model-roles.js';
+import { type ModelStep, serves } from './model-step.js';
+import type { RoleModel } from './role-models.js';
+import type { Detector, ServedModel } from './types.js';
+
+/** The step of the default object detector: every server serves one. */
+export const OBJECT_DETECTOR: ModelStep<Detector> = { role: 'detector', kind: MODEL_KINDS.objects };
 
 /** Names no model may have or alias, each with why (e.g. a front door's own path segment). */
 export type ReservedModelNames = ReadonlyMap<string, string>;
@@ -36,50 +41,38 @@ export function modelsByName<Model extends Pick<ServedModel, 'name' | 'aliases'>
 /**
  * The models this process serves, of every role, by name or alias (modelsByName's rules). The
  * first loaded model of a role and kind is that step's default: `defaultModel` is the first
- * object detector, and a task's later steps (a plate reader, a face describer) take the first
- * model of theirs (`forStep`).
+ * object detector; a service that names no model is answered by the default of its task's lead
+ * step, and a task's later steps (a plate reader, a face describer) by the default of theirs.
  */
 export class ModelRegistry {
-  readonly models: readonly ServedModel[];
-  /** The models of role `detector`: what a service names. */
-  readonly detectors: readonly Detector[];
+  readonly models: readonly RoleModel[];
   readonly defaultModel: Detector;
-  readonly #byName: ReadonlyMap<string, ServedModel>;
+  readonly #byName: ReadonlyMap<string, RoleModel>;
   readonly #embedded: ReadonlySet<ServedModel>;
 
   /** `embedded`: those of `models` served because no model file of their role and kind is configured. */
-  constructor(models: readonly ServedModel[], reserved: ReservedModelNames = new Map(), embedded: ReadonlySet<ServedModel> = new Set()) {
+  constructor(models: readonly RoleModel[], reserved: ReservedModelNames = new Map(), embedded: ReadonlySet<ServedModel> = new Set()) {
     this.#byName = modelsByName(models, reserved);
     this.models = models;
-    this.detectors = models.filter(isDetector);
     this.#embedded = embedded;
-    const defaultModel = this.defaultOf(MODEL_KINDS.objects);
+    const defaultModel = this.defaultOf(OBJECT_DETECTOR);
     if (!defaultModel) throw new Error('no object detector loaded');
     this.defaultModel = defaultModel;
   }
 
-  get names(): string[] {
-    return this.detectors.map((detector) => detector.name);
+  /** The models serving `step` (its role and kind), in configuration order: what a service of a task led by that step may name. */
+  ofStep<Model extends RoleModel>(step: ModelStep<Model>): Model[] {
+    return this.models.filter((model) => serves(model, step));
   }
 
-  /** The detectors of one kind, in configuration order: what a service of a task finding that kind may name. */
-  ofKind(kind: ModelKind): Detector[] {
-    return this.detectors.filter((detector) => detector.kind === kind);
+  /** The first model serving `step` (its role and kind): the step's default; undefined when none is loaded. */
+  defaultOf<Model extends RoleModel>(step: ModelStep<Model>): Model | undefined {
+    return this.ofStep(step)[0];
   }
 
-  /** The first detector of a kind; undefined when none of that kind is loaded. */
-  defaultOf(kind: ModelKind): Detector | undefined {
-    return this.detectors.find((detector) => detector.kind === kind);
-  }
-
-  /** Whether `model` is the default of its kind: the detector that answers the services of that kind which name no model. */
-  isDefault(model: ServedModel): boolean {
-    return isDetector(model) && this.defaultOf(model.kind) === model;
-  }
-
-  /** The first model of a step's role and kind; undefined when none is loaded. */
-  forStep(step: ModelStep): ServedModel | undefined {
-    return this.models.find((model) => model.role === step.role && model.kind === step.kind);
+  /** Whether `model` is the default of its role and kind: the model that answers the services of that step which name no model. */
+  isDefault(model: RoleModel): boolean {
+    return this.defaultOf({ role: model.role, kind: model.kind }) === model;
   }
 
   /** Whether `model` is an embedded model, served because no model file of its role and kind is configured. */
@@ -88,7 +81,7 @@ export class ModelRegistry {
   }
 
   /** The model that `name` (a model name or an alias) names. */
-  find(name: string): ServedModel | undefined {
+  find(name: string): RoleModel | undefined {
     return this.#byName.get(name);
   }
 

@@ -1,5 +1,5 @@
 import type { RgbImage } from '../vision/image.js';
-import { type PostprocessOptions, type DetectionResult, type Detector, isDetector, type ServedModel } from '../models/types.js';
+import { type PostprocessOptions, type DetectionResult, isDetector, type ServedModel } from '../models/types.js';
 
 /**
  * Who is waiting for the model: single-image requests, or video streams. The lanes take turns
@@ -88,7 +88,7 @@ class WaitQueue<T> {
  * its run slots, and every wait's deadline. A model has no queue of its own. A detector runs
  * through a turn's `detect`; a model of another role (a plate reader, a face describer) through `run`.
  */
-export class ModelScheduler<Model extends ServedModel = Detector> {
+export class ModelScheduler<Model extends ServedModel = ServedModel> {
   readonly #freeInputs: number[];
   readonly #lanes: Record<Lane, WaitQueue<number>> = { request: new WaitQueue(), stream: new WaitQueue() };
   readonly #runQueue = new WaitQueue<void>();

@@ -4,10 +4,11 @@ import { type CallContext, newCallContext, type Stage, type StageTimings } from 
 import type { CallRecorder } from '../core/call-recorder.js';
 import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
+import type { RoleModel } from '../models/role-models.js';
 import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
 import type { Finding } from '../tasks/finding.js';
 import { runTask } from '../tasks/run-task.js';
-import type { Task, TrackVote } from '../tasks/task.js';
+import type { FindingRecord, Task } from '../tasks/task.js';
 import { LatestFrameSlot } from './latest-frame.js';
 import type { StreamMetrics } from './stream-metrics.js';
 import { IouTracker } from './tracker.js';
@@ -27,11 +28,16 @@ export interface StreamFrame {
   readonly parameters: unknown;
 }
 
-export interface TrackedObject extends Finding {
-  track_id: number;
-  /** The answer its track's frames decided by vote (a face's name, a plate's text), for the tasks whose findings vote (Findings.votes). */
+/** A finding as a stream answers it. */
+export interface StreamFinding extends Finding {
+  /** Its track on the stream, where it is a place in the image (the task gave the detection it follows); a finding about the whole image has none. */
+  track_id?: number;
+  /** The answer its track's frames decided by vote (a face's name, a plate's text), for the tasks whose findings vote (FindingRecord.vote). */
   track?: TrackAnswer;
 }
+
+/** A finding that is a place in the image, with its track. */
+type TrackedObject = StreamFinding & { track_id: number };
 
 /** Milliseconds: `wait` from receipt to the start of analysis, each stage, and `total` from receipt to the answer. */
 export interface FrameTimings {
@@ -57,8 +63,8 @@ export interface AnalysedFrame extends OutcomeBase {
   readonly height: number;
   /** Frames received since the previous result and skipped because a newer one arrived. */
   readonly dropped: number;
-  /** What the task found (its `answerField`), each with its track id. */
-  readonly found: TrackedObject[];
+  /** What the task found (its `answerField`), each place in the image with its track id. */
+  readonly found: StreamFinding[];
   /** The frame with every box drawn (base64 JPEG), when the frame's parameters ask for it. */
   readonly visualizedImage?: string;
   readonly timings: FrameTimings;
@@ -88,7 +94,7 @@ export interface StreamSessionOptions {
    * The model's scheduler, shared with every stream and request on it. A stream takes its newest
    * frame only once it has a turn, so a frame never goes stale in the model's queue.
    */
-  readonly scheduler: ModelScheduler;
+  readonly scheduler: ModelScheduler<RoleModel>;
   readonly analysisLimits: AnalysisLimits;
   /** Each analysed frame is one call: logged (debug), measured, and counted in its service's usage. */
   readonly calls: CallRecorder;
@@ -252,8 +258,14 @@ export class StreamSession {
       const labels = { frameId: String(identity.frameId), sourceId: frame.sourceId };
       const analysis = await runTask(task, frame.payload, frame.parameters, { service, scheduler, turn, limits: analysisLimits, signal, context: call, labels });
       const trackingStarted = performance.now();
-      const trackIds = this.#tracker.update(analysis.tracked, sequence);
-      const found = analysis.found.map((object, index) => this.#tracked(object, trackIds[index], analysis.votes?.[index]));
+      // The tracker follows the places in the image; a finding about the whole image has no track.
+      const placed = analysis.found.flatMap((record) => (record.tracked ? [{ record, tracked: record.tracked }] : []));
+      const trackIds = this.#tracker.update(placed.map((each) => each.tracked), sequence);
+      const trackOf = new Map(placed.map((each, index) => [each.record, trackIds[index]]));
+      const found = analysis.found.map((record) => {
+        const trackId = trackOf.get(record);
+        return trackId === undefined ? record.finding : this.#tracked(record, trackId);
+      });
       this.#votes.keepOnly(this.#tracker.liveTracks());
       call.timings.tracking = performance.now() - trackingStarted;
       // A stage the task has none of (no visualization to encode, a task without a model) took no time.
@@ -300,7 +312,7 @@ export class StreamSession {
   }
 
   /** A finding with its track id and, when it votes, its track's answer counting its vote: weighed by its box's area, so a near, large view outvotes a far one. */
-  #tracked(finding: Finding, trackId: number, vote: TrackVote | undefined): TrackedObject {
+  #tracked({ finding, vote }: FindingRecord, trackId: number): TrackedObject {
     const box = finding.bounding_box;
     if (vote === undefined || box === undefined) return { ...finding, track_id: trackId };
     const weight = (box.right - box.left) * (box.bottom - box.top) * vote.confidence;

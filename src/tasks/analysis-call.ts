@@ -1,13 +1,14 @@
 import type { CallContext } from '../core/call-context.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
+import type { RoleModel } from '../models/role-models.js';
 import type { ModelScheduler, ModelTurn } from '../scheduler/model-scheduler.js';
 
-/** One analysis of one image, whichever door it came through. */
-export interface AnalysisCall {
+/** One analysis of one image, whichever door it came through; `Lead`: the interface of the task's lead model. */
+export interface AnalysisCall<Lead extends RoleModel = RoleModel> {
   readonly service: Service;
-  /** The model that answers the call: the service's, or one a door named (DeepStack's custom route). */
-  readonly scheduler: ModelScheduler;
+  /** The model that answers the call, serving the task's lead step: the service's, or one a door named (DeepStack's custom route). */
+  readonly scheduler: ModelScheduler<Lead>;
   readonly limits: AnalysisLimits;
   /** The call's deadline, the client leaving, or the stream ending. */
   readonly signal: AbortSignal;

@@ -31,6 +31,8 @@ export interface Finding {
   probabilities?: Readonly<Record<string, number>>;
   /** Text read in it, when the task reads text and says more than its `name`. */
   text?: string;
+  /** The state it is in (a region's: `open`, `taken`), for a task that tells states. */
+  state?: string;
   /** A reference to an embedding kept by the server (never the embedding itself). */
   embedding_ref?: string;
   /** What the service lists that it matched (a known plate, features/plates/plate-match.ts): the name listed with it, the plate as listed, how many characters the read differs by. */

@@ -3,6 +3,7 @@ import type { RgbImage } from '../vision/image.js';
 import { encodeVisualization } from '../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../vision/encode.js';
 import type { Finding, PlacedFinding } from './finding.js';
+import type { TrackVote } from './task.js';
 import type { ImageParameters } from './image-parameters.js';
 
 /**
@@ -10,9 +11,25 @@ import type { ImageParameters } from './image-parameters.js';
  * names these on its wire: the JSON API and both streams send `visualized_image` as `raw_data`,
  * where Nvision clients read it.
  */
-export interface FoundResponse {
-  found: PlacedFinding[];
+export interface FoundResponse<Item extends NamedDetection = NamedDetection> {
+  found: PlacedRecord<Item>[];
   visualized_image?: string;
+}
+
+/**
+ * A placed finding (how the task named it, its confidence and box) in one record with the detection
+ * it was made of (what a stream's tracker follows), its vote, and whatever else the task said of it (`Item`'s other fields: a face's descriptor).
+ */
+export type PlacedRecord<Item extends NamedDetection = NamedDetection> = Omit<Item, 'detection' | 'naming'> & {
+  readonly finding: PlacedFinding & Item['naming'];
+  readonly tracked: Detection;
+};
+
+/** A detection, how the task names it (its class, a person, a plate's text and what the reader said) and what it says its track is, together. */
+export interface NamedDetection<Named extends Naming = Naming> {
+  readonly detection: Detection;
+  readonly naming: Named;
+  readonly vote?: TrackVote;
 }
 
 /** The analysed image: its size, and its full-resolution pixels when crops or a visualization are asked for. */
@@ -45,32 +62,28 @@ function tagOf(finding: Finding): { readonly label: string; readonly confidence:
 /** The parent of every finding of a face task (finding.ts). */
 const FACE = 'face';
 
-/** Detections and their names (index-aligned) → the public form, with crops and the visualization when asked for. */
-export async function assembleFoundResponse(
-  image: AnalysedImage,
-  detections: readonly Detection[],
-  names: readonly Naming[],
-  parameters: ImageParameters,
-): Promise<FoundResponse> {
-  const found: PlacedFinding[] = detections.map((detection, index) => {
+/** Named detections → the public form, each finding with its detection, with crops and the visualization when asked for. */
+export async function assembleFoundResponse<Item extends NamedDetection>(image: AnalysedImage, named: readonly Item[], parameters: ImageParameters): Promise<FoundResponse<Item>> {
+  const found = named.map(({ detection, naming, ...said }): PlacedRecord<Item> => {
     const region = pixelRegion(detection.box, image.width, image.height);
-    return {
-      ...names[index],
+    const finding = {
+      ...naming,
       confidence: Math.round(detection.score * 1e5) / 1e5,
       bounding_box: { left: region.left, right: region.left + region.width, top: region.top, bottom: region.top + region.height },
     };
+    return { ...said, finding, tracked: detection };
   });
-  const response: FoundResponse = { found };
+  const response: FoundResponse<Item> = { found };
   if (parameters.outputCroppedImage) {
     await Promise.all(
-      found.map(async (object, index) => {
-        object.cropped_image = await encodeCrop(fullPixels(image), detections[index].box);
+      found.map(async ({ finding, tracked }) => {
+        finding.cropped_image = await encodeCrop(fullPixels(image), tracked.box);
       }),
     );
   }
   // Last: the visualization draws on the image's own pixels.
   if (parameters.outputVisualizedImage) {
-    const boxes = detections.map((detection, index) => ({ box: detection.box, ...tagOf(found[index]) }));
+    const boxes = found.map(({ finding, tracked }) => ({ box: tracked.box, ...tagOf(finding) }));
     response.visualized_image = await encodeVisualization(fullPixels(image), boxes);
   }
   return response;

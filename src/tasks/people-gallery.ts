@@ -4,6 +4,7 @@ import type { RegisteredPerson } from '../faces/face-recognition.js';
 import type { FaceSample } from '../faces/face-gallery.js';
 import type { FaceProblem, FaceWarning } from '../faces/face-quality.js';
 import type { AnalysisCall } from './analysis-call.js';
+import type { RoleModel } from '../models/role-models.js';
 
 /** The face taken from a photo: its embedding, and its box in the photo's pixels as sent. */
 export interface TakenFace {
@@ -37,23 +38,24 @@ interface Examination {
  * the gallery's people. A door maps its own verbs onto these. Embeddings pass through here into the
  * gallery, never into a log or an answer.
  */
-export interface PeopleGallery {
+/** `Lead`: the interface of the face task's lead model, whose calls the gallery is given. */
+export interface PeopleGallery<Lead extends RoleModel = RoleModel> {
   /** The faces of an image at or above `minConfidence`, each named by the service's gallery when `recognize` (else just `face`). */
-  find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall): Promise<readonly PlacedFinding[]>;
+  find(image: Buffer, minConfidence: number, recognize: boolean, call: AnalysisCall<Lead>): Promise<readonly PlacedFinding[]>;
   /** The faces `find` finds, with what else is asked of each (a door whose answer carries landmarks or descriptors: CompreFace's face plugins). */
-  examine(image: Buffer, examination: Examination, call: AnalysisCall): Promise<readonly ExaminedFace[]>;
+  examine(image: Buffer, examination: Examination, call: AnalysisCall<Lead>): Promise<readonly ExaminedFace[]>;
   /**
    * The face of a photo: the one whose box overlaps `near` most (a face chosen in a photo of
    * several), else the largest (its subject); undefined when it shows none (none near `near`); 400
    * `no_face` when it is too small to describe.
    */
-  takeFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<TakenFace | undefined>;
+  takeFace(image: Buffer, call: AnalysisCall<Lead>, near?: Box): Promise<TakenFace | undefined>;
   /**
    * The face a person is registered by — the one whose box overlaps `near` most, else the photo's
    * subject (face-quality.ts photoSubject: a `several` problem when none of its faces stands out) —
    * judged for registration (face-quality.ts); undefined when the photo shows none (none near `near`).
    */
-  registrationFace(image: Buffer, call: AnalysisCall, near?: Box): Promise<RegistrationFace | undefined>;
+  registrationFace(image: Buffer, call: AnalysisCall<Lead>, near?: Box): Promise<RegistrationFace | undefined>;
   /** How alike two faces are, from their embeddings: 0–1, the scale of a match's similarity. */
   similarity(a: Float32Array, b: Float32Array): number;
   /** Adds the samples to the person, creating them when new; true when the person is new. */

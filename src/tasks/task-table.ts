@@ -1,6 +1,6 @@
 import { DetectdError } from '../core/errors.js';
-import type { ModelStep } from '../models/model-roles.js';
-import type { Detector, ModelKind } from '../models/types.js';
+import { type ModelStep, serves } from '../models/model-step.js';
+import type { ServedModel } from '../models/types.js';
 import type { Task } from './task.js';
 
 const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
@@ -11,32 +11,31 @@ const ANSWER_FIELD = /^detected_[a-z][a-z_]*$/;
  */
 export class TaskTable {
   readonly types: readonly string[];
-  /** What the tasks find, together: the kinds of detector services name. */
-  readonly kinds: ReadonlySet<ModelKind>;
-  /** Every model step of every task (Task.models, else its detector alone): what the server must load. */
+  /** Every model step of every task (its lead, then what it composes): what the server must load. */
   readonly steps: readonly ModelStep[];
+  /** Each task's lead step: the models services name. */
+  readonly leads: readonly ModelStep[];
 
   constructor(readonly all: readonly Task[]) {
     for (const task of all) {
+      // A type is every door's path segment (`/api/v1/<type>`): a second task of it would never be reached.
+      if (all.filter((other) => other.type === task.type).length > 1) throw new Error(`two tasks are of type "${task.type}" (${all.filter((other) => other.type === task.type).map((other) => other.summary).join('; ')}): POST /api/v1/${task.type} would answer one of them`);
       // The JSON stream's schema (schemas/stream-server-message.json) takes any answer field of this form.
       if (!ANSWER_FIELD.test(task.answerField)) throw new Error(`task ${task.type}: its answer field "${task.answerField}" must be detected_<what>, in lowercase letters and "_"`);
-      if (task.models && !task.models.some((step) => step.role === 'detector' && step.kind === task.detects)) {
-        throw new Error(`task ${task.type}: its models must include its service's model, a detector of ${task.detects}`);
-      }
     }
-    this.steps = all.flatMap((task) => task.models ?? [{ role: 'detector' as const, kind: task.detects }]);
+    this.steps = all.flatMap((task) => [task.lead, ...(task.composes ?? [])]);
+    this.leads = all.map((task) => task.lead);
     this.types = all.map((task) => task.type);
-    this.kinds = new Set(all.map((task) => task.detects));
   }
 
   find(type: string): Task | undefined {
     return this.all.find((task) => task.type === type);
   }
 
-  /** The names of `models` a service of `type` may name: those that find what its task finds (every one for a type no task serves). */
-  modelsFor(type: string, models: readonly Pick<Detector, 'name' | 'kind'>[]): string[] {
+  /** The names of `models` a service of `type` may name: those serving its task's lead step (every one for a type no task serves). */
+  modelsFor(type: string, models: readonly Pick<ServedModel, 'name' | 'role' | 'kind'>[]): string[] {
     const task = this.find(type);
-    return models.filter((model) => !task || model.kind === task.detects).map((model) => model.name);
+    return models.filter((model) => !task || serves(model, task.lead)).map((model) => model.name);
   }
 
   /** The task of a service type named in a URL; 404 `unknown_service` listing the known ones otherwise. */

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../core/schema-catalogue.js';
-import type { ModelStep } from '../models/model-roles.js';
-import type { Detection, ModelKind } from '../models/types.js';
+import type { ModelStep } from '../models/model-step.js';
+import type { RoleModel } from '../models/role-models.js';
+import type { Detection } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
@@ -41,24 +42,36 @@ export interface TrackVote {
   readonly confidence: number;
 }
 
+/**
+ * One thing a task found, in one record with everything said of it: its wire form (`finding`:
+ * name, confidence, and each optional part — box, text, state, attributes, …), what a stream's
+ * tracker follows it by, and what it says its track is. (As Ultralytics' Results keeps its optional
+ * heads in one object: nothing is matched up by position.)
+ */
+export interface FindingRecord {
+  readonly finding: Finding;
+  /** The detection a stream's tracker follows from frame to frame (a place in the image); absent: a finding about the whole image, which has no track. */
+  readonly tracked?: Detection;
+  /**
+   * What it says its track is, for a stream's one answer per track (streaming/track-votes.ts);
+   * absent: it says nothing (an object's class is already its track's).
+   */
+  readonly vote?: TrackVote;
+}
+
 /** What a task found in one image: every door maps these to its own wire form. */
 export interface Findings {
   /** Size of the image as a person sees it: the boxes' pixel space. */
   readonly width: number;
   readonly height: number;
-  /** What was found, highest confidence first: the elements of the task's `answerField`. */
-  readonly found: readonly Finding[];
-  /** Index-aligned with `found`: what a stream's tracker follows from frame to frame. */
-  readonly tracked: readonly Detection[];
-  /**
-   * Index-aligned with `found`: what each finding says its track is, for a stream's one answer
-   * per track (streaming/track-votes.ts); undefined for a finding that says nothing. Absent: the
-   * task's tracks get no answer (an object's class is already its track's).
-   */
-  readonly votes?: readonly (TrackVote | undefined)[];
+  /** What was found, highest confidence first: the elements of the task's `answerField` (`finding`), each with its track and vote. */
+  readonly found: readonly FindingRecord[];
   /** The image with every box drawn (base64 JPEG), when the parameters ask for it. */
   readonly visualizedImage?: string;
 }
+
+/** The findings as every wire carries them: each record's `finding`, in order. */
+export const wireFindings = (findings: Findings): Finding[] => findings.found.map((record) => record.finding);
 
 /** The photo a task's example call sends: a file name, and how the docs and the console describe it. */
 export interface ExamplePhoto {
@@ -71,9 +84,9 @@ export interface ExamplePhoto {
  * What a task does, in its own terms, beyond `analyse`: each door decides which of its own verbs
  * these enable (the DeepStack door's route table, transports/deepstack/), so no task names a door.
  */
-export interface TaskAbilities {
+export interface TaskAbilities<Lead extends RoleModel = RoleModel> {
   /** It keeps a gallery of people per service, and names the faces it finds by it. */
-  readonly gallery?: PeopleGallery;
+  readonly gallery?: PeopleGallery<Lead>;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
   readonly verb?: TaskVerb;
 }
@@ -87,28 +100,32 @@ export interface TaskVerb {
 }
 
 /**
- * A service type: `object-detection`, `face-detection`, … What it is (its type, what kind of model
- * it needs, its parameters and their schema, the name of its answer) and one `analyse(image,
+ * A service type: `object-detection`, `face-detection`, … What it is (its type, what model leads
+ * it, its parameters and their schema, the name of its answer) and one `analyse(image,
  * parameters, call) → findings`. It knows no JSON body, upload, frame or form field: every
  * front door (REST v1 and legacy, both video streams, the DeepStack door), the OpenAPI document,
  * the docs page, the console and the CLI read the task table (the features' tasks, handed out by the
  * composition root) and reach a task only through this interface; the models it runs it declares
- * (`detects`, `models`) and reaches through their schedulers. So a new task of the roles and kinds
+ * (`lead`, `composes`) and reaches through their schedulers. So a new task of the roles and kinds
  * the server's families serve is one feature folder and one line in features/index.ts; a new family or role is
- * models/' business (docs/development.md). `Parameters` is the task's own parsed parameters, opaque outside its folder.
+ * models/' business (docs/development.md). `Parameters` is the task's own parsed parameters,
+ * opaque outside its folder; `Lead` the interface of its lead step's model (a Detector, an Embedder, …).
  */
-export interface Task<Parameters = unknown> {
+export interface Task<Parameters = unknown, Lead extends RoleModel = RoleModel> {
   readonly type: string;
-  /** What its service's model finds (a model's declared or detected kind): a service of this task is answered only by a detector of this kind. */
-  readonly detects: ModelKind;
   /**
-   * The models the task runs, in order, by role and kind (as a Triton ensemble's steps), e.g. a
-   * plate detector → a plate reader. The step `{ role: 'detector', kind: detects }` is the
-   * service's model (AnalysisCall.scheduler); every other is served by the first loaded model of
-   * its role and kind, through its scheduler (FeatureServer.models, handed to the feature that builds the task). The server loads what they
-   * need (a built-in model where none is configured) at start-up. Absent: the service's detector alone.
+   * Its service's model, of any role (a detector, an embedder, a classifier, …): a service of
+   * this task is answered only by a model of this role and kind, the one it names or the step's
+   * default (AnalysisCall.scheduler).
    */
-  readonly models?: readonly ModelStep[];
+  readonly lead: ModelStep<Lead>;
+  /**
+   * The models the task runs after its lead, in order, by role and kind (as a Triton ensemble's
+   * steps), e.g. a plate reader after the plate detector: each is served by the first loaded model
+   * of its role and kind, through its scheduler (FeatureServer.models). The server loads what
+   * they need (a built-in model where none is configured) at start-up. Absent: the lead alone.
+   */
+  readonly composes?: readonly ModelStep[];
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */
@@ -134,11 +151,11 @@ export interface Task<Parameters = unknown> {
    * `invalid_configuration` (or `invalid_request`) on any problem. `version`: the API whose
    * configuration parameters were sent; undefined for a door that has none of its own (DeepStack's).
    */
-  parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler): Parameters;
+  parseParameters(sent: SentParameters, version: ApiVersion | undefined, scheduler: ModelScheduler<Lead>): Parameters;
   /** One image → what was found in it. */
-  analyse(image: Buffer, parameters: Parameters, call: AnalysisCall): Promise<Findings>;
+  analyse(image: Buffer, parameters: Parameters, call: AnalysisCall<Lead>): Promise<Findings>;
   /** What else it does, for the doors that have verbs for it; nothing when absent. */
-  readonly abilities?: TaskAbilities;
+  readonly abilities?: TaskAbilities<Lead>;
 }
 
 /** Names of the parameters a version of the API accepts. */

@@ -7,6 +7,7 @@ import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
 import type { Caller, Credentials, Gate } from '../gate/gate.js';
+import type { RoleModel } from '../models/role-models.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import type { Task } from '../tasks/task.js';
@@ -92,7 +93,7 @@ export interface AdmittedStream {
   readonly transport: string;
   readonly task: Task;
   readonly service: Service;
-  readonly scheduler: ModelScheduler;
+  readonly scheduler: ModelScheduler<RoleModel>;
 }
 
 /**

@@ -1,12 +1,32 @@
 import type { Box, RgbImage } from './image.js';
 
-/** How a model that reads image regions wants them: each stretched over `width` × `height`, as uint8 RGB rows (NHWC). */
+/**
+ * Per-channel normalisation of a planar (NCHW) float input: value = (pixel × scale − mean) / std,
+ * each channel its own mean and standard deviation (torchvision's ImageNet input: scale 1/255,
+ * mean (0.485, 0.456, 0.406), std (0.229, 0.224, 0.225)).
+ */
+export interface ChannelNormalisation {
+  readonly scale: number;
+  /** R, G, B. */
+  readonly mean: readonly [number, number, number];
+  readonly std: readonly [number, number, number];
+}
+
+/**
+ * How a model that reads image regions wants them: each stretched over `width` × `height` (any
+ * shape, aspect not kept), as uint8 RGB rows (NHWC), or, with `normalise`, as planar float32
+ * channels (NCHW) normalised per channel.
+ */
 export interface CropsSpec {
   /** The regions, in image pixels (edges continuous, as a Box's); clipped to the image here. */
   readonly crops: readonly Box[];
   readonly width: number;
   readonly height: number;
+  readonly normalise?: ChannelNormalisation;
 }
+
+/** Values a batch of `spec`'s crops holds. */
+export const cropsLength = (spec: CropsSpec) => 3 * spec.width * spec.height * spec.crops.length;
 
 /** The sample positions along one axis: source index of each target pixel's first tap, and the second tap's weight. */
 function taps(start: number, extent: number, sourceLength: number, targetLength: number): { index: Int32Array; weight: Float32Array } {
@@ -25,13 +45,22 @@ function taps(start: number, extent: number, sourceLength: number, targetLength:
 
 /**
  * Each region of `image` stretched over `width` × `height` (aspect not kept), bilinear with
- * half-pixel centres, one after another in `tensor` as interleaved RGB bytes: an NHWC uint8 batch.
- * The regions are sampled where they lie in the image: nothing is cut out first.
+ * half-pixel centres, one after another in `tensor`: as interleaved RGB bytes (an NHWC uint8
+ * batch), or, with the spec's `normalise`, as three planes of normalised floats each (an NCHW
+ * float32 batch). The regions are sampled where they lie in the image: nothing is cut out first.
  */
-export function cropsInto(image: RgbImage, spec: CropsSpec, tensor: Uint8Array): void {
-  const { width, height } = spec;
+export function cropsInto(image: RgbImage, spec: CropsSpec, tensor: Uint8Array | Float32Array): void {
+  const { width, height, normalise } = spec;
   const crop = width * height * 3;
   if (tensor.length !== crop * spec.crops.length) throw new RangeError(`tensor holds ${tensor.length} values, expected ${crop * spec.crops.length}`);
+  if ((normalise !== undefined) !== tensor instanceof Float32Array) throw new TypeError(normalise ? 'normalised crops go into a Float32Array' : 'crops without normalisation go into a Uint8Array');
+  // Where channel c of pixel p of crop n goes, and what it becomes: interleaved bytes, or planes of normalised floats.
+  const plane = width * height;
+  const step = normalise ? 1 : 3;
+  const channelOffset = normalise ? plane : 1;
+  const multiplier = normalise ? normalise.std.map((std) => normalise.scale / std) : [1, 1, 1];
+  const shift = normalise ? normalise.mean.map((mean, c) => -mean / normalise.std[c]) : [0, 0, 0];
+  const store = normalise ? (value: number) => value : Math.round;
   const stride = image.width * 3;
   const last = image.width > 1 ? 3 : 0;
   const below = image.height > 1 ? stride : 0;
@@ -44,13 +73,13 @@ export function cropsInto(image: RgbImage, spec: CropsSpec, tensor: Uint8Array):
     for (let y = 0; y < height; y++) {
       const fy = rows.weight[y];
       const row = rows.index[y] * stride;
-      for (let x = 0; x < width; x++) {
+      for (let x = 0; x < width; x++, out += step) {
         const fx = columns.weight[x];
         const at = row + columns.index[x] * 3;
-        for (let c = 0; c < 3; c++, out++) {
+        for (let c = 0; c < 3; c++) {
           const upper = image.data[at + c] * (1 - fx) + image.data[at + last + c] * fx;
           const lower = image.data[at + below + c] * (1 - fx) + image.data[at + below + last + c] * fx;
-          tensor[out] = Math.round(upper * (1 - fy) + lower * fy);
+          tensor[out + c * channelOffset] = store((upper * (1 - fy) + lower * fy) * multiplier[c] + shift[c]);
         }
       }
     }

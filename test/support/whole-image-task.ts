@@ -30,7 +30,7 @@ function labelOf(configurations: readonly { parameter: string; value: string }[]
  */
 export const wholeImageTask: Task<string> = {
   type: WHOLE_IMAGE_TYPE,
-  detects: 'objects',
+  lead: { role: 'detector', kind: 'objects' },
   summary: 'Find the whole image (a test task)',
   requestSchema: 'object-detection-request',
   responseSchema: 'whole-image-response',
@@ -58,6 +58,6 @@ export const wholeImageTask: Task<string> = {
   parseParameters: (sent) => labelOf(sent.configurations),
   async analyse(image, label) {
     const { width, height, found } = await wholeImage(image, label);
-    return { width, height, found, tracked: [{ classIndex: 0, score: 1, box: { left: 0, top: 0, right: width, bottom: height } }] };
+    return { width, height, found: found.map((finding) => ({ finding, tracked: { classIndex: 0, score: 1, box: { left: 0, top: 0, right: width, bottom: height } } })) };
   },
 };

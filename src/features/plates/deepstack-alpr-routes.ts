@@ -1,6 +1,6 @@
 import { DetectdError } from '../../core/errors.js';
 import { runTask } from '../../tasks/run-task.js';
-import type { Task } from '../../tasks/task.js';
+import { type Task, wireFindings } from '../../tasks/task.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from '../../transports/deepstack/deepstack-wire.js';
 import { type DeepStackRequest, type DeepStackRespond, type DeepStackTaskRoute, findingBox } from '../../transports/deepstack/deepstack-form.js';
 
@@ -38,7 +38,7 @@ function respond(task: Task): DeepStackRespond {
   return async (request, call) => {
     const parameters = task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler);
     const findings = await runTask(task, alprImage(request), parameters, call);
-    const predictions = findings.found.map((plate) => ({
+    const predictions = wireFindings(findings).map((plate) => ({
       label: `Plate: ${plate.name}`,
       plate: plate.name,
       confidence: plate.confidence,

@@ -5,8 +5,8 @@ import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
 import { peopleGallery } from './people-gallery.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
-import { faceTrackVote } from './recognize.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
+import type { Detector } from '../../models/types.js';
 import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.js';
 
 /**
@@ -16,11 +16,11 @@ import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.
  * `unknown` when the service has people but none matches, `face` when it has nobody registered;
  * `parent` is always `face`.
  */
-export function faceDetectionTask(recognition: FaceRecognition, models: ComposedModels): Task<ImageParameters> {
+export function faceDetectionTask(recognition: FaceRecognition, models: ComposedModels): Task<ImageParameters, Detector> {
   return {
     type: 'face-detection',
-    detects: FACE_DETECTOR.kind,
-    models: [FACE_DETECTOR, FACE_LANDMARKER, FACE_DESCRIBER],
+    lead: FACE_DETECTOR,
+    composes: [FACE_LANDMARKER, FACE_DESCRIBER],
     summary: 'Detect faces in one image, and recognize registered people',
     requestSchema: 'face-detection-request',
     responseSchema: 'face-detection-response',
@@ -32,9 +32,9 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
     parseParameters(sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
       return faceParameters(sent, version);
     },
-    async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
+    async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>): Promise<Findings> {
       const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
-      return { width: analysis.width, height: analysis.height, found: response.found, tracked: analysis.detections, votes: response.found.map(faceTrackVote), visualizedImage: response.visualized_image };
+      return { width: analysis.width, height: analysis.height, found: response.found, visualizedImage: response.visualized_image };
     },
     abilities: { gallery: peopleGallery(recognition, models) },
   };

@@ -4,14 +4,14 @@ import type { FaceRecognition } from '../../faces/face-recognition.js';
 import { assembleFoundResponse, type FoundResponse } from '../found-response.js';
 import type { ImageParameters } from '../image-parameters.js';
 import type { AnalysisCall } from '../analysis-call.js';
-import type { Detection } from '../../models/types.js';
+import type { Detection, Detector } from '../../models/types.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
 import type { Box } from '../../vision/image.js';
 import { frameSmallImage, photoPixels } from '../../vision/portrait.js';
 import type { ComposedModels } from '../../core/service-scheduler.js';
 import type { Point } from '../../vision/image.js';
 import { describeFace, faceLandmarks } from './describe-face.js';
-import { type NamedFaces, nameFaces } from './recognize.js';
+import { type NamedFace, nameFaces } from './recognize.js';
 import { keepUnnamed } from './keep-unnamed.js';
 import { secondLook } from './second-look.js';
 
@@ -51,14 +51,15 @@ export async function detectFaces(request: Omit<AnalysisRequest, 'fullResolution
   };
 }
 
+/** One face as a door may ask of it: who it is, its descriptor where it was described (recognition, keeping, or `describe` asked), its five landmarks when asked. */
+interface ExaminedNamedFace extends NamedFace {
+  readonly landmarks?: readonly Point[];
+}
+
 export interface FaceOutcome {
   readonly analysis: ImageAnalysis;
-  /** Index-aligned with `analysis.detections`. */
-  readonly response: FoundResponse;
-  /** Index-aligned with `analysis.detections`: each face's descriptor where it was described (recognition, keeping, or `describe` asked), else undefined. */
-  readonly descriptors: readonly (Float32Array | undefined)[];
-  /** Index-aligned with `analysis.detections`, when `landmarks` was asked: each face's five landmarks. */
-  readonly landmarks?: readonly (readonly Point[])[];
+  /** Each face found, in one record with its detection, its vote, its descriptor and its landmarks. */
+  readonly response: FoundResponse<ExaminedNamedFace>;
 }
 
 /** What a door asks of the faces beyond their names (CompreFace's face plugins): every face described, matched or not; every face's five landmarks. */
@@ -74,21 +75,21 @@ interface FaceDetails {
  * (names drawn on the faces) asked for. When the service remembers unknown faces, every face
  * recognition did not name is described and kept (keep-unnamed.ts). Shared by every way into this task.
  */
-export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall, recognition: FaceRecognition | undefined, models: ComposedModels, details: FaceDetails = {}): Promise<FaceOutcome> {
+export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>, recognition: FaceRecognition | undefined, models: ComposedModels, details: FaceDetails = {}): Promise<FaceOutcome> {
   const { service, scheduler, limits, signal, turn, context } = call;
   const [matcher, remembers] = recognition ? await Promise.all([recognition.matcher(service.id), recognition.remembersUnknown(service.id)]) : [undefined, false];
   const describes = (recognition && (matcher || remembers)) || details.describe;
   const recognizer = describes ? { matcher, describe: describeFace(models, call), smallestFace: recognition?.smallestFace ?? SMALLEST_DESCRIBED_FACE } : undefined;
   const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
   try {
-    const named: NamedFaces = await nameFaces(analysis, recognizer, context.timings);
+    const named = await nameFaces(analysis, recognizer, context.timings);
     if (recognition && remembers) await keepUnnamed(analysis, named, recognition, call);
     const landmarksOf = faceLandmarks(models, call);
-    const landmarks = details.landmarks ? await Promise.all(analysis.detections.map((detection) => landmarksOf(analysis.pixels!, detection))) : undefined;
+    const examined: ExaminedNamedFace[] = details.landmarks ? await Promise.all(named.map(async (face) => ({ ...face, landmarks: await landmarksOf(analysis.pixels!, face.detection) }))) : named;
     const encodeStarted = performance.now();
-    const response = await assembleFoundResponse(analysis, analysis.detections, named.names, parameters);
+    const response = await assembleFoundResponse(analysis, examined, parameters);
     context.timings.encode = performance.now() - encodeStarted;
-    return { analysis: { ...analysis, pixels: undefined }, response, descriptors: named.descriptors, ...(landmarks && { landmarks }) };
+    return { analysis: { ...analysis, pixels: undefined }, response };
   } finally {
     analysis.pixels?.release();
   }

@@ -4,7 +4,7 @@ import type { UnnamedFace } from '../../faces/unknown-people.js';
 import { encodeCrop } from '../../vision/encode.js';
 import type { Box } from '../../vision/image.js';
 import type { AnalysisCall } from '../analysis-call.js';
-import type { NamedFaces } from './recognize.js';
+import type { NamedFace } from './recognize.js';
 
 /** A thumbnail shows the face with this much of its box's size around it on each side: hair and chin tell a person apart at a glance. */
 const THUMBNAIL_MARGIN = 0.2;
@@ -20,13 +20,12 @@ function withMargin(box: Box): Box {
  * faces) → kept by recognition, with the call's `frame_id`/`source_id`. A face too small to describe
  * is not kept: it could never be grouped or named. Keeping never fails the call (FaceRecognition.keepUnknown).
  */
-export async function keepUnnamed(analysis: ImageAnalysis, named: NamedFaces, recognition: FaceRecognition, call: AnalysisCall): Promise<void> {
+export async function keepUnnamed(analysis: ImageAnalysis, named: readonly NamedFace[], recognition: FaceRecognition, call: AnalysisCall): Promise<void> {
   const pixels = analysis.pixels;
   if (!pixels) throw new Error('keeping faces needs the image decoded at full resolution');
   const faces: UnnamedFace[] = [];
-  for (const [index, detection] of analysis.detections.entries()) {
-    const descriptor = named.descriptors[index];
-    if (!descriptor || named.names[index].similarity !== undefined) continue;
+  for (const { detection, descriptor, naming } of named) {
+    if (!descriptor || naming.similarity !== undefined) continue;
     const crop = Buffer.from(await encodeCrop(pixels, withMargin(detection.box)), 'base64');
     faces.push({ descriptor, crop, height: detection.box.bottom - detection.box.top, confidence: detection.score });
   }

@@ -1,6 +1,6 @@
 import { DetectdError } from '../../core/errors.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
-import type { Detection } from '../../models/types.js';
+import type { Detection, Detector } from '../../models/types.js';
 import type { PeopleGallery } from '../people-gallery.js';
 import { type FaceProblem, photoSubject, registrationQuality } from '../../faces/face-quality.js';
 import type { Box, RgbImage } from '../../vision/image.js';
@@ -39,9 +39,9 @@ function nearestTo(analysis: ImageAnalysis, near: Box): Detection | undefined {
 }
 
 /** The face task's gallery of people: faces found and described as `analyse` finds them (find-faces.ts), and the service's people. */
-export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery {
+export function peopleGallery(recognition: FaceRecognition, models: ComposedModels): PeopleGallery<Detector> {
   /** The photo's faces found for registration or comparison, given to `use` with the photo's pixels (released after). */
-  async function withFaces<T>(image: Buffer, call: AnalysisCall, use: (analysis: ImageAnalysis, pixels: RgbImage) => Promise<T>): Promise<T> {
+  async function withFaces<T>(image: Buffer, call: AnalysisCall<Detector>, use: (analysis: ImageAnalysis, pixels: RgbImage) => Promise<T>): Promise<T> {
     const { scheduler, limits, signal, context } = call;
     const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, minScore: REGISTRATION_MIN_CONFIDENCE }, context.timings);
     try {
@@ -52,13 +52,13 @@ export function peopleGallery(recognition: FaceRecognition, models: ComposedMode
   }
   const boxOf = ({ box }: Detection): Box => ({ left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) });
   const heightOf = ({ box }: Detection) => Math.round(box.bottom - box.top);
-  const examine: PeopleGallery['examine'] = async (image, { minConfidence, recognize, describe, landmarks }, call) => {
+  const examine: PeopleGallery<Detector>['examine'] = async (image, { minConfidence, recognize, describe, landmarks }, call) => {
     const parameters = { confidenceThreshold: minConfidence, outputCroppedImage: false, outputVisualizedImage: false };
     const outcome = await findFaces(image, parameters, call, recognize ? recognition : undefined, models, { describe, landmarks });
     call.context.objects = outcome.analysis.detections.length;
-    return outcome.response.found.map((finding, index) => {
-      const embedding = describe ? outcome.descriptors[index] : undefined;
-      return { finding, ...(outcome.landmarks && { landmarks: outcome.landmarks[index] }), ...(embedding && { embedding }) };
+    return outcome.response.found.map(({ finding, landmarks: points, descriptor }) => {
+      const embedding = describe ? descriptor : undefined;
+      return { finding, ...(points && { landmarks: points }), ...(embedding && { embedding }) };
     });
   };
 

@@ -2,8 +2,7 @@ import type { StageTimings } from '../../core/call-context.js';
 import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
 import type { ImageAnalysis } from '../../core/pipeline.js';
 import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognition.js';
-import type { Finding } from '../finding.js';
-import type { Naming } from '../found-response.js';
+import type { NamedDetection, Naming } from '../found-response.js';
 import type { TrackVote } from '../task.js';
 import type { Detection } from '../../models/types.js';
 import type { RgbImage } from '../../vision/image.js';
@@ -18,10 +17,9 @@ export interface FaceRecognizer extends Pick<FaceRecognition, 'smallestFace'> {
   describe(image: RgbImage, face: Detection): Promise<Float32Array>;
 }
 
-/** Each face's name, and the descriptor of each face that was described (index-aligned; undefined where none was). */
-export interface NamedFaces {
-  readonly names: readonly Naming[];
-  readonly descriptors: readonly (Float32Array | undefined)[];
+/** One face, with who it is, its descriptor where it was described, and what it says its stream track is. */
+export interface NamedFace extends NamedDetection {
+  readonly descriptor?: Float32Array;
 }
 
 /**
@@ -32,28 +30,27 @@ export interface NamedFaces {
  * is described then). A recognizer without a matcher describes the faces only for them to be kept
  * (the service remembers unknown faces). The analysis holds the full-resolution pixels when there is a recognizer.
  */
-export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecognizer | undefined, timings: StageTimings): Promise<NamedFaces> {
-  const unrecognized = { names: analysis.detections.map(() => UNRECOGNIZED), descriptors: analysis.detections.map(() => undefined) };
-  if (!recognizer || analysis.detections.length === 0) return unrecognized;
+export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecognizer | undefined, timings: StageTimings): Promise<NamedFace[]> {
+  if (!recognizer || analysis.detections.length === 0) return analysis.detections.map((detection) => ({ detection, naming: UNRECOGNIZED }));
   const started = performance.now();
   const pixels = analysis.pixels;
   if (!pixels) throw new Error('recognition needs the image decoded at full resolution');
-  const names: Naming[] = [];
-  const descriptors: (Float32Array | undefined)[] = [];
+  const faces: NamedFace[] = [];
   // One face after the other: the describer runs one face at a time anyway (its scheduler's capacity), and the order is the answer's.
   for (const detection of analysis.detections) {
     const tooSmall = detection.box.bottom - detection.box.top < recognizer.smallestFace;
     const descriptor = tooSmall ? undefined : await recognizer.describe(pixels, detection);
-    descriptors.push(descriptor);
+    const described = descriptor && { descriptor };
     if (!recognizer.matcher) {
-      names.push(UNRECOGNIZED);
+      faces.push({ detection, naming: UNRECOGNIZED, ...described });
       continue;
     }
     const match = descriptor && recognizer.matcher.match(descriptor);
-    names.push(match ? { name: match.name, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE });
+    const naming = match ? { name: match.name, parent: FACE, similarity: Math.round(match.similarity * 1e5) / 1e5 } : { name: UNKNOWN_PERSON, parent: FACE };
+    faces.push({ detection, naming, ...described, ...faceTrackVote(naming, detection) });
   }
   timings.recognize = performance.now() - started;
-  return { names, descriptors };
+  return faces;
 }
 
 /**
@@ -62,7 +59,7 @@ export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecogni
  * detector is that it is a face — the same 0–1 scale, so neither
  * outweighs the other by its scale; nothing when the service has nobody registered.
  */
-export function faceTrackVote(face: Finding): TrackVote | undefined {
-  if (face.similarity !== undefined) return { answer: face.name, confidence: face.similarity };
-  return face.name === UNKNOWN_PERSON ? { answer: UNKNOWN_PERSON, confidence: face.confidence } : undefined;
+function faceTrackVote(naming: Naming, detection: Detection): { vote: TrackVote } | undefined {
+  if (naming.similarity !== undefined) return { vote: { answer: naming.name, confidence: naming.similarity } };
+  return naming.name === UNKNOWN_PERSON ? { vote: { answer: UNKNOWN_PERSON, confidence: Math.round(detection.score * 1e5) / 1e5 } } : undefined;
 }

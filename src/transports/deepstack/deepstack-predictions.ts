@@ -1,6 +1,6 @@
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import { runTask } from '../../tasks/run-task.js';
-import type { Findings, Task } from '../../tasks/task.js';
+import { type Findings, type Task, wireFindings } from '../../tasks/task.js';
 import { type DeepStackPrediction, type DeepStackRequest, deepStackImage, findingBox } from './deepstack-form.js';
 
 /** What a DeepStack route that sends the form's image to a task may be refused with, besides its own (a 404, …). */
@@ -15,5 +15,5 @@ export const IMAGE_ROUTE_FAILURES = {
 export async function predictionsOf(task: Task, request: DeepStackRequest, call: AnalysisCall, fallback?: number): Promise<{ readonly findings: Findings; readonly predictions: DeepStackPrediction[] }> {
   const parameters = task.parseParameters({ minConfidence: request.minConfidence ?? fallback }, undefined, call.scheduler);
   const findings = await runTask(task, deepStackImage(request), parameters, call);
-  return { findings, predictions: findings.found.map((finding) => ({ label: finding.name, confidence: finding.confidence, ...findingBox(finding, findings) })) };
+  return { findings, predictions: wireFindings(findings).map((finding) => ({ label: finding.name, confidence: finding.confidence, ...findingBox(finding, findings) })) };
 }

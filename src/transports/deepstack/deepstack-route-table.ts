@@ -2,6 +2,7 @@ import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
 import type { DeepStackManage, DeepStackOffer, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
+import { RouteLedger } from '../route-ledger.js';
 import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
 
 /**
@@ -111,11 +112,15 @@ function routesOfAbilities(task: Task): DeepStackTaskRoute[] {
 /**
  * The door's table: its housekeeping routes, then the routes the features offer (`offers`, in the
  * order of their registration) and those of the tasks' abilities, every one a keyed call through the gate.
+ * A route two of them claim throws RouteClaimedTwice, naming both: the server does not start.
  */
 export function deepStackRouteTable(tasks: TaskTable, offers: readonly DeepStackOffer[]): DeepStackRoute[] {
   const offered = [...offers, ...tasks.all.map((task) => ({ task, routes: routesOfAbilities(task) }))];
   const taskRoutes = offered.flatMap(({ task, routes }) => routes.map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })));
-  return [...HOUSEKEEPING_ROUTES, ...taskRoutes];
+  const table = [...HOUSEKEEPING_ROUTES, ...taskRoutes];
+  const ledger = new RouteLedger();
+  for (const route of table) ledger.claim(route.method, route.path, route.task ? `task ${route.task.type}` : 'the DeepStack door');
+  return table;
 }
 
 /** A route's path as the reference and the console show it: `/v1/vision/custom/:model` → `/v1/vision/custom/{model}`. */

@@ -61,9 +61,9 @@ const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const { gate, table, schedulers, maxBodyBytes, logger } = dependencies;
-  // The models a `:model` route may name: those of the kind its task finds (no face model is an object detector's custom model).
-  const customKinds = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.detects] : [])));
-  const customModelNames = [...customKinds].flatMap((kind) => schedulers.namesOfKind(kind));
+  // The models a `:model` route may name: those serving its task's lead step (no face model is an object detector's custom model).
+  const customLeads = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.lead] : [])));
+  const customModelNames = [...new Set([...customLeads].flatMap((lead) => schedulers.namesFor(lead)))];
   const paths = pathsOf(table);
   // A path's own pattern too: a malformed %-escape fails in Express before it names the route.
   const patterns = paths.map((path) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'));

@@ -1,4 +1,4 @@
-import type { Task, TaskVerb } from '../../tasks/task.js';
+import { type Task, type TaskVerb, wireFindings } from '../../tasks/task.js';
 import type { DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { IMAGE_ROUTE_FAILURES, predictionsOf } from './deepstack-predictions.js';
 
@@ -12,7 +12,7 @@ const VERB_FAILURES = { ...IMAGE_ROUTE_FAILURES, '503': 'Overloaded, past the de
 function respond(task: Task): DeepStackRespond {
   return async (request, call) => {
     const { findings, predictions } = await predictionsOf(task, request, call);
-    return { predictions, fields: { findings: findings.found } };
+    return { predictions, fields: { findings: wireFindings(findings) } };
   };
 }
 

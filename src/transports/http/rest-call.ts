@@ -2,7 +2,7 @@ import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import { runTask } from '../../tasks/run-task.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
-import type { ApiVersion, Configuration, Task } from '../../tasks/task.js';
+import { type ApiVersion, type Configuration, type Task, wireFindings } from '../../tasks/task.js';
 import { type UploadField, uploadRequest } from './upload-request.js';
 
 /** The fields of a task's JSON request every door reads (its request schema checked them): the image, its labels and its parameters. */
@@ -53,7 +53,7 @@ export async function answerRestCall(task: Task, body: RestBody, rest: RestCall,
     service_id: call.service.id,
     frame_id: request.frame_id,
     source_id: request.source_id,
-    [task.answerField]: findings.found,
+    [task.answerField]: wireFindings(findings),
     raw_data: findings.visualizedImage,
   };
 }

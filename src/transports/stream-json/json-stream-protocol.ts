@@ -1,5 +1,5 @@
 import type { ErrorBody } from '../../core/errors.js';
-import type { FrameId, FrameTimings, TrackedObject } from '../../streaming/stream-session.js';
+import type { FrameId, FrameTimings, StreamFinding } from '../../streaming/stream-session.js';
 import type { Task } from '../../tasks/task.js';
 
 /** Text message from the client, already schema-valid (schemas/stream-client-message.json). */
@@ -27,5 +27,5 @@ export type ServerMessage =
       /** The visualized frame (base64 JPEG), with OutputVisualizedImage "true": the image API's name for it. */
       raw_data?: string;
       timings: FrameTimings;
-    } & Partial<Record<Task['answerField'], TrackedObject[] | unknown>>) // what was found, under the task's answer field
+    } & Partial<Record<Task['answerField'], StreamFinding[] | unknown>>) // what was found, under the task's answer field
   | ({ type: 'error'; frame_id?: FrameId; retry_after_seconds?: number } & ErrorBody);

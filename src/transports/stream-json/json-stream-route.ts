@@ -4,6 +4,7 @@ import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { StreamSettings } from '../../config.js';
 import type { FrameId, FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
 import type { Service } from '../../core/service.js';
+import type { RoleModel } from '../../models/role-models.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { Task } from '../../tasks/task.js';
 import { streamPaths } from '../stream-paths.js';
@@ -24,7 +25,7 @@ interface ReadyFacts {
   readonly streamId: string;
   readonly task: Task;
   readonly service: Service;
-  readonly scheduler: ModelScheduler;
+  readonly scheduler: ModelScheduler<RoleModel>;
   readonly settings: StreamSettings;
 }
 

@@ -2,6 +2,7 @@ import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { STREAM_TOKEN_PREFIX } from '../../accounts/stream-tokens.js';
 import { DetectdError } from '../../core/errors.js';
 import type { FrameOutcome, StreamFrame } from '../../streaming/stream-session.js';
+import type { RoleModel } from '../../models/role-models.js';
 import type { ModelScheduler } from '../../scheduler/model-scheduler.js';
 import type { Task } from '../../tasks/task.js';
 import { NVISION_ANSWER_FIELDS, streamPaths } from '../stream-paths.js';
@@ -25,7 +26,7 @@ class NvisionCodec implements StreamCodec {
     private readonly serviceId: string,
     private readonly streamId: string,
     /** The stream's model, whose class names `target_classes` must come from. */
-    private readonly scheduler: ModelScheduler,
+    private readonly scheduler: ModelScheduler<RoleModel>,
   ) {}
 
   receive(data: Buffer, isBinary: boolean): StreamFrame {

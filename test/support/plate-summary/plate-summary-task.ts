@@ -1,6 +1,8 @@
 import { analyseImage } from '../../../src/core/pipeline.js';
 import type { ComposedModels } from '../../../src/core/service-scheduler.js';
-import { MODEL_KINDS, type ModelStep } from '../../../src/models/model-roles.js';
+import { MODEL_KINDS } from '../../../src/models/model-roles.js';
+import type { ModelStep } from '../../../src/models/model-step.js';
+import type { Detector } from '../../../src/models/types.js';
 import type { PlateReader } from '../../../src/models/plates.js';
 import type { AnalysisCall } from '../../../src/tasks/analysis-call.js';
 import type { Finding } from '../../../src/tasks/finding.js';
@@ -15,8 +17,8 @@ export const PLATE_SUMMARY_VERB = 'summarise-plate';
 export const NO_PLATE = 'no plate';
 
 /** Its two models, of two roles, in order: the service's detector finds the plates, a reader reads them. */
-const DETECTOR: ModelStep = { role: 'detector', kind: MODEL_KINDS.plates };
-const READER: ModelStep = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: 'put a fast-plate-ocr reader in the models folder' };
+const DETECTOR: ModelStep<Detector> = { role: 'detector', kind: MODEL_KINDS.plates };
+const READER: ModelStep<PlateReader> = { role: 'reader', kind: MODEL_KINDS.plateText, remedy: 'put a fast-plate-ocr reader in the models folder' };
 
 /** Its only parameter: the detector's floor. */
 const RULES = { ConfidenceThreshold: imageParameterRules({ one: 'plate', many: 'Plates' }, '0.25').ConfidenceThreshold };
@@ -36,11 +38,11 @@ function wholeImageFinding(texts: readonly { text: string; confidence: number }[
  * a plate reader, each through its scheduler); and it offers a verb of its own (`summarise-plate`). It
  * is one folder, registered by one line in a test's task table.
  */
-export function plateSummaryTask(models: ComposedModels): Task<ImageParameters> {
+export function plateSummaryTask(models: ComposedModels): Task<ImageParameters, Detector> {
   return {
     type: PLATE_SUMMARY,
-    detects: DETECTOR.kind,
-    models: [DETECTOR, READER],
+    lead: DETECTOR,
+    composes: [READER],
     summary: 'Read what the plate in one image says',
     requestSchema: 'plate-summary-request',
     responseSchema: 'plate-summary-response',
@@ -50,16 +52,16 @@ export function plateSummaryTask(models: ComposedModels): Task<ImageParameters> 
     exampleFields: { ConfidenceThreshold: '0.25' },
     examplePhoto: { file: 'car.jpg', description: 'a photo of a car with its number plate in view' },
     parseParameters: (sent: SentParameters, version: ApiVersion | undefined) => parseImageParameters(RULES, sent, version),
-    async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall): Promise<Findings> {
+    async analyse(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>): Promise<Findings> {
       const { scheduler, limits, signal, turn, context } = call;
       const analysis = await analyseImage({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold, fullResolution: true }, context.timings);
       try {
         const boxes = analysis.detections.map((detection) => detection.box);
-        const { readings } = await models.run(READER, call, (reader: PlateReader) => reader.read(analysis.pixels!, boxes));
+        const { readings } = await models.run(READER, call, (reader) => reader.read(analysis.pixels!, boxes));
         const texts = readings.map((reading) => ({ text: reading.text.toUpperCase().replace(/[^A-Z0-9]/g, ''), confidence: reading.confidence })).filter((read) => read.text.length >= 3);
         const found = [wholeImageFinding(texts, boxes.length, analysis.detections[0]?.score ?? 0)];
-        // Nothing to follow from frame to frame: the finding is the image.
-        return { width: analysis.width, height: analysis.height, found, tracked: [] };
+        // Nothing to follow from frame to frame: the finding is the image, with no track.
+        return { width: analysis.width, height: analysis.height, found: found.map((finding) => ({ finding })) };
       } finally {
         analysis.pixels?.release();
       }

@@ -1,7 +1,8 @@
 import type { RgbImage } from '../../../vision/image.js';
-import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/face-family.js';
+import { type FaceFamily, type FaceInput, confidenceOf, rawScoreFor } from '../../families/faces/face-family.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
+import type { FileDetector } from '../../model-repository.js';
 import { detectionLimit, type OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
@@ -23,7 +24,7 @@ interface FacePreprocessedInput extends PreprocessedInput {
  * its faces carry a calibrated confidence (face-family.ts) and, where the family gives them, five
  * landmarks.
  */
-export const faceDetectorLoader: OnnxFamilyLoader<FaceFamily> = {
+export const faceDetectorLoader: OnnxFamilyLoader<FaceFamily, FileDetector> = {
   defaults: (defaults, family) => ({ ...defaults, nmsIou: family.nmsIou }),
   async load({ description, settings, opened, served }, family) {
     const shape = opened.signature.inputShape;

@@ -40,7 +40,8 @@ const onnxTypes = protobuf.Root.fromJSON({
   },
 });
 const StringStringEntry = onnxTypes.lookupType('StringStringEntryProto');
-const ValueInfo = onnxTypes.lookupType('ValueInfoProto');
+/** onnx.proto's ValueInfoProto as far as a tensor's name, type and shape: what onnx-free-input.ts rewrites too. */
+export const ValueInfo = onnxTypes.lookupType('ValueInfoProto');
 
 interface ValueInfoMessage {
   name?: string;

@@ -2,13 +2,14 @@ import type { ObjectFamily } from '../../families/family.js';
 import { toImageDetections } from '../../postprocess.js';
 import type { Detection, PostprocessOptions, PreprocessedInput, RawOutput } from '../../types.js';
 import { letterboxStages } from './onnx-letterbox-stages.js';
+import type { FileDetector } from '../../model-repository.js';
 import { detectionLimit, type OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
- * A licence-plate detector (families/plate-detector.ts): labels ['plate'], its square input side
+ * A licence-plate detector (families/plates/plate-detector.ts): labels ['plate'], its square input side
  * read from the model (or its configuration's `inputSize`), letterboxed like every box detector.
  */
-export const plateDetectorLoader: OnnxFamilyLoader<ObjectFamily> = {
+export const plateDetectorLoader: OnnxFamilyLoader<ObjectFamily, FileDetector> = {
   async load({ description, opened, served }, family) {
     const [, , height, width] = opened.signature.inputShape;
     const side = description.inputSize ?? (typeof width === 'number' && width === height ? width : undefined);

@@ -1,13 +1,15 @@
 import type { CropsSpec } from '../../../vision/crops.js';
-import { readPlateOutputs, readPlateReaderConfig } from '../../families/plate-reader.js';
+import { readPlateOutputs, readPlateReaderConfig } from '../../families/plates/plate-reader.js';
+import type { InferenceSettings } from '../../model-repository.js';
+import type { PlateReader } from '../../plates.js';
 import type { OnnxFamilyLoader } from './onnx-served-model.js';
 
 /**
- * A plate reader of fast-plate-ocr's kind (families/plate-reader.ts) with its configuration beside
+ * A plate reader of fast-plate-ocr's kind (families/plates/plate-reader.ts) with its configuration beside
  * it: the sessions stretch each plate region of the image they are sent into one uint8 batch
  * (vision/crops.ts) and run it. Runs beside each other go to the idlest worker.
  */
-export const plateReaderLoader: OnnxFamilyLoader<{ readonly name: string }> = {
+export const plateReaderLoader: OnnxFamilyLoader<void, PlateReader & { readonly settings: InferenceSettings }> = {
   async load({ modelPath, opened, served }) {
     const config = await readPlateReaderConfig(modelPath);
     const [, height, width, channels] = opened.signature.inputShape;

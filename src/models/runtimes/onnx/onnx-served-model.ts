@@ -1,4 +1,3 @@
-import type { FamilyEntry } from '../../families/index.js';
 import type { ModelDescription } from '../../model-description.js';
 import { ModelRefused } from '../../model-refused.js';
 import type { FileDetector, InferenceSettings, LoadedModel } from '../../model-repository.js';
@@ -19,20 +18,18 @@ export interface OpenedOnnxModel {
 }
 
 /**
- * What one kind of family output (FamilyEntry `reads`) needs of the one loader: the server-wide
- * settings as the family takes them, and the rest of loading once the sessions are open — reading
- * what the file says, the warm-up run of every session, the stages. Every reason not to serve the
- * model is thrown.
+ * What the families of one kind of output (boxes, a face detector's outputs, …) share of loading:
+ * the server-wide settings as the family takes them, and the rest of loading once the sessions are
+ * open — reading what the file says, the warm-up run of every session, the stages. `Reader` is
+ * what tells one family of the kind from another (its outputs' reader). Every reason not to serve
+ * the model is thrown. A family (families/family.ts) brings one.
  */
-export interface OnnxFamilyLoader<Family> {
+export interface OnnxFamilyLoader<Reader, Model extends LoadedModel> {
   /** What the model file says that refuses it before any session is opened (an object detector's metadata). */
   inspect?(modelPath: string): Promise<void>;
-  defaults?(defaults: InferenceSettings, family: Family): InferenceSettings;
-  load(model: OpenedOnnxModel, family: Family): Promise<LoadedModel>;
+  defaults?(defaults: InferenceSettings, reader: Reader): InferenceSettings;
+  load(model: OpenedOnnxModel, reader: Reader): Promise<Model>;
 }
-
-/** The family object an entry of `reads` holds. */
-export type FamilyOf<Reads extends FamilyEntry['reads']> = Extract<FamilyEntry, { readonly reads: Reads }>['family'];
 
 /** The most detections one image may have: the caller's limit, lowered by the model's configuration file. */
 export function detectionLimit(options: PostprocessOptions, description: ModelDescription): number {

@@ -1,10 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { cropsInto, type CropsSpec } from '../../../vision/crops.js';
+import { cropsInto, cropsLength, type CropsSpec } from '../../../vision/crops.js';
 import { letterboxInto, type LetterboxTransform } from '../../../vision/letterbox.js';
 import { padInto } from '../../../vision/pad.js';
 import { stretchInto } from '../../../vision/stretch.js';
 import type { OutputTensor } from '../../types.js';
+import { withFreeInputSize } from './onnx-free-input.js';
 import { sessionOptions } from './onnx-session-options.js';
 import type { CloseRequest, InputLayout, RunRequest, SessionWorkerData, SessionWorkerMessage } from './onnx-session-protocol.js';
 
@@ -15,11 +16,15 @@ import type { CloseRequest, InputLayout, RunRequest, SessionWorkerData, SessionW
  * would stall every request behind it, and one thread could run only one inference at a time.
  */
 const port = parentPort!;
-const { modelPath, sessions: plans } = workerData as SessionWorkerData;
+const { modelPath, sessions: plans, freeInputSize } = workerData as SessionWorkerData;
 const post = (message: SessionWorkerMessage, transfer: ArrayBuffer[]) => port.postMessage(message, transfer);
 
 const sessions: ort.InferenceSession[] = [];
-for (const plan of plans) sessions.push(await ort.InferenceSession.create(modelPath, sessionOptions(plan.threads, plan.spinning)));
+const model = freeInputSize ? await withFreeInputSize(modelPath) : undefined;
+for (const plan of plans) {
+  const options = sessionOptions(plan.threads, plan.spinning);
+  sessions.push(await (model ? ort.InferenceSession.create(model, options) : ort.InferenceSession.create(modelPath, options)));
+}
 const [first] = sessions;
 const metadata = first.inputMetadata[0];
 port.postMessage({
@@ -40,13 +45,19 @@ let lastTransform: LetterboxTransform | undefined;
 const sameLayout = (a: InputLayout, b: InputLayout) => JSON.stringify(a) === JSON.stringify(b);
 const valuesOf = (layout: Exclude<InputLayout, CropsSpec>) => ('size' in layout ? 3 * layout.size * layout.size : 3 * layout.width * layout.height);
 
-/** The uint8 input of a batch of crops, refilled from the image. */
-function fillCrops(image: { width: number; height: number; data: Buffer }, layout: CropsSpec): Uint8Array {
-  const values = 3 * layout.width * layout.height * layout.crops.length;
+/** The input tensor of a batch of crops, refilled from the image: uint8 NHWC, or float32 NCHW when normalised. */
+function fillCrops(image: { width: number; height: number; data: Buffer }, layout: CropsSpec, dims: readonly number[]): ort.Tensor {
+  const values = cropsLength(layout);
+  if (layout.normalise) {
+    // Not the letterbox's buffer: its padding must stay where it is for the next image.
+    const input = new Float32Array(values);
+    cropsInto(image, layout, input);
+    return new ort.Tensor('float32', input, dims);
+  }
   if (ownBytes.length < values) ownBytes = new Uint8Array(values);
   const input = ownBytes.subarray(0, values);
   cropsInto(image, layout, input);
-  return input;
+  return new ort.Tensor('uint8', input, dims);
 }
 
 /** The input tensor's values for `layout`, refilled from the image. */
@@ -72,7 +83,7 @@ port.on('message', async (request: RunRequest | CloseRequest) => {
   try {
     const started = performance.now();
     const image = { width, height, data: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength) };
-    const tensor = 'crops' in layout ? new ort.Tensor('uint8', fillCrops(image, layout), dims) : new ort.Tensor('float32', fill(image, layout), dims);
+    const tensor = 'crops' in layout ? fillCrops(image, layout, dims) : new ort.Tensor('float32', fill(image, layout), dims);
     const preprocessMs = performance.now() - started;
     const results = await sessions[session].run({ [first.inputNames[0]]: tensor });
     const tensors: OutputTensor[] = first.outputNames.map((name) => ({ name, data: results[name].data as Float32Array, dims: results[name].dims }));

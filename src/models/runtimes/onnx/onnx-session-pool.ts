@@ -18,6 +18,8 @@ export interface PoolPlan {
   readonly threads: number;
   /** Runs at once, each in its own worker thread. */
   readonly concurrency: number;
+  /** The image input takes any height and width (onnx-free-input.ts), whatever the file declares. */
+  readonly freeInputSize?: boolean;
 }
 
 interface PendingRun {
@@ -126,6 +128,7 @@ export class OnnxSessionPool {
     /** The file the sessions were opened from, as it was: a restarted worker must find the same model in it. */
     private readonly file: LoadedModelFile,
     private readonly logger: (message: string) => void,
+    private readonly freeInputSize: boolean | undefined,
   ) {
     this.#slots = workers.map((worker) => ({ worker, unavailable: undefined, restarting: undefined, retry: undefined }));
     this.#layout = layout;
@@ -137,10 +140,11 @@ export class OnnxSessionPool {
     const layout = sessionLayout(plan);
     let pool: OnnxSessionPool | undefined;
     // A worker that stops later is replaced in its place, with the same sessions, from the same file.
-    const workers = layout.map((sessions, index) => new SessionWorker(startWorker(ENTRY, { modelPath, sessions } satisfies SessionWorkerData), (error) => pool?.lost(index, error)));
+    const { freeInputSize } = plan;
+    const workers = layout.map((sessions, index) => new SessionWorker(startWorker(ENTRY, { modelPath, sessions, freeInputSize } satisfies SessionWorkerData), (error) => pool?.lost(index, error)));
     try {
       const [signatures, file] = await Promise.all([Promise.all(workers.map((worker) => worker.ready)), LoadedModelFile.of(modelPath)]);
-      pool = new OnnxSessionPool(workers, layout, signatures[0], file, logger);
+      pool = new OnnxSessionPool(workers, layout, signatures[0], file, logger, freeInputSize);
       return pool;
     } catch (error) {
       for (const worker of workers) worker.closing = true;
@@ -177,7 +181,7 @@ export class OnnxSessionPool {
       if (this.#closed) return;
       if (change) return unavailable(new ModelFileUnavailable(this.file.path, change, REOPEN_SECONDS));
       const worker = new SessionWorker(
-        startWorker(ENTRY, { modelPath: this.file.path, sessions: this.#layout[index] } satisfies SessionWorkerData),
+        startWorker(ENTRY, { modelPath: this.file.path, sessions: this.#layout[index], freeInputSize: this.freeInputSize } satisfies SessionWorkerData),
         (error) => this.lost(index, error),
         (error) => new ModelFileUnavailable(this.file.path, `cannot be opened (${error.message})`, REOPEN_SECONDS),
       );

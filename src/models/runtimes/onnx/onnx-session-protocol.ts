@@ -8,7 +8,7 @@ import type { RawOutput } from '../../types.js';
  * How the worker fills the model's input from an image: letterboxed into a square (the COCO
  * families), stretched whole over a fixed, maybe not square, input (UltraFace), at its own size
  * in a padded input (YuNet, RetinaFace) — all float NCHW — or as a batch of regions, each stretched
- * over the input, in uint8 NHWC (a plate reader).
+ * over the input, in uint8 NHWC (a plate reader) or normalised float NCHW (an embedder).
  */
 export type InputLayout = LetterboxSpec | StretchSpec | PadSpec | CropsSpec;
 
@@ -27,6 +27,8 @@ export interface SessionPlan {
 export interface SessionWorkerData {
   readonly modelPath: string;
   readonly sessions: readonly SessionPlan[];
+  /** Open the model with its image input's height and width made free (onnx-free-input.ts). */
+  readonly freeInputSize?: boolean;
 }
 
 /** The model's input and output as the first session reports them. */

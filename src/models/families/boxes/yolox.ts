@@ -1,5 +1,5 @@
-import type { OutputTensor } from '../types.js';
-import type { Candidate, ObjectFamily } from './family.js';
+import type { OutputTensor } from '../../types.js';
+import type { Candidate, ObjectFamily } from '../family.js';
 
 const STRIDES = [8, 16, 32];
 

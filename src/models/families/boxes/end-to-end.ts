@@ -1,5 +1,5 @@
-import type { OutputTensor } from '../types.js';
-import type { Candidate, ObjectFamily } from './family.js';
+import type { OutputTensor } from '../../types.js';
+import type { Candidate, ObjectFamily } from '../family.js';
 
 /**
  * YOLO26 / YOLOv10 end-to-end exports: output [1, K, 6], rows x1, y1, x2, y2, score, class id.

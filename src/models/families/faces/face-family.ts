@@ -1,8 +1,7 @@
-import type { TensorDeclaration } from '../types.js';
-import type { InputTransform, OutputTensor, RawOutput } from '../types.js';
-import { padGeometry, type PadSpec } from '../../vision/pad.js';
-import type { StretchSpec } from '../../vision/stretch.js';
-import type { Candidate } from './family.js';
+import type { InputTransform, RawOutput, TensorDeclaration } from '../../types.js';
+import { padGeometry, type PadSpec } from '../../../vision/pad.js';
+import type { StretchSpec } from '../../../vision/stretch.js';
+import type { Candidate } from '../family.js';
 
 /** How one image goes into a face detector: how its input is filled, its shape, and the geometry that maps boxes back. */
 export interface FaceInput {
@@ -37,18 +36,6 @@ export interface FaceFamily {
   input(width: number, height: number, shape: readonly (number | string)[], maxSide: number): FaceInput;
   /** Faces whose raw score is at least `minRaw`, in network-input pixels, with raw scores. */
   readFaces(output: RawOutput, input: FaceInput, minRaw: number): Candidate[];
-}
-
-/** The output named `name`; throws when the model has none. */
-export function tensorNamed(output: RawOutput, name: string): OutputTensor {
-  const tensor = output.tensors.find((candidate) => candidate.name === name);
-  if (!tensor) throw new Error(`the model has no output "${name}" (it has ${output.tensors.map((t) => t.name).join(', ')})`);
-  return tensor;
-}
-
-/** Whether the declared outputs are exactly these names, in any order. */
-export function hasOutputs(outputs: readonly TensorDeclaration[], names: readonly string[]): boolean {
-  return outputs.length === names.length && names.every((name) => outputs.some((output) => output.name === name));
 }
 
 /** Piecewise-linear through (0, 0), the points and (1, 1). */

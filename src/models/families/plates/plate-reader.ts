@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
-import type { PlateReading } from '../plates.js';
-import type { RawOutput } from '../types.js';
-import { tensorNamed } from './face-family.js';
+import type { PlateReading } from '../../plates.js';
+import type { RawOutput } from '../../types.js';
+import { tensorNamed } from '../tensors.js';
 
 /** The family's name, as a reader's configuration (`<model>.json` "family") names it. */
 export const PLATE_READER_FAMILY = 'fast-plate-ocr';

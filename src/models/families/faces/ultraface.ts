@@ -1,6 +1,7 @@
-import type { RawOutput } from '../types.js';
-import type { Candidate } from './family.js';
-import { type FaceFamily, type FaceInput, tensorNamed } from './face-family.js';
+import type { RawOutput } from '../../types.js';
+import type { Candidate } from '../family.js';
+import { tensorNamed } from '../tensors.js';
+import type { FaceFamily, FaceInput } from './face-family.js';
 
 /**
  * UltraFace ("Ultra-Light-Fast-Generic-Face-Detector-1MB", trained on WIDER FACE): a fixed, not

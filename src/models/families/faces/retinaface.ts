@@ -1,6 +1,7 @@
-import type { RawOutput } from '../types.js';
-import type { Candidate } from './family.js';
-import { type FaceFamily, type FaceInput, hasOutputs, paddedFaceInput, tensorNamed } from './face-family.js';
+import type { RawOutput } from '../../types.js';
+import type { Candidate } from '../family.js';
+import { hasOutputs, tensorNamed } from '../tensors.js';
+import { type FaceFamily, type FaceInput, paddedFaceInput } from './face-family.js';
 
 /** Each stride's grid and the two prior sizes of its cells, in pixels. */
 const PRIORS = [

@@ -1,6 +1,7 @@
-import type { RawOutput } from '../types.js';
-import type { Candidate } from './family.js';
-import { type FaceFamily, type FaceInput, hasOutputs, paddedFaceInput, tensorNamed } from './face-family.js';
+import type { RawOutput } from '../../types.js';
+import type { Candidate } from '../family.js';
+import { hasOutputs, tensorNamed } from '../tensors.js';
+import { type FaceFamily, type FaceInput, paddedFaceInput } from './face-family.js';
 
 const STRIDES = [8, 16, 32] as const;
 const OUTPUTS = STRIDES.flatMap((stride) => ['cls', 'obj', 'bbox', 'kps'].map((kind) => `${kind}_${stride}`));

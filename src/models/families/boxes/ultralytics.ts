@@ -1,5 +1,5 @@
-import type { OutputTensor } from '../types.js';
-import type { Candidate, ObjectFamily } from './family.js';
+import type { OutputTensor } from '../../types.js';
+import type { Candidate, ObjectFamily } from '../family.js';
 
 /**
  * YOLOv8 / YOLO11 exports: output [1, 4 + C, N], channel-major. Rows 0–3 are cx, cy, w, h;

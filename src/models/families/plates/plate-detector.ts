@@ -1,5 +1,5 @@
-import type { OutputTensor } from '../types.js';
-import type { Candidate, ObjectFamily } from './family.js';
+import type { OutputTensor } from '../../types.js';
+import type { Candidate, ObjectFamily } from '../family.js';
 
 /** Values in each row of the output: batch index, x1, y1, x2, y2, class, score. */
 const ROW = 7;
