@@ -202,6 +202,7 @@ export async function startServer(config: Config, logger: Logger, features: read
             storage: () => storage.state,
             inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
             schedulers,
+            leads: tasks.leads,
             recentErrors,
           },
         },

@@ -1,4 +1,5 @@
 import type { RecentError, RecentErrors } from '../core/recent-errors.js';
+import type { ModelStep } from '../models/model-step.js';
 import type { ModelSchedulers } from '../scheduler/model-schedulers.js';
 import type { StorageState } from '../store/storage-health.js';
 
@@ -12,6 +13,7 @@ export interface ModelStatus {
   readonly runtime: string;
   readonly device: string;
   readonly inputSize: { readonly width: number; readonly height: number };
+  /** It answers a service that names no model: the default of a task's lead step (a model a task only composes is never named). */
   readonly isDefault: boolean;
   /** Calls admitted to it now, waiting for a run (HTTP requests and stream frames), and runs in flight. */
   readonly load: { readonly admitted: number; readonly waiting: number; readonly runsInFlight: number };
@@ -42,6 +44,8 @@ export interface StatusSources {
   readonly storage: () => StorageState;
   readonly inference: ServerStatus['inference'];
   readonly schedulers: ModelSchedulers;
+  /** Each task's lead step: the models services name. */
+  readonly leads: readonly ModelStep[];
   readonly recentErrors: Pick<RecentErrors, 'list'>;
 }
 
@@ -67,7 +71,7 @@ export function serverStatus(sources: StatusSources, now = Date.now()): ServerSt
       runtime: model.runtime,
       device: model.device,
       inputSize: model.inputSize,
-      isDefault: sources.schedulers.registry.isDefault(model),
+      isDefault: sources.leads.some((lead) => lead.role === model.role && lead.kind === model.kind) && sources.schedulers.registry.isDefault(model),
       load: { admitted: load.admitted, waiting: load.waiting.request + load.waiting.stream, runsInFlight: load.runsInFlight },
       recentFailures: recentErrors.filter((error) => error.model === model.name && isModelFailure(error.status)).length,
     })),
