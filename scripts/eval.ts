@@ -19,6 +19,7 @@ import { evaluateKnownPlates } from './known-plate-eval.js';
 import { evaluateUnknownFaces } from './unknown-faces-eval.js';
 import { evaluatePhantomFaces } from './phantom-faces-eval.js';
 import { evaluateFaceScale } from './face-scale-eval.js';
+import { evaluateStates } from './states-eval.js';
 
 /** Face models whose recognition is measured beside the embedded one's: RetinaFace (five landmarks) and UltraFace (none: face-api's 68-point net marks its faces). */
 const RECOGNITION_FACE_MODELS = ['../shared/models/faces/retinaface-mnet025.onnx', '../shared/models/faces/ultraface-rfb-640.onnx'];
@@ -32,6 +33,8 @@ interface EvalOptions {
   phantomFaces?: boolean;
   registration?: boolean;
   faceScale?: boolean;
+  states?: boolean;
+  tune?: boolean;
   replay?: boolean;
   namedFaces?: number;
   calibrate?: boolean;
@@ -90,6 +93,8 @@ function parseOptions(): EvalOptions {
     .option('--phantom-faces', 'measure phantom faces instead: faces found at 0.4 and 0.5 through POST /v1/vision/face on photos with no person (coco-val122, coco128, eval/photos), and on the group photos and crops of ../shared/eval/faces (scripts/phantom-faces-eval.ts)')
     .option('--registration', 'measure the registration quality check instead: the describer on the shared crops made worse, by sharpness; WIDER faces refused and weak by annotated blur and size, on a TUNE and a CONFIRM half; ordinary photos made from the group photos accepted; now and before (scripts/registration-quality-eval.ts)')
     .option('--face-scale', 'measure the similarity scale instead: same-person and different-person pairs of ../shared/eval/faces (and WIDER strangers) on DeepStack\'s reading (same > 0.65, different < 0.55), internal and reported, on the TUNE and CHECK halves (scripts/face-scale-eval.ts)')
+    .option('--states', 'measure states of fixed regions taught by example instead: each parking space of ../shared/eval/states/pklot-pucpr taught from September, judged on October (TUNE) and November (CONFIRM): right, unsure, wrong per space and overall, 5/10/20 examples spread or first in time; p50 per frame of 100 regions against one yolo26n-640 pass (scripts/states-eval.ts)')
+    .option('--tune', 'with --states: also print the grid the method was chosen from, on the TUNE split')
     .option('--replay', 'with --unknown-faces: also print the grouping figures of other rules on the TUNE half')
     .option('--named-faces <n>', 'with --unknown-faces: how many best faces naming registers (default: the server\'s)', positiveInteger)
     .option('--calibrate', 'with --faces: also print each face model\'s share of faces by raw score (its calibration points)')
@@ -105,7 +110,7 @@ function parseOptions(): EvalOptions {
     .parse();
   const options = program.opts<EvalOptions>();
   if ((options.url === undefined) !== (options.apiKey === undefined)) program.error('--url and --api-key go together');
-  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces && !options.phantomFaces && !options.registration && !options.faceScale) program.error("required option '--dataset <dir>' not specified");
+  if (options.dataset === undefined && !options.faces && !options.plates && !options.knownPlates && !options.unknownFaces && !options.phantomFaces && !options.registration && !options.faceScale && !options.states) program.error("required option '--dataset <dir>' not specified");
   if (options.plates && (options.url !== undefined || options.faces || options.dataset !== undefined)) program.error('--plates measures the plate models on ../shared/eval/plates: no --url, --faces or --dataset');
   if (options.knownPlates && (options.url !== undefined || options.faces || options.plates || options.dataset !== undefined)) program.error('--known-plates measures known plates on ../shared/eval/plates: no --url, --faces, --plates or --dataset');
   if (options.faces && options.url !== undefined) program.error('--faces measures the models themselves: no --url');
@@ -207,6 +212,10 @@ async function main(): Promise<void> {
   }
   if (options.knownPlates) {
     await evaluateKnownPlates(options.limit);
+    return;
+  }
+  if (options.states) {
+    await evaluateStates(Boolean(options.tune));
     return;
   }
   if (options.registration) {
