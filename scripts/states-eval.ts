@@ -16,15 +16,16 @@ import { ultralytics } from '../src/models/families/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { decodeImage, type DecodedImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
-import { withInputSize } from '../src/features/states/input-size.js';
 import { judgeState, type JudgeSettings, normalise, type StateExamples } from '../src/features/states/nearest-state.js';
-import { type EmbedderInput, regionBatch, type RegionShape } from '../src/features/states/region-crops.js';
+import { withFreeInputSize } from '../src/models/runtimes/onnx/onnx-free-input.js';
+import { cropsInto } from '../src/vision/crops.js';
+import type { Box, Point } from '../src/vision/image.js';
 import { percentile } from './lib/bench-numbers.js';
 
 const DATASET = '../shared/eval/states/pklot-pucpr';
 const EMBEDDER = '../shared/models/embedders/mobilenetv2-12-int8-emb.onnx';
 const DETECTOR = '../shared/models/yolo26n-640-int8.onnx';
-const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] } as const;
+const IMAGENET = { scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] } as const;
 const TEACH_MONTH = '2012-09';
 const SPLITS = [
   { name: 'TUNE', month: '2012-10' },
@@ -74,17 +75,20 @@ function shapeOf(entry: Labelled, mask: boolean): RegionShape {
   return { box: { left: x, top: y, right: x + w, bottom: y + h }, polygon: mask ? entry.polygon.map(([px, py]) => ({ x: px, y: py })) : undefined };
 }
 
-function embedderInput(size: number): EmbedderInput {
-  return { size, mean: IMAGENET.mean, std: IMAGENET.std };
+/** A region as the crops take it: its box, and its polygon when masked. */
+interface RegionShape {
+  readonly box: Box;
+  readonly polygon?: readonly Point[];
 }
 
-async function embedderSession(size: number, threads: number): Promise<ort.InferenceSession> {
-  return ort.InferenceSession.create(withInputSize(await readFile(EMBEDDER), size), sessionOptions(threads));
+async function embedderSession(threads: number): Promise<ort.InferenceSession> {
+  return ort.InferenceSession.create(await withFreeInputSize(EMBEDDER), sessionOptions(threads));
 }
 
-/** L2-normalised embeddings of `regions` of `image`, embedded in one batch. */
+/** L2-normalised embeddings of `regions` of `image`, embedded in one batch (the crops as the embedder family samples them). */
 async function embedRegions(session: ort.InferenceSession, image: DecodedImage, regions: readonly RegionShape[], size: number): Promise<Float32Array[]> {
-  const batch = regionBatch(image, regions, embedderInput(size));
+  const batch = new Float32Array(regions.length * 3 * size * size);
+  cropsInto(image, { crops: regions.map((region) => region.box), width: size, height: size, normalise: IMAGENET, polygons: regions.map((region) => region.polygon) }, batch);
   const output = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', batch, [regions.length, 3, size, size]) });
   const embedding = output.embedding.data as Float32Array;
   const dimensions = embedding.length / regions.length;
@@ -93,7 +97,7 @@ async function embedRegions(session: ort.InferenceSession, image: DecodedImage, 
 
 /** Every labelled region of every frame, embedded a frame at a time. */
 async function embedAll(entries: readonly Labelled[], size: number, mask: boolean): Promise<Map<string, Float32Array>> {
-  const session = await embedderSession(size, 1);
+  const session = await embedderSession(1);
   const embeddings = new Map<string, Float32Array>();
   const byFile = groupBy(entries, (entry) => entry.file);
   for (const [file, labelled] of byFile) {
@@ -207,7 +211,7 @@ async function printSpeed(entries: readonly Labelled[], method: StatesMethod): P
   const image = await decodeImage(await readFile(path.join(DATASET, frameFile)), { maxPixels: 1e8 });
   const spaces = [...groupBy(entries, (entry) => entry.region_id).values()].map((ofSpace) => ofSpace[0]);
   const regions = spaces.map((entry) => shapeOf(entry, method.mask));
-  const embedder = await embedderSession(method.size, threads);
+  const embedder = await embedderSession(threads);
   // Twenty examples of each state per region: a query's work is that of 20 spread examples.
   const examples = (await embedRegions(embedder, image, regions, method.size)).map((vector) => {
     const flat = new Float32Array(20 * vector.length);

@@ -1,4 +1,4 @@
-import type { Box, RgbImage } from '../vision/image.js';
+import type { Box, Point, RgbImage } from '../vision/image.js';
 import type { ServedModel } from './types.js';
 
 /** Milliseconds of one embedder run: regions sampled into its input, the run, its output read. */
@@ -17,6 +17,10 @@ export interface Embedder extends ServedModel {
   readonly role: 'embedder';
   /** Values in a vector. */
   readonly size: number;
-  /** One unit-length (L2) vector per region, in order; none for no region. `regions` are in `image`'s pixels. */
-  embed(image: RgbImage, regions: readonly Box[]): Promise<{ readonly vectors: Float32Array[]; readonly timings: EmbedderTimings }>;
+  /**
+   * One unit-length (L2) vector per region, in order; none for no region. `regions` are in
+   * `image`'s pixels; `polygons` (index-aligned, each optional) limit a region to a polygon within
+   * its box: what lies outside it is the mean colour (vision/crops.ts).
+   */
+  embed(image: RgbImage, regions: readonly Box[], polygons?: readonly (readonly Point[] | undefined)[]): Promise<{ readonly vectors: Float32Array[]; readonly timings: EmbedderTimings }>;
 }

@@ -1,4 +1,4 @@
-import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
+import { EMBEDDED_EMBEDDER_PATH, EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
 import { ModelRefused } from './model-refused.js';
 import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type LoadedModel, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
@@ -19,11 +19,17 @@ const OBJECTS = OBJECT_DETECTOR;
 export const EMBEDDED_MODEL_SOURCES: ModelSources = { modelPaths: [EMBEDDED_MODEL_FILE], modelsDir: undefined };
 
 /** A model file of the checkout (embedded-model.ts), loaded by its runtime like any configured model file; a refusal throws. */
-async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
+async function loadEmbeddedFile(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<LoadedModel> {
   const [load] = await tryModelFiles({ modelPaths: [file], modelsDir: undefined }, defaults, true, logger);
   if ('refused' in load) throw load.refused;
-  if (!isDetector(load.model)) throw new ModelRefused(file, 'it is not a detector');
   return load.model;
+}
+
+/** An embedded detector file, loaded; a refusal, or a model of another role, throws. */
+async function loadEmbeddedModel(file: string, defaults: InferenceSettings, logger: (message: string) => void): Promise<FileDetector> {
+  const model = await loadEmbeddedFile(file, defaults, logger);
+  if (!isDetector(model)) throw new ModelRefused(file, 'it is not a detector');
+  return model;
 }
 
 /** The object detector that arrives with the checkout: YOLOX-nano; serves objects when no object model is configured. */
@@ -116,6 +122,7 @@ const BUILT_IN: readonly BuiltInModel[] = [
     hint: () => 'No face model is named in DETECTD_MODEL: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.',
     keptBesideFolder: true,
   },
+  { step: { role: 'embedder', kind: MODEL_KINDS.imageEmbeddings }, load: (defaults, logger) => loadEmbeddedFile(EMBEDDED_EMBEDDER_PATH, defaults, logger) },
   { step: { role: 'describer', kind: MODEL_KINDS.faceDescriptors }, load: (_defaults, logger) => loadFaceDescriptorNet(logger) },
   {
     step: { role: 'landmarker', kind: MODEL_KINDS.faceLandmarks },

@@ -1,4 +1,5 @@
-import type { Box, RgbImage } from './image.js';
+import type { Box, Point, RgbImage } from './image.js';
+import { polygonSpans } from './polygon-spans.js';
 
 /**
  * Per-channel normalisation of a planar (NCHW) float input: value = (pixel × scale − mean) / std,
@@ -23,6 +24,12 @@ export interface CropsSpec {
   readonly width: number;
   readonly height: number;
   readonly normalise?: ChannelNormalisation;
+  /**
+   * Index-aligned with `crops`: a region drawn as a polygon (image pixels) within its box; its
+   * crop is 0 outside it — the mean colour once normalised, black without — so that what lies in
+   * the box beside the region (a neighbour's car beside a parking space) does not count.
+   */
+  readonly polygons?: readonly (readonly Point[] | undefined)[];
 }
 
 /** Values a batch of `spec`'s crops holds. */
@@ -81,6 +88,23 @@ export function cropsInto(image: RgbImage, spec: CropsSpec, tensor: Uint8Array |
           const lower = image.data[at + below + c] * (1 - fx) + image.data[at + below + last + c] * fx;
           tensor[out + c * channelOffset] = store((upper * (1 - fy) + lower * fy) * multiplier[c] + shift[c]);
         }
+      }
+    }
+    const polygon = spec.polygons?.[n];
+    if (polygon) maskOutside(tensor, n * crop, polygonSpans(polygon, { left, top, right: Math.min(image.width, box.right), bottom: Math.min(image.height, box.bottom) }, width, height), { width, step, channelOffset });
+  }
+}
+
+/** Sets to 0 every value of the crop at `start` outside its `spans` (polygonSpans). */
+function maskOutside(tensor: Uint8Array | Float32Array, start: number, spans: readonly number[][], layout: { width: number; step: number; channelOffset: number }): void {
+  const { width, step, channelOffset } = layout;
+  for (const [y, inside] of spans.entries()) {
+    const edges = [0, ...inside, width];
+    // Between the spans: [0, first from), [first to, second from), …, [last to, width).
+    for (let k = 0; k < edges.length; k += 2) {
+      for (let x = edges[k]; x < edges[k + 1]; x++) {
+        const at = start + (y * width + x) * step;
+        for (let c = 0; c < 3; c++) tensor[at + c * channelOffset] = 0;
       }
     }
   }

@@ -13,10 +13,10 @@ export interface JudgeSettings {
 export interface StateJudgement {
   /** The nearest state, or undefined when none leads by the margin (or the region has no examples of two states). */
   readonly state: string | undefined;
-  /** The nearest state whatever the margin. */
-  readonly nearest: string | undefined;
   /** Best state's score minus the runner-up's (cosine similarity, mean of k). */
   readonly lead: number;
+  /** Whether two taught states were compared: false for a region taught fewer. */
+  readonly compared: boolean;
 }
 
 /** Mean of the `k` largest dot products of `query` with the examples. */
@@ -46,9 +46,9 @@ export function judgeState(query: Float32Array, states: readonly StateExamples[]
     .filter((examples) => examples.embeddings.length > 0)
     .map((examples) => ({ state: examples.state, score: score(query, examples.embeddings, settings.neighbours) }))
     .sort((a, b) => b.score - a.score);
-  if (scored.length < 2) return { state: undefined, nearest: scored[0]?.state, lead: 0 };
+  if (scored.length < 2) return { state: undefined, lead: 0, compared: false };
   const lead = scored[0].score - scored[1].score;
-  return { state: lead >= settings.margin ? scored[0].state : undefined, nearest: scored[0].state, lead };
+  return { state: lead >= settings.margin ? scored[0].state : undefined, lead, compared: true };
 }
 
 /** `vector` scaled to unit length (in place), so a dot product is a cosine similarity. */

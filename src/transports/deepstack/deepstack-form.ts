@@ -13,6 +13,8 @@ export interface DeepStackRequest {
   readonly fields: readonly (readonly [name: string, value: string])[];
   /** `min_confidence`, checked by the door; undefined when absent (each route has its default). */
   readonly minConfidence: number | undefined;
+  /** The `:model` segment of a route that names something of its task's own with it (DeepStackRouteDescription.namesOwn). */
+  readonly ownName?: string;
 }
 
 /** A box as DeepStack's clients read it, with what is in it: an object's `label`, a face's `userid`; a route may add fields of its own (a plate's text). */
@@ -58,6 +60,12 @@ interface DeepStackRouteDescription {
   readonly files?: number;
   /** The field its file is read from first, named when a form sends more files than `files`. */
   readonly fileField?: string;
+  /**
+   * Its `:model` segment names something of its task's own (a states service's camera), not a
+   * loaded model: at a path another route serves by model name, it answers the names no loaded
+   * model of that route has (the segment reaches it as DeepStackRequest.ownName).
+   */
+  readonly namesOwn?: true;
 }
 
 /**

@@ -49,6 +49,8 @@ export interface DeepStackRoute {
   readonly files?: number;
   /** The field an `analyse` route reads its file from first (DeepStackTaskRoute.fileField). */
   readonly fileField?: string;
+  /** Its `:model` segment names something of its task's own (DeepStackTaskRoute.namesOwn). */
+  readonly namesOwn?: true;
 }
 
 const VERSION_ANSWER = '`{"success": true, "message": "<version>", "version": {"major", "minor", "patch", "preRelease", "securityUpdate", "build", "file", "releaseNotes"}}`';
@@ -119,7 +121,8 @@ export function deepStackRouteTable(tasks: TaskTable, offers: readonly DeepStack
   const taskRoutes = offered.flatMap(({ task, routes }) => routes.map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })));
   const table = [...HOUSEKEEPING_ROUTES, ...taskRoutes];
   const ledger = new RouteLedger();
-  for (const route of table) ledger.claim(route.method, route.path, route.task ? `task ${route.task.type}` : 'the DeepStack door');
+  // A route naming its own things at a path shares it with the one naming loaded models: each claims its half.
+  for (const route of table) ledger.claim(route.method, route.namesOwn ? `${route.path} (names no loaded model has)` : route.path, route.task ? `task ${route.task.type}` : 'the DeepStack door');
   return table;
 }
 

@@ -69,7 +69,14 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const patterns = paths.map((path) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`, 'i'));
   const router = Router();
 
-  const analyse = (route: DeepStackRoute): RequestHandler => async (request, response) => {
+  // Paths where a route names its task's own things beside one naming loaded models: a name no loaded model has goes on to it.
+  const ownNamePaths = new Set(table.filter((route) => route.namesOwn).map((route) => route.path));
+  const analyse = (route: DeepStackRoute): RequestHandler => async (request, response, next) => {
+    const named = request.params.model === undefined ? undefined : String(request.params.model);
+    if (named !== undefined && !route.namesOwn && ownNamePaths.has(route.path) && !schedulers.forService(named, route.task!.lead)) {
+      next();
+      return;
+    }
     const context = contextOf(response);
     // A form with files, or only fields (CodeProject.AI's clients list faces with a URL-encoded key, or no body at all).
     const form = isForm(request.get('content-type'));
@@ -77,7 +84,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     const { caller, body, call } = await gate.pass(request, response, context, {
       task: route.task!,
       credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
-      modelName: request.params.model === undefined ? undefined : String(request.params.model),
+      modelName: route.namesOwn ? undefined : named,
       counted: (counted) => setRateLimitHeaders(response, counted.standings),
       body: {
         streamed: async (stream, found): Promise<DeepStackRequest> => {
@@ -89,7 +96,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
           // Let in (a key after the image, or the head's keyless address) before the form's fields are judged.
           const key = fieldKey(read.fields);
           await found(key ? { apiKey: key } : {});
-          return { images: read.files, fields: read.fields, minConfidence: minConfidence(read.fields) };
+          return { images: read.files, fields: read.fields, minConfidence: minConfidence(read.fields), ownName: route.namesOwn ? named : undefined };
         },
       },
     });

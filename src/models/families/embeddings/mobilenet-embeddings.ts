@@ -1,5 +1,5 @@
 import type { CropsSpec } from '../../../vision/crops.js';
-import type { Box } from '../../../vision/image.js';
+import type { Box, Point } from '../../../vision/image.js';
 import type { Embedder } from '../../embedder.js';
 import { MODEL_KINDS } from '../../model-roles.js';
 import type { RawOutput } from '../../types.js';
@@ -51,7 +51,7 @@ export const mobilenetEmbeddings: Family<Embedder> = {
   freeInputSize: true,
   async load({ description, opened, served }) {
     const side = description.inputSize ?? DEFAULT_EMBEDDING_SIDE;
-    const layoutOf = (crops: readonly Box[]): CropsSpec => ({ crops, width: side, height: side, normalise: IMAGENET });
+    const layoutOf = (crops: readonly Box[], polygons?: readonly (readonly Point[] | undefined)[]): CropsSpec => ({ crops, width: side, height: side, normalise: IMAGENET, polygons });
     const dimsOf = (count: number) => [count, 3, side, side];
     const warmUp = await opened.warmUp(layoutOf([{ left: 0, top: 0, right: side, bottom: side }]), dimsOf(1));
     const [size] = unitVectors(warmUp, 1).map((vector) => vector.length);
@@ -60,10 +60,10 @@ export const mobilenetEmbeddings: Family<Embedder> = {
       role: 'embedder',
       inputSize: { width: side, height: side },
       size,
-      async embed(image, regions) {
+      async embed(image, regions, polygons) {
         if (regions.length === 0) return { vectors: [], timings: { preprocess: 0, inference: 0, postprocess: 0 } };
         const started = performance.now();
-        const output = await opened.run(image, layoutOf(regions), dimsOf(regions.length), false);
+        const output = await opened.run(image, layoutOf(regions, polygons), dimsOf(regions.length), false);
         const ran = performance.now();
         const vectors = unitVectors(output, regions.length);
         const preprocess = output.preprocessMs ?? 0;

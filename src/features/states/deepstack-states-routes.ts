@@ -1,0 +1,29 @@
+import { runTask } from '../../tasks/run-task.js';
+import type { Task } from '../../tasks/task.js';
+import { type DeepStackTaskRoute, deepStackImage, findingBox } from '../../transports/deepstack/deepstack-form.js';
+import { IMAGE_ROUTE_FAILURES } from '../../transports/deepstack/deepstack-predictions.js';
+import type { StateFinding } from './states-task.js';
+
+/**
+ * DeepStack's custom-model route for the states task: `POST /v1/vision/custom/<camera>` with a
+ * states service's key (or from its keyless addresses) judges the regions of that source (its
+ * `source_id`), one prediction per region, `label` its state and the region's box — what Blue Iris,
+ * Agent DVR and Home Assistant's DeepStack integrations read of a custom model, unmodified. A name
+ * a loaded model has stays that model's (objects' custom route).
+ */
+export const deepStackStatesRoutes = (task: Task): DeepStackTaskRoute[] => [
+  {
+    path: '/v1/vision/custom/:model',
+    namesOwn: true,
+    command: 'custom',
+    operationId: 'deepstack-custom-states',
+    summary: 'the regions of that camera (source_id) of a states service, one prediction per region, `label` its state',
+    formFields: { image: 'The camera\'s frame (JPEG, PNG, WebP, …).', api_key: 'The states service\'s API key (or send `Authorization`).' },
+    answer: '`{"success": true, "predictions": [{"label": "<state>", "confidence", "x_min", "y_min", "x_max", "y_max"}], …}`, one per region, most confident first',
+    failures: IMAGE_ROUTE_FAILURES,
+    async respond(request, call) {
+      const findings = await runTask(task, deepStackImage(request), task.parseParameters({}, undefined, call.scheduler), { ...call, labels: { sourceId: request.ownName } });
+      return { predictions: (findings.found as StateFinding[]).map((finding) => ({ label: finding.state, confidence: finding.confidence, ...findingBox(finding, findings) })) };
+    },
+  },
+];

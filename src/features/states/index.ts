@@ -1,0 +1,26 @@
+import { type Feature, notRunning } from '../feature.js';
+import { deepStackStatesRoutes } from './deepstack-states-routes.js';
+import { states as statesMigration } from './migrations/0019-states.js';
+import { StateStore } from './state-store.js';
+import { stateOpenApiPaths, stateRoutes } from './state-routes.js';
+import { statesTask } from './states-task.js';
+
+/**
+ * States by example (docs/states.md): the `states` task (each region of a camera's frame embedded
+ * in one batch, answered by its nearest taught examples), each service's regions and examples
+ * (their tables and REST routes), and DeepStack's custom route named by the camera.
+ */
+export const states: Feature = {
+  name: 'states',
+  docs: 'docs/states.md',
+  migrations: { '0019-states': statesMigration },
+  parts(server) {
+    const store = server ? new StateStore(server.db) : undefined;
+    const task = statesTask(store ?? { taught: notRunning });
+    return {
+      tasks: [task],
+      deepStack: [{ task, routes: deepStackStatesRoutes(task) }],
+      rest: [{ router: (context) => stateRoutes(task, store ?? notRunning(), context), openApiPaths: () => stateOpenApiPaths(task) }],
+    };
+  },
+};
