@@ -7,7 +7,7 @@ import { PHOTOS_DIR, SHARED_DIR } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const PKLOT = path.join(SHARED_DIR, 'eval', 'states', 'pklot-pucpr');
-const STATES_TASK = TASK_DESCRIPTIONS.find('states')!;
+const STATES_TASK = TASK_DESCRIPTIONS.find('region-states')!;
 
 interface Labelled {
   file: string;
@@ -40,7 +40,7 @@ describe('states: regions of a camera taught by example through REST, judged thr
   const call = (route: string, method: string, body?: unknown, key = apiKey) =>
     fetch(`${server.url}${route}`, { method, headers: { Authorization: `ApiKey ${key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
   const judged = async (file: string, source = 'pucpr'): Promise<StateFinding[]> => {
-    const answer = await call('/api/v1/states', 'POST', { raw_data: frame(file).toString('base64'), source_id: source });
+    const answer = await call('/api/v1/region-states', 'POST', { raw_data: frame(file).toString('base64'), source_id: source });
     expect(answer.status).to.equal(200);
     const body = (await answer.json()) as { detected_states: StateFinding[] };
     expect(schemas.check(STATES_TASK.responseSchema, body)).to.deep.equal({ ok: true });
@@ -49,14 +49,14 @@ describe('states: regions of a camera taught by example through REST, judged thr
 
   before(async () => {
     server = await startTestServer();
-    apiKey = await server.createService({ name: 'parking', type: 'states' });
+    apiKey = await server.createService({ name: 'parking', type: 'region-states' });
     const regions = SPACES.map((space) => ({ name: space, polygon: index.find((entry) => entry.region_id === space)!.polygon }));
-    expect((await call('/api/v1/states/regions', 'POST', { source_id: 'pucpr', regions })).status).to.equal(201);
+    expect((await call('/api/v1/region-states/regions', 'POST', { source_id: 'pucpr', regions })).status).to.equal(201);
     // Every September frame teaches each space its state then: examples spread over the month.
     for (const file of framesOf('2012-09')) {
       const labels = labelsOf(file);
       if (labels.size === 0) continue;
-      const taught = await call('/api/v1/states/examples', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'pucpr', states: Object.fromEntries(labels) });
+      const taught = await call('/api/v1/region-states/examples', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'pucpr', states: Object.fromEntries(labels) });
       expect(taught.status, await taught.clone().text()).to.equal(201);
     }
   });
@@ -64,7 +64,7 @@ describe('states: regions of a camera taught by example through REST, judged thr
     await server?.close();
   });
 
-  it('judges November\'s frames, never taught from, through POST /api/v1/states: each region right or unsure, almost all right', async () => {
+  it('judges November\'s frames, never taught from, through POST /api/v1/region-states: each region right or unsure, almost all right', async () => {
     let right = 0;
     let wrong = 0;
     let all = 0;
@@ -109,44 +109,44 @@ describe('states: regions of a camera taught by example through REST, judged thr
   });
 
   it('lists the regions with their examples per state, and the examples with thumbnails; an example removed is gone', async () => {
-    const regions = (await (await call('/api/v1/states/regions?source_id=pucpr', 'GET')).json()) as { regions: { name: string; examples: Record<string, number> }[] };
+    const regions = (await (await call('/api/v1/region-states/regions?source_id=pucpr', 'GET')).json()) as { regions: { name: string; examples: Record<string, number> }[] };
     expect(regions.regions.map((region) => region.name).sort()).to.deep.equal([...SPACES].sort());
     for (const region of regions.regions) expect(Object.keys(region.examples).sort()).to.deep.equal(['empty', 'occupied']);
-    const listed = (await (await call(`/api/v1/states/examples?source_id=pucpr&region=${SPACES[0]}`, 'GET')).json()) as { examples: { id: string; thumbnail: string }[] };
+    const listed = (await (await call(`/api/v1/region-states/examples?source_id=pucpr&region=${SPACES[0]}`, 'GET')).json()) as { examples: { id: string; thumbnail: string }[] };
     expect(listed.examples.length).to.be.greaterThan(10);
     expect(Buffer.from(listed.examples[0].thumbnail, 'base64').subarray(0, 3)).to.deep.equal(Buffer.from([0xff, 0xd8, 0xff]));
-    expect((await call(`/api/v1/states/examples/${listed.examples[0].id}`, 'DELETE')).status).to.equal(204);
-    expect((await call(`/api/v1/states/examples/${listed.examples[0].id}`, 'DELETE')).status).to.equal(404);
+    expect((await call(`/api/v1/region-states/examples/${listed.examples[0].id}`, 'DELETE')).status).to.equal(204);
+    expect((await call(`/api/v1/region-states/examples/${listed.examples[0].id}`, 'DELETE')).status).to.equal(404);
   });
 
   it('answers unsure for a region taught one state only, and nothing for a source with no regions', async () => {
-    const key = await server.createService({ name: 'gate', type: 'states' });
+    const key = await server.createService({ name: 'gate', type: 'region-states' });
     const file = framesOf('2012-09')[0];
     const space = SPACES[0];
     const polygon = index.find((entry) => entry.region_id === space)!.polygon;
-    expect((await call('/api/v1/states/regions', 'POST', { source_id: 'gate', regions: [{ name: 'gate', polygon }] }, key)).status).to.equal(201);
-    expect((await call('/api/v1/states/examples', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'gate', states: { gate: 'open' } }, key)).status).to.equal(201);
-    const answer = (await (await call('/api/v1/states', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'gate' }, key)).json()) as { detected_states: StateFinding[] };
+    expect((await call('/api/v1/region-states/regions', 'POST', { source_id: 'gate', regions: [{ name: 'gate', polygon }] }, key)).status).to.equal(201);
+    expect((await call('/api/v1/region-states/examples', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'gate', states: { gate: 'open' } }, key)).status).to.equal(201);
+    const answer = (await (await call('/api/v1/region-states', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'gate' }, key)).json()) as { detected_states: StateFinding[] };
     expect(answer.detected_states.map((finding) => [finding.name, finding.state, finding.confidence])).to.deep.equal([['gate', 'unsure', 0]]);
-    const none = (await (await call('/api/v1/states', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'elsewhere' }, key)).json()) as { detected_states: StateFinding[] };
+    const none = (await (await call('/api/v1/region-states', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'elsewhere' }, key)).json()) as { detected_states: StateFinding[] };
     expect(none.detected_states).to.deep.equal([]);
   });
 
   it('refuses hostile regions and examples with a precise 4xx, never a 500', async () => {
-    const key = await server.createService({ name: 'hostile', type: 'states' });
+    const key = await server.createService({ name: 'hostile', type: 'region-states' });
     const raw = frame(framesOf('2012-09')[0]).toString('base64');
     const refusals: [string, unknown, number, string][] = [
-      ['/api/v1/states/regions', { regions: [{ name: 'a', polygon: [[0, 0], [10, 10]] }] }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: [{ name: 'line', polygon: [[0, 0], [10, 10], [20, 20]] }] }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: [{ name: 'inverted', bounding_box: { left: 50, top: 10, right: 20, bottom: 40 } }] }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: [{ name: 'both', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 }, polygon: [[0, 0], [10, 0], [0, 10]] }] }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: [{ name: 'far', polygon: [[0, 0], [1e9, 0], [0, 10]] }] }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: [{ name: 'nan', bounding_box: { left: 0, top: 0, right: 'x', bottom: 20 } }] }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: Array.from({ length: 201 }, (_, n) => ({ name: `r${n}`, bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } })) }, 400, 'invalid_request'],
-      ['/api/v1/states/regions', { regions: [{ name: 'twice', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } }, { name: 'twice', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } }] }, 400, 'invalid_request'],
-      ['/api/v1/states/examples', { raw_data: raw, states: {} }, 400, 'invalid_request'],
-      ['/api/v1/states/examples', { raw_data: raw, states: { nowhere: 'open' } }, 404, 'not_found'],
-      ['/api/v1/states/examples', { raw_data: 'not base64!', states: { nowhere: 'open' } }, 404, 'not_found'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'a', polygon: [[0, 0], [10, 10]] }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'line', polygon: [[0, 0], [10, 10], [20, 20]] }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'inverted', bounding_box: { left: 50, top: 10, right: 20, bottom: 40 } }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'both', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 }, polygon: [[0, 0], [10, 0], [0, 10]] }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'far', polygon: [[0, 0], [1e9, 0], [0, 10]] }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'nan', bounding_box: { left: 0, top: 0, right: 'x', bottom: 20 } }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: Array.from({ length: 201 }, (_, n) => ({ name: `r${n}`, bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } })) }, 400, 'invalid_request'],
+      ['/api/v1/region-states/regions', { regions: [{ name: 'twice', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } }, { name: 'twice', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } }] }, 400, 'invalid_request'],
+      ['/api/v1/region-states/examples', { raw_data: raw, states: {} }, 400, 'invalid_request'],
+      ['/api/v1/region-states/examples', { raw_data: raw, states: { nowhere: 'open' } }, 404, 'not_found'],
+      ['/api/v1/region-states/examples', { raw_data: 'not base64!', states: { nowhere: 'open' } }, 404, 'not_found'],
     ];
     for (const [route, body, status, code] of refusals) {
       const answer = await call(route, 'POST', body, key);
@@ -156,14 +156,14 @@ describe('states: regions of a camera taught by example through REST, judged thr
     }
     // 200 regions fit; one more is refused, naming the limit.
     const many = Array.from({ length: 200 }, (_, n) => ({ name: `r${n}`, bounding_box: { left: n, top: 0, right: n + 20, bottom: 20 } }));
-    expect((await call('/api/v1/states/regions', 'POST', { regions: many }, key)).status).to.equal(201);
-    const more = await call('/api/v1/states/regions', 'POST', { regions: [{ name: 'one-more', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } }] }, key);
+    expect((await call('/api/v1/region-states/regions', 'POST', { regions: many }, key)).status).to.equal(201);
+    const more = await call('/api/v1/region-states/regions', 'POST', { regions: [{ name: 'one-more', bounding_box: { left: 0, top: 0, right: 20, bottom: 20 } }] }, key);
     expect(more.status).to.equal(400);
     expect(await more.text()).to.contain('at most 200 regions');
-    const state = await call('/api/v1/states/examples', 'POST', { raw_data: raw, states: { r0: 'bad\u0007state' } }, key);
+    const state = await call('/api/v1/region-states/examples', 'POST', { raw_data: raw, states: { r0: 'bad\u0007state' } }, key);
     expect(state.status).to.equal(400);
-    expect((await call('/api/v1/states/regions/nowhere', 'DELETE', undefined, key)).status).to.equal(404);
-    const image = await call('/api/v1/states/examples', 'POST', { raw_data: Buffer.from('not an image').toString('base64'), states: { r0: 'open' } }, key);
+    expect((await call('/api/v1/region-states/regions/nowhere', 'DELETE', undefined, key)).status).to.equal(404);
+    const image = await call('/api/v1/region-states/examples', 'POST', { raw_data: Buffer.from('not an image').toString('base64'), states: { r0: 'open' } }, key);
     expect(image.status).to.equal(400);
     expect(((await image.json()) as { error: { code: string } }).error.code).to.equal('invalid_image');
   });

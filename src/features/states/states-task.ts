@@ -12,7 +12,7 @@ import type { StateStore, TaughtRegion } from './state-store.js';
 import { STATES_SCHEMAS } from './states-schemas.js';
 
 /** Its service type. */
-export const STATES = 'states';
+export const STATES = 'region-states';
 
 /** Its lead: an image embedder (the embedded MobileNetV2 unless the service names another). */
 export const STATE_EMBEDDER: ModelStep<Embedder> = { role: 'embedder', kind: MODEL_KINDS.imageEmbeddings };
@@ -46,7 +46,7 @@ function parseParameters(sent: SentParameters): Record<string, never> {
 }
 
 /**
- * The states task (`POST /api/v1/states`, DeepStack's custom route with the source's name): every
+ * The states task (`POST /api/v1/region-states`, DeepStack's custom route with the source's name): every
  * region of the frame's source (its `source_id`) embedded in one batch by the service's embedder,
  * each answered by its nearest taught examples (nearest-state.ts), `unsure` when no state leads.
  * A region's `name` is its own, `parent` is `region`, `state` the answer.
