@@ -17,6 +17,13 @@ export type Authenticate = (apiKey: string | undefined, serviceType: string) => 
  */
 export type AuthenticateKeyless = (address: string, serviceType: string) => Promise<Service>;
 
+/** A valid key of a service of another type than the route's: a 403, which a door serving one path for two tasks tells apart (DeepStack's custom route). */
+export class ServiceOfAnotherType extends DetectdError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
 export function keylessAuthenticator(services: Services): AuthenticateKeyless {
   return async (address, serviceType) => {
     const service = await services.keylessServiceFor(address, serviceType);
@@ -32,7 +39,7 @@ export function keyAuthenticator(keys: ServiceKeys): Authenticate {
     if (!service) throw new DetectdError('unauthorized', 'the API key is unknown, expired or revoked');
     if (service.accountDisabled) throw new DetectdError('forbidden', `the account that owns service "${service.name}" is disabled`);
     if (service.disabled) throw new DetectdError('forbidden', `service "${service.name}" is disabled`);
-    if (service.type !== serviceType) throw new DetectdError('forbidden', `this key belongs to a service of type ${service.type}; this route needs a key of ${withArticle(serviceType)} service`);
+    if (service.type !== serviceType) throw new ServiceOfAnotherType(`this key belongs to a service of type ${service.type}; this route needs a key of ${withArticle(serviceType)} service`);
     return service;
   };
 }

@@ -53,9 +53,9 @@ export function deepStackOpenApiPaths(table: readonly DeepStackRoute[]): Record<
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of table) {
     const { path, parameters } = openApiPath(route.path);
-    const shared = paths[path]?.[route.method] as { summary: string } | undefined;
+    const shared = paths[path]?.[route.method] as { description?: string } | undefined;
     // A route naming its task's own things shares its path and method with the one naming loaded models: one operation says both.
-    paths[path] = { ...paths[path], [route.method]: route.namesOwn && shared ? { ...shared, summary: `${shared.summary}; any other name: ${route.summary}` } : operation(route, parameters) };
+    paths[path] = { ...paths[path], [route.method]: route.namesOwn && shared ? { ...shared, description: `${shared.description ?? ''}\n\nAny name no loaded model has: ${route.summary}.`.trim() } : operation(route, parameters) };
   }
   return paths;
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { type Request, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
+import { ServiceOfAnotherType } from '../../accounts/authenticate.js';
 import { DetectdError } from '../../core/errors.js';
 import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
@@ -62,7 +63,7 @@ const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   const { gate, table, schedulers, maxBodyBytes, logger } = dependencies;
   // The models a `:model` route may name: those serving its task's lead step (no face model is an object detector's custom model).
-  const customLeads = new Set(table.flatMap((route) => (route.path.includes(':model') && route.task ? [route.task.lead] : [])));
+  const customLeads = new Set(table.flatMap((route) => (route.path.includes(':model') && !route.namesOwn && route.task ? [route.task.lead] : [])));
   const customModelNames = [...new Set([...customLeads].flatMap((lead) => schedulers.namesFor(lead)))];
   const paths = pathsOf(table);
   // A path's own pattern too: a malformed %-escape fails in Express before it names the route.
@@ -81,7 +82,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     // A form with files, or only fields (CodeProject.AI's clients list faces with a URL-encoded key, or no body at all).
     const form = isForm(request.get('content-type'));
     // The gate's lifecycle; the key may come inside the form, ahead of its image, as DeepStack's clients send it.
-    const { caller, body, call } = await gate.pass(request, response, context, {
+    const passed = gate.pass(request, response, context, {
       task: route.task!,
       credentials: { apiKey: apiKeyFromAuthorization(request.get('authorization')), keylessAddress: request.ip ?? '' },
       modelName: route.namesOwn ? undefined : named,
@@ -99,6 +100,11 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
           return { images: read.files, fields: read.fields, minConfidence: minConfidence(read.fields), ownName: route.namesOwn ? named : undefined };
         },
       },
+    });
+    // A name no loaded model has, with a key of another task's service: the model route's 404, as before a task named its own things there.
+    const { caller, body, call } = await passed.catch((error: unknown) => {
+      if (!(route.namesOwn && error instanceof ServiceOfAnotherType)) throw error;
+      throw new DetectdError('not_found', `Custom model "${named}" not found; loaded: ${customModelNames.join(', ')}`);
     });
     const found = await route.respond!(body, call);
     // Predictions come highest confidence first (tasks/task.ts), so the service's cap keeps the most confident.
@@ -140,7 +146,7 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
   // One registration per route: the metrics label a request by its route's pattern.
   for (const route of table) router[route.method](route.path, route.handler === 'analyse' ? analyse(route) : route.handler === 'manage' ? manage(route) : handlers[route.handler]);
   for (const path of paths) {
-    const allowed = table.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
+    const allowed = [...new Set(table.filter((route) => route.path === path).map((route) => route.method.toUpperCase()))];
     router.all(path, (_request, response) => {
       response.set('Allow', allowed.join(', '));
       throw new DetectdError('method_not_allowed', `use ${allowed.join(' or ')}`);
