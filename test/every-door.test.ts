@@ -24,7 +24,10 @@ const PHOTOS: Readonly<Record<string, () => Buffer>> = {
   // Leonard, registered from another photo of him (before()): recognized, with his similarity.
   'face-detection': () => fs.readFileSync(cropPath('leonard', 2)),
   'license-plate': () => fs.readFileSync(path.join(SHARED_DIR, 'eval', 'plates', 'images', 'eu', 'eu1.jpg')),
+  // A parking frame whose one region was taught two states (before()).
+  'region-states': () => fs.readFileSync(path.join(PKLOT_FRAMES, '2012-09-11_17_12_07.jpg')),
 };
+const PKLOT_FRAMES = path.join(SHARED_DIR, 'eval', 'states', 'pklot-pucpr', 'images');
 const NOT_AN_IMAGE = Buffer.from('not an image at all');
 const CUSTOM_MODEL = path.basename(DEFAULT_TEST_MODEL, '.onnx');
 
@@ -60,6 +63,14 @@ describe('every task through every door: each answer valid against the published
     for (const task of TASK_DESCRIPTIONS.all) keys[task.type] = await server.createService({ name: task.type, type: task.type });
     const registered = await fetch(`${server.url}/v1/vision/face/register`, { method: 'POST', body: form({ image: fs.readFileSync(cropPath('leonard', 1)) }, { userid: 'leonard', api_key: keys['face-detection'] }) });
     expect(registered.status).to.equal(200);
+    // A region of the parking frame, on the unnamed source and on s1, taught as it is then and as another frame shows it.
+    const states = (route: string, body: object) => fetch(`${server.url}/api/v1/region-states/${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${keys['region-states']}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    for (const source_id of ['', 's1']) {
+      expect((await states('regions', { source_id, regions: [{ name: 'space', bounding_box: { left: 278, top: 185, right: 324, bottom: 230 } }] })).status).to.equal(201);
+      for (const [frame, state] of [['2012-09-11_17_12_07.jpg', 'occupied'], ['2012-10-11_15_41_51.jpg', 'empty']]) {
+        expect((await states('examples', { raw_data: fs.readFileSync(path.join(PKLOT_FRAMES, frame)).toString('base64'), source_id, states: { space: state } })).status).to.equal(201);
+      }
+    }
   });
   after(async () => {
     await server?.close();

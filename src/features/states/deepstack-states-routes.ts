@@ -18,11 +18,11 @@ export const deepStackStatesRoutes = (task: Task): DeepStackTaskRoute[] => [
     command: 'custom',
     operationId: 'deepstack-custom-states',
     summary: 'the regions of that camera (source_id) of a states service, one prediction per region, `label` its state',
-    formFields: { image: 'The camera\'s frame (JPEG, PNG, WebP, …).', api_key: 'The states service\'s API key (or send `Authorization`).' },
+    formFields: { image: 'The camera\'s frame (JPEG, PNG, WebP, …).', min_confidence: 'A number from 0 to 1: regions judged less surely are left out; default 0 (every region).', api_key: 'The states service\'s API key (or send `Authorization`).' },
     answer: '`{"success": true, "predictions": [{"label": "<state>", "confidence", "x_min", "y_min", "x_max", "y_max"}], …}`, one per region, most confident first',
     failures: IMAGE_ROUTE_FAILURES,
     async respond(request, call) {
-      const findings = await runTask(task, deepStackImage(request), task.parseParameters({}, undefined, call.scheduler), { ...call, labels: { sourceId: request.ownName } });
+      const findings = await runTask(task, deepStackImage(request), task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler), { ...call, labels: { sourceId: request.ownName } });
       return { predictions: (findings.found as StateFinding[]).map((finding) => ({ label: finding.state, confidence: finding.confidence, ...findingBox(finding, findings) })) };
     },
   },

@@ -1,7 +1,7 @@
 import { type Feature, notRunning } from '../feature.js';
 import { deepStackStatesRoutes } from './deepstack-states-routes.js';
 import { states as statesMigration } from './migrations/0019-states.js';
-import { StateStore } from './state-store.js';
+import { STATE_TABLES, StateStore } from './state-store.js';
 import { stateOpenApiPaths, stateRoutes } from './state-routes.js';
 import { statesTask } from './states-task.js';
 
@@ -14,6 +14,7 @@ export const states: Feature = {
   name: 'states',
   docs: 'docs/states.md',
   migrations: { '0019-states': statesMigration },
+  tables: STATE_TABLES,
   parts(server) {
     const store = server ? new StateStore(server.db) : undefined;
     const task = statesTask(store ?? { taught: notRunning });

@@ -16,6 +16,9 @@ type StatesTables = {
 
 type StatesDatabase = Kysely<Tables & StatesTables>;
 
+/** The slice's tables in the order their rows can be inserted (Feature.tables: what migrate-to-postgres copies). */
+export const STATE_TABLES = ['state_regions', 'state_examples'] as const satisfies readonly (keyof StatesTables)[];
+
 /** The most regions one source may have: each is embedded on every frame. */
 export const MAX_REGIONS = 200;
 /** The most examples of one state of one region: each is compared with the region on every frame. */

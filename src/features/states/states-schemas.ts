@@ -22,7 +22,7 @@ export const STATES_REQUEST: JsonSchema = {
     raw_data: { $ref: 'object-detection-request.json#/properties/raw_data' },
     frame_id: { $ref: 'object-detection-request.json#/properties/frame_id' },
     source_id: { ...SOURCE_ID, description: 'The camera whose regions are judged; absent: `""`, one unnamed source.' },
-    configurations: { type: 'array', maxItems: 0, description: 'The states task takes no configuration parameters.' },
+    configurations: { $ref: 'face-detection-request.json#/properties/configurations' },
   },
 };
 
@@ -50,9 +50,11 @@ export const STATES_RESPONSE: JsonSchema = {
           state: { type: 'string', description: 'The taught state whose examples are nearest, or `unsure` when none leads the next by the margin (docs/states.md).' },
           confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How clearly the state leads the next: 0.5 at a tie, 0.7 at the margin, 1 from twice it; 0 for a region taught fewer than two states.' },
           bounding_box: BOX,
+          cropped_image: { $ref: `${OBJECT_ITEM}/cropped_image` },
         },
       },
     },
+    raw_data: { $ref: 'object-detection-response.json#/properties/raw_data' },
   },
 };
 

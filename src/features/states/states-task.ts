@@ -1,11 +1,12 @@
-import { DetectdError } from '../../core/errors.js';
 import type { Embedder } from '../../models/embedder.js';
 import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { ModelStep } from '../../models/model-step.js';
 import type { Detection } from '../../models/types.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import type { Finding } from '../../tasks/finding.js';
-import type { Findings, SentParameters, Task } from '../../tasks/task.js';
+import { assembleFoundResponse } from '../../tasks/found-response.js';
+import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../tasks/image-parameters.js';
+import type { Findings, Task } from '../../tasks/task.js';
 import { decodeFrame, embedRegions } from './frame-regions.js';
 import { judgeState, type JudgeSettings, type StateJudgement } from './nearest-state.js';
 import type { StateStore, TaughtRegion } from './state-store.js';
@@ -34,15 +35,13 @@ function confidenceOf(judgement: StateJudgement): number {
   return Math.round(Math.min(1, 0.5 + (judgement.lead * 0.2) / JUDGE.margin) * 1e4) / 1e4;
 }
 
-function findingOf(region: TaughtRegion, vector: Float32Array): StateFinding {
-  const judgement = judgeState(vector, region.states, JUDGE);
-  return { name: region.name, parent: 'region', state: judgement.state ?? UNSURE, confidence: confidenceOf(judgement), bounding_box: { ...region.box } };
-}
+/** The image tasks' three parameters; every region by default (an unsure one too). */
+const RULES = imageParameterRules({ one: 'region', many: 'Regions' }, '0');
 
-/** The task takes no parameters: any configuration sent is refused. */
-function parseParameters(sent: SentParameters): Record<string, never> {
-  if ((sent.configurations?.length ?? 0) > 0) throw new DetectdError('invalid_configuration', 'the states task takes no configuration parameters');
-  return {};
+/** Each region's state, as a detection (its box, the confidence as score) beside it. */
+function judged(region: TaughtRegion, vector: Float32Array): { state: string; detection: Detection } {
+  const judgement = judgeState(vector, region.states, JUDGE);
+  return { state: judgement.state ?? UNSURE, detection: { classIndex: 0, score: confidenceOf(judgement), box: { ...region.box } } };
 }
 
 /**
@@ -51,7 +50,7 @@ function parseParameters(sent: SentParameters): Record<string, never> {
  * each answered by its nearest taught examples (nearest-state.ts), `unsure` when no state leads.
  * A region's `name` is its own, `parent` is `region`, `state` the answer.
  */
-export function statesTask(store: Pick<StateStore, 'taught'>): Task<Record<string, never>, Embedder> {
+export function statesTask(store: Pick<StateStore, 'taught'>): Task<ImageParameters, Embedder> {
   return {
     type: STATES,
     lead: STATE_EMBEDDER,
@@ -59,18 +58,23 @@ export function statesTask(store: Pick<StateStore, 'taught'>): Task<Record<strin
     requestSchema: 'states-request',
     responseSchema: 'states-response',
     schemas: STATES_SCHEMAS,
-    parameters: {},
+    parameters: RULES,
     answerField: 'detected_states',
     exampleFields: { source_id: 'parking' },
-    parseParameters,
-    async analyse(image: Buffer, _parameters, call: AnalysisCall<Embedder>): Promise<Findings> {
+    parseParameters: (sent, version) => parseImageParameters(RULES, sent, version),
+    async analyse(image: Buffer, parameters, call: AnalysisCall<Embedder>): Promise<Findings> {
       const regions = await store.taught(call.service.id, call.labels?.sourceId ?? '');
       const frame = await decodeFrame(image, call.limits);
       try {
         const vectors = regions.length === 0 ? [] : await embedRegions(frame, regions, call);
-        const found = regions.map((region, n) => findingOf(region, vectors[n])).sort((a, b) => b.confidence - a.confidence);
-        const tracked: Detection[] = found.map((finding) => ({ classIndex: 0, score: finding.confidence, box: finding.bounding_box! }));
-        return { width: frame.width, height: frame.height, found, tracked };
+        const kept = regions
+          .map((region, n) => ({ region, ...judged(region, vectors[n]) }))
+          .filter(({ detection }) => detection.score >= parameters.confidenceThreshold)
+          .sort((a, b) => b.detection.score - a.detection.score);
+        const tracked = kept.map(({ detection }) => detection);
+        const response = await assembleFoundResponse({ width: frame.width, height: frame.height, pixels: frame }, tracked, kept.map(({ region }) => ({ name: region.name, parent: 'region' })), parameters);
+        const found: StateFinding[] = response.found.map((finding, n) => ({ ...finding, state: kept[n].state }));
+        return { width: frame.width, height: frame.height, found, tracked, visualizedImage: response.visualized_image };
       } finally {
         frame.release();
       }
