@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { PHOTOS_DIR, SHARED_DIR } from './support/paths.js';
+import { describeEachEngine } from './support/engines.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const PKLOT = path.join(SHARED_DIR, 'eval', 'states', 'pklot-pucpr');
@@ -32,8 +33,8 @@ const SPACES = [...new Set(index.map((entry) => entry.region_id))]
 const labelsOf = (file: string) => new Map(index.filter((entry) => entry.file === file && SPACES.includes(entry.region_id)).map((entry) => [entry.region_id, entry.state]));
 const framesOf = (wanted: string) => [...new Set(index.filter((entry) => month(entry) === wanted).map((entry) => entry.file))].sort();
 
-describe('states: regions of a camera taught by example through REST, judged through REST and DeepStack\'s custom route (real server, embedded MobileNetV2, PKLot frames)', function () {
-  this.timeout(600_000);
+describeEachEngine('states: regions of a camera taught by example through REST, judged through REST and DeepStack\'s custom route (real server, embedded MobileNetV2, PKLot frames)', (engine, suite) => {
+  suite.timeout(600_000);
   let server: TestServer;
   let apiKey: string;
   const schemas = new SchemaCatalogue(undefined, STATES_TASK.schemas);
@@ -48,7 +49,7 @@ describe('states: regions of a camera taught by example through REST, judged thr
   };
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, engine);
     apiKey = await server.createService({ name: 'parking', type: 'region-states' });
     const regions = SPACES.map((space) => ({ name: space, polygon: index.find((entry) => entry.region_id === space)!.polygon }));
     expect((await call('/api/v1/region-states/regions', 'POST', { source_id: 'pucpr', regions })).status).to.equal(201);
