@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
+import { StreamClient } from '../scripts/lib/stream-client.js';
 import { PHOTOS_DIR, SHARED_DIR } from './support/paths.js';
 import { describeEachEngine } from './support/engines.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -131,6 +132,27 @@ describeEachEngine('states: regions of a camera taught by example through REST, 
     expect(answer.detected_states.map((finding) => [finding.name, finding.state, finding.confidence])).to.deep.equal([['gate', 'unsure', 0]]);
     const none = (await (await call('/api/v1/region-states', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'elsewhere' }, key)).json()) as { detected_states: StateFinding[] };
     expect(none.detected_states).to.deep.equal([]);
+  });
+
+  it('on the JSON stream, each region carries its state and the state its frames decided by vote (its track)', async () => {
+    const key = await server.createService({ name: 'stream', type: 'region-states' });
+    const [first, second] = framesOf('2012-09');
+    const space = SPACES[0];
+    const polygon = index.find((entry) => entry.region_id === space)!.polygon;
+    expect((await call('/api/v1/region-states/regions', 'POST', { regions: [{ name: space, polygon }] }, key)).status).to.equal(201);
+    for (const file of [first, second, ...framesOf('2012-09').filter((each) => labelsOf(each).get(space) !== labelsOf(first).get(space)).slice(0, 2)]) {
+      expect((await call('/api/v1/region-states/examples', 'POST', { raw_data: frame(file).toString('base64'), states: { [space]: labelsOf(file).get(space) } }, key)).status).to.equal(201);
+    }
+    const client = await StreamClient.start(server.url, key, {}, 'region-states');
+    for (const frameId of [1, 2, 3]) {
+      client.sendFrame(frame(first), frameId);
+      await client.waitFor((received) => received.some((message) => message.frame_id === frameId));
+    }
+    await client.close();
+    const last = client.results().at(-1)!;
+    expect(last.detected_states).to.have.length(1);
+    expect(last.detected_states[0]).to.deep.include({ name: space, state: labelsOf(first).get(space) });
+    expect(last.detected_states[0].track).to.deep.equal({ name: labelsOf(first).get(space), frames_agreeing: 3, frames: 3 });
   });
 
   it('refuses hostile regions and examples with a precise 4xx, never a 500', async () => {

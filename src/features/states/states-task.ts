@@ -6,7 +6,7 @@ import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import type { Finding } from '../../tasks/finding.js';
 import { assembleFoundResponse } from '../../tasks/found-response.js';
 import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../tasks/image-parameters.js';
-import type { Findings, Task } from '../../tasks/task.js';
+import type { Findings, Task, TrackVote } from '../../tasks/task.js';
 import { decodeFrame, embedRegions } from './frame-regions.js';
 import { judgeState, type JudgeSettings, type StateJudgement } from './nearest-state.js';
 import type { StateStore, TaughtRegion } from './state-store.js';
@@ -74,7 +74,9 @@ export function statesTask(store: Pick<StateStore, 'taught'>): Task<ImageParamet
         const tracked = kept.map(({ detection }) => detection);
         const response = await assembleFoundResponse({ width: frame.width, height: frame.height, pixels: frame }, tracked, kept.map(({ region }) => ({ name: region.name, parent: 'region' })), parameters);
         const found: StateFinding[] = response.found.map((finding, n) => ({ ...finding, state: kept[n].state }));
-        return { width: frame.width, height: frame.height, found, tracked, visualizedImage: response.visualized_image };
+        // On a stream each region (a box that stays put: one track) votes its state, so its `track` answer changes only once the new state outweighs the old over the latest frames; unsure votes for nothing.
+        const votes = kept.map(({ state, detection }): TrackVote | undefined => (state === UNSURE ? undefined : { answer: state, confidence: detection.score }));
+        return { width: frame.width, height: frame.height, found, tracked, votes, visualizedImage: response.visualized_image };
       } finally {
         frame.release();
       }
