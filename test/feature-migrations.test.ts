@@ -30,6 +30,7 @@ const SHIPPED = [
   '0016-face-sample-quality',
   '0017-memory-versions',
   '0018-face-similarity-scale',
+  '0019-states',
 ];
 
 const NOTHING: Migration = { up: async () => undefined };

@@ -25,10 +25,10 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.deep.equal({
       status: 'ready',
-      // Every loaded model of every role: the face task's describer too, loaded and warmed up at start-up.
-      models: ['yolo26n-640-int8', 'yunet-n', 'dlib-face-recognition-resnet'],
-      model_kinds: { 'yolo26n-640-int8': 'objects', 'yunet-n': 'faces', 'dlib-face-recognition-resnet': 'face-descriptors' },
-      model_roles: { 'yolo26n-640-int8': 'detector', 'yunet-n': 'detector', 'dlib-face-recognition-resnet': 'describer' },
+      // Every loaded model of every role: the face task's describer and the states task's embedder too, loaded and warmed up at start-up.
+      models: ['yolo26n-640-int8', 'yunet-n', 'mobilenetv2-12-int8-emb', 'dlib-face-recognition-resnet'],
+      model_kinds: { 'yolo26n-640-int8': 'objects', 'yunet-n': 'faces', 'mobilenetv2-12-int8-emb': 'image-embeddings', 'dlib-face-recognition-resnet': 'face-descriptors' },
+      model_roles: { 'yolo26n-640-int8': 'detector', 'yunet-n': 'detector', 'mobilenetv2-12-int8-emb': 'embedder', 'dlib-face-recognition-resnet': 'describer' },
       database: 'reachable',
       storage: { state: 'ok' },
       services_without_model: [],
@@ -44,6 +44,8 @@ describe('health, readiness, metrics and API reference routes', () => {
 
     // The paths: both versions of every task, the DeepStack routes (the face task's too), the plate task's known plates, health and readiness (the video stream documents its own).
     const KNOWN_PLATE_ROUTES = ['', '/settings', '/{plate}'].map((route) => `/api/v1/license-plate/known-plates${route}`);
+    // A states service's regions and examples (docs/states.md).
+    const STATE_ROUTES = ['regions', 'regions/{name}', 'examples', 'examples/{id}'].map((route) => `/api/v1/region-states/${route}`);
     const FACE_ROUTES = ['face', 'face/recognize', 'face/register', 'face/list', 'face/delete', 'face/match'].map((route) => `/v1/vision/${route}`);
     // A face service's unknown people (docs/faces.md "Unknown people").
     const UNKNOWN_PEOPLE_ROUTES = ['', '/settings', '/{id}', '/{id}/faces/{faceId}/thumbnail', '/{id}/name', '/{id}/merge'].map((route) => `/api/v1/face-detection/unknown-people${route}`);
@@ -55,7 +57,7 @@ describe('health, readiness, metrics and API reference routes', () => {
     ].map((route) => `/api/v1/${route}`);
     const componentRef = (schemaName: string) => '#/components/schemas/' + String(schemas.schemas.get(schemaName)!.title);
     const taskPaths = TASK_DESCRIPTIONS.all.flatMap((task) => [`/api/v1/${task.type}`, `/api/${task.type}`]);
-    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', ...KNOWN_PLATE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz', ...UNKNOWN_PEOPLE_ROUTES, ...CORRECTION_ROUTES, ...COMPREFACE_ROUTES]);
+    expect(Object.keys(document.paths).filter((route) => !route.includes('/stream'))).to.have.members([...taskPaths, '/v1/vision/detection', '/v1/vision/custom/{model}', '/v1/vision/custom/list', ...FACE_ROUTES, '/v1/image/alpr', '/v1/vision/alpr', ...KNOWN_PLATE_ROUTES, ...STATE_ROUTES, '/v1/status/ping', '/v1/server/status/ping', '/v1/status/updateavailable', '/healthz', '/readyz', ...UNKNOWN_PEOPLE_ROUTES, ...CORRECTION_ROUTES, ...COMPREFACE_ROUTES]);
     const codesOf = (response: { description: string }) => [...response.description.matchAll(/`(\w+)`: /g)].map((match) => match[1]);
     for (const task of TASK_DESCRIPTIONS.all) {
       for (const [route, version] of [[`/api/v1/${task.type}`, 'v1'], [`/api/${task.type}`, 'legacy']] as const) {
