@@ -325,7 +325,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       expect(typo.status).to.equal(1);
       expect(typo.stderr).to.contain(
         `detectd: no server answers at http://127.0.0.1:${noServer.PORT}/readyz, and this shell configures no model (DETECTD_MODEL, or a model file in ${path.resolve('models')}): ` +
-          'checked against the models a server started with these settings serves: yolox-nano-416, yunet-n\n',
+          'checked against the models a server started with these settings serves: yolox-nano-416, yunet-n, mobilenetv2-12-int8-emb\n',
       );
       expect(typo.stderr).to.contain('detectd: this server has no model named "yolo-typo"; choose one of: yolox-nano-416\n');
       const faceForObjects = JSON.parse(cli(['service', 'create', '--account', OWNER, '--name', 'faces wrong', '--model', 'yunet-n', '--json'], noServer).stderr);

@@ -35,9 +35,9 @@ describe('status page: version, uptime, inference threads, loaded models and the
     // The default of each kind a service may name none of: the first object model and the (embedded) face detector; not the describer a task composes.
     expect(page.text).to.contain('<code>yolo26n-640-int8</code> <span class="badge off">default</span>').and.contain('<code>yolo11n-320-int8</code></td>');
     expect(page.text).to.contain('<code>yunet-n</code> <span class="badge off">default</span>').and.contain('<code>dlib-face-recognition-resnet</code></td>');
-    // Every loaded model with its role: both object models, and the face detector and describer every server serving faces loads.
-    expect(page.text.match(/badge on">Healthy</g)?.length, 'every model healthy').to.equal(4);
-    expect(page.text).to.contain('<td>detector of objects</td>').and.contain('<td>detector of faces</td>').and.contain('<td>describer of face-descriptors</td>');
+    // Every loaded model with its role: both object models, the face detector and describer every server serving faces loads, and the states task's embedder.
+    expect(page.text.match(/badge on">Healthy</g)?.length, 'every model healthy').to.equal(5);
+    expect(page.text).to.contain('<td>detector of objects</td>').and.contain('<td>detector of faces</td>').and.contain('<td>describer of face-descriptors</td>').and.contain('<td>embedder of image-embeddings</td>');
     const errors = page.text.slice(page.text.indexOf('id="status-errors"'));
     expect(errors).to.contain(`<code>400 ${refused.body.error.code}</code>`).and.contain(refused.body.error.request_id);
     expect(errors).to.contain('<code>401 unauthorized</code>');

@@ -77,7 +77,7 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     const server = await startLocalServer({ DETECTD_MODELS_DIR: repository, DETECTD_SIGNUP: 'open', ...TEST_INFERENCE_SETTINGS });
     try {
       // The folder's object models, and the embedded face detector every server loads when no face model is configured.
-      expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416', 'yunet-n', 'dlib-face-recognition-resnet']);
+      expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal(['yolo11n-320-int8', 'yolox-nano-416', 'yunet-n', 'mobilenetv2-12-int8-emb', 'dlib-face-recognition-resnet']);
       const apiKey = await server.createService({ name: 'kennel', model: 'yolox-nano-416' });
       const answer = await postDetection(server.url, imageRequest(photoPath('dog.jpg')), { apiKey });
       expect(answer.status).to.equal(200);

@@ -31,7 +31,7 @@ describe('models pulled into ./models, as docs/models.md shows', function () {
     try {
       const server = await startTestServer();
       try {
-        expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal([path.basename(DEFAULT_TEST_MODEL, '.onnx'), 'yunet-n', 'dlib-face-recognition-resnet']);
+        expect((await (await fetch(`${server.url}/readyz`)).json()).models).to.deep.equal([path.basename(DEFAULT_TEST_MODEL, '.onnx'), 'yunet-n', 'mobilenetv2-12-int8-emb', 'dlib-face-recognition-resnet']);
       } finally {
         await server.close();
       }
