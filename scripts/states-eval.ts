@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { ultralytics } from '../src/models/families/ultralytics.js';
+import { ultralytics } from '../src/models/families/boxes/ultralytics.js';
 import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { decodeImage, type DecodedImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';

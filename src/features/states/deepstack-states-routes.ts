@@ -1,8 +1,7 @@
 import { runTask } from '../../tasks/run-task.js';
-import type { Task } from '../../tasks/task.js';
+import { type Task, wireFindings } from '../../tasks/task.js';
 import { type DeepStackTaskRoute, deepStackImage, findingBox } from '../../transports/deepstack/deepstack-form.js';
 import { IMAGE_ROUTE_FAILURES } from '../../transports/deepstack/deepstack-predictions.js';
-import type { StateFinding } from './states-task.js';
 
 /**
  * DeepStack's custom-model route for the states task: `POST /v1/vision/custom/<camera>` with a
@@ -23,7 +22,7 @@ export const deepStackStatesRoutes = (task: Task): DeepStackTaskRoute[] => [
     failures: IMAGE_ROUTE_FAILURES,
     async respond(request, call) {
       const findings = await runTask(task, deepStackImage(request), task.parseParameters({ minConfidence: request.minConfidence }, undefined, call.scheduler), { ...call, labels: { sourceId: request.ownName } });
-      return { predictions: (findings.found as StateFinding[]).map((finding) => ({ label: finding.state, confidence: finding.confidence, ...findingBox(finding, findings) })) };
+      return { predictions: wireFindings(findings).map((finding) => ({ label: finding.state, confidence: finding.confidence, ...findingBox(finding, findings) })) };
     },
   },
 ];

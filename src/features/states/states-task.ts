@@ -3,10 +3,9 @@ import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { ModelStep } from '../../models/model-step.js';
 import type { Detection } from '../../models/types.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
-import type { Finding } from '../../tasks/finding.js';
-import { assembleFoundResponse } from '../../tasks/found-response.js';
+import { assembleFoundResponse, type NamedDetection, type Naming } from '../../tasks/found-response.js';
 import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../tasks/image-parameters.js';
-import type { Findings, Task, TrackVote } from '../../tasks/task.js';
+import type { Findings, Task } from '../../tasks/task.js';
 import { decodeFrame, embedRegions } from './frame-regions.js';
 import { judgeState, type JudgeSettings, type StateJudgement } from './nearest-state.js';
 import type { StateStore, TaughtRegion } from './state-store.js';
@@ -24,8 +23,11 @@ export const JUDGE: JudgeSettings = { neighbours: 3, margin: 0.02 };
 /** A region's state when no taught state is clearly nearest. */
 export const UNSURE = 'unsure';
 
-/** One region on the wire: a Finding (the region's name as `name`) with its state. */
-export interface StateFinding extends Finding {
+/** Every region goes out with this parent. */
+const REGION = 'region';
+
+/** How a region is named on the wire: its own name as `name`, with its state. */
+interface StateNaming extends Naming {
   state: string;
 }
 
@@ -67,16 +69,18 @@ export function statesTask(store: Pick<StateStore, 'taught'>): Task<ImageParamet
       const frame = await decodeFrame(image, call.limits);
       try {
         const vectors = regions.length === 0 ? [] : await embedRegions(frame, regions, call);
-        const kept = regions
+        const named = regions
           .map((region, n) => ({ region, ...judged(region, vectors[n]) }))
           .filter(({ detection }) => detection.score >= parameters.confidenceThreshold)
-          .sort((a, b) => b.detection.score - a.detection.score);
-        const tracked = kept.map(({ detection }) => detection);
-        const response = await assembleFoundResponse({ width: frame.width, height: frame.height, pixels: frame }, tracked, kept.map(({ region }) => ({ name: region.name, parent: 'region' })), parameters);
-        const found: StateFinding[] = response.found.map((finding, n) => ({ ...finding, state: kept[n].state }));
-        // On a stream each region (a box that stays put: one track) votes its state, so its `track` answer changes only once the new state outweighs the old over the latest frames; unsure votes for nothing.
-        const votes = kept.map(({ state, detection }): TrackVote | undefined => (state === UNSURE ? undefined : { answer: state, confidence: detection.score }));
-        return { width: frame.width, height: frame.height, found, tracked, votes, visualizedImage: response.visualized_image };
+          .sort((a, b) => b.detection.score - a.detection.score)
+          .map(({ region, state, detection }): NamedDetection<StateNaming> => ({
+            detection,
+            naming: { name: region.name, parent: REGION, state },
+            // On a stream each region (a box that stays put: one track) votes its state, so its `track` answer changes only once the new state outweighs the old over the latest frames; unsure votes for nothing.
+            ...(state !== UNSURE && { vote: { answer: state, confidence: detection.score } }),
+          }));
+        const { found, visualized_image: visualizedImage } = await assembleFoundResponse({ width: frame.width, height: frame.height, pixels: frame }, named, parameters);
+        return { width: frame.width, height: frame.height, found, visualizedImage };
       } finally {
         frame.release();
       }
