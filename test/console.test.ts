@@ -26,7 +26,7 @@ describeEachEngine('web console over HTTP', (engine) => {
     expect(cookie).to.match(/HttpOnly/i).and.match(/SameSite=Lax/i).and.match(/Path=\/console/);
     const empty = (await ann.get('/console/services')).text;
     expect(empty).to.contain('No services yet');
-    expect(empty).to.contain('<p>Create a service to get an API key for <code>POST /api/v1/object-detection</code>, <code>POST /api/v1/face-detection</code> or <code>POST /api/v1/license-plate</code>.</p>');
+    expect(empty).to.contain('<p>Create a service to get an API key for <code>POST /api/v1/object-detection</code>, <code>POST /api/v1/face-detection</code>, <code>POST /api/v1/license-plate</code> or <code>POST /api/v1/region-states</code>.</p>');
 
     const taken = await new ConsoleClient(server.url).signUp('ANN@example.com', PASSWORD);
     expect(taken.status).to.equal(409);

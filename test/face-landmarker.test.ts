@@ -32,7 +32,7 @@ describe('the face task composes a landmarker only where its detector gives no l
   it('beside UltraFace: the landmark net is loaded at start-up, and a face is described through the landmarker\'s and the describer\'s schedulers', async () => {
     const registry = await loadModels({ modelPaths: [faceModelPath('ultraface-rfb-320')], modelsDir: undefined }, SETTINGS, () => {}, new Map(), STEPS);
     try {
-      expect(rolesOf(registry)).to.deep.equal(['detector yolox-nano-416', 'detector ultraface-rfb-320', 'describer dlib-face-recognition-resnet', 'landmarker face-api-landmark-68']);
+      expect(rolesOf(registry)).to.deep.equal(['detector yolox-nano-416', 'detector ultraface-rfb-320', 'embedder mobilenetv2-12-int8-emb', 'describer dlib-face-recognition-resnet', 'landmarker face-api-landmark-68']);
       const ran: string[] = [];
       const models = composedModels(new ModelSchedulers(registry, { maxAdmitted: 4, onRun: (model) => ran.push(model.role) }));
       const detector = registry.defaultOf<Detector>({ role: 'detector', kind: 'faces' })!;
@@ -55,7 +55,7 @@ describe('the face task composes a landmarker only where its detector gives no l
   it('beside YuNet-n, whose faces carry their landmarks: no landmark net', async () => {
     const registry = await loadModels({ modelPaths: [DEFAULT_TEST_MODEL], modelsDir: undefined }, SETTINGS, () => {}, new Map(), STEPS);
     try {
-      expect(rolesOf(registry)).to.deep.equal(['detector yolo26n-640-int8', 'detector yunet-n', 'describer dlib-face-recognition-resnet']);
+      expect(rolesOf(registry)).to.deep.equal(['detector yolo26n-640-int8', 'detector yunet-n', 'embedder mobilenetv2-12-int8-emb', 'describer dlib-face-recognition-resnet']);
       expect(registry.models.filter(isDetector).every((detector) => detector.kind !== 'faces' || detector.givesLandmarks)).to.equal(true);
     } finally {
       await registry.dispose();

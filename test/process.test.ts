@@ -126,7 +126,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
       expect(log).to.contain('"runtime":"onnxruntime-node"');
       const ready = (await (await fetch(server.url + '/readyz')).json()) as { models: string[] };
       // Zero configuration: the embedded object detector, the embedded face detector and the face describer.
-      expect(ready.models).to.deep.equal(['yolox-nano-416', 'yunet-n', 'dlib-face-recognition-resnet']);
+      expect(ready.models).to.deep.equal(['yolox-nano-416', 'yunet-n', 'mobilenetv2-12-int8-emb', 'dlib-face-recognition-resnet']);
       for (const key of [apiKey, upgraded]) {
         const { status, body } = await postDetection(server.url, imageRequest(photoPath('dog.jpg'), { ConfidenceThreshold: '0.5' }), { apiKey: key });
         expect(status, JSON.stringify(body)).to.equal(200);
