@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../../core/schema-catalogue.js';
+import { ANSWER_HEADER, OBJECT_ITEM } from '../../tasks/answer-schema.js';
 
 /** Where the shared schemas describe a found thing's fields: a plate's box and crop are an object's. */
-const OBJECT_ITEM = 'object-detection-response.json#/properties/detected_objects/items/properties';
 
 /**
  * The licence-plate task's JSON Schemas, as modules (a task folder is compiled to dist/, where a
@@ -33,9 +33,7 @@ export const LICENSE_PLATE_RESPONSE: JsonSchema = {
   required: ['service_id', 'detected_plates'],
   additionalProperties: false,
   properties: {
-    service_id: { $ref: 'object-detection-response.json#/properties/service_id' },
-    frame_id: { $ref: 'object-detection-response.json#/properties/frame_id' },
-    source_id: { $ref: 'object-detection-response.json#/properties/source_id' },
+    ...ANSWER_HEADER,
     detected_plates: {
       type: 'array',
       items: {

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../core/schema-catalogue.js';
+import { ANSWER_HEADER, OBJECT_ITEM } from '../../tasks/answer-schema.js';
 
-const OBJECT_ITEM = 'object-detection-response.json#/properties/detected_objects/items/properties';
 const BOX = { $ref: `${OBJECT_ITEM}/bounding_box` };
 const NAME = { type: 'string', minLength: 1, maxLength: 100 };
 const SOURCE_ID = { type: 'string', maxLength: 256, description: 'The camera (source) the regions belong to; absent: `""`, one unnamed source.' };
@@ -35,9 +35,7 @@ export const STATES_RESPONSE: JsonSchema = {
   required: ['service_id', 'detected_states'],
   additionalProperties: false,
   properties: {
-    service_id: { $ref: 'object-detection-response.json#/properties/service_id' },
-    frame_id: { $ref: 'object-detection-response.json#/properties/frame_id' },
-    source_id: { $ref: 'object-detection-response.json#/properties/source_id' },
+    ...ANSWER_HEADER,
     detected_states: {
       type: 'array',
       items: {
