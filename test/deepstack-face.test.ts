@@ -167,6 +167,25 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(await detect(group('bbt3.jpg'))).to.have.length(5);
   });
 
+  it('recognition describes every face with nobody registered, as it will with people (its cost does not wait for the first person): recognize and the Nvision call each log a recognize stage', async () => {
+    const own = await server.createService({ name: 'nobody yet', type: 'face-detection' });
+    const logStart = server.logText().length;
+    const recognized = await deepstackFace(server, own, 'recognize', group('bbt1.jpg'));
+    expect(userids(recognized.result)).to.deep.equal(['unknown', 'unknown', 'unknown', 'unknown']);
+    const nvision = await fetch(`${server.url}/api/v1/face-detection`, { method: 'POST', headers: { Authorization: `ApiKey ${own}`, 'Content-Type': 'image/jpeg' }, body: new Uint8Array(fs.readFileSync(group('bbt1.jpg'))) });
+    const faces = ((await nvision.json()) as { detected_faces: { name: string }[] }).detected_faces;
+    expect(faces.map((face) => face.name)).to.deep.equal(['face', 'face', 'face', 'face']);
+    const calls = server
+      .logText()
+      .slice(logStart)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.status === 200 && line.timings_ms);
+    expect(calls).to.have.length(2);
+    for (const call of calls) expect(call.timings_ms, call.path ?? call.url).to.have.property('recognize').that.is.above(0);
+  });
+
   it('register three people, get_registered_faces lists them, recognize names each registered face and `unknown` the others', async () => {
     const key = await server.createService({ name: 'three people', type: 'face-detection' });
     const registered = await deepstackFaceCalls(undefined, server, key, 'register', ...['raj', 'leonard', 'howard'].flatMap((person) => [person, cropPath(person, 1)]), 'raj', cropPath('raj', 2));

@@ -69,16 +69,18 @@ interface FaceDetails {
 }
 
 /**
- * Image bytes and parameters → the faces and who they are: detectFaces, recognition against the
- * service's gallery when it has anyone (and `recognition` is given: DeepStack's detection leaves it
- * out) with the faces described by `models` (describe-face.ts), then the crops and the visualization
- * (names drawn on the faces) asked for. When the service remembers unknown faces, every face
- * recognition did not name is described and kept (keep-unnamed.ts). Shared by every way into this task.
+ * Image bytes and parameters → the faces and who they are: detectFaces, then, when `recognition`
+ * is given (DeepStack's detection leaves it out), every face described by `models`
+ * (describe-face.ts) and matched against the service's gallery when it has anyone, then the crops
+ * and the visualization (names drawn on the faces) asked for. When the service remembers unknown
+ * faces, every face recognition did not name is kept (keep-unnamed.ts). Shared by every way into this task.
  */
 export async function findFaces(image: Buffer, parameters: ImageParameters, call: AnalysisCall<Detector>, recognition: FaceRecognition | undefined, models: ComposedModels, details: FaceDetails = {}): Promise<FaceOutcome> {
   const { service, scheduler, limits, signal, turn, context } = call;
   const [matcher, remembers] = recognition ? await Promise.all([recognition.matcher(service.id), recognition.remembersUnknown(service.id)]) : [undefined, false];
-  const describes = (recognition && (matcher || remembers)) || details.describe;
+  // Recognition describes every face whether or not anyone is registered: a call costs the same on
+  // a new service as with a full gallery, so capacity planned on the first day holds (docs/performance.md).
+  const describes = recognition !== undefined || details.describe;
   const recognizer = describes ? { matcher, describe: describeFace(models, call), smallestFace: recognition?.smallestFace ?? SMALLEST_DESCRIBED_FACE } : undefined;
   const analysis = await detectFaces({ bytes: image, scheduler, limits, signal, turn, minScore: parameters.confidenceThreshold }, context.timings);
   try {

@@ -26,9 +26,9 @@ export interface NamedFace extends NamedDetection {
  * Each detected face → who it is: the registered person it matches best at or above the service's
  * threshold (`name` = their userid, with the similarity), else `unknown` (so is a face too small
  * to describe: FaceRecognition.smallestFace); every face is just `face` when the service has
- * nobody registered (no `matcher`) or recognition is not asked for (`recognizer` undefined: nothing
- * is described then). A recognizer without a matcher describes the faces only for them to be kept
- * (the service remembers unknown faces). The analysis holds the full-resolution pixels when there is a recognizer.
+ * nobody registered (no `matcher`: described all the same, for the call to cost what it will with
+ * people, and to be kept when the service remembers unknown faces) or recognition is not asked for
+ * (`recognizer` undefined: nothing is described then). The analysis holds the full-resolution pixels when there is a recognizer.
  */
 export async function nameFaces(analysis: ImageAnalysis, recognizer: FaceRecognizer | undefined, timings: StageTimings): Promise<NamedFace[]> {
   if (!recognizer || analysis.detections.length === 0) return analysis.detections.map((detection) => ({ detection, naming: UNRECOGNIZED }));
