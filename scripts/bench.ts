@@ -10,7 +10,7 @@
  *   the photo and for a 12-megapixel JPEG made from it at run time (not stored in the repository);
  * - stream: the WebSocket video stream at 640×480, 30 fps in (scripts/bench-stream.ts).
  *
- *   npm run bench -- [--sections http,sizes,memory,uploads,stream,faces] [--model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N] [--form json|multipart]
+ *   npm run bench -- [--sections http,sizes,memory,uploads,stream,faces] [--model FILE] [--face-model FILE] [--image FILE] [--requests N] [--seconds S] [--memory-requests N] [--form json|multipart]
  */
 import './lib/typescript-workers.js';
 import fs from 'node:fs';
@@ -40,6 +40,7 @@ type Section = (typeof SECTIONS)[number];
 interface BenchOptions {
   sections: Section[];
   model: string;
+  faceModel: string;
   image: string;
   requests: number;
   seconds: number;
@@ -60,6 +61,7 @@ function parseOptions(): BenchOptions {
     .description('Latency and throughput of detectd vs raw ONNX Runtime inference; memory on the embedded model')
     .option('--sections <list>', `comma-separated: ${SECTIONS.join(', ')}`, sectionList, [...SECTIONS])
     .option('--model <file>', 'ONNX model for the http section', '../shared/models/yolo26n-640-int8.onnx')
+    .option('--face-model <file>', 'face model of the faces section (the embedded YuNet-n a fresh clone serves)', 'assets/models/yunet-n.onnx')
     .option('--image <file>', 'photo to send', '../shared/eval/photos/dog.jpg')
     .option('--requests <n>', 'sequential requests to time', positiveNumber, 60)
     .option('--seconds <s>', 'duration of each throughput run', positiveNumber, 8)
@@ -426,8 +428,7 @@ async function main(): Promise<void> {
     report.push('', '== stream: WebSocket, 640×480 pan at 30 fps (goal: ≥ 15 processed fps, p50 < 100 ms with the fast model)', ...describeStreamFigures(figures));
   }
   if (options.sections.includes('faces')) {
-    const faceModel = '../shared/models/faces/ultraface-rfb-640.onnx';
-    report.push('', ...(await runFaceBenchmark({ objectModel: options.model, faceModel, requests: options.requests, threads: os.availableParallelism() })));
+    report.push('', ...(await runFaceBenchmark({ objectModel: options.model, faceModel: options.faceModel, requests: options.requests, threads: os.availableParallelism() })));
   }
   process.stdout.write(report.join('\n') + '\n');
 }

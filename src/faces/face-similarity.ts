@@ -10,7 +10,10 @@ import { alongPoints, type CurvePoints, inverted } from '../piecewise-linear.js'
 export function faceSimilarity(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) throw new RangeError(`descriptors of ${a.length} and ${b.length} values cannot be compared`);
   let squared = 0;
-  for (let i = 0; i < a.length; i++) squared += (a[i] - b[i]) ** 2;
+  for (let i = 0; i < a.length; i++) {
+    const difference = a[i] - b[i];
+    squared += difference * difference;
+  }
   return Math.max(0, 1 - Math.sqrt(squared) / 2);
 }
 

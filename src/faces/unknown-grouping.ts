@@ -33,10 +33,15 @@ export function groupFor(descriptor: Float32Array, image: string, groups: Readon
   let runnerUp = 0;
   for (const [id, group] of groups) {
     if (group.images.has(image)) continue;
-    const similarities = group.descriptors.map((member) => faceSimilarity(descriptor, member));
-    const nearest = Math.max(...similarities);
-    const alike = similarities.filter((similarity) => similarity >= rule.member).length;
-    const qualifies = nearest >= rule.nearest && alike >= rule.memberShare * similarities.length;
+    // One pass, no array per group: keeping compares a face with every kept face (10,000 by default's cap of 100,000).
+    let nearest = -Infinity;
+    let alike = 0;
+    for (const member of group.descriptors) {
+      const similarity = faceSimilarity(descriptor, member);
+      if (similarity > nearest) nearest = similarity;
+      if (similarity >= rule.member) alike++;
+    }
+    const qualifies = nearest >= rule.nearest && alike >= rule.memberShare * group.descriptors.length;
     if (qualifies && (!best || nearest > best.nearest)) {
       if (best) runnerUp = Math.max(runnerUp, best.nearest);
       best = { id, nearest };
