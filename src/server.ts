@@ -50,6 +50,7 @@ import { jsonStreamRoute } from './transports/stream-json/json-stream-route.js';
 import { nvisionStreamRoute } from './transports/stream-nvision/nvision-stream-route.js';
 import type { StreamDoor, StreamTransportDependencies } from './transports/websocket-stream.js';
 import { attachWebSocketUpgrades } from './transports/websocket-upgrade.js';
+import { claimingRouter, RouteLedger } from './transports/route-ledger.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageStore } from './usage/usage-store.js';
 
@@ -118,6 +119,18 @@ export async function startServer(config: Config, logger: Logger, features: read
   modelMetrics.watch(schedulers);
   const served = new FeatureSet(features, { db, secret, logger, models: composedModels(schedulers) });
   await served.start();
+  /** `build`'s value; when it throws (a route claimed twice), what the start opened is released first, so that a refused start leaves no model worker or connection behind. */
+  const releasingOnRefusal = async <Value>(build: () => Value): Promise<Value> => {
+    try {
+      return build();
+    } catch (error) {
+      served.stop();
+      await registry.dispose();
+      await db.destroy();
+      lock?.release();
+      throw error;
+    }
+  };
   const { tasks } = served;
   for (const task of tasks.all) {
     const missing = (task.composes ?? []).filter((step) => !step.optional && !registry.defaultOf(step));
@@ -130,9 +143,11 @@ export async function startServer(config: Config, logger: Logger, features: read
   for (const task of tasks.all) schemas.declaresAnswer(task.responseSchema, task.answerField);
   schemas.prepare(tasks.all.map((task) => task.requestSchema));
   const modelsOfType = (type: string) => tasks.modelsFor(type, registry.models);
-  const deepStack = deepStackRouteTable(tasks, served.deepStack);
+  // Every door's routes are claimed in one ledger: a method and path claimed twice stops the start, naming both owners.
+  const routes = new RouteLedger();
+  const deepStack = await releasingOnRefusal(() => deepStackRouteTable(tasks, served.deepStack, routes));
   // The DeepStack routes' and the features' own routes' part of the API reference does not depend on the caller: built once.
-  const frontDoorPaths = Object.assign(deepStackOpenApiPaths(deepStack), ...served.rest.map((routes) => routes.openApiPaths(tasks)));
+  const frontDoorPaths = Object.assign(deepStackOpenApiPaths(deepStack), ...served.rest.map((feature) => feature.routes.openApiPaths(tasks)));
   const domain = accountDomain(db, secret, { serviceTypes: tasks.types, modelNames: [...new Set(tasks.leads.flatMap((lead) => registry.ofStep(lead).map((model) => model.name)))], modelsOfType, signUp: config.signUp });
   const authenticate = keyAuthenticator(domain.keys);
   // Never silent when the models changed under saved services: each one that cannot be answered is named, with its fix.
@@ -147,7 +162,6 @@ export async function startServer(config: Config, logger: Logger, features: read
   const serviceLimits = new ServiceLimits(db);
   const usageStore = new UsageStore(db);
   const usage = new UsageRecorder(usageStore, logger);
-  usage.start();
   collectDefaultMetrics({ register: metrics, prefix: 'detectd_' });
   const idleCollector = new IdleCollector(IDLE_COLLECTION_MS, logger);
   const recentErrors = new RecentErrors();
@@ -174,50 +188,56 @@ export async function startServer(config: Config, logger: Logger, features: read
     limits: imageLimits,
     body: { maxBytes: limits.maxBodyBytes, timeoutMs: limits.bodyTimeoutMs, budget: uploads },
   });
-  const app = createApp({
-    logger,
-    detection: { gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes },
-    frontDoors: [
-      consoleRoutes(
-        {
-          ...domain,
-          usage: usageStore,
-          serviceLimits,
-          models: registry,
-          // The face services' thresholds, read and set straight in the database, until faces/ is a feature's folder.
-          faceThresholds: new FaceGallery(db, secret),
-          tasks,
-          deepStackRoutes: deepStack,
-          cards: served.cards,
-          secret,
-          keyRotationGraceSeconds: config.keyRotationGraceSeconds,
-          streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),
-          publicUrl: config.publicUrl,
-          bodyTimeoutMs: limits.bodyTimeoutMs,
-          uploads,
-          status: {
-            version,
-            startedAt,
-            database: config.databaseUrl ? 'postgresql' : 'sqlite',
-            storage: () => storage.state,
-            inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
-            schedulers,
-            leads: tasks.leads,
-            recentErrors,
+  const app = await releasingOnRefusal(() =>
+    createApp({
+      logger,
+      detection: { gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes },
+      frontDoors: [
+        consoleRoutes(
+          {
+            ...domain,
+            usage: usageStore,
+            serviceLimits,
+            models: registry,
+            // The face services' thresholds, read and set straight in the database, until faces/ is a feature's folder.
+            faceThresholds: new FaceGallery(db, secret),
+            tasks,
+            deepStackRoutes: deepStack,
+            cards: served.cards,
+            secret,
+            keyRotationGraceSeconds: config.keyRotationGraceSeconds,
+            streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),
+            publicUrl: config.publicUrl,
+            bodyTimeoutMs: limits.bodyTimeoutMs,
+            uploads,
+            status: {
+              version,
+              startedAt,
+              database: config.databaseUrl ? 'postgresql' : 'sqlite',
+              storage: () => storage.state,
+              inference: { threads: config.inference.threads, concurrency: config.inference.concurrency },
+              schedulers,
+              leads: tasks.leads,
+              recentErrors,
+            },
           },
-        },
-        logger,
-      ),
-      streamRoutes(gate, tasks, streamTokens),
-      ...served.rest.map((routes) => routes.router({ gate, tasks, schemas, schedulers, maxBodyBytes: limits.maxBodyBytes })),
-      deepStackRoutes({ gate, table: deepStack, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
-    ],
-    readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), storage: () => storage.state, servicesWithoutModel: withoutModel },
-    docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
-    calls,
-    metrics,
-    trustProxy: config.trustProxy,
-  });
+          logger,
+          routes,
+        ),
+        streamRoutes(gate, tasks, streamTokens, routes),
+        ...served.rest.map((feature) => feature.routes.router({ gate, tasks, schemas, schedulers, maxBodyBytes: limits.maxBodyBytes, router: () => claimingRouter(routes, feature.owner) })),
+        deepStackRoutes({ gate, table: deepStack, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+      ],
+      readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), storage: () => storage.state, servicesWithoutModel: withoutModel },
+      docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
+      calls,
+      metrics,
+      trustProxy: config.trustProxy,
+      routes,
+    }),
+  );
+  // Once every route is claimed: a refused start has no usage to write.
+  usage.start();
   const server = createHttpServer(app, { headersTimeoutMs: limits.headersTimeoutMs, bodyTimeoutMs: limits.bodyTimeoutMs }, logger).listen(config.port, config.host);
   const streamMetrics = new StreamMetrics(metrics);
   const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);

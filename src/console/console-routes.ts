@@ -18,6 +18,7 @@ import { formBody } from './form-body.js';
 import { contextOf } from '../transports/request-context.js';
 import { pageSecurityHeaders } from '../transports/page-security-headers.js';
 import { routeLabel } from '../transports/route-label.js';
+import { claimingRouter, type RouteLedger } from '../transports/route-ledger.js';
 
 
 const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted', 503: 'Try again shortly', 507: 'Disk full' };
@@ -58,8 +59,8 @@ function consolePageBefore(request: Request): string | undefined {
   return from.host === request.get('host') && from.pathname.startsWith('/console/') && !samePage ? from.pathname + from.search : undefined;
 }
 
-/** The web console under /console: static assets, then pages behind CSRF protection and sessions. */
-export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger): Router {
+/** The web console under /console: static assets, then pages behind CSRF protection and sessions; it claims every path under /console in `ledger`. */
+export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger, ledger: RouteLedger): Router {
   const pages = Router();
   pages.use('/assets', routeLabel('/console/assets/*'), express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
   // A page refused before its route (CSRF, a form body too large) is still the console's.
@@ -78,7 +79,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger)
   });
   pages.use(consoleErrors(logger));
   // The server's own address is the console's front door (the API lives under /api, /v1 and /docs).
-  return Router()
+  return claimingRouter(ledger, 'the console')
     .get('/', (_request, response) => response.redirect(303, '/console'))
     .use('/console', pages);
 }

@@ -13,7 +13,8 @@ export class FeatureSet {
   /** Every feature's tasks: the table every door, the API reference, the console and the CLI serve. */
   readonly tasks: TaskTable;
   readonly deepStack: readonly DeepStackOffer[];
-  readonly rest: readonly RestRoutes[];
+  /** Every feature's REST routes, each with its owner as the route ledger names it (`feature plates`). */
+  readonly rest: readonly { readonly owner: string; readonly routes: RestRoutes }[];
   readonly cards: readonly ServiceCard[];
   readonly #parts: readonly FeatureParts[];
 
@@ -21,7 +22,7 @@ export class FeatureSet {
     this.#parts = features.map((feature) => feature.parts(server));
     this.tasks = new TaskTable(this.#parts.flatMap((parts) => parts.tasks));
     this.deepStack = this.#parts.flatMap((parts) => parts.deepStack ?? []);
-    this.rest = this.#parts.flatMap((parts) => parts.rest ?? []);
+    this.rest = this.#parts.flatMap((parts, n) => (parts.rest ?? []).map((routes) => ({ owner: `feature ${features[n].name}`, routes })));
     this.cards = this.#parts.flatMap((parts) => parts.consoleCards ?? []);
   }
 

@@ -48,10 +48,10 @@ export const faces: Feature = {
     return {
       tasks: [faceDetectionTask(recognition, server.models)],
       rest: [
-        { router: ({ gate, tasks, schemas }) => unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople }), openApiPaths: unknownPeopleOpenApiPaths },
-        { router: ({ gate, tasks, schemas, maxBodyBytes }) => peopleRoutes({ gate, tasks, schemas, maxBodyBytes, unknownPeople }), openApiPaths: peopleOpenApiPaths },
+        { router: ({ gate, tasks, schemas, router }) => unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople, router: router() }), openApiPaths: unknownPeopleOpenApiPaths },
+        { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: peopleOpenApiPaths },
         {
-          router: ({ gate, tasks, schemas, schedulers, maxBodyBytes }) => compreFaceRoutes({ gate, tasks, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger }),
+          router: ({ gate, tasks, schemas, schedulers, maxBodyBytes, router }) => compreFaceRoutes({ gate, tasks, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger, router: router() }),
           openApiPaths: compreFaceOpenApiPaths,
         },
       ],

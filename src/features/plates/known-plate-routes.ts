@@ -1,5 +1,4 @@
-import type { Request, Response } from 'express';
-import { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import { type KnownPlate, KnownPlateError, type KnownPlates, type NewKnownPlate } from './known-plate-list.js';
@@ -25,8 +24,8 @@ const listed = (plate: KnownPlate) => ({ id: plate.id, plate: plate.plate, name:
  * `known`: the service's list and match distance, with the service's key. Each is a management call
  * (Gate.manage: no model, no rate limit or quota) and the gate bounds its body.
  */
-export function knownPlateRoutes(task: Task, known: KnownPlates, { gate, schemas }: RestRouteContext): Router {
-  const router = Router();
+export function knownPlateRoutes(task: Task, known: KnownPlates, { gate, schemas, router: claimingRouter }: RestRouteContext): Router {
+  const router = claimingRouter();
   const path = knownPlatesPath(task.type);
   const serviceOf = async (request: Request, response: Response) => {
     const service = await gate.manage({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, contextOf(response));

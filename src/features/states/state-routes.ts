@@ -1,5 +1,4 @@
-import type { Request, Response } from 'express';
-import { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import sharp from 'sharp';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
@@ -66,8 +65,8 @@ export const statesPaths = (task: Task) => ({ regions: `/api/v1/${task.type}/reg
  * drawing and removing are management calls (Gate.manage: no model, no rate limit or quota);
  * teaching embeds the frame's regions, so it passes the gate as an analysis of the service's model.
  */
-export function stateRoutes(task: Task<unknown, Embedder>, store: StateStore, { gate, schemas, maxBodyBytes }: RestRouteContext): Router {
-  const router = Router();
+export function stateRoutes(task: Task<unknown, Embedder>, store: StateStore, { gate, schemas, maxBodyBytes, router: claimingRouter }: RestRouteContext): Router {
+  const router = claimingRouter();
   const paths = statesPaths(task);
   const serviceOf = async (request: Request, response: Response) => (await gate.manage({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, contextOf(response))).id;
   const bodyOf = async (request: Request, response: Response, schema: string): Promise<unknown> => {

@@ -1,4 +1,4 @@
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -22,6 +22,8 @@ interface CompreFaceDependencies extends CompreFaceMemory {
   readonly schedulers: ModelSchedulers;
   readonly maxBodyBytes: number;
   readonly logger: Logger;
+  /** The router to declare the routes on (one claiming them in the server's route ledger). */
+  readonly router: Router;
 }
 
 const DESCRIBER = { role: 'describer', kind: MODEL_KINDS.faceDescriptors } as const;
@@ -42,8 +44,7 @@ function keyOf(request: Request): string {
  * CompreFace's `{"code", "message"}` (compreface-errors.ts).
  */
 export function compreFaceRoutes(dependencies: CompreFaceDependencies): Router {
-  const { gate, tasks, schemas, schedulers, maxBodyBytes, logger } = dependencies;
-  const router = Router();
+  const { router, gate, tasks, schemas, schedulers, maxBodyBytes, logger } = dependencies;
   const task = compreFaceTask(tasks);
   if (!task) return router;
   const table = compreFaceRouteTable(task, dependencies);

@@ -114,13 +114,13 @@ function routesOfAbilities(task: Task): DeepStackTaskRoute[] {
 /**
  * The door's table: its housekeeping routes, then the routes the features offer (`offers`, in the
  * order of their registration) and those of the tasks' abilities, every one a keyed call through the gate.
- * A route two of them claim throws RouteClaimedTwice, naming both: the server does not start.
+ * Each is claimed in `ledger` (the server's, beside its other doors' routes): a route claimed twice
+ * throws RouteClaimedTwice, naming both owners, and the server does not start.
  */
-export function deepStackRouteTable(tasks: TaskTable, offers: readonly DeepStackOffer[]): DeepStackRoute[] {
+export function deepStackRouteTable(tasks: TaskTable, offers: readonly DeepStackOffer[], ledger = new RouteLedger()): DeepStackRoute[] {
   const offered = [...offers, ...tasks.all.map((task) => ({ task, routes: routesOfAbilities(task) }))];
   const taskRoutes = offered.flatMap(({ task, routes }) => routes.map((route): DeepStackRoute => ({ ...route, method: 'post', handler: route.manage ? 'manage' : 'analyse', access: 'key', task })));
   const table = [...HOUSEKEEPING_ROUTES, ...taskRoutes];
-  const ledger = new RouteLedger();
   // A route naming its own things at a path shares it with the one naming loaded models: each claims its half.
   for (const route of table) ledger.claim(route.method, route.namesOwn ? `${route.path} (names no loaded model has)` : route.path, route.task ? `task ${route.task.type}` : 'the DeepStack door');
   return table;

@@ -10,6 +10,7 @@ import { healthRoutes, type Readiness } from './health-routes.js';
 import { httpMetrics } from './http-metrics.js';
 import { checkRequestHead } from './http-server.js';
 import { recordHttpCalls } from './record-http-calls.js';
+import type { RouteLedger } from '../route-ledger.js';
 import { requestId } from './request-id.js';
 
 export interface AppDependencies {
@@ -25,6 +26,8 @@ export interface AppDependencies {
   readonly metrics: Registry;
   /** Express `trust proxy`: which proxies' X-Forwarded-* headers give the client's address and scheme. */
   readonly trustProxy: number | string | undefined;
+  /** The server's route ledger, which its own routes are claimed in beside every other door's. */
+  readonly routes: RouteLedger;
 }
 
 export function createApp(dependencies: AppDependencies): Express {
@@ -36,10 +39,10 @@ export function createApp(dependencies: AppDependencies): Express {
     checkRequestHead(request);
     next();
   });
-  app.use(healthRoutes(dependencies.readiness, dependencies.metrics));
-  app.use(docsRoutes(dependencies.docs));
+  app.use(healthRoutes(dependencies.readiness, dependencies.metrics, dependencies.routes));
+  app.use(docsRoutes(dependencies.docs, dependencies.routes));
   for (const router of dependencies.frontDoors) app.use(router);
-  app.use(detectionRoutes(dependencies.detection));
+  app.use(detectionRoutes(dependencies.detection, dependencies.routes));
   app.use(() => {
     throw new DetectdError('not_found', 'no such route; see /docs');
   });

@@ -3,11 +3,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { packageRoot } from '../../package-root.js';
 import { baseUrlOf } from '../base-url.js';
 import { pageSecurityHeaders } from '../page-security-headers.js';
 import { routeLabel } from '../route-label.js';
+import { claimingRouter, type RouteLedger } from '../route-ledger.js';
 
 export interface DocsDependencies {
   /** The OpenAPI document for callers who reach this server at `serverUrl`. */
@@ -52,8 +53,8 @@ function swaggerUiFile(file: string): RequestHandler {
  * reached) and `/docs`, an interactive reference (Swagger UI) generated from it, where a key and an
  * image can be tried.
  */
-export function docsRoutes(dependencies: DocsDependencies): Router {
-  const router = Router();
+export function docsRoutes(dependencies: DocsDependencies, ledger: RouteLedger): Router {
+  const router = claimingRouter(ledger, 'the API reference');
   router.get('/openapi.json', (request, response) => {
     response.json(dependencies.openApi(baseUrlOf(request, dependencies.publicUrl)));
   });

@@ -1,6 +1,7 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Registry } from 'prom-client';
 import type { StorageState } from '../../store/storage-health.js';
+import { claimingRouter, type RouteLedger } from '../route-ledger.js';
 
 export interface Readiness {
   /** The loaded models of every role: each one's name, role (`detector`, `reader`, …) and what it finds or makes (`objects`, `faces`, `plate-text`, …). */
@@ -17,8 +18,8 @@ export interface Readiness {
  * serve everything (model loaded, database reachable, room to write), which models it serves, and
  * what is wrong with storage. `/metrics`: Prometheus text.
  */
-export function healthRoutes(readiness: Readiness, metrics: Registry): Router {
-  const router = Router();
+export function healthRoutes(readiness: Readiness, metrics: Registry, ledger: RouteLedger): Router {
+  const router = claimingRouter(ledger, 'the health checks');
   router.get('/healthz', (_request, response) => {
     response.json({ status: 'ok' });
   });

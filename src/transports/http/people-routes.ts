@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import { type Request, type Response, type Router } from 'express';
 import { DetectdError, type ErrorCode } from '../../core/errors.js';
 import { decodeRawData } from '../../core/raw-data.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -27,6 +27,8 @@ export interface PeopleRouteDependencies {
   readonly maxBodyBytes: number;
   /** Where the faces a correction names by `face_id` are kept. */
   readonly unknownPeople: Pick<UnknownPeople, 'keptFace' | 'forgetFace'>;
+  /** The router to declare the routes on (one claiming them in the server's route ledger). */
+  readonly router: Router;
 }
 
 /** A correction's face: a photo and the box of the face chosen in it, or a kept unknown face. */
@@ -120,8 +122,7 @@ const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb
  * detection does (key, limits, body) and answers schemas/face-person-response.json.
  */
 export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
-  const router = Router();
-  const { gate, tasks, schemas, maxBodyBytes, unknownPeople } = dependencies;
+  const { router, gate, tasks, schemas, maxBodyBytes, unknownPeople } = dependencies;
   for (const correction of CORRECTIONS) {
     router.post(peoplePath(correction.verb), async (request: Request, response: Response) => {
       const task = tasks.named(String(request.params.serviceType));

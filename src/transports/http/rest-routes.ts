@@ -5,8 +5,10 @@ import type { ModelSchedulers } from '../../scheduler/model-schedulers.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { PathItems } from './openapi.js';
 
-/** What the REST door hands the routes a feature brings: the gate every call passes, the task table every door serves, the loaded models' schedulers, the schemas its bodies are checked against, the body limit. */
+/** What the REST door hands the routes a feature brings: the gate every call passes, the task table every door serves, the loaded models' schedulers, the schemas its bodies are checked against, the body limit, and the router to declare them on. */
 export interface RestRouteContext {
+  /** A router that claims each route it declares in the server's route ledger, under the feature's name (route-ledger.ts): declare the routes on it. */
+  router(): Router;
   readonly gate: Gate;
   readonly tasks: TaskTable;
   readonly schedulers: ModelSchedulers;

@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from 'express';
+import { type Request, type Response, type Router } from 'express';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
@@ -18,6 +18,8 @@ export interface UnknownPeopleRouteDependencies {
   readonly tasks: TaskTable;
   readonly schemas: SchemaCatalogue;
   readonly people: UnknownPeople;
+  /** The router to declare the routes on (one claiming them in the server's route ledger). */
+  readonly router: Router;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -53,8 +55,7 @@ function refusedAsRequest(error: unknown): never {
  * limit or quota. docs/faces.md ("Unknown people", "Memory") describes them.
  */
 export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies): Router {
-  const router = Router();
-  const { gate, tasks, schemas, people } = dependencies;
+  const { router, gate, tasks, schemas, people } = dependencies;
 
   /** One management call through the gate (Gate.manage): the caller's service id, and the bounded JSON body checked against `schema` when one is expected. */
   const pass = async (request: Request, response: Response, task: Task, schema?: string): Promise<{ serviceId: string; body: unknown }> => {
