@@ -11,6 +11,3 @@ export const EMBEDDED_MODEL_FILE = path.join(packageRoot(), 'assets', 'models', 
 
 /** The face detector that serves when no face model is configured: YuNet-n, committed with its license and configuration (assets/models/README.md). */
 export const EMBEDDED_FACE_MODEL_PATH = path.join(packageRoot(), 'assets', 'models', 'yunet-n.onnx');
-
-/** The image embedder that serves when none is configured: MobileNetV2 (int8) with its pooled features as `embedding`, sampled at 64² by its configuration (assets/models/README.md, docs/states.md). */
-export const EMBEDDED_EMBEDDER_PATH = path.join(packageRoot(), 'assets', 'models', 'mobilenetv2-12-int8-emb.onnx');

@@ -1,4 +1,4 @@
-import { EMBEDDED_EMBEDDER_PATH, EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
+import { EMBEDDED_FACE_MODEL_PATH, EMBEDDED_MODEL_FILE } from './embedded-model.js';
 import { ModelRefused } from './model-refused.js';
 import { catalogueModel } from './model-catalogue.js';
 import { type FileDetector, findModelFiles, type InferenceSettings, type LoadedModel, type ModelFile, ModelSettingsError, type ModelSources, type ModelsFolder } from './model-repository.js';
@@ -122,7 +122,6 @@ const BUILT_IN: readonly BuiltInModel[] = [
     hint: () => 'No face model is named in DETECTD_MODEL: serving the embedded YuNet-n for faces; docs/faces.md compares it with the other face models.',
     keptBesideFolder: true,
   },
-  { step: { role: 'embedder', kind: MODEL_KINDS.imageEmbeddings }, load: (defaults, logger) => loadEmbeddedFile(EMBEDDED_EMBEDDER_PATH, defaults, logger) },
   { step: { role: 'describer', kind: MODEL_KINDS.faceDescriptors }, load: (_defaults, logger) => loadFaceDescriptorNet(logger) },
   {
     step: { role: 'landmarker', kind: MODEL_KINDS.faceLandmarks },
@@ -131,6 +130,22 @@ const BUILT_IN: readonly BuiltInModel[] = [
     wanted: (models) => models.some((model) => isDetector(model) && model.kind === MODEL_KINDS.faces && !model.givesLandmarks),
   },
 ];
+
+/**
+ * The built-in models of a server whose tasks compose `steps`: the table's, and the files the steps
+ * bring (ModelStep.builtIn) for a step the table has none for, the first task's — in the order they
+ * load and are listed: the detectors, then the steps' own models, then the table's others.
+ */
+function builtInsFor(steps: readonly ModelStep[]): BuiltInModel[] {
+  const brought: BuiltInModel[] = [];
+  for (const step of steps) {
+    const file = step.builtIn;
+    if (file === undefined || [...BUILT_IN, ...brought].some((builtIn) => serves(builtIn.step, step))) continue;
+    brought.push({ step, load: (defaults, logger) => loadEmbeddedFile(file, defaults, logger) });
+  }
+  const detector = (builtIn: BuiltInModel) => builtIn.step.role === 'detector';
+  return [...BUILT_IN.filter(detector), ...brought, ...BUILT_IN.filter((builtIn) => !detector(builtIn))];
+}
 
 /** Whether `model` (of `path`) takes the place of `builtIn`: it serves the same step, and DETECTD_MODEL names it where the built-in one is kept beside the models folder's. */
 function takesPlaceOf(builtIn: BuiltInModel, model: ServedModel, path: string, sources: ModelSources): boolean {
@@ -164,8 +179,8 @@ function insertFirstOfStep<Item>(items: Item[], item: Item, sameStep: (other: It
 
 /**
  * Loads each configured model (DETECTD_MODEL, then the models folder), then, for each step the
- * tasks compose (`steps`, Task.models) and the default object detector, the built-in model
- * when no configured model serves that step. Like Triton's default (`--exit-on-error`), one
+ * tasks compose (`steps`, Task.models) and the default object detector, the built-in model (the
+ * table's, or the one the step brings) when no configured model serves that step. Like Triton's default (`--exit-on-error`), one
  * refused model stops start-up (a server silently missing a model would answer its services
  * 503), and so does an alias that is another model's name, or a `reserved` name (ModelRegistry).
  * DETECTD_DEFAULT_MODEL must name an object detector.
@@ -190,8 +205,9 @@ export async function loadModels(
       throw new ModelSettingsError(`DETECTD_DEFAULT_MODEL is "${chosen.name}", a ${chosen.role} of ${chosen.kind}: it names the default object model`);
     }
     const composed = (builtIn: BuiltInModel) => builtIn.step === OBJECTS || steps.some((step) => step.role === builtIn.step.role && step.kind === builtIn.step.kind);
+    const builtIns = builtInsFor(steps);
     // The detectors first: whether a landmarker is wanted depends on the face detector.
-    for (const wave of [BUILT_IN.filter((builtIn) => builtIn.step.role === 'detector'), BUILT_IN.filter((builtIn) => builtIn.step.role !== 'detector')]) {
+    for (const wave of [builtIns.filter((builtIn) => builtIn.step.role === 'detector'), builtIns.filter((builtIn) => builtIn.step.role !== 'detector')]) {
       const needed = wave.filter((builtIn) => composed(builtIn) && !displaced(builtIn) && (builtIn.wanted?.(models) ?? true));
       // Side by side: each loads and warms up in worker threads of its own.
       const loaded = await Promise.allSettled(needed.map((builtIn) => builtIn.load(defaults, logger)));

@@ -15,6 +15,11 @@ export interface ModelStep<Model extends RoleModel = RoleModel> {
   readonly optional?: boolean;
   /** How an operator gets a model for the step, for the answer and the start-up warning when none is loaded. */
   readonly remedy?: string;
+  /**
+   * A model file that arrives with the task's feature, served for the step when no configured model
+   * serves it (load-models.ts): a feature brings its own zero-configuration model, and the core names no such file.
+   */
+  readonly builtIn?: string;
 }
 
 /**

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import type { Embedder } from '../../models/embedder.js';
 import { MODEL_KINDS } from '../../models/model-roles.js';
 import type { ModelStep } from '../../models/model-step.js';
 import type { Detection } from '../../models/types.js';
+import { packageRoot } from '../../package-root.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
 import { assembleFoundResponse, type NamedDetection, type Naming } from '../../tasks/found-response.js';
 import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../tasks/image-parameters.js';
@@ -14,8 +16,16 @@ import { STATES_SCHEMAS } from './states-schemas.js';
 /** Its service type. */
 export const STATES = 'region-states';
 
-/** Its lead: an image embedder (the embedded MobileNetV2 unless the service names another). */
-export const STATE_EMBEDDER: ModelStep<Embedder> = { role: 'embedder', kind: MODEL_KINDS.imageEmbeddings };
+/**
+ * Its lead: an image embedder — the one the service names, else the first configured, else the
+ * embedded MobileNetV2 the feature brings (int8, its pooled features as `embedding`, sampled at 64²
+ * by its configuration beside it: assets/models/README.md, docs/states.md).
+ */
+export const STATE_EMBEDDER: ModelStep<Embedder> = {
+  role: 'embedder',
+  kind: MODEL_KINDS.imageEmbeddings,
+  builtIn: path.join(packageRoot(), 'assets', 'models', 'mobilenetv2-12-int8-emb.onnx'),
+};
 
 /** The 3 nearest examples per state; unsure when the best leads the next by less than 0.02 (set on the TUNE split, docs/states.md). */
 export const JUDGE: JudgeSettings = { neighbours: 3, margin: 0.02 };

@@ -61,7 +61,7 @@ interface DeepStackRouteDescription {
   /** The field its file is read from first, named when a form sends more files than `files`. */
   readonly fileField?: string;
   /**
-   * Its `:model` segment names something of its task's own (a states service's camera), not a
+   * Its `:model` segment names something of its task's own (a camera its service knows), not a
    * loaded model: at a path another route serves by model name, it answers the names no loaded
    * model of that route has (the segment reaches it as DeepStackRequest.ownName).
    */
