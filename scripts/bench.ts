@@ -145,7 +145,7 @@ async function uploadForms(imageBytes: Buffer): Promise<Upload[]> {
 
 /** A minimal keep-alive HTTP client: the body is built once, so the client adds next to nothing. */
 function detectionPoster(url: string, apiKey: string, upload: Upload): () => Promise<number> {
-  // Idle sockets are dropped before the server's 5 s keep-alive timeout would close them under a request.
+  // Idle sockets are dropped long before the server's keep-alive (KEEP_ALIVE_TIMEOUT_MS) would close them under a request.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4000 });
   const target = new URL(`/api/v1/object-detection${upload.query}`, url);
   const { body } = upload;

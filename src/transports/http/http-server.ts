@@ -8,6 +8,16 @@ import { closeAfterAnswer, LINGER_MS } from '../early-answer.js';
 /** Most request headers accepted; a request with more is refused 431 whole rather than parsed with some of them dropped. */
 export const MAX_REQUEST_HEADERS = 100;
 
+/**
+ * How long an idle connection is kept for the client's next request (Node's default is 5 s), sent to
+ * clients as `Keep-Alive: timeout=65`. A server that closes an idle connection while the client still
+ * holds it in its pool races the client's next request on it, which then fails (`fetch failed`,
+ * ECONNRESET). Clients pool idle connections for longer than 5 s: .NET's HttpClient (Blue Iris, Agent
+ * DVR) 60 s, as do proxies in front (nginx's upstream keepalive, AWS's load balancers 60 s); a client
+ * whose event loop stalls cannot act on the hint in time. Longer than all these, so the client lets go first.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 
 export interface HttpServerLimits {
   /** The request line and headers must arrive within this long. */
@@ -47,10 +57,18 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits,
     },
     app,
   );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // One more than allowed, so a request over the limit is seen (Node silently drops headers past this count).
   server.maxHeadersCount = MAX_REQUEST_HEADERS + 1;
   server.on('checkContinue', app);
   server.on('checkExpectation', app);
+  // Once the server is closing, a connection whose answer was in flight closes when the answer is sent,
+  // rather than idling out KEEP_ALIVE_TIMEOUT_MS and holding up the shutdown (Node closes only those already idle).
+  const closeWhenAnsweredAfterClose = (_request: IncomingMessage, response: ServerResponse) =>
+    response.once('finish', () => {
+      if (!server.listening) setImmediate(() => server.closeIdleConnections());
+    });
+  for (const event of ['request', 'checkContinue', 'checkExpectation']) server.on(event, closeWhenAnsweredAfterClose);
   // Sockets whose request in progress is answered before they close (see below), so that more stray bytes change nothing.
   const closingAfterAnswer = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
