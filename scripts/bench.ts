@@ -85,7 +85,7 @@ async function rawInference(modelPath: string, threads: number, imageBytes: Buff
   const size = metadata.isTensor ? Number(metadata.shape[2]) : 640;
   const tensor = new Float32Array(3 * size * size);
   // The photo as a real input; which family's layout does not change a run's time.
-  letterboxInto(await decodeImage(imageBytes, { maxPixels: 1e9 }), ultralytics.letterbox(size), tensor);
+  letterboxInto(await decodeImage(imageBytes, { maxPixels: 1e9 }), ultralytics.letterbox({ width: size, height: size }), tensor);
   const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', tensor, [1, 3, size, size]) };
   const runOnce = async () => {
     const started = performance.now();

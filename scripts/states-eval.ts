@@ -232,7 +232,7 @@ async function printSpeed(entries: readonly Labelled[], method: StatesMethod): P
   const tensor = new Float32Array(3 * side * side);
   const yolo = async () => {
     const started = performance.now();
-    letterboxInto(image, ultralytics.letterbox(side), tensor);
+    letterboxInto(image, ultralytics.letterbox({ width: side, height: side }), tensor);
     await detector.run({ [detector.inputNames[0]]: new ort.Tensor('float32', tensor, [1, 3, side, side]) });
     return performance.now() - started;
   };

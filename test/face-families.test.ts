@@ -4,6 +4,7 @@ import { ultraface } from '../src/models/families/faces/ultraface.js';
 import { yunet } from '../src/models/families/faces/yunet.js';
 import { faceFamilyForOutputs } from '../src/models/families/index.js';
 import type { OutputTensor } from '../src/models/types.js';
+import { sameForEveryChannel } from '../src/vision/channel-normalisation.js';
 import { padGeometry, padInto } from '../src/vision/pad.js';
 import { stretchInto } from '../src/vision/stretch.js';
 
@@ -14,13 +15,13 @@ describe('face detector families: input and output', () => {
     // Two pixels, red 0 and 255, green 100, blue 200; stretched to 4 × 1.
     const image = { width: 2, height: 1, data: Buffer.from([0, 100, 200, 255, 100, 200]) };
     const values = new Float32Array(3 * 4);
-    const scale = stretchInto(image, { width: 4, height: 1, mean: 127, scale: 1 / 128 }, values);
+    const scale = stretchInto(image, { width: 4, height: 1, normalise: sameForEveryChannel(1, 127, 128) }, values);
     expect(scale).to.deep.equal({ scaleX: 2, scaleY: 1 });
     const red = [0, 63.75, 191.25, 255].map((value) => (value - 127) / 128);
     expect([...values.subarray(0, 4)].map((value, index) => value - red[index]).every((difference) => Math.abs(difference) < 1e-6)).to.equal(true);
     expect([...values.subarray(4, 8)]).to.deep.equal(new Array(4).fill((100 - 127) / 128).map(Math.fround));
     expect([...values.subarray(8, 12)]).to.deep.equal(new Array(4).fill((200 - 127) / 128).map(Math.fround));
-    expect(() => stretchInto(image, { width: 4, height: 2, mean: 127, scale: 1 / 128 }, values)).to.throw(RangeError);
+    expect(() => stretchInto(image, { width: 4, height: 2, normalise: sameForEveryChannel(1, 127, 128) }, values)).to.throw(RangeError);
   });
 
   it('UltraFace: reads the face score and the box (fractions of the input) of each row of its two outputs', () => {
@@ -42,7 +43,7 @@ describe('face detector families: input and output', () => {
     // Two pixels into a 4 × 2 input, BGR, minus per-channel means: the padding stays 0.
     const image = { width: 2, height: 1, data: Buffer.from([10, 20, 30, 40, 50, 60]) };
     const values = new Float32Array(3 * 4 * 2).fill(99);
-    padInto(image, { width: 4, height: 2, resizedWidth: 2, resizedHeight: 1, channelOrder: 'bgr', mean: [1, 2, 3], scale: 1 }, values);
+    padInto(image, { width: 4, height: 2, resizedWidth: 2, resizedHeight: 1, channelOrder: 'bgr', normalise: { scale: 1, mean: [1, 2, 3], std: [1, 1, 1] } }, values);
     expect([...values]).to.deep.equal([27, 57, 0, 0, 0, 0, 0, 0, 18, 48, 0, 0, 0, 0, 0, 0, 9, 39, 0, 0, 0, 0, 0, 0]);
   });
 

@@ -87,6 +87,11 @@ describe('ONNX model metadata', () => {
     if (typeof dynamic === 'string') throw new Error(dynamic);
     expect(dynamic.inputSize, 'a dynamic input takes imgsz').to.deep.equal({ width: 96, height: 96 });
     await dynamic.dispose();
+
+    const wide = await load({ ...DETECTOR, inputSize: 'size', metadata: { ...DETECTOR.metadata, imgsz: '[96, 128]' } });
+    if (typeof wide === 'string') throw new Error(wide);
+    expect(wide.inputSize, 'imgsz is [height, width]').to.deep.equal({ width: 128, height: 96 });
+    await wide.dispose();
   });
 
   it('refuses, and says why: other tasks, label counts that do not match the output, contradicting sizes, unreadable files', async () => {
@@ -99,9 +104,10 @@ describe('ONNX model metadata', () => {
       [{ inputSize: 64, outputShape: [1, 7, 84] }, undefined, 'its output [1, 7, 84] scores 3 classes and the model names none; list them as "labels" in custom.json'],
       [{ ...DETECTOR, metadata: { ...DETECTOR.metadata, imgsz: '[640, 640]' } }, undefined, "its metadata says imgsz [640, 640], but the model's input is 64×64"],
       [DETECTOR, { inputSize: 320 }, "its configuration says inputSize 320, but the model's input is 64×64"],
-      [{ ...DETECTOR, inputSize: 'size', metadata: { ...DETECTOR.metadata, imgsz: '[96, 128]' } }, undefined, 'only square inputs are supported, its metadata says imgsz [96, 128]'],
+      [{ ...DETECTOR, inputSize: { width: 128, height: 96 } }, { inputSize: 96 }, "its configuration says inputSize 96, but the model's input is 128×96"],
       [{ ...DETECTOR, inputSize: 80 }, { inputSize: 80 }, "its metadata says imgsz [64, 64], but the model's input is 80×80"],
-      [{ ...DETECTOR, inputSize: 'size', metadata: { ...DETECTOR.metadata, imgsz: '[80, 80]' } }, undefined, "input size 80 is not a multiple of the model's stride 32"],
+      [{ ...DETECTOR, inputSize: 'size', metadata: { ...DETECTOR.metadata, imgsz: '[80, 80]' } }, undefined, "its input 80×80 is not a multiple of the model's stride 32"],
+      [{ ...DETECTOR, inputSize: { width: 64, height: 48 }, metadata: { ...DETECTOR.metadata, imgsz: '[48, 64]' } }, undefined, "its input 64×48 is not a multiple of the model's stride 32"],
       [{ ...DETECTOR, metadata: { ...DETECTOR.metadata, names: '[cat, dog]' } }, undefined, 'its Ultralytics metadata is unreadable: "names" is not a Python dict of class names'],
       [{ inputSize: 64, outputShape: [1, 2, 3, 4] }, { labels: THREE }, 'cannot tell the family of a model with output [1, 2, 3, 4]; name one of end-to-end, ultralytics, yolox as "family" in custom.json'],
       [DETECTOR, { labels: THREE, colour: 'red' }, 'custom.json: unknown setting "colour" (known: family, role, inputSize, labels'],

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import * as ort from 'onnxruntime-node';
 import { type CatalogueFile, MODEL_CATALOGUE } from '../src/models/model-catalogue.js';
+import { ultralyticsLetterbox } from '../src/models/families/ultralytics-letterbox.js';
 import { decodeImage } from '../src/vision/decode.js';
 import { letterboxInto } from '../src/vision/letterbox.js';
 import { sha256Of } from './support/embedded-models.js';
@@ -56,7 +57,7 @@ async function outputsOn(session: ort.InferenceSession, photo: string): Promise<
   const side = 640;
   const image = await decodeImage(fs.readFileSync(photo), { maxPixels: 50_000_000 });
   const pixels = new Float32Array(3 * side * side);
-  letterboxInto(image, { size: side, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }, pixels);
+  letterboxInto(image, ultralyticsLetterbox({ width: side, height: side }), pixels);
   const outputs = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', pixels, [1, 3, side, side]) });
   return session.outputNames.map((name) => outputs[name]!.data as Float32Array);
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import { packageRoot } from '../package-root.js';
+import { sameForEveryChannel } from '../vision/channel-normalisation.js';
 import { decodeImage } from '../vision/decode.js';
 import { letterboxInto } from '../vision/letterbox.js';
 
@@ -30,7 +31,7 @@ export async function differingOutputs(reference: string, candidate: string): Pr
     const side = inputSide(sessions[0]!);
     const image = await decodeImage(await fs.readFile(SAMPLE_PHOTO), { maxPixels: Number.MAX_SAFE_INTEGER });
     const pixels = new Float32Array(3 * side * side);
-    letterboxInto(image, { size: side, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }, pixels);
+    letterboxInto(image, { width: side, height: side, placement: 'centre', channelOrder: 'rgb', normalise: sameForEveryChannel(1 / 255), padValue: 114 }, pixels);
     image.release();
     const feeds = { [sessions[0]!.inputNames[0]!]: new ort.Tensor('float32', pixels, [1, 3, side, side]) };
     const [expected, actual] = [await sessions[0]!.run(feeds), await sessions[1]!.run(feeds)];

@@ -1,4 +1,5 @@
 import { BILINEAR_WASM } from './bilinear-wasm.js';
+import { channelAffine, type ChannelNormalisation } from './channel-normalisation.js';
 import type { RgbImage } from './image.js';
 
 /**
@@ -51,7 +52,7 @@ const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BILIN
   readonly memory: WebAssembly.Memory;
   readonly blendRows: (
     sourceRows: number, runLength: number, verticals: number, count: number, offsets: number, weights: number,
-    red: number, green: number, blue: number, rowBytes: number, offset: number,
+    red: number, green: number, blue: number, rowBytes: number, shifts: number,
   ) => void;
 };
 
@@ -59,7 +60,8 @@ const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BILIN
 const MAX_RUN = 8;
 
 /**
- * Resizes `image` over the target window, bilinear with half-pixel centres, writing pixel × `scale` + `offset`.
+ * Resizes `image` over the target window, bilinear with half-pixel centres, each channel normalised as
+ * `normalisation` says (one multiply and add per value, in the same pass).
  *
  * The arithmetic runs in WebAssembly with 128-bit SIMD (bilinear.wat), four output pixels at a
  * time, in f64 like the scalar JavaScript it replaced (the same floats to the last bit), blending
@@ -69,18 +71,21 @@ const MAX_RUN = 8;
  * large image: a copy out of shared memory is several times slower than a plain memcpy), and the
  * finished rows are copied out to the planes.
  */
-export function resampleInto(image: RgbImage, target: PlanarWindow, scale: number, offset: number): void {
+export function resampleInto(image: RgbImage, target: PlanarWindow, normalisation: ChannelNormalisation): void {
+  const { multiplier, shift } = channelAffine(normalisation);
   const source = image.width > 1 ? image : widened(image);
   const { width, height } = target;
   const sourceStride = source.width * 3;
-  // Memory: column taps; a run's source row addresses and vertical weights; slots for its source
-  // rows (+8 bytes each, as the kernel reads 8 at a time); then the output rows, each padded to a
+  // Memory: column taps; a run's source row addresses and vertical weights (a pair per channel and
+  // row, each channel's scaled by its multiplier); the channels' shifts; slots for its source rows
+  // (+8 bytes each, as the kernel reads 8 at a time); then the output rows, each padded to a
   // multiple of 4 values, plane after plane.
   const paddedWidth = (width + 3) & ~3;
   const weightsAt = 4 * paddedWidth;
   const runRowsAt = weightsAt + 8 * paddedWidth;
   const verticalsAt = runRowsAt + align16(4 * (MAX_RUN + 1));
-  const slotsAt = verticalsAt + 16 * MAX_RUN;
+  const shiftsAt = verticalsAt + 48 * MAX_RUN;
+  const slotsAt = shiftsAt + align16(8 * 3);
   const slotBytes = align16(sourceStride + 8);
   const slots = MAX_RUN + 1;
   const outputAt = slotsAt + slots * slotBytes;
@@ -95,7 +100,8 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
   new Int32Array(memory, 0, paddedWidth).fill(0, width).set(columns.offset);
   new Float64Array(memory, weightsAt, paddedWidth).fill(0, width).set(columns.weight);
   const runRows = new Int32Array(memory, runRowsAt, MAX_RUN + 1);
-  const verticals = new Float64Array(memory, verticalsAt, 2 * MAX_RUN);
+  const verticals = new Float64Array(memory, verticalsAt, 6 * MAX_RUN);
+  new Float64Array(memory, shiftsAt, 3).set(shift);
   const rows = bilinearTaps(source.height, height);
   const sourceBytes = new Uint8Array(source.data.buffer, source.data.byteOffset, source.data.length);
   const memoryBytes = new Uint8Array(memory);
@@ -117,14 +123,16 @@ export function resampleInto(image: RgbImage, target: PlanarWindow, scale: numbe
     }
     for (let j = 0; j < length; j++) {
       const fy = rows.weight[y + j];
-      verticals[2 * j] = (1 - fy) * scale;
-      verticals[2 * j + 1] = fy * scale;
+      for (let channel = 0; channel < 3; channel++) {
+        verticals[6 * j + 2 * channel] = (1 - fy) * multiplier[channel];
+        verticals[6 * j + 2 * channel + 1] = fy * multiplier[channel];
+      }
     }
     runRows[0] = hold(first);
     // A row of weight 0 (the last one) blends with itself: no read past the image.
     for (let j = 1; j <= length; j++) runRows[j] = rows.weight[y + j - 1] > 0 ? hold(first + j) : runRows[0];
     const out = outputAt + rowBytes * y;
-    kernel.blendRows(runRowsAt, length, verticalsAt, paddedWidth, 0, weightsAt, out, out + planeBytes, out + 2 * planeBytes, rowBytes, offset);
+    kernel.blendRows(runRowsAt, length, verticalsAt, paddedWidth, 0, weightsAt, out, out + planeBytes, out + 2 * planeBytes, rowBytes, shiftsAt);
     y += length;
   }
   copyOut(new Float32Array(memory, outputAt, 3 * paddedWidth * height), paddedWidth, target);

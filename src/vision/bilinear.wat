@@ -10,10 +10,11 @@
   ;; rows j and j + 1 — so that each source row's horizontal blend is computed once however many
   ;; output rows read it (a downscale by less than 2 gives runs of several rows). For x < $count
   ;; (a multiple of 4): the pixel at byte offsets[x] of each source row and its right neighbour,
-  ;; blended by weights[x] across; output row j is upper × verticals[2j] + lower × verticals[2j + 1]
-  ;; + $offset, stored as f32 at $red / $green / $blue + j × $rowBytes + 4x. $sourceRows holds the
-  ;; runLength + 1 row addresses (i32), offsets are i32, weights and verticals f64; every pixel has
-  ;; a right neighbour, and 8 bytes from each offset are readable.
+  ;; blended by weights[x] across; output row j of channel c (0–2: R, G, B) is upper × verticals[6j + 2c]
+  ;; + lower × verticals[6j + 2c + 1] + shifts[c], stored as f32 at $red / $green / $blue + j × $rowBytes + 4x:
+  ;; each channel its own scale (in its vertical weights) and shift. $sourceRows holds the runLength + 1 row
+  ;; addresses (i32), offsets are i32, weights, verticals and shifts f64; every pixel has a right neighbour,
+  ;; and 8 bytes from each offset are readable.
   ;;
   ;; The sums are in f64 and rounded to f32 once, as the scalar JavaScript this replaced did: the
   ;; same floats to the last bit. In f32, a third of the values came out one step apart, enough for
@@ -21,14 +22,13 @@
   (func (export "blendRows")
         (param $sourceRows i32) (param $runLength i32) (param $verticals i32)
         (param $count i32) (param $offsets i32) (param $weights i32)
-        (param $red i32) (param $green i32) (param $blue i32) (param $rowBytes i32) (param $offset f64)
+        (param $red i32) (param $green i32) (param $blue i32) (param $rowBytes i32) (param $shifts i32)
     (local $x i32) (local $channel i32) (local $j i32) (local $row i32) (local $plane i32)
     (local $o0 i32) (local $o1 i32) (local $o2 i32) (local $o3 i32)
     (local $fx01 v128) (local $fx23 v128) (local $pixels v128) (local $left v128)
     (local $leftMask v128) (local $rightMask v128)
     (local $blend01 v128) (local $blend23 v128) (local $above01 v128) (local $above23 v128)
-    (local $upperWeight v128) (local $lowerWeight v128) (local $offsetX2 v128)
-    (local.set $offsetX2 (f64x2.splat (local.get $offset)))
+    (local $upperWeight v128) (local $lowerWeight v128) (local $offsetX2 v128) (local $channelVerticals i32)
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $x) (local.get $count)))
@@ -50,6 +50,9 @@
             (i32.add (i32.shl (local.get $x) (i32.const 2))
               (select (local.get $red) (select (local.get $green) (local.get $blue) (i32.eq (local.get $channel) (i32.const 1)))
                       (i32.eqz (local.get $channel)))))
+          ;; This channel's shift, and its first pair of vertical weights (a run row's pairs are 48 bytes apart).
+          (local.set $offsetX2 (f64x2.splat (f64.load (i32.add (local.get $shifts) (i32.shl (local.get $channel) (i32.const 3))))))
+          (local.set $channelVerticals (i32.add (local.get $verticals) (i32.shl (local.get $channel) (i32.const 4))))
 
           (local.set $j (i32.const 0))
           (loop $rows
@@ -72,9 +75,9 @@
             (if (local.get $j)
               (then
                 (local.set $upperWeight (f64x2.splat (f64.load offset=0
-                  (i32.add (local.get $verticals) (i32.shl (i32.sub (local.get $j) (i32.const 1)) (i32.const 4))))))
+                  (i32.add (local.get $channelVerticals) (i32.mul (i32.sub (local.get $j) (i32.const 1)) (i32.const 48))))))
                 (local.set $lowerWeight (f64x2.splat (f64.load offset=8
-                  (i32.add (local.get $verticals) (i32.shl (i32.sub (local.get $j) (i32.const 1)) (i32.const 4))))))
+                  (i32.add (local.get $channelVerticals) (i32.mul (i32.sub (local.get $j) (i32.const 1)) (i32.const 48))))))
                 (v128.store
                   (i32.add (local.get $plane) (i32.mul (i32.sub (local.get $j) (i32.const 1)) (local.get $rowBytes)))
                   (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23

@@ -1,17 +1,6 @@
+import { channelAffine, type ChannelNormalisation } from './channel-normalisation.js';
 import type { Box, Point, RgbImage } from './image.js';
 import { polygonSpans } from './polygon-spans.js';
-
-/**
- * Per-channel normalisation of a planar (NCHW) float input: value = (pixel × scale − mean) / std,
- * each channel its own mean and standard deviation (torchvision's ImageNet input: scale 1/255,
- * mean (0.485, 0.456, 0.406), std (0.229, 0.224, 0.225)).
- */
-export interface ChannelNormalisation {
-  readonly scale: number;
-  /** R, G, B. */
-  readonly mean: readonly [number, number, number];
-  readonly std: readonly [number, number, number];
-}
 
 /**
  * How a model that reads image regions wants them: each stretched over `width` × `height` (any
@@ -65,8 +54,7 @@ export function cropsInto(image: RgbImage, spec: CropsSpec, tensor: Uint8Array |
   const plane = width * height;
   const step = normalise ? 1 : 3;
   const channelOffset = normalise ? plane : 1;
-  const multiplier = normalise ? normalise.std.map((std) => normalise.scale / std) : [1, 1, 1];
-  const shift = normalise ? normalise.mean.map((mean, c) => -mean / normalise.std[c]) : [0, 0, 0];
+  const { multiplier, shift } = normalise ? channelAffine(normalise) : { multiplier: [1, 1, 1], shift: [0, 0, 0] };
   const store = normalise ? (value: number) => value : Math.round;
   const stride = image.width * 3;
   const last = image.width > 1 ? 3 : 0;

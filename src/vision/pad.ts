@@ -1,4 +1,5 @@
 import { planesOf, resampleInto } from './bilinear.js';
+import type { ChannelNormalisation } from './channel-normalisation.js';
 import type { RgbImage } from './image.js';
 
 /**
@@ -12,9 +13,7 @@ export interface PadSpec {
   readonly resizedWidth: number;
   readonly resizedHeight: number;
   readonly channelOrder: 'rgb' | 'bgr';
-  /** Tensor value = (pixel − mean of its channel) × scale; means in R, G, B order. */
-  readonly mean: readonly [number, number, number];
-  readonly scale: number;
+  readonly normalise: ChannelNormalisation;
 }
 
 /** Where an image of `width` × `height` lands in a padded input: brought down (never up) so that its longer side is at most `maxSide`, then padded to multiples of `multiple`. */
@@ -26,20 +25,11 @@ export function padGeometry(width: number, height: number, maxSide: number, mult
   return { width: padded(resizedWidth), height: padded(resizedHeight), resizedWidth, resizedHeight };
 }
 
-/** Resize + pad + channel reorder + normalise, written into a planar (NCHW) float tensor of exactly 3 × width × height values. */
+/** Resize + pad + channel reorder + normalise, written into a planar (NCHW) float tensor of exactly 3 × width × height values; the padding 0 (the mean colour once normalised). */
 export function padInto(image: RgbImage, spec: PadSpec, tensor: Float32Array): void {
   const plane = spec.width * spec.height;
   if (tensor.length !== plane * 3) throw new RangeError(`tensor holds ${tensor.length} values, expected ${plane * 3}`);
   tensor.fill(0);
   const planes = planesOf(tensor, plane, spec.channelOrder);
-  resampleInto(image, { ...planes, stride: spec.width, left: 0, top: 0, width: spec.resizedWidth, height: spec.resizedHeight }, spec.scale, 0);
-  const [red, green, blue] = spec.mean;
-  if (red === 0 && green === 0 && blue === 0) return;
-  for (const [values, mean] of [[planes.red, red], [planes.green, green], [planes.blue, blue]] as const) {
-    const shift = mean * spec.scale;
-    for (let y = 0; y < spec.resizedHeight; y++) {
-      const row = y * spec.width;
-      for (let x = row; x < row + spec.resizedWidth; x++) values[x] -= shift;
-    }
-  }
+  resampleInto(image, { ...planes, stride: spec.width, left: 0, top: 0, width: spec.resizedWidth, height: spec.resizedHeight }, spec.normalise);
 }

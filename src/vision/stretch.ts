@@ -1,13 +1,12 @@
 import type { RgbImage } from './image.js';
 import { planesOf, resampleInto } from './bilinear.js';
+import type { ChannelNormalisation } from './channel-normalisation.js';
 
 /** How a detector that stretches the whole image over its input wants that input filled. */
 export interface StretchSpec {
   readonly width: number;
   readonly height: number;
-  /** Tensor value = (pixel − mean) × scale, per channel, RGB order. */
-  readonly mean: number;
-  readonly scale: number;
+  readonly normalise: ChannelNormalisation;
 }
 
 /**
@@ -16,10 +15,9 @@ export interface StretchSpec {
  * RGB (NCHW) float tensor. Returns the scale of each axis (input pixels per image pixel).
  */
 export function stretchInto(image: RgbImage, spec: StretchSpec, tensor: Float32Array): { scaleX: number; scaleY: number } {
-  const { width, height, mean, scale } = spec;
+  const { width, height } = spec;
   const plane = width * height;
   if (tensor.length !== plane * 3) throw new RangeError(`tensor holds ${tensor.length} values, expected ${plane * 3}`);
-  // (pixel − mean) × scale, as pixel × scale + (−mean × scale).
-  resampleInto(image, { ...planesOf(tensor, plane, 'rgb'), stride: width, left: 0, top: 0, width, height }, scale, -mean * scale);
+  resampleInto(image, { ...planesOf(tensor, plane, 'rgb'), stride: width, left: 0, top: 0, width, height }, spec.normalise);
   return { scaleX: width / image.width, scaleY: height / image.height };
 }

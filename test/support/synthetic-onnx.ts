@@ -3,7 +3,7 @@ import { ONNX_MESSAGES } from '../../src/models/runtimes/onnx/onnx-graph.js';
 
 /**
  * Small ONNX models written at test time (no binaries in the repository): input `images`
- * [1, 3, S, S], output `output0` of any shape, produced by a Constant node — enough for ONNX
+ * [1, 3, S, S] or [1, 3, H, W], output `output0` of any shape and values, produced by a Constant node — enough for ONNX
  * Runtime to load and run, and for the loader's checks, in the messages src/models/runtimes/onnx/onnx-graph.ts writes.
  */
 const onnx = ONNX_MESSAGES;
@@ -17,9 +17,11 @@ const valueInfo = (name: string, shape: readonly (number | string)[]) => ({
 });
 
 export interface SyntheticModel {
-  /** Input side, or a symbolic name for a dynamic input. */
-  readonly inputSize: number | string;
+  /** Input side, or a symbolic name for a dynamic input, or a width and height. */
+  readonly inputSize: number | string | { readonly width: number; readonly height: number };
   readonly outputShape: readonly number[];
+  /** The output's values, row-major (default all 0). */
+  readonly outputValues?: readonly number[];
   /** Written as the model's metadata_props (Ultralytics writes `str()` of Python values). */
   readonly metadata?: Readonly<Record<string, string>>;
   /** Bytes of an unused initializer placed before the metadata, standing in for a real model's weights. */
@@ -30,9 +32,10 @@ export interface SyntheticModel {
 
 /** Writes the model to `file`. */
 export function writeSyntheticOnnx(file: string, model: SyntheticModel): void {
-  const size = model.inputSize;
-  const values = model.outputShape.reduce((product, dim) => product * dim, 1);
-  const constant = { dims: model.outputShape, dataType: FLOAT, rawData: Buffer.alloc(values * 4) };
+  const [height, width] = typeof model.inputSize === 'object' ? [model.inputSize.height, model.inputSize.width] : [model.inputSize, model.inputSize];
+  const values = new Float32Array(model.outputShape.reduce((product, dim) => product * dim, 1));
+  values.set(model.outputValues ?? []);
+  const constant = { dims: model.outputShape, dataType: FLOAT, rawData: Buffer.from(values.buffer) };
   const message = onnx.lookupType('ModelProto').fromObject({
     irVersion: 8,
     opsetImport: [{ domain: '', version: 17 }],
@@ -40,7 +43,7 @@ export function writeSyntheticOnnx(file: string, model: SyntheticModel): void {
       name: 'synthetic',
       node: [{ output: ['output0'], name: 'constant', opType: model.opType ?? 'Constant', attribute: [{ name: 'value', t: constant, type: ATTRIBUTE_TENSOR }] }],
       initializer: model.weightBytes ? [{ name: 'weights', dims: [model.weightBytes / 4], dataType: FLOAT, rawData: Buffer.alloc(model.weightBytes, 7) }] : [],
-      input: [valueInfo('images', [1, 3, size, size])],
+      input: [valueInfo('images', [1, 3, height, width])],
       output: [valueInfo('output0', model.outputShape)],
     },
     metadataProps: Object.entries(model.metadata ?? {}).map(([key, value]) => ({ key, value })),

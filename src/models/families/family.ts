@@ -1,4 +1,4 @@
-import type { LetterboxSpec } from '../../vision/letterbox.js';
+import type { InputSize, LetterboxSpec } from '../../vision/letterbox.js';
 import type { FileDetector, InferenceSettings } from '../model-repository.js';
 import type { ModelKind, ModelRole } from '../model-roles.js';
 import type { ModelOfRole, RoleModel } from '../role-models.js';
@@ -25,14 +25,14 @@ export interface ObjectFamily {
   readonly name: string;
   /** True when an output of this shape is this family's (used when no sidecar names the family). */
   matchesOutput(dims: readonly number[]): boolean;
-  /** Input layout for a square input of `size` pixels. */
-  letterbox(size: number): LetterboxSpec;
+  /** Input layout for a network input of `input` pixels (its declared [N, 3, height, width]). */
+  letterbox(input: InputSize): LetterboxSpec;
   /** How many classes an output of this shape scores; undefined when the shape does not say (class ids are values). */
   classCount(dims: readonly number[]): number | undefined;
   /** Whether overlapping same-class candidates must still be merged. */
   readonly needsNms: boolean;
   /** Candidates scoring at least `minScore`, in network-input pixels, from the model's (first) output. */
-  readCandidates(output: OutputTensor, inputSize: number, minScore: number): Candidate[];
+  readCandidates(output: OutputTensor, input: InputSize, minScore: number): Candidate[];
 }
 
 /**

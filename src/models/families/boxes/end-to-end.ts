@@ -1,5 +1,7 @@
+import type { InputSize } from '../../../vision/letterbox.js';
 import type { OutputTensor } from '../../types.js';
 import type { Candidate, ObjectFamily } from '../family.js';
+import { ultralyticsLetterbox } from '../ultralytics-letterbox.js';
 
 /**
  * YOLO26 / YOLOv10 end-to-end exports: output [1, K, 6], rows x1, y1, x2, y2, score, class id.
@@ -10,8 +12,8 @@ export const endToEnd: ObjectFamily = {
   needsNms: false,
   matchesOutput: (dims) => dims.length === 3 && dims[2] === 6,
   classCount: () => undefined,
-  letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
-  readCandidates({ data, dims }: OutputTensor, _inputSize: number, minScore: number): Candidate[] {
+  letterbox: ultralyticsLetterbox,
+  readCandidates({ data, dims }: OutputTensor, _input: InputSize, minScore: number): Candidate[] {
     const candidates: Candidate[] = [];
     for (let row = 0, offset = 0; row < dims[1]; row++, offset += 6) {
       const score = data[offset + 4];

@@ -1,5 +1,7 @@
+import type { InputSize } from '../../../vision/letterbox.js';
 import type { OutputTensor } from '../../types.js';
 import type { Candidate, ObjectFamily } from '../family.js';
+import { ultralyticsLetterbox } from '../ultralytics-letterbox.js';
 
 /**
  * YOLOv8 / YOLO11 exports: output [1, 4 + C, N], channel-major. Rows 0–3 are cx, cy, w, h;
@@ -10,8 +12,8 @@ export const ultralytics: ObjectFamily = {
   needsNms: true,
   matchesOutput: (dims) => dims.length === 3 && dims[1] > 4 && dims[1] < dims[2],
   classCount: (dims) => dims[1] - 4,
-  letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114 }),
-  readCandidates({ data, dims }: OutputTensor, _inputSize: number, minScore: number): Candidate[] {
+  letterbox: ultralyticsLetterbox,
+  readCandidates({ data, dims }: OutputTensor, _input: InputSize, minScore: number): Candidate[] {
     const anchors = dims[2];
     const classes = dims[1] - 4;
     const candidates: Candidate[] = [];

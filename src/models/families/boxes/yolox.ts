@@ -1,3 +1,5 @@
+import { sameForEveryChannel } from '../../../vision/channel-normalisation.js';
+import type { InputSize } from '../../../vision/letterbox.js';
 import type { OutputTensor } from '../../types.js';
 import type { Candidate, ObjectFamily } from '../family.js';
 
@@ -6,23 +8,23 @@ const STRIDES = [8, 16, 32];
 /**
  * YOLOX exports: output [1, N, 5 + C], rows tx, ty, tw, th, objectness, class scores (sigmoid
  * already applied), boxes still relative to grid cells of strides 8, 16, 32. Input is BGR,
- * raw 0–255, image at the top-left of the padded square. Needs NMS.
+ * raw 0–255, image at the top-left of the padded input. Needs NMS.
  */
 export const yolox: ObjectFamily = {
   name: 'yolox',
   needsNms: true,
   matchesOutput: (dims) => dims.length === 3 && dims[2] > 5 && dims[2] < dims[1],
   classCount: (dims) => dims[2] - 5,
-  letterbox: (size) => ({ size, placement: 'top-left', channelOrder: 'bgr', pixelScale: 1, padValue: 114 }),
-  readCandidates({ data, dims }: OutputTensor, inputSize: number, minScore: number): Candidate[] {
+  letterbox: ({ width, height }) => ({ width, height, placement: 'top-left', channelOrder: 'bgr', normalise: sameForEveryChannel(1), padValue: 114 }),
+  readCandidates({ data, dims }: OutputTensor, input: InputSize, minScore: number): Candidate[] {
     const rowLength = dims[2];
     const classes = rowLength - 5;
     const candidates: Candidate[] = [];
     let row = 0;
     for (const stride of STRIDES) {
-      const cells = Math.floor(inputSize / stride);
-      for (let gy = 0; gy < cells; gy++) {
-        for (let gx = 0; gx < cells; gx++, row++) {
+      const [gridColumns, gridRows] = [Math.floor(input.width / stride), Math.floor(input.height / stride)];
+      for (let gy = 0; gy < gridRows; gy++) {
+        for (let gx = 0; gx < gridColumns; gx++, row++) {
           const offset = row * rowLength;
           const objectness = data[offset + 4];
           if (objectness < minScore) continue; // score = objectness × class ≤ objectness
@@ -45,7 +47,7 @@ export const yolox: ObjectFamily = {
         }
       }
     }
-    if (row !== dims[1]) throw new Error(`yolox output has ${dims[1]} rows, grids for input ${inputSize} give ${row}`);
+    if (row !== dims[1]) throw new Error(`yolox output has ${dims[1]} rows, grids for input ${input.width}×${input.height} give ${row}`);
     return candidates;
   },
 };

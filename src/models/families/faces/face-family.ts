@@ -65,7 +65,7 @@ export function paddedFaceInput(
   height: number,
   shape: readonly (number | string)[],
   maxSide: number,
-  pixels: Pick<PadSpec, 'channelOrder' | 'mean' | 'scale'> & { readonly stride: number },
+  pixels: Pick<PadSpec, 'channelOrder' | 'normalise'> & { readonly stride: number },
 ): FaceInput {
   const [, , fixedHeight, fixedWidth] = shape;
   let geometry: Pick<PadSpec, 'width' | 'height' | 'resizedWidth' | 'resizedHeight'>;
@@ -75,7 +75,7 @@ export function paddedFaceInput(
   } else {
     geometry = padGeometry(width, height, maxSide, pixels.stride);
   }
-  const layout: PadSpec = { ...geometry, channelOrder: pixels.channelOrder, mean: pixels.mean, scale: pixels.scale };
+  const layout: PadSpec = { ...geometry, channelOrder: pixels.channelOrder, normalise: pixels.normalise };
   return {
     layout,
     dims: [1, 3, geometry.height, geometry.width],

@@ -35,7 +35,7 @@ export const retinaface: FaceFamily = {
   ],
   matchesOutputs: (outputs) => hasOutputs(outputs, ['loc', 'conf', 'iou']),
   // R, G, B means of the BGR (104, 117, 123) the network was trained with.
-  input: (width, height, shape, maxSide) => paddedFaceInput(width, height, shape, maxSide, { channelOrder: 'bgr', mean: [123, 117, 104], scale: 1, stride: 32 }),
+  input: (width, height, shape, maxSide) => paddedFaceInput(width, height, shape, maxSide, { channelOrder: 'bgr', normalise: { scale: 1, mean: [123, 117, 104], std: [1, 1, 1] }, stride: 32 }),
   readFaces(output: RawOutput, input: FaceInput, minRaw: number): Candidate[] {
     const [, , height, width] = input.dims;
     const loc = tensorNamed(output, 'loc').data;

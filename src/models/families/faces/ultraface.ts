@@ -1,3 +1,4 @@
+import { sameForEveryChannel } from '../../../vision/channel-normalisation.js';
 import type { RawOutput } from '../../types.js';
 import type { Candidate } from '../family.js';
 import { tensorNamed } from '../tensors.js';
@@ -33,7 +34,7 @@ export const ultraface: FaceFamily = {
       throw new Error(`an UltraFace model needs a fixed [1, 3, height, width] input, this one is [${shape.join(', ')}]`);
     }
     return {
-      layout: { width: inputWidth, height: inputHeight, mean: 127, scale: 1 / 128 },
+      layout: { width: inputWidth, height: inputHeight, normalise: sameForEveryChannel(1, 127, 128) },
       dims: [1, 3, inputHeight, inputWidth],
       transform: { scaleX: inputWidth / width, scaleY: inputHeight / height, padLeft: 0, padTop: 0 },
     };

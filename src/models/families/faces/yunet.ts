@@ -1,3 +1,4 @@
+import { sameForEveryChannel } from '../../../vision/channel-normalisation.js';
 import type { RawOutput } from '../../types.js';
 import type { Candidate } from '../family.js';
 import { hasOutputs, tensorNamed } from '../tensors.js';
@@ -30,7 +31,7 @@ export const yunet: FaceFamily = {
     [0.95, 0.999],
   ],
   matchesOutputs: (outputs) => hasOutputs(outputs, OUTPUTS),
-  input: (width, height, shape, maxSide) => paddedFaceInput(width, height, shape, maxSide, { channelOrder: 'bgr', mean: [0, 0, 0], scale: 1, stride: 32 }),
+  input: (width, height, shape, maxSide) => paddedFaceInput(width, height, shape, maxSide, { channelOrder: 'bgr', normalise: sameForEveryChannel(1), stride: 32 }),
   readFaces(output: RawOutput, input: FaceInput, minRaw: number): Candidate[] {
     const [, , height, width] = input.dims;
     const faces: Candidate[] = [];

@@ -1,5 +1,7 @@
+import type { InputSize } from '../../../vision/letterbox.js';
 import type { OutputTensor } from '../../types.js';
 import type { Candidate, ObjectFamily } from '../family.js';
+import { ultralyticsLetterbox } from '../ultralytics-letterbox.js';
 
 /** Values in each row of the output: batch index, x1, y1, x2, y2, class, score. */
 const ROW = 7;
@@ -17,8 +19,8 @@ export const plateDetector: ObjectFamily = {
   matchesOutput: () => false,
   classCount: () => 1,
   // Antialiased: plates are small in a camera's frame (docs/plates.md: it found and read more of them).
-  letterbox: (size) => ({ size, placement: 'centre', channelOrder: 'rgb', pixelScale: 1 / 255, padValue: 114, antialias: true }),
-  readCandidates({ data, dims }: OutputTensor, _inputSize: number, minScore: number): Candidate[] {
+  letterbox: (input) => ({ ...ultralyticsLetterbox(input), antialias: true }),
+  readCandidates({ data, dims }: OutputTensor, _input: InputSize, minScore: number): Candidate[] {
     if (dims.length !== 2 || dims[1] !== ROW) throw new Error(`a plate detector's output is [K, ${ROW}], this one is [${dims.join(', ')}]`);
     const candidates: Candidate[] = [];
     for (let offset = 0; offset < dims[0] * ROW; offset += ROW) {

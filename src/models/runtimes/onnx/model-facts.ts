@@ -2,6 +2,7 @@ import path from 'node:path';
 import { COCO_LABELS, parentOf } from '../../coco-categories.js';
 import { type ModelDescription, readModelDescription } from '../../model-description.js';
 import { sidecarPath } from '../../model-repository.js';
+import type { InputSize } from '../../../vision/letterbox.js';
 import { readOnnxFile } from './onnx-file.js';
 import { MetadataError, readUltralyticsMetadata, type UltralyticsMetadata } from './ultralytics-metadata.js';
 
@@ -43,34 +44,32 @@ export async function readModelFacts(modelPath: string): Promise<ModelFacts> {
 }
 
 /**
- * The square input side: fixed by the model's input shape when it declares one (the configuration
- * and metadata must then agree with it), else the configuration's `inputSize`, else the metadata's
- * `imgsz`, else 640. It must be a multiple of the metadata's stride.
+ * The input's width and height: fixed by the model's input shape [N, 3, H, W] when it declares them
+ * (the configuration and metadata must then agree with it), else the configuration's `inputSize` (a
+ * square), else the metadata's `imgsz` ([H, W]), else 640 × 640. Each must be a multiple of the
+ * metadata's stride.
  */
-export function chooseInputSize(modelPath: string, declared: readonly unknown[], { description, metadata }: ModelFacts): number {
+export function chooseInputSize(declared: readonly unknown[], { description, metadata }: ModelFacts): InputSize {
   const [height, width] = [declared[2], declared[3]];
-  let size: number;
+  let size: InputSize;
   if (typeof width === 'number' && typeof height === 'number') {
-    if (width !== height) throw new Refusal(`only square inputs are supported, the model's input is ${width}×${height}`);
-    if (description.inputSize !== undefined && description.inputSize !== width) {
+    if (description.inputSize !== undefined && (description.inputSize !== width || description.inputSize !== height)) {
       throw new Refusal(`its configuration says inputSize ${description.inputSize}, but the model's input is ${width}×${height}`);
     }
     if (metadata.imgsz && (metadata.imgsz[0] !== height || metadata.imgsz[1] !== width)) {
       throw new Refusal(`its metadata says imgsz [${metadata.imgsz.join(', ')}], but the model's input is ${width}×${height}`);
     }
-    size = width;
+    size = { width, height };
   } else if (description.inputSize !== undefined) {
-    size = description.inputSize;
+    size = { width: description.inputSize, height: description.inputSize };
   } else if (metadata.imgsz) {
-    if (metadata.imgsz[0] !== metadata.imgsz[1]) {
-      throw new Refusal(`only square inputs are supported, its metadata says imgsz [${metadata.imgsz.join(', ')}]; export with a square imgsz or set "inputSize" in ${path.basename(sidecarPath(modelPath))}`);
-    }
-    size = metadata.imgsz[0];
+    size = { width: metadata.imgsz[1], height: metadata.imgsz[0] };
   } else {
-    size = DEFAULT_INPUT_SIZE;
+    size = { width: DEFAULT_INPUT_SIZE, height: DEFAULT_INPUT_SIZE };
   }
-  if (metadata.stride !== undefined && size % metadata.stride !== 0) {
-    throw new Refusal(`input size ${size} is not a multiple of the model's stride ${metadata.stride}`);
+  const { stride } = metadata;
+  if (stride !== undefined && (size.width % stride !== 0 || size.height % stride !== 0)) {
+    throw new Refusal(`its input ${size.width}×${size.height} is not a multiple of the model's stride ${stride}`);
   }
   return size;
 }

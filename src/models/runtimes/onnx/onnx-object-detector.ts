@@ -28,8 +28,8 @@ export const objectDetectorLoader: OnnxFamilyLoader<ObjectFamily | { readonly sh
   async load({ modelPath, opened, settings, served }, declared) {
     const facts = await readModelFacts(modelPath);
     const { description } = facts;
-    const inputSize = chooseInputSize(modelPath, opened.signature.inputShape, facts);
-    const dims = [1, 3, inputSize, inputSize];
+    const inputSize = chooseInputSize(opened.signature.inputShape, facts);
+    const dims = [1, 3, inputSize.height, inputSize.width];
     // A warm-up run of every session both pays ORT's first-run cost at start-up and shows the output
     // shape, hence the family; any letterbox fills a tensor of the right shape for it.
     const outputDims = (await opened.warmUp(ultralytics.letterbox(inputSize), dims)).tensors[0].dims;
@@ -50,7 +50,7 @@ export const objectDetectorLoader: OnnxFamilyLoader<ObjectFamily | { readonly sh
       family: family.name,
       labels: categories.labels,
       parents: categories.parents,
-      inputSize: { width: inputSize, height: inputSize },
+      inputSize,
       preprocess,
       inference,
       postprocess,

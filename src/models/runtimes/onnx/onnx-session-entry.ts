@@ -43,7 +43,7 @@ let lastLayout: InputLayout | undefined;
 let lastTransform: LetterboxTransform | undefined;
 
 const sameLayout = (a: InputLayout, b: InputLayout) => JSON.stringify(a) === JSON.stringify(b);
-const valuesOf = (layout: Exclude<InputLayout, CropsSpec>) => ('size' in layout ? 3 * layout.size * layout.size : 3 * layout.width * layout.height);
+const valuesOf = (layout: Exclude<InputLayout, CropsSpec>) => 3 * layout.width * layout.height;
 
 /** The input tensor of a batch of crops, refilled from the image: uint8 NHWC, or float32 NCHW when normalised. */
 function fillCrops(image: { width: number; height: number; data: Buffer }, layout: CropsSpec, dims: readonly number[]): ort.Tensor {
@@ -66,7 +66,7 @@ function fill(image: { width: number; height: number; data: Buffer }, layout: Ex
   if (!lastLayout || !sameLayout(lastLayout, layout)) lastTransform = undefined;
   if (ownInput.length < values) ownInput = new Float32Array(values);
   const input = ownInput.length === values ? ownInput : ownInput.subarray(0, values);
-  if ('size' in layout) lastTransform = letterboxInto(image, layout, input, lastTransform);
+  if ('placement' in layout) lastTransform = letterboxInto(image, layout, input, lastTransform);
   else if ('resizedWidth' in layout) padInto(image, layout, input);
   else stretchInto(image, layout, input);
   lastLayout = layout;

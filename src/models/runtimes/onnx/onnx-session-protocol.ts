@@ -5,8 +5,7 @@ import type { StretchSpec } from '../../../vision/stretch.js';
 import type { RawOutput } from '../../types.js';
 
 /**
- * How the worker fills the model's input from an image: letterboxed into a square (the COCO
- * families), stretched whole over a fixed, maybe not square, input (UltraFace), at its own size
+ * How the worker fills the model's input from an image: letterboxed (the COCO families), stretched whole over a fixed, maybe not square, input (UltraFace), at its own size
  * in a padded input (YuNet, RetinaFace) — all float NCHW — or as a batch of regions, each stretched
  * over the input, in uint8 NHWC (a plate reader) or normalised float NCHW (an embedder).
  */
