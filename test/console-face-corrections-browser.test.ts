@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
+import { LAPTOP, openServicePage, PHONE, tableValues, useServerAndBrowser } from './support/chromium.js';
 import { cropPath, FACES_DIR, registrationPhotos } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
@@ -37,7 +37,7 @@ describe('console face corrections and unknown people in Chromium', function () 
     await page.waitForFunction(() => /found at/.test(document.getElementById('try-status')?.textContent ?? ''));
   };
   const tryNames = () => page.$$eval('#try-table tbody tr', (rows) => rows.map((row) => row.children[0].firstChild!.textContent));
-  const peopleRows = () => page.$$eval('#people-table tbody tr', (rows) => rows.map((row) => Array.from(row.children, (cell) => (cell as HTMLElement).innerText.trim()).slice(0, 3)));
+  const peopleRows = async () => (await tableValues(page, '#people-table')).map((cells) => cells.slice(0, 3));
   const noSidewaysScroll = async () => expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 'no sideways scrolling').to.be.at.most(0);
   const status = (id: string, pattern: RegExp) => page.waitForFunction(([element, source]) => new RegExp(source).test(document.getElementById(element)?.textContent ?? ''), [id, pattern.source] as const);
   /** A People row's button opens a file chooser: the photo chosen is sent. */

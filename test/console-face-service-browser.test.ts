@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, openServicePage, PHONE, tableValues, useServerAndBrowser } from './support/chromium.js';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
@@ -105,7 +105,7 @@ describe('console of a face service in Chromium', function () {
     expect(await page.$eval('#people-photos', (input) => (input as HTMLInputElement).files!.length), 'the photos are cleared').to.equal(0);
     expect(await page.$$('#people-taken canvas'), 'the faces taken stay shown').to.have.length(2);
     await page.waitForFunction(() => document.getElementById('people-count')?.textContent === '2 people registered');
-    expect((await rowsOf(page, '#people-table')).map(([userid, photos]) => [userid, photos])).to.deep.equal([['leonard', '1'], ['penny', '2']]);
+    expect((await tableValues(page, '#people-table')).map(([userid, photos]) => [userid, photos])).to.deep.equal([['leonard', '1'], ['penny', '2']]);
     await page.locator('#people').screenshot({ path: path.join(ARTIFACTS, 'console-face-people-laptop.png') });
 
     await page.setViewportSize(PHONE);

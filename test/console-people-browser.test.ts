@@ -4,7 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
+import { ARTIFACTS, LAPTOP, openServicePage, PHONE, tableValues, useServerAndBrowser } from './support/chromium.js';
 import { cropPath, faceModelPath, FACES_DIR, registrationPhotos } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
@@ -27,7 +27,7 @@ describe('console People page of a face service in Chromium', function () {
     page = await openServicePage(fixture.browser, server.url, 'Front door', LAPTOP, problems);
   });
 
-  const rows = () => page.$$eval('#people-table tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (cell) => (cell as HTMLElement).innerText.trim())));
+  const rows = () => tableValues(page, '#people-table');
 
   it('registers a person from two photos, shows the face taken from each, lists them with their photo count, and removes them', async () => {
     await page.waitForFunction(() => document.getElementById('people-count')?.textContent === 'Nobody registered yet.');

@@ -29,6 +29,17 @@ export function useBrowserStreamFixture(): BrowserStreamFixture {
   return fixture;
 }
 
+/**
+ * The values in a table's body rows: each cell's text less the label a phone shows before it
+ * (`.stack-label`), the same whatever the layout. `innerText` reads that label too wherever Chromium
+ * has not laid the cell out (it is `textContent` then): a full run once read a People row at 1280 px as
+ * "Photos 3", "Not them 0". What a phone shows is read with `innerText` where the layout is the point.
+ */
+export const tableValues = (page: Page, table: string) =>
+  page.$$eval(`${table} tbody tr`, (rows) =>
+    rows.map((row) => Array.from(row.children, (cell) => Array.from(cell.childNodes, (node) => (node instanceof Element && node.classList.contains('stack-label') ? '' : node.textContent)).join('').trim())),
+  );
+
 /** Where browser tests leave their screenshots (looked at by people, not asserted). */
 export const ARTIFACTS = path.resolve('test-artifacts');
 /** The widths the console and the docs are tested at: a laptop and a phone. */
