@@ -110,14 +110,8 @@ describe('letterbox', () => {
     const photos = readdirSync(PHOTOS_DIR).filter((name) => name.endsWith('.jpg'));
     // Downscales of several ratios, odd sizes, upscales (smaller than the input), and one-pixel-wide or -high images.
     const sizes: [number, number][] = [[768, 576], [1001, 333], [4032, 3024], [333, 1001], [97, 211], [640, 640], [1, 57], [57, 1], [1, 1], [2, 2]];
-    const specs: LetterboxSpec[] = [
-      ULTRALYTICS,
-      YOLOX,
-      { ...ULTRALYTICS, channelOrder: 'bgr' },
-      { ...square(YOLOX, 640), channelOrder: 'rgb' },
-      { ...ULTRALYTICS, height: 384, normalise: IMAGENET },
-      { ...YOLOX, width: 256 },
-    ];
+    // Each placement with each channel order, square and not, one normalisation and one per channel.
+    const specs: LetterboxSpec[] = [ULTRALYTICS, YOLOX, { ...ULTRALYTICS, channelOrder: 'bgr', height: 384, normalise: IMAGENET }, { ...YOLOX, channelOrder: 'rgb', width: 256 }];
 
     it('letterboxes every photo at every size, for both placements and channel orders, square or not, one normalisation or one per channel, within 1e-4 of full scale', async () => {
       for (const spec of specs) {
