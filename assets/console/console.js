@@ -154,17 +154,17 @@ function readAsBase64(file) {
 const confidenceInput = () => document.getElementById('try-confidence');
 
 // What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84"),
-// a known plate by its text and the name listed with it ("DG2Z6U — known: Amy's car").
+// a known plate by its text and the name listed with it ("DG2Z6U — known: Amy's car"), a region by its name and its state ("gate — open").
 const nameOf = (object) =>
-  object.known ? `${object.name} — known: ${object.known.name}` : object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
+  object.state !== undefined ? `${object.name} — ${object.state}` : object.known ? `${object.name} — known: ${object.known.name}` : object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
 
 // One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box, and on a
-// service that keeps people, the face's correction. Built with DOM nodes, so names are never parsed as HTML.
+// service that keeps people, the face's correction. Built with DOM nodes, so names are never parsed as HTML. Returns each
+// thing found with its row.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
   const corrects = document.getElementById('try-form').dataset.people === 'true';
-  body.replaceChildren(
-    ...objects.map((object) => {
+  const rows = objects.map((object) => {
       const row = document.createElement('tr');
       // A finding about the whole image (a label, a text) has no box.
       const box = object.bounding_box;
@@ -180,9 +180,10 @@ function fillObjectTable(objects) {
       }
       // Under the face's name, so the table keeps its three columns on a phone.
       if (corrects) row.firstElementChild.append(faceCorrection(object));
-      return row;
-    }),
-  );
+      return { finding: object, row };
+    });
+  body.replaceChildren(...rows.map(({ row }) => row));
+  return rows;
 }
 
 // The image Try it sent last, as base64: what its faces' corrections send again, with the face's box.
@@ -287,10 +288,10 @@ function faceCorrection(face) {
   return cell;
 }
 
-// One chip per class, most found first: "dog 1", "person 3".
+// One chip per class (per state, for regions), most found first: "dog 1", "person 3", "occupied 12".
 function fillCounts(objects) {
   const counts = new Map();
-  for (const object of objects) counts.set(object.name, (counts.get(object.name) ?? 0) + 1);
+  for (const object of objects) counts.set(object.state ?? object.name, (counts.get(object.state ?? object.name) ?? 0) + 1);
   const chips = [...counts].sort(([nameA, countA], [nameB, countB]) => countB - countA || nameA.localeCompare(nameB));
   document.getElementById('try-counts').replaceChildren(
     ...chips.map(([name, count]) => {
@@ -314,7 +315,12 @@ function offerDownload(base64Jpeg, sentName) {
   link.download = `${sentName.replace(/\.[^.]*$/, '') || 'image'}-detected.jpg`;
 }
 
-// "Try it": the same public API call a client makes, with this service's key and the chosen confidence threshold.
+// The fields the page's cards add to Try it's request: an input marked data-try-it-field="source_id" sends its value as source_id.
+const tryItFields = () => Object.fromEntries([...document.querySelectorAll('[data-try-it-field]')].map((input) => [input.dataset.tryItField, input.value]));
+
+// "Try it": the same public API call a client makes, with this service's key and the chosen confidence threshold. Once
+// answered, the page's cards hear of it (the `try-it-answered` event: the fields and image sent, each thing found with its
+// table row), to offer their own corrections of it.
 async function tryIt() {
   const result = document.getElementById('try-result');
   const file = document.getElementById('try-file').files[0];
@@ -330,10 +336,12 @@ async function tryIt() {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
     triedImage = rawData;
     const started = performance.now();
+    const fields = tryItFields();
     const response = await fetch(overview().dataset.apiPath, {
       method: 'POST',
       headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
+        ...fields,
         raw_data: rawData,
         configurations: [{ parameter: 'ConfidenceThreshold', value: threshold }, ...(draws === 'true' ? [{ parameter: 'OutputVisualizedImage', value: 'true' }] : [])],
       }),
@@ -354,10 +362,11 @@ async function tryIt() {
     document.getElementById('try-download').hidden = !body.raw_data;
     if (body.raw_data) offerDownload(body.raw_data, file.name);
     fillCounts(body[answer]);
-    fillObjectTable(body[answer]);
+    const findings = fillObjectTable(body[answer]);
     const shown = body.raw_data ? { ...body, raw_data: `<base64 JPEG, ${body.raw_data.length} characters>` } : body;
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
+    document.dispatchEvent(new CustomEvent('try-it-answered', { detail: { fields, image: rawData, findings } }));
     // A face service that remembers unknown faces may have kept some of these.
     if (document.getElementById('unknown-people')) listUnknown();
   } catch (error) {

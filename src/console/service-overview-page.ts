@@ -182,7 +182,7 @@ export function serviceOverviewPage(data: OverviewData): string {
     <form id="try-form" class="try-form" data-people="${String(Boolean(data.task?.abilities?.gallery))}" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
-        <input type="range" id="try-confidence" name="confidence" min="0.05" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>
+        <input type="range" id="try-confidence" name="confidence" min="${Math.min(0.05, threshold.value)}" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>
       <button type="submit" class="button primary">Detect</button>
       <p class="muted small try-note" id="try-confidence-note">${threshold.note}</p>
     </form>

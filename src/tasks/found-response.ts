@@ -52,10 +52,12 @@ function fullPixels(image: AnalysedImage): RgbImage {
  * how sure the name is (the match's similarity), any other face's how sure the detector is that it
  * is a face; side by side, the two must not read as one scale. An object's is its confidence. A face
  * compared with nobody is named `face` already, which says it ("face 0.99", not "face, face 0.99").
+ * A region's says its state ("gate: open 0.93").
  */
 function tagOf(finding: Finding): { readonly label: string; readonly confidence: number } {
   if (finding.similarity !== undefined) return { label: `${finding.name}, similarity`, confidence: finding.similarity };
   if (finding.parent === FACE && finding.name !== FACE) return { label: `${finding.name}, face`, confidence: finding.confidence };
+  if (finding.state !== undefined) return { label: `${finding.name}: ${finding.state}`, confidence: finding.confidence };
   return { label: finding.name, confidence: finding.confidence };
 }
 

@@ -56,7 +56,7 @@ const sourceOf = (request: Request) => {
 };
 
 /** The states routes' paths, under the task's own. */
-export const statesPaths = (task: Task) => ({ regions: `/api/v1/${task.type}/regions`, examples: `/api/v1/${task.type}/examples` });
+export const statesPaths = (task: Pick<Task, 'type'>) => ({ regions: `/api/v1/${task.type}/regions`, examples: `/api/v1/${task.type}/examples` });
 
 /**
  * The states task's regions and examples, with the service's key: `GET`/`POST …/regions` (list,
