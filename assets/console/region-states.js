@@ -134,7 +134,7 @@ async function showFrame(file) {
 }
 
 const examplesText = (examples) => {
-  const states = Object.entries(examples);
+  const states = Object.entries(examples).sort(([a], [b]) => a.localeCompare(b));
   return states.length === 0 ? 'none yet' : states.map(([state, count]) => `${state} ${count}`).join(', ');
 };
 
