@@ -1,23 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { FIRST_ACCOUNT } from './support/test-server.js';
 import { ARTIFACTS, LAPTOP, openServicePage, PHONE, useServerAndBrowser } from './support/chromium.js';
-import { SHARED_DIR } from './support/paths.js';
-
-const PKLOT = path.join(SHARED_DIR, 'eval', 'states', 'pklot-pucpr');
-const frame = (name: string) => path.join(PKLOT, 'images', `${name}.jpg`);
-
-interface Labelled {
-  file: string;
-  state: string;
-  region_id: string;
-  region: [number, number, number, number];
-  polygon: [number, number][];
-}
-const index = JSON.parse(fs.readFileSync(path.join(PKLOT, 'index.json'), 'utf8')) as Labelled[];
-const labelled = (file: string, space: string) => index.find((entry) => entry.file === `images/${file}.jpg` && entry.region_id === space)!;
+import { pklotFrame as frame, pklotLabel as labelled } from './support/pklot.js';
 
 /** One parking space, taught from September frames around midday (two of each state), judged on an October frame. */
 const SPACE = 'space_10';

@@ -1,20 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
-import { SHARED_DIR } from './support/paths.js';
+import { pklotFrame as frame, pklotLabel } from './support/pklot.js';
 import { cliAsync, requireBuild } from './support/processes.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
 
-const PKLOT = path.join(SHARED_DIR, 'eval', 'states', 'pklot-pucpr');
-const frame = (name: string) => path.join(PKLOT, 'images', `${name}.jpg`);
-
-interface Labelled {
-  file: string;
-  state: string;
-  region_id: string;
-}
-const index = JSON.parse(fs.readFileSync(path.join(PKLOT, 'index.json'), 'utf8')) as Labelled[];
-const stateOf = (file: string, space: string) => index.find((entry) => entry.file === `images/${file}.jpg` && entry.region_id === space)!.state;
+const stateOf = (file: string, space: string) => pklotLabel(file, space).state;
 
 /** One parking space, taught from September frames around midday (two of each state), judged on an October frame. */
 const TAUGHT = ['2012-09-14_11_06_16', '2012-09-15_11_57_13', '2012-09-16_12_28_10', '2012-09-21_12_50_27'];

@@ -20,6 +20,21 @@ async function fetchKey() {
   return revealedKey;
 }
 
+// A call of the service's own REST routes with its key, as Try it calls the API (a card's lists and changes): the answer's
+// JSON ({} for 204 No Content), or its error's message thrown.
+async function serviceCall(method, url, body) {
+  const apiKey = await fetchKey();
+  const response = await fetch(url, {
+    method,
+    headers: { Authorization: `ApiKey ${apiKey}`, ...(body && { 'Content-Type': 'application/json' }) },
+    body: body && JSON.stringify(body),
+  });
+  if (response.status === 204) return {};
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
+  return answer;
+}
+
 function showKey(visible) {
   const keyElement = document.getElementById('api-key');
   const mask = keyElement.dataset.mask ?? keyElement.textContent;

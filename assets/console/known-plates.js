@@ -1,21 +1,10 @@
 // detectd console: a licence-plate service's "Known plates" (the service's known-plates routes, called with its key as Try it calls the API).
-// Runs after console.js (both deferred, in page order), whose fetchKey() and listRow() it uses.
+// Runs after console.js (both deferred, in page order), whose serviceCall() and listRow() it uses.
 'use strict';
 
 const knownPlatesSection = () => document.getElementById('known-plates');
 
-async function knownPlatesCall(method, suffix = '', body) {
-  const apiKey = await fetchKey();
-  const response = await fetch(`${knownPlatesSection().dataset.knownPlatesPath}${suffix}`, {
-    method,
-    headers: { Authorization: `ApiKey ${apiKey}`, ...(body && { 'Content-Type': 'application/json' }) },
-    body: body && JSON.stringify(body),
-  });
-  if (response.status === 204) return {};
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
-  return answer;
-}
+const knownPlatesCall = (method, suffix = '', body) => serviceCall(method, `${knownPlatesSection().dataset.knownPlatesPath}${suffix}`, body);
 
 const knownPlatesStatus = (text) => (document.getElementById('known-plates-status').textContent = text);
 

@@ -1,7 +1,7 @@
 // detectd console: a region-states service's "Regions and states" (the service's regions and examples routes, called with
 // its key as Try it calls the API): a frame with the camera's regions drawn on it, drawing one more, teaching the states of
 // this frame, each state's examples, and "This was…" beside each region Try it judged.
-// Runs after console.js (both deferred, in page order), whose fetchKey(), readAsBase64(), listRow(), smallButton(),
+// Runs after console.js (both deferred, in page order), whose serviceCall(), readAsBase64(), listRow(), smallButton(),
 // inlineNameForm(), runAction(), tryIt(), showStatus() and showError() it uses.
 'use strict';
 
@@ -9,7 +9,7 @@ const statesCard = () => document.getElementById('region-states');
 const statesSource = () => document.getElementById('states-source').value;
 const statesStatus = (text) => (document.getElementById('states-status').textContent = text);
 
-// The frame shown: the image file, its base64 (what teaching sends) and the decoded image (what the canvas draws).
+// The frame shown: its base64 (what teaching sends) and the decoded image (what the canvas draws).
 let statesFrame;
 // The source's regions as last listed: {name, bounding_box, polygon ([x, y] points, or null), examples: {state: count}}.
 let statesRegions = [];
@@ -18,19 +18,7 @@ let drawnShape;
 // Where a box's drag started.
 let dragStart;
 
-async function statesCall(method, path, { query, body } = {}) {
-  const apiKey = await fetchKey();
-  const url = `${path}${query ? `?${new URLSearchParams(query)}` : ''}`;
-  const response = await fetch(url, {
-    method,
-    headers: { Authorization: `ApiKey ${apiKey}`, ...(body && { 'Content-Type': 'application/json' }) },
-    body: body && JSON.stringify(body),
-  });
-  if (response.status === 204) return {};
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
-  return answer;
-}
+const statesCall = (method, path, { query, body } = {}) => serviceCall(method, `${path}${query ? `?${new URLSearchParams(query)}` : ''}`, body);
 
 const regionsPath = () => statesCard().dataset.regionsPath;
 const examplesPath = () => statesCard().dataset.examplesPath;
