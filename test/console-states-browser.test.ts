@@ -26,7 +26,7 @@ async function onCanvas(page: Page, [x, y]: readonly [number, number]): Promise<
 async function showFrame(page: Page, name: string) {
   await page.setInputFiles('#states-frame', frame(name));
   await page.click('#states-frame-form button[type=submit]');
-  await page.waitForSelector(`#states-frame-note:has-text("Frame 1280 × 720")`);
+  await page.waitForSelector(`#states-frame-note:has-text("${name}.jpg, 1280 × 720")`);
 }
 
 describe('console in Chromium: a region-states service\'s Regions and states card (regions drawn on a PKLot frame, states taught from frames), its Try it and "This was…"', function () {
@@ -100,6 +100,14 @@ describe('console in Chromium: a region-states service\'s Regions and states car
       await page.click(`button[aria-label="Remove example 1 of ${SPACE}: ${truth}"]`);
       await page.waitForSelector(`#states-examples h4:text("${SPACE}: ${truth} (2)")`);
       expect(await page.locator('#states-examples img').count()).to.equal(4);
+
+      // Try it's image as the frame to label: its state taught from the card.
+      await page.click('#states-use-try');
+      await page.waitForSelector(`#states-frame-note:has-text("${JUDGED}.jpg, 1280 × 720")`);
+      await page.fill(`input[aria-label="State of ${SPACE} in this frame"]`, truth);
+      await page.click('#states-teach');
+      await page.waitForSelector(`#states-status:text("Taught ${SPACE}: ${truth}.")`);
+      await page.waitForSelector(`#states-examples h4:text("${SPACE}: ${truth} (3)")`);
 
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, 'no sideways scrolling').to.be.at.most(0);

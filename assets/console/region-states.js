@@ -116,7 +116,7 @@ async function showFrame(file) {
   ]);
   if (statesFrame) URL.revokeObjectURL(statesFrame.image.src);
   statesFrame = { base64, image };
-  document.getElementById('states-frame-note').textContent = `Frame ${image.naturalWidth} × ${image.naturalHeight}: drag for a box, or click a polygon's corners; then label the states below.`;
+  document.getElementById('states-frame-note').textContent = `${file.name}, ${image.naturalWidth} × ${image.naturalHeight}: drag for a box, or click a polygon's corners; then label the states below.`;
   drawFrame();
   document.getElementById('states-teach').disabled = statesRegions.length === 0;
 }
@@ -294,6 +294,7 @@ if (statesCard()) {
     }
     refreshStates();
   });
+  document.getElementById('states-source').addEventListener('change', refreshStates);
   document.getElementById('states-use-try').addEventListener('click', async () => {
     try {
       await showFrame(document.getElementById('try-file').files[0]);

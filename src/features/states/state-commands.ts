@@ -8,7 +8,7 @@ import type { Service } from '../../core/service.js';
 import { withArticle } from '../../indefinite-article.js';
 import { type DrawnRegion, drawnRegion, RegionRefused, type SentRegion } from './region-shape.js';
 import { type ListedExample, type ListedRegion, StateStore } from './state-store.js';
-import { statesPaths } from './state-routes.js';
+import { regionJson, statesPaths } from './state-routes.js';
 
 interface SourceOptions extends ServiceOptions {
   /** The camera (`source_id`); absent: `""`. */
@@ -20,9 +20,6 @@ function statesService(type: string, found: Service): Service {
   if (found.type !== type) throw new CliFailure('not_a_states_service', `${found.name} is ${withArticle(found.type)} service: only a ${type} service has regions`, EXIT.refused);
   return found;
 }
-
-/** A region as the commands print it with --json: as the REST routes list it. */
-const regionJson = (region: ListedRegion) => ({ name: region.name, bounding_box: region.box, polygon: region.polygon?.map((point) => [point.x, point.y]) ?? null, examples: region.examples });
 
 /** A region's shape for people: `box 10,20,90,200` or `polygon 278,230 290,186 324,185`. */
 const shapeText = (region: ListedRegion) =>

@@ -14,7 +14,7 @@ import { contextOf } from '../../transports/request-context.js';
 import type { RgbImage } from '../../vision/image.js';
 import { decodeFrame, embedRegions } from './frame-regions.js';
 import { checkedName, type DrawnRegion, drawnRegion, RegionRefused, type SentRegion } from './region-shape.js';
-import { RegionNotFound, type StateStore } from './state-store.js';
+import { type ListedRegion, RegionNotFound, type StateStore } from './state-store.js';
 
 /** Thumbnails of examples: the region's box, at most this many pixels a side. */
 const THUMBNAIL_SIDE = 96;
@@ -55,6 +55,9 @@ const sourceOf = (request: Request) => {
   return source ?? '';
 };
 
+/** A region as the routes list it (and the CLI's --json): its shape as drawn, and its examples per state. */
+export const regionJson = (region: ListedRegion) => ({ name: region.name, bounding_box: region.box, polygon: region.polygon?.map((point) => [point.x, point.y]) ?? null, examples: region.examples });
+
 /** The states routes' paths, under the task's own. */
 export const statesPaths = (task: Pick<Task, 'type'>) => ({ regions: `/api/v1/${task.type}/regions`, examples: `/api/v1/${task.type}/examples` });
 
@@ -73,11 +76,7 @@ export function stateRoutes(task: Task<unknown, Embedder>, store: StateStore, { 
     if (!JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json (UTF-8)');
     return checkedJson(await gate.receive(request, response), schemas, schema);
   };
-  const regionsAnswer = async (serviceId: string, sourceId: string) => ({
-    service_id: serviceId,
-    source_id: sourceId,
-    regions: (await store.regions(serviceId, sourceId)).map((region) => ({ name: region.name, bounding_box: region.box, polygon: region.polygon?.map((point) => [point.x, point.y]) ?? null, examples: region.examples })),
-  });
+  const regionsAnswer = async (serviceId: string, sourceId: string) => ({ service_id: serviceId, source_id: sourceId, regions: (await store.regions(serviceId, sourceId)).map(regionJson) });
 
   router.get(paths.regions, async (request, response) => {
     const serviceId = await serviceOf(request, response);
