@@ -87,10 +87,10 @@ describe('visualized image: outlines painted into the pixels, tags rendered at t
   });
 });
 
-describe('visualized answer of an image task: a recognized face is tagged with how sure the name is', () => {
+describe('visualized answer of an image task: a recognized face is tagged with how sure the name is, a region with its state', () => {
   const parameters = { confidenceThreshold: 0.5, outputCroppedImage: false, outputVisualizedImage: true };
   const face = { classIndex: 0, score: 0.99, box: { left: 100, top: 100, right: 300, bottom: 350 } };
-  const answer = (naming: Naming) => assembleFoundResponse({ width: WIDTH, height: HEIGHT, pixels: greyImage() }, [{ detection: face, naming }], parameters);
+  const answer = (naming: Naming & { state?: string }) => assembleFoundResponse({ width: WIDTH, height: HEIGHT, pixels: greyImage() }, [{ detection: face, naming }], parameters);
   const drawn = (label: string, confidence: number) => encodeVisualization(greyImage(), [{ box: face.box, label, confidence }]);
 
   it('"amy, similarity 0.84" (the match), not "amy 0.99" (the detector\'s confidence that it is a face); an unknown face says its number is the detector\'s: "unknown, face 0.99", a face compared with nobody "face 0.99"; an object keeps "dog 0.99"', async () => {
@@ -101,5 +101,12 @@ describe('visualized answer of an image task: a recognized face is tagged with h
     expect((await answer({ name: 'unknown', parent: 'face' })).visualized_image).to.equal(await drawn('unknown, face', 0.99));
     expect((await answer({ name: 'face', parent: 'face' })).visualized_image).to.equal(await drawn('face', 0.99));
     expect((await answer({ name: 'dog', parent: 'animal' })).visualized_image).to.equal(await drawn('dog', 0.99));
+  });
+
+  it('a region says its state: "gate: open 0.99", not "gate 0.99"', async () => {
+    const region = await answer({ name: 'gate', parent: 'region', state: 'open' });
+    expect(region.found[0].finding).to.include({ name: 'gate', state: 'open', confidence: 0.99 });
+    expect(region.visualized_image).to.equal(await drawn('gate: open', 0.99));
+    expect(region.visualized_image).to.not.equal(await drawn('gate', 0.99));
   });
 });
