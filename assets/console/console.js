@@ -171,7 +171,13 @@ const confidenceInput = () => document.getElementById('try-confidence');
 // What a thing found is called: a recognized face by the person's name and how alike they are ("amy — similarity 0.84"),
 // a known plate by its text and the name listed with it ("DG2Z6U — known: Amy's car"), a region by its name and its state ("gate — open").
 const nameOf = (object) =>
-  object.state !== undefined ? `${object.name} — ${object.state}` : object.known ? `${object.name} — known: ${object.known.name}` : object.similarity === undefined ? object.name : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
+  object.state !== undefined
+    ? `${object.name} — ${object.state}`
+    : object.known
+      ? `${object.name} — known: ${object.known.name}`
+      : object.similarity === undefined
+        ? object.name
+        : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
 
 // One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box, and on a
 // service that keeps people, the face's correction. Built with DOM nodes, so names are never parsed as HTML. Returns each
@@ -180,23 +186,23 @@ function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
   const corrects = document.getElementById('try-form').dataset.people === 'true';
   const rows = objects.map((object) => {
-      const row = document.createElement('tr');
-      // A finding about the whole image (a label, a text) has no box.
-      const box = object.bounding_box;
-      for (const [text, numeric] of [
-        [nameOf(object), false],
-        [object.confidence.toFixed(2), true],
-        [box ? `${box.left}, ${box.top}, ${box.right}, ${box.bottom}` : 'the whole image', Boolean(box)],
-      ]) {
-        const cell = document.createElement('td');
-        cell.textContent = text;
-        if (numeric) cell.className = 'num';
-        row.append(cell);
-      }
-      // Under the face's name, so the table keeps its three columns on a phone.
-      if (corrects) row.firstElementChild.append(faceCorrection(object));
-      return { finding: object, row };
-    });
+    const row = document.createElement('tr');
+    // A finding about the whole image (a label, a text) has no box.
+    const box = object.bounding_box;
+    for (const [text, numeric] of [
+      [nameOf(object), false],
+      [object.confidence.toFixed(2), true],
+      [box ? `${box.left}, ${box.top}, ${box.right}, ${box.bottom}` : 'the whole image', Boolean(box)],
+    ]) {
+      const cell = document.createElement('td');
+      cell.textContent = text;
+      if (numeric) cell.className = 'num';
+      row.append(cell);
+    }
+    // Under the face's name, so the table keeps its three columns on a phone.
+    if (corrects) row.firstElementChild.append(faceCorrection(object));
+    return { finding: object, row };
+  });
   body.replaceChildren(...rows.map(({ row }) => row));
   return rows;
 }
