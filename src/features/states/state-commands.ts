@@ -25,8 +25,14 @@ function statesService(type: string, found: Service): Service {
 const shapeText = (region: ListedRegion) =>
   region.polygon ? `polygon ${region.polygon.map((point) => `${point.x},${point.y}`).join(' ')}` : `box ${region.box.left},${region.box.top},${region.box.right},${region.box.bottom}`;
 
+/** A region's examples per state for people, the states in alphabetical order: `empty 2, occupied 3`. */
 const examplesText = (examples: ListedRegion['examples']) =>
-  Object.keys(examples).length === 0 ? 'none' : Object.entries(examples).map(([state, count]) => `${state} ${count}`).join(', ');
+  Object.keys(examples).length === 0
+    ? 'none'
+    : Object.entries(examples)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([state, count]) => `${state} ${count}`)
+        .join(', ');
 
 /** Numbers as typed in one argument (`10,20,90,200`, `278,230 290,186`), or a usage failure. */
 function numbersOf(option: string, text: string): number[] {
@@ -69,7 +75,7 @@ const sourceText = (source: string) => (source === '' ? 'no camera named' : `cam
 
 /**
  * `detectd service regions|region-add|region-remove|state-examples|state-teach|state-example-remove`:
- * a states service's regions per camera and their taught examples (docs/states.md "Using it"). All
+ * a states service's regions per camera and their taught examples (docs/states.md "On the command line"). All
  * straight in the database as the REST routes do, but teaching, which embeds the photo's regions with
  * the service's model: that goes through the running server, as REST clients teach.
  */
