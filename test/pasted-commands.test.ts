@@ -114,7 +114,8 @@ function expectDog(output: string, where: string) {
 }
 
 describe('the commands users paste: README sh blocks, console "Copy command", /docs example', function () {
-  this.timeout(300_000);
+  // Every docs block runs its commands as a person would, each a CLI process: minutes on a loaded 2-core runner.
+  this.timeout(900_000);
   let dataDir: string;
   let imageDir: string;
   let env: NodeJS.ProcessEnv;
