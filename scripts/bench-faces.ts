@@ -16,8 +16,8 @@ import vm from 'node:vm';
 import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { KeyCipher } from '../src/accounts/key-cipher.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
-import { DESCRIPTOR_KIND, FaceGallery, toText } from '../src/faces/face-gallery.js';
-import { UNKNOWN_DESCRIPTOR_PURPOSE, UNKNOWN_THUMBNAIL_PURPOSE } from '../src/faces/unknown-people.js';
+import { DESCRIPTOR_KIND, FaceGallery, toText } from '../src/features/faces/gallery/face-gallery.js';
+import { UNKNOWN_DESCRIPTOR_PURPOSE, UNKNOWN_THUMBNAIL_PURPOSE } from '../src/features/faces/gallery/unknown-people.js';
 import { percentile } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
 

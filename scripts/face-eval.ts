@@ -20,7 +20,7 @@ import type { Detector } from '../src/models/types.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
 import { decodeImage } from '../src/vision/decode.js';
 import type { LookAgain } from '../src/core/pipeline.js';
-import { secondLook } from '../src/tasks/face-detection/second-look.js';
+import { secondLook } from '../src/features/faces/task/second-look.js';
 import { bandAveragePrecision, faceOverlap, HEIGHT_BANDS, parseWiderAnnotations, type ScoredBox, type WiderImage } from './wider-face-ap.js';
 
 export const DEFAULT_FACE_DATASET = '../shared/eval/faces/wider-val';

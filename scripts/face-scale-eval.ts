@@ -1,7 +1,7 @@
 /**
  * `npm run eval -- --face-scale`: where the similarity scale that leaves the server puts pairs of
  * faces on DeepStack's reading (same person > 0.65, different < 0.55), before (the internal
- * similarity) and after the mapping (src/faces/face-similarity.ts `reportedSimilarity`).
+ * similarity) and after the mapping (src/features/faces/gallery/face-similarity.ts `reportedSimilarity`).
  *
  * Faces are found and described as the server does (the embedded YuNet-n, a small photo framed in
  * grey, each face aligned by its landmarks and described by dlib's ResNet): the 5 crops of each person
@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { faceSimilarity, reportedSimilarity } from '../src/faces/face-similarity.js';
+import { faceSimilarity, reportedSimilarity } from '../src/features/faces/gallery/face-similarity.js';
 import { loadFaceDescriptorNet } from '../src/models/face-describer.js';
 import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
 import type { Detection, Detector } from '../src/models/types.js';

@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- --registration`: the registration quality check (src/faces/face-quality.ts)
+ * `npm run eval -- --registration`: the registration quality check (src/features/faces/gallery/face-quality.ts)
  * measured as a photo meets it — the embedded YuNet at the registration's confidence, the chosen
  * face's sharpness, yaw and height, and the describer — on three sets (WIDER first: its faces are
  * the strangers of the weighing of weak photos):
@@ -23,13 +23,13 @@ import './lib/typescript-workers.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { faceYaw, photoSubject, registrationQuality } from '../src/faces/face-quality.js';
-import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity } from '../src/faces/face-similarity.js';
+import { faceYaw, photoSubject, registrationQuality } from '../src/features/faces/gallery/face-quality.js';
+import { faceSimilarity, DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity } from '../src/features/faces/gallery/face-similarity.js';
 import { loadFaceDescriptorNet, SMALLEST_DESCRIBED_FACE } from '../src/models/face-describer.js';
 import { loadEmbeddedFaceDetector } from '../src/models/load-models.js';
 import type { Detection } from '../src/models/types.js';
 import { ModelScheduler } from '../src/scheduler/model-scheduler.js';
-import { detectFaces } from '../src/tasks/face-detection/find-faces.js';
+import { detectFaces } from '../src/features/faces/task/find-faces.js';
 import type { Box } from '../src/vision/image.js';
 import { sharpness } from '../src/vision/sharpness.js';
 import { PEOPLE } from './face-recognition-eval.js';
@@ -37,10 +37,10 @@ import { DEFAULT_FACE_DATASET } from './face-eval.js';
 import { parseWiderAnnotations } from './wider-face-ap.js';
 
 const FACES_DIR = '../shared/eval/faces';
-/** As the registration takes a face (tasks/face-detection/people-gallery.ts). */
+/** As the registration takes a face (features/faces/task/people-gallery.ts). */
 const REGISTRATION_MIN_CONFIDENCE = 0.55;
 const LEAST_CHOSEN_OVERLAP = 0.3;
-/** The default naming threshold on the scale faceSimilarity gives (internal: 0.80), as faces/face-gallery.ts compares it. */
+/** The default naming threshold on the scale faceSimilarity gives (internal: 0.80), as features/faces/gallery/face-gallery.ts compares it. */
 const NAMING_THRESHOLD = internalSimilarity(DEFAULT_FACE_MATCH_THRESHOLD);
 /** The check before issue 41: every shortfall refused. */
 const PREVIOUS_CHECK = { height: 48, sharpness: 30, yaw: 0.6 };
@@ -125,7 +125,7 @@ interface Entry {
   readonly weak: boolean;
 }
 
-/** Who `descriptor` is named as by the gallery's rule (faces/face-gallery.ts: best sample per person, the threshold, the margin), weak samples counted always or only for a person with no good one. */
+/** Who `descriptor` is named as by the gallery's rule (features/faces/gallery/face-gallery.ts: best sample per person, the threshold, the margin), weak samples counted always or only for a person with no good one. */
 function named(entries: readonly Entry[], descriptor: Float32Array, weakOnlyWithoutGood: boolean): string | undefined {
   const withGood = new Set(entries.filter((entry) => !entry.weak).map((entry) => entry.person));
   const best = new Map<string, number>();

@@ -35,7 +35,7 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import type { Feature } from './features/feature.js';
 import { FeatureSet, schemaOf } from './features/feature-set.js';
 import { FEATURES } from './features/index.js';
-import { FaceGallery } from './faces/face-gallery.js';
+import { FaceGallery } from './features/faces/gallery/face-gallery.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';

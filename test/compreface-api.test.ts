@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { schedulerOfService } from '../src/core/service-scheduler.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
-import { compreFaceRouteTable, compreFaceTask } from '../src/transports/compreface/compreface-route-table.js';
+import { compreFaceRouteTable, compreFaceTask } from '../src/features/faces/compreface/compreface-route-table.js';
 import { STRANGER_SUBJECTS } from './support/compreface.js';
 import { cropPath, FACES_DIR, GROUP_PHOTOS, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { photoPath } from './support/paths.js';

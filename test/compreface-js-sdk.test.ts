@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CompreFace } from '@exadel/compreface-js-sdk';
 import { expect } from 'chai';
-import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/faces/face-similarity.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/features/faces/gallery/face-similarity.js';
 import { COMPREFACE_SCHEMA, type CompreFaceBox, expectValid, leftToRight, NO_FACE_ERROR, NO_FACE_PHOTO, servePhotos, STRANGER_SUBJECTS } from './support/compreface.js';
 import { cropPath, FACES_DIR } from './support/faces.js';
 import { startTestServer, type TestServer } from './support/test-server.js';

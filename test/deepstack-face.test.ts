@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import os from 'node:os';
 import sharp from 'sharp';
-import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/faces/face-similarity.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/features/faces/gallery/face-similarity.js';
 import { cropPath, FACES_DIR, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath, SHARED_DIR } from './support/paths.js';
 import { cli, cliAsync, requireBuild } from './support/processes.js';

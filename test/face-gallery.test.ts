@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { accountDomain } from '../src/accounts/account-domain.js';
-import { FaceExamples } from '../src/faces/face-examples.js';
-import { DESCRIPTOR_KIND, FaceGallery, FaceGalleryError } from '../src/faces/face-gallery.js';
-import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity, reportedSimilarity } from '../src/faces/face-similarity.js';
+import { FaceExamples } from '../src/features/faces/gallery/face-examples.js';
+import { DESCRIPTOR_KIND, FaceGallery, FaceGalleryError } from '../src/features/faces/gallery/face-gallery.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, faceSimilarity, reportedSimilarity } from '../src/features/faces/gallery/face-similarity.js';
 import { type Database, openDatabase } from '../src/store/database.js';
 import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
@@ -261,7 +261,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect((await db.selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);
   });
 
-  // CompreFace's examples and subjects (faces/face-examples.ts): a gallery example by example and person by person.
+  // CompreFace's examples and subjects (features/faces/gallery/face-examples.ts): a gallery example by example and person by person.
   const example = (axis: number) => goodSamples(descriptor(axis))[0];
 
   it('adds examples with their ids, pages them oldest first, by person in any case, and keeps services apart', async () => {

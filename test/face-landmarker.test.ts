@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { composedModels } from '../src/core/service-scheduler.js';
-import { faceSimilarity } from '../src/faces/face-similarity.js';
+import { faceSimilarity } from '../src/features/faces/gallery/face-similarity.js';
 import { loadModels } from '../src/models/load-models.js';
 import type { ModelRegistry } from '../src/models/registry.js';
 import { type Detector, isDetector } from '../src/models/types.js';
 import { ModelSchedulers } from '../src/scheduler/model-schedulers.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
-import { describeFace } from '../src/tasks/face-detection/describe-face.js';
+import { describeFace } from '../src/features/faces/task/describe-face.js';
 import type { RgbImage } from '../src/vision/image.js';
 import { detectOnce } from './support/detect-once.js';
 import { cropPath, faceModelPath } from './support/faces.js';

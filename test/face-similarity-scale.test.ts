@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DEFAULT_FACE_MATCH_THRESHOLD, internalSimilarity, reportedSimilarity } from '../src/faces/face-similarity.js';
+import { DEFAULT_FACE_MATCH_THRESHOLD, internalSimilarity, reportedSimilarity } from '../src/features/faces/gallery/face-similarity.js';
 import { Kysely, Migrator } from '../src/store/kysely.js';
 import { dialectFor, openDatabase } from '../src/store/database.js';
 import type { Tables } from '../src/store/tables.js';

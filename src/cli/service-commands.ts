@@ -6,7 +6,7 @@ import { AccountError } from '../accounts/account-error.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
-import { FaceGallery, type FacePerson } from '../faces/face-gallery.js';
+import { FaceGallery, type FacePerson } from '../features/faces/gallery/face-gallery.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import { type OutputOptions, printResult, runCommand, type Served, table, withDomainServing } from './command-context.js';
 import { lackingOnLocalServer, localServerUrl, servedModels } from './served-models.js';

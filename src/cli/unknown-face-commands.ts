@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { FaceGallery, FaceGalleryError } from '../faces/face-gallery.js';
-import { type UnknownFaceSettings, UnknownPeople, UnknownPeopleError } from '../faces/unknown-people.js';
+import { FaceGallery, FaceGalleryError } from '../features/faces/gallery/face-gallery.js';
+import { type UnknownFaceSettings, UnknownPeople, UnknownPeopleError } from '../features/faces/gallery/unknown-people.js';
 import { loadConfig } from '../config.js';
 import type { Database } from '../store/database.js';
 import { printResult, runCommand, table, type Served, withDomainServing } from './command-context.js';

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AccountDomain } from '../accounts/account-domain.js';
 import type { Account } from '../accounts/accounts.js';
-import type { FaceGallery } from '../faces/face-gallery.js';
+import type { FaceGallery } from '../features/faces/gallery/face-gallery.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UploadBudget } from '../gate/upload-budget.js';

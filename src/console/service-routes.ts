@@ -3,7 +3,7 @@ import { AccountError } from '../accounts/account-error.js';
 import { messagesByField, refusalStatus } from './form-fields.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
-import { FaceGalleryError } from '../faces/face-gallery.js';
+import { FaceGalleryError } from '../features/faces/gallery/face-gallery.js';
 import { type NoticeSection, type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';

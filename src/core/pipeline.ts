@@ -39,7 +39,7 @@ export interface AnalysisRequest {
    */
   readonly windows?: (width: number, height: number) => readonly Box[];
   /**
-   * A second look at what the model found, in the same turn (the face task's: tasks/face-detection/second-look.ts):
+   * A second look at what the model found, in the same turn (the face task's: features/faces/task/second-look.ts):
    * given the image and the detections, it may run the model on images of its own (`look`) and
    * answers the detections kept, highest score first. Needs `fullResolution`.
    */

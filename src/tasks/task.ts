@@ -5,7 +5,7 @@ import type { Detection } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
-import type { PeopleGallery } from './people-gallery.js';
+import type { PeopleGallery } from '../features/faces/people-gallery.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';

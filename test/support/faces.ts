@@ -29,7 +29,7 @@ export const GROUP_PHOTOS: Readonly<Record<string, readonly (string | null)[]>> 
   'bbt5.jpg': ['raj', 'penny', 'sheldon', 'leonard', 'howard'],
 };
 
-/** Descriptors as the samples of good photos (faces/face-gallery.ts FaceSample), for a test that registers descriptors straight into a gallery. */
+/** Descriptors as the samples of good photos (features/faces/gallery/face-gallery.ts FaceSample), for a test that registers descriptors straight into a gallery. */
 export const goodSamples = (...descriptors: Float32Array[]) => descriptors.map((descriptor) => ({ descriptor, weak: false }));
 
 /**

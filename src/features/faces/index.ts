@@ -1,13 +1,13 @@
-import { FaceGallery } from '../../faces/face-gallery.js';
-import { type FaceRecognition, galleryRecognition } from '../../faces/face-recognition.js';
-import { FaceExamples } from '../../faces/face-examples.js';
-import { UnknownPeople } from '../../faces/unknown-people.js';
+import { FaceGallery } from './gallery/face-gallery.js';
+import { type FaceRecognition, galleryRecognition } from './gallery/face-recognition.js';
+import { FaceExamples } from './gallery/face-examples.js';
+import { UnknownPeople } from './gallery/unknown-people.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
-import { faceDetectionTask } from '../../tasks/face-detection/face-detection-task.js';
-import { compreFaceOpenApiPaths } from '../../transports/compreface/compreface-openapi.js';
-import { compreFaceRoutes } from '../../transports/compreface/compreface-routes.js';
-import { peopleOpenApiPaths, peopleRoutes } from '../../transports/http/people-routes.js';
-import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from '../../transports/http/unknown-people-routes.js';
+import { faceDetectionTask } from './task/face-detection-task.js';
+import { compreFaceOpenApiPaths } from './compreface/compreface-openapi.js';
+import { compreFaceRoutes } from './compreface/compreface-routes.js';
+import { peopleOpenApiPaths, peopleRoutes } from './people-routes.js';
+import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './unknown-people-routes.js';
 import { DESCRIBED_MODELS, type Feature, notRunning } from '../feature.js';
 
 /** How often kept unknown faces past their service's retention are forgotten, beside each keeping (a service that sees no face forgets too). */

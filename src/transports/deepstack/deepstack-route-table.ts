@@ -1,6 +1,6 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
-import { deepStackFaceRoutes } from './deepstack-face-routes.js';
+import { deepStackFaceRoutes } from '../../features/faces/deepstack-face-routes.js';
 import type { DeepStackManage, DeepStackOffer, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { RouteLedger } from '../route-ledger.js';
 import { deepStackVerbRoutes } from './deepstack-verb-routes.js';

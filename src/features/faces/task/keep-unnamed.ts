@@ -1,9 +1,9 @@
-import type { ImageAnalysis } from '../../core/pipeline.js';
-import type { FaceRecognition } from '../../faces/face-recognition.js';
-import type { UnnamedFace } from '../../faces/unknown-people.js';
-import { encodeCrop } from '../../vision/encode.js';
-import type { Box } from '../../vision/image.js';
-import type { AnalysisCall } from '../analysis-call.js';
+import type { ImageAnalysis } from '../../../core/pipeline.js';
+import type { FaceRecognition } from '../gallery/face-recognition.js';
+import type { UnnamedFace } from '../gallery/unknown-people.js';
+import { encodeCrop } from '../../../vision/encode.js';
+import type { Box } from '../../../vision/image.js';
+import type { AnalysisCall } from '../../../tasks/analysis-call.js';
 import type { NamedFace } from './recognize.js';
 
 /** A thumbnail shows the face with this much of its box's size around it on each side: hair and chin tell a person apart at a glance. */

@@ -1,15 +1,15 @@
-import { DetectdError } from '../../core/errors.js';
-import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
-import type { FaceExamples } from '../../faces/face-examples.js';
-import type { FaceGallery } from '../../faces/face-gallery.js';
-import type { AnalysisCall } from '../../tasks/analysis-call.js';
-import type { ExaminedFace, PeopleGallery } from '../../tasks/people-gallery.js';
+import { DetectdError } from '../../../core/errors.js';
+import { UNKNOWN_PERSON } from '../gallery/unknown-person.js';
+import type { FaceExamples } from '../gallery/face-examples.js';
+import type { FaceGallery } from '../gallery/face-gallery.js';
+import type { AnalysisCall } from '../../../tasks/analysis-call.js';
+import type { ExaminedFace, PeopleGallery } from '../people-gallery.js';
 import { type CallStatus, executionTime, faceFields, type FacePlugins, facePluginsOf, largestFaces, pluginsVersions } from './compreface-answer.js';
 import { CompreFaceRefusal, refusedAsArgument } from './compreface-errors.js';
 import { booleanParameter, subjectParameter, thresholdParameter, wholeParameter } from './compreface-request.js';
 import type { AnalysisInput, CompreFaceRoute } from './compreface-route.js';
 
-/** A gallery example by example and person by person (faces/face-examples.ts). */
+/** A gallery example by example and person by person (gallery/face-examples.ts). */
 export type GalleryExamples = Pick<FaceExamples, 'page' | 'forget' | 'forgetAllOf' | 'people' | 'create' | 'rename' | 'forgetEveryone'>;
 
 /** What the face verbs of the door work on: the face task's gallery (finding, judging, comparing faces), and the galleries' examples and people. */

@@ -1,6 +1,6 @@
-import type { FaceGallery } from '../../faces/face-gallery.js';
-import type { TaskTable } from '../../tasks/task-table.js';
-import type { Task } from '../../tasks/task.js';
+import type { FaceGallery } from '../gallery/face-gallery.js';
+import type { TaskTable } from '../../../tasks/task-table.js';
+import type { Task } from '../../../tasks/task.js';
 import { compreFaceExampleRoutes } from './compreface-example-routes.js';
 import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes, type GalleryExamples } from './compreface-face-routes.js';
 import type { CompreFaceRoute } from './compreface-route.js';

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { KeyCipher } from '../accounts/key-cipher.js';
-import type { Database } from '../store/database.js';
-import { eraseDeleted } from '../store/erase-deleted.js';
-import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
-import { loadSharp } from '../vision/sharp.js';
+import { KeyCipher } from '../../../accounts/key-cipher.js';
+import type { Database } from '../../../store/database.js';
+import { eraseDeleted } from '../../../store/erase-deleted.js';
+import { bumpMemoryVersion, VersionedMemory } from '../../../store/memory-versions.js';
+import { loadSharp } from '../../../vision/sharp.js';
 import { DESCRIPTOR_KIND, type FaceGallery, type FacePerson, fromText, toText } from './face-gallery.js';
 import { heightWarning } from './face-quality.js';
 import { groupFor } from './unknown-grouping.js';
@@ -382,7 +382,7 @@ export class UnknownPeople {
     return Number(result.numDeletedRows);
   }
 
-  /** A kept face's descriptor and height, for a correction sent with its id (transports/http/people-routes.ts); undefined when the service kept no such face. */
+  /** A kept face's descriptor and height, for a correction sent with its id (people-routes.ts); undefined when the service kept no such face. */
   async keptFace(serviceId: string, faceId: string): Promise<{ readonly descriptor: Float32Array; readonly height: number } | undefined> {
     const row = await this.db
       .selectFrom('unknown_faces')

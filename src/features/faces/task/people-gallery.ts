@@ -1,13 +1,13 @@
-import { DetectdError } from '../../core/errors.js';
-import type { ImageAnalysis } from '../../core/pipeline.js';
-import type { Detection, Detector } from '../../models/types.js';
+import { DetectdError } from '../../../core/errors.js';
+import type { ImageAnalysis } from '../../../core/pipeline.js';
+import type { Detection, Detector } from '../../../models/types.js';
 import type { PeopleGallery } from '../people-gallery.js';
-import { type FaceProblem, photoSubject, registrationQuality } from '../../faces/face-quality.js';
-import type { Box, RgbImage } from '../../vision/image.js';
-import { sharpness } from '../../vision/sharpness.js';
-import type { FaceRecognition } from '../../faces/face-recognition.js';
-import type { AnalysisCall } from '../analysis-call.js';
-import type { ComposedModels } from '../../core/service-scheduler.js';
+import { type FaceProblem, photoSubject, registrationQuality } from '../gallery/face-quality.js';
+import type { Box, RgbImage } from '../../../vision/image.js';
+import { sharpness } from '../../../vision/sharpness.js';
+import type { FaceRecognition } from '../gallery/face-recognition.js';
+import type { AnalysisCall } from '../../../tasks/analysis-call.js';
+import type { ComposedModels } from '../../../core/service-scheduler.js';
 import { describeFace, faceLandmarks } from './describe-face.js';
 import { detectFaces, findFaces } from './find-faces.js';
 

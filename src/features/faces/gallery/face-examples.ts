@@ -1,5 +1,5 @@
-import type { Database } from '../store/database.js';
-import { bumpMemoryVersion } from '../store/memory-versions.js';
+import type { Database } from '../../../store/database.js';
+import { bumpMemoryVersion } from '../../../store/memory-versions.js';
 import { checkUserid, ensurePerson, useridKey } from './face-gallery.js';
 
 /** One registered face of a person (a face_samples row): CompreFace's example, its id CompreFace's `image_id`. */

@@ -1,9 +1,9 @@
-import type { ComposedCall, ComposedModels } from '../../core/service-scheduler.js';
-import type { FaceDescriptorNet, FaceLandmarkNet } from '../../models/face-describer.js';
-import { MODEL_KINDS } from '../../models/model-roles.js';
-import type { ModelStep } from '../../models/model-step.js';
-import type { Detection, Detector } from '../../models/types.js';
-import type { Point, RgbImage } from '../../vision/image.js';
+import type { ComposedCall, ComposedModels } from '../../../core/service-scheduler.js';
+import type { FaceDescriptorNet, FaceLandmarkNet } from '../../../models/face-describer.js';
+import { MODEL_KINDS } from '../../../models/model-roles.js';
+import type { ModelStep } from '../../../models/model-step.js';
+import type { Detection, Detector } from '../../../models/types.js';
+import type { Point, RgbImage } from '../../../vision/image.js';
 
 /** The server loads both at start-up whenever it serves the face task (load-models.ts BUILT_IN): one missing is a server fault, said plainly. */
 const LOADED_AT_START_UP = 'a server serving faces loads it at start-up; see its start-up log';

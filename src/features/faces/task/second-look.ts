@@ -1,8 +1,8 @@
-import type { LookAgain } from '../../core/pipeline.js';
-import { intersectionOverUnion } from '../../models/nms.js';
-import type { Detection } from '../../models/types.js';
-import { centredView } from '../../vision/centred-view.js';
-import type { Box, RgbImage } from '../../vision/image.js';
+import type { LookAgain } from '../../../core/pipeline.js';
+import { intersectionOverUnion } from '../../../models/nms.js';
+import type { Detection } from '../../../models/types.js';
+import { centredView } from '../../../vision/centred-view.js';
+import type { Box, RgbImage } from '../../../vision/image.js';
 
 /**
  * The face model's second look at what it found (docs/faces.md, "Phantom faces"): each face whose

@@ -1,8 +1,8 @@
 import { DetectdError } from '../../core/errors.js';
-import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
-import type { PeopleGallery, RegistrationFace } from '../../tasks/people-gallery.js';
-import { DEEPSTACK_MIN_CONFIDENCE } from './deepstack-wire.js';
-import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from './deepstack-form.js';
+import { UNKNOWN_PERSON } from './gallery/unknown-person.js';
+import type { PeopleGallery, RegistrationFace } from './people-gallery.js';
+import { DEEPSTACK_MIN_CONFIDENCE } from '../../transports/deepstack/deepstack-wire.js';
+import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from '../../transports/deepstack/deepstack-form.js';
 
 /** Photos one registration may carry (`image`, `image1`, `image2`, …). */
 const MAX_REGISTRATION_PHOTOS = 10;

@@ -1,6 +1,6 @@
-import { DetectdError } from '../../core/errors.js';
-import { type ImageParameters, imageParameterRules, parseImageParameters } from '../image-parameters.js';
-import type { ApiVersion, SentParameters } from '../task.js';
+import { DetectdError } from '../../../core/errors.js';
+import { type ImageParameters, imageParameterRules, parseImageParameters } from '../../../tasks/image-parameters.js';
+import type { ApiVersion, SentParameters } from '../../../tasks/task.js';
 
 /** The face task's parameters: the Nvision three; faces have no classes to choose among. */
 export const FACE_PARAMETER_RULES = imageParameterRules({ one: 'face', many: 'Faces' }, '0.5');

@@ -1,4 +1,4 @@
-import { alongPoints, type CurvePoints, inverted } from '../piecewise-linear.js';
+import { alongPoints, type CurvePoints, inverted } from '../../../piecewise-linear.js';
 
 /**
  * How alike two faces are, from their descriptors (models/face-describer.ts: unit length), as

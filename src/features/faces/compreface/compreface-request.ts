@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { Request } from 'express';
-import { DetectdError } from '../../core/errors.js';
-import { decodeRawData } from '../../core/raw-data.js';
-import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
-import { isMultipartForm, readImageForm } from '../image-form.js';
+import { DetectdError } from '../../../core/errors.js';
+import { decodeRawData } from '../../../core/raw-data.js';
+import type { SchemaCatalogue } from '../../../core/schema-catalogue.js';
+import { isMultipartForm, readImageForm } from '../../../transports/image-form.js';
 import { CompreFaceRefusal } from './compreface-errors.js';
 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;|$)/i;

@@ -1,4 +1,4 @@
-import { DetectdError } from '../core/errors.js';
+import { DetectdError } from '../../../core/errors.js';
 import { type FaceGallery, FaceGalleryError, type FacePerson, type FaceSample } from './face-gallery.js';
 import { faceSimilarity, reportedSimilarity } from './face-similarity.js';
 import type { SeenIn, UnknownPeople, UnnamedFace } from './unknown-people.js';

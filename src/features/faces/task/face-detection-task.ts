@@ -1,12 +1,12 @@
-import type { FaceRecognition } from '../../faces/face-recognition.js';
-import type { ImageParameters } from '../image-parameters.js';
-import type { AnalysisCall } from '../analysis-call.js';
-import type { ApiVersion, Findings, SentParameters, Task } from '../task.js';
+import type { FaceRecognition } from '../gallery/face-recognition.js';
+import type { ImageParameters } from '../../../tasks/image-parameters.js';
+import type { AnalysisCall } from '../../../tasks/analysis-call.js';
+import type { ApiVersion, Findings, SentParameters, Task } from '../../../tasks/task.js';
 import { peopleGallery } from './people-gallery.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
-import type { ComposedModels } from '../../core/service-scheduler.js';
-import type { Detector } from '../../models/types.js';
+import type { ComposedModels } from '../../../core/service-scheduler.js';
+import type { Detector } from '../../../models/types.js';
 import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.js';
 
 /**

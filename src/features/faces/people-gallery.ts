@@ -1,10 +1,10 @@
-import type { Box, Point } from '../vision/image.js';
-import type { PlacedFinding } from './finding.js';
-import type { RegisteredPerson } from '../faces/face-recognition.js';
-import type { FaceSample } from '../faces/face-gallery.js';
-import type { FaceProblem, FaceWarning } from '../faces/face-quality.js';
-import type { AnalysisCall } from './analysis-call.js';
-import type { RoleModel } from '../models/role-models.js';
+import type { Box, Point } from '../../vision/image.js';
+import type { PlacedFinding } from '../../tasks/finding.js';
+import type { RegisteredPerson } from './gallery/face-recognition.js';
+import type { FaceSample } from './gallery/face-gallery.js';
+import type { FaceProblem, FaceWarning } from './gallery/face-quality.js';
+import type { AnalysisCall } from '../../tasks/analysis-call.js';
+import type { RoleModel } from '../../models/role-models.js';
 
 /** The face taken from a photo: its embedding, and its box in the photo's pixels as sent. */
 export interface TakenFace {

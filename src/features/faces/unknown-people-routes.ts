@@ -2,16 +2,16 @@ import { type Request, type Response, type Router } from 'express';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { DetectdError } from '../../core/errors.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
-import { FaceGalleryError } from '../../faces/face-gallery.js';
-import { type UnknownFaceSettings, type UnknownPeople, UnknownPeopleError, type UnknownPerson } from '../../faces/unknown-people.js';
+import { FaceGalleryError } from './gallery/face-gallery.js';
+import { type UnknownFaceSettings, type UnknownPeople, UnknownPeopleError, type UnknownPerson } from './gallery/unknown-people.js';
 import type { Gate } from '../../gate/gate.js';
 import type { Task } from '../../tasks/task.js';
 import type { TaskTable } from '../../tasks/task-table.js';
-import { contextOf } from '../request-context.js';
-import { sendJson } from './send-json.js';
-import { checkedJson, JSON_CONTENT_TYPE } from './rest-body.js';
-import { errorResponses, type PathItems } from './openapi.js';
-import { allowOnly } from './allow-only.js';
+import { contextOf } from '../../transports/request-context.js';
+import { sendJson } from '../../transports/http/send-json.js';
+import { checkedJson, JSON_CONTENT_TYPE } from '../../transports/http/rest-body.js';
+import { errorResponses, type PathItems } from '../../transports/http/openapi.js';
+import { allowOnly } from '../../transports/http/allow-only.js';
 
 export interface UnknownPeopleRouteDependencies {
   readonly gate: Gate;

@@ -1,4 +1,4 @@
-import type { TaskTable } from '../../tasks/task-table.js';
+import type { TaskTable } from '../../../tasks/task-table.js';
 import { compreFaceRouteTable, compreFaceTask } from './compreface-route-table.js';
 import type { CompreFaceRoute } from './compreface-route.js';
 

@@ -3,7 +3,7 @@ export interface IndexedDescriptor {
   readonly id: string;
   readonly personId: string;
   readonly descriptor: Float32Array;
-  /** A sample from a weak photo (faces/face-quality.ts); a negative never is. */
+  /** A sample from a weak photo (gallery/face-quality.ts); a negative never is. */
   readonly weak: boolean;
 }
 

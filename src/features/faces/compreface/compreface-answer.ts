@@ -1,5 +1,5 @@
-import type { StageTimings } from '../../core/call-context.js';
-import type { ExaminedFace } from '../../tasks/people-gallery.js';
+import type { StageTimings } from '../../../core/call-context.js';
+import type { ExaminedFace } from '../people-gallery.js';
 
 /**
  * The parts of CompreFace's answers that carry one face (its REST API description): `box` with

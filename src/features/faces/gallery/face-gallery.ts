@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { UNKNOWN_PERSON } from './unknown-person.js';
-import { KeyCipher } from '../accounts/key-cipher.js';
-import type { Database } from '../store/database.js';
-import { bumpMemoryVersion, VersionedMemory } from '../store/memory-versions.js';
+import { KeyCipher } from '../../../accounts/key-cipher.js';
+import type { Database } from '../../../store/database.js';
+import { bumpMemoryVersion, VersionedMemory } from '../../../store/memory-versions.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity, reportedSimilarity } from './face-similarity.js';
 import { bestPerPerson, descriptorsById, type GalleryIndex, galleryIndex, type IndexedDescriptor } from './gallery-index.js';
 
@@ -59,7 +59,7 @@ export class FaceGalleryError extends Error {
   }
 }
 
-/** One face a person is registered by: its descriptor, and whether its photo was weak (faces/face-quality.ts warnings). */
+/** One face a person is registered by: its descriptor, and whether its photo was weak (gallery/face-quality.ts warnings). */
 export interface FaceSample {
   readonly descriptor: Float32Array;
   readonly weak: boolean;

@@ -1,5 +1,5 @@
-import { DetectdError, type ErrorCode, ERROR_CATALOGUE } from '../../core/errors.js';
-import { FaceGalleryError } from '../../faces/face-gallery.js';
+import { DetectdError, type ErrorCode, ERROR_CATALOGUE } from '../../../core/errors.js';
+import { FaceGalleryError } from '../gallery/face-gallery.js';
 
 /**
  * CompreFace's error codes (its Java API's CommonExceptionCode) that this door answers, with the

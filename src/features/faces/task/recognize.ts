@@ -1,11 +1,11 @@
-import type { StageTimings } from '../../core/call-context.js';
-import { UNKNOWN_PERSON } from '../../faces/unknown-person.js';
-import type { ImageAnalysis } from '../../core/pipeline.js';
-import type { FaceRecognition, PersonMatcher } from '../../faces/face-recognition.js';
-import type { NamedDetection, Naming } from '../found-response.js';
-import type { TrackVote } from '../task.js';
-import type { Detection } from '../../models/types.js';
-import type { RgbImage } from '../../vision/image.js';
+import type { StageTimings } from '../../../core/call-context.js';
+import { UNKNOWN_PERSON } from '../gallery/unknown-person.js';
+import type { ImageAnalysis } from '../../../core/pipeline.js';
+import type { FaceRecognition, PersonMatcher } from '../gallery/face-recognition.js';
+import type { NamedDetection, Naming } from '../../../tasks/found-response.js';
+import type { TrackVote } from '../../../tasks/task.js';
+import type { Detection } from '../../../models/types.js';
+import type { RgbImage } from '../../../vision/image.js';
 
 /** Every face's `parent`, and the `name` of a face when the service has nobody registered to compare with. */
 const FACE = 'face';

@@ -1,5 +1,5 @@
-import type { Service } from '../../core/service.js';
-import type { AnalysisCall } from '../../tasks/analysis-call.js';
+import type { Service } from '../../../core/service.js';
+import type { AnalysisCall } from '../../../tasks/analysis-call.js';
 import type { CallStatus } from './compreface-answer.js';
 
 /** What an analysing route is handed once the gate let its call in: the query, the images of its body by field, the path's parameters, and what `status=true` reports. */

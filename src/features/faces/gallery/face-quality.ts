@@ -1,4 +1,4 @@
-import type { Box, Point } from '../vision/image.js';
+import type { Box, Point } from '../../../vision/image.js';
 
 /** What a registration photo's face is measured by (its five landmarks in the order of models/types.ts FACE_LANDMARKS). */
 export interface FaceMeasures {
