@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { schedulerOfService } from '../src/core/service-scheduler.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
-import { compreFaceRouteTable, compreFaceTask } from '../src/features/faces/compreface/compreface-route-table.js';
+import { compreFaceRouteTable } from '../src/features/faces/compreface/compreface-route-table.js';
 import { STRANGER_SUBJECTS } from './support/compreface.js';
 import { cropPath, FACES_DIR, GROUP_PHOTOS, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { photoPath } from './support/paths.js';
@@ -247,7 +247,7 @@ describe('CompreFace door: recognition, examples, subjects, detection and verifi
   it('the reference publishes each route with the schema its answers are checked against here, and CompreFace\'s error shape', async () => {
     const reference = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
     const title = (name: string) => `#/components/schemas/${String(schemas.schemas.get(name)!.title)}`;
-    const routes = compreFaceRouteTable(compreFaceTask(TASK_DESCRIPTIONS)!);
+    const routes = compreFaceRouteTable(TASK_DESCRIPTIONS.named('face-detection'));
     expect(routes).to.have.length(16);
     for (const route of routes) {
       const operation = reference.paths[route.path.replace(/:(\w+)/g, '{$1}')][route.method];

@@ -5,7 +5,6 @@ import type { Detection } from '../models/types.js';
 import type { ModelScheduler } from '../scheduler/model-scheduler.js';
 import type { AnalysisCall } from './analysis-call.js';
 import type { Finding } from './finding.js';
-import type { PeopleGallery } from '../features/faces/people-gallery.js';
 
 /** Versions of the public API: `v1` (`/api/v1/<task>`, current) and `legacy` (`/api/<task>`). */
 export type ApiVersion = 'v1' | 'legacy';
@@ -84,9 +83,13 @@ export interface ExamplePhoto {
  * What a task does, in its own terms, beyond `analyse`: each door decides which of its own verbs
  * these enable (the DeepStack door's route table, transports/deepstack/), so no task names a door.
  */
-export interface TaskAbilities<Lead extends RoleModel = RoleModel> {
-  /** It keeps a gallery of people per service, and names the faces it finds by it. */
-  readonly gallery?: PeopleGallery<Lead>;
+export interface TaskAbilities {
+  /**
+   * Its services keep a gallery of people, by which it names the faces it finds: the console shows
+   * their unknown people and lets Try it correct a face. The feature's own routes get the gallery
+   * itself from the feature (features/faces/index.ts), not from here.
+   */
+  readonly gallery?: true;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
   readonly verb?: TaskVerb;
 }
@@ -155,7 +158,7 @@ export interface Task<Parameters = unknown, Lead extends RoleModel = RoleModel> 
   /** One image → what was found in it. */
   analyse(image: Buffer, parameters: Parameters, call: AnalysisCall<Lead>): Promise<Findings>;
   /** What else it does, for the doors that have verbs for it; nothing when absent. */
-  readonly abilities?: TaskAbilities<Lead>;
+  readonly abilities?: TaskAbilities;
 }
 
 /** Names of the parameters a version of the API accepts. */

@@ -3,7 +3,9 @@ import { type FaceRecognition, galleryRecognition } from './gallery/face-recogni
 import { FaceExamples } from './gallery/face-examples.js';
 import { UnknownPeople } from './gallery/unknown-people.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
+import { deepStackFaceRoutes } from './deepstack-face-routes.js';
 import { faceDetectionTask } from './task/face-detection-task.js';
+import { peopleGallery } from './task/people-gallery.js';
 import { compreFaceOpenApiPaths } from './compreface/compreface-openapi.js';
 import { compreFaceRoutes } from './compreface/compreface-routes.js';
 import { peopleOpenApiPaths, peopleRoutes } from './people-routes.js';
@@ -27,32 +29,36 @@ const DESCRIBED_ONLY: FaceRecognition = {
 };
 
 /**
- * Faces (docs/faces.md): the `face-detection` task with each service's gallery of people and its
- * unknown people, their REST routes, CompreFace's API and commands. Its modules still live where they
- * were before the features had folders (tasks/face-detection/, faces/, transports/http/people-routes.ts
- * and unknown-people-routes.ts, transports/compreface/, transports/deepstack/deepstack-face-routes.ts,
- * cli/, console/, store/migrations/): this entry gathers them behind the Feature interface until they move here.
+ * Faces (docs/faces.md): the `face-detection` task (task/) with each service's gallery of people and
+ * its unknown people (gallery/), their REST routes, DeepStack's face API and CompreFace's (compreface/).
+ * Its commands and console cards still live in cli/ and console/, its tables' migrations in store/migrations/.
  */
 export const faces: Feature = {
   name: 'faces',
   docs: 'docs/faces.md',
   parts(server) {
-    if (!server) return { tasks: [faceDetectionTask(DESCRIBED_ONLY, DESCRIBED_MODELS)] };
+    if (!server) {
+      const task = faceDetectionTask(DESCRIBED_ONLY, DESCRIBED_MODELS);
+      return { tasks: [task], deepStack: [{ task, routes: deepStackFaceRoutes(peopleGallery(DESCRIBED_ONLY, DESCRIBED_MODELS)) }] };
+    }
     const { db, secret, logger } = server;
     const gallery = new FaceGallery(db, secret);
     const unknownPeople = new UnknownPeople(db, secret, gallery);
     // Never the faces: an error while keeping them is logged without them, and the call is answered.
     const recognition = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE, { people: unknownPeople, failed: (error) => logger.error({ err: error }, 'unknown faces could not be kept') });
+    const task = faceDetectionTask(recognition, server.models);
+    const people = peopleGallery(recognition, server.models);
     const forgetExpired = () => void unknownPeople.purgeAll().catch((error: unknown) => logger.error({ err: error }, 'expired unknown faces could not be forgotten'));
     let sweep: NodeJS.Timeout | undefined;
     return {
-      tasks: [faceDetectionTask(recognition, server.models)],
+      tasks: [task],
+      deepStack: [{ task, routes: deepStackFaceRoutes(people) }],
       rest: [
-        { router: ({ gate, tasks, schemas, router }) => unknownPeopleRoutes({ gate, tasks, schemas, people: unknownPeople, router: router() }), openApiPaths: unknownPeopleOpenApiPaths },
-        { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: peopleOpenApiPaths },
+        { router: ({ gate, schemas, router }) => unknownPeopleRoutes({ gate, task, schemas, people: unknownPeople, router: router() }), openApiPaths: () => unknownPeopleOpenApiPaths(task) },
+        { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, task, gallery: people, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: () => peopleOpenApiPaths(task) },
         {
-          router: ({ gate, tasks, schemas, schedulers, maxBodyBytes, router }) => compreFaceRoutes({ gate, tasks, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger, router: router() }),
-          openApiPaths: compreFaceOpenApiPaths,
+          router: ({ gate, schemas, schedulers, maxBodyBytes, router }) => compreFaceRoutes({ gate, task, faces: people, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger, router: router() }),
+          openApiPaths: () => compreFaceOpenApiPaths(task),
         },
       ],
       async start() {

@@ -9,6 +9,7 @@ import { useridKey } from './gallery/face-gallery.js';
 import type { PeopleGallery, TakenFace } from './people-gallery.js';
 import { type FaceWarning, heightWarning } from './gallery/face-quality.js';
 import type { TaskTable } from '../../tasks/task-table.js';
+import type { Task } from '../../tasks/task.js';
 import type { Box } from '../../vision/image.js';
 import type { UnknownPeople } from './gallery/unknown-people.js';
 import { errorResponses, type PathItems } from '../../transports/http/openapi.js';
@@ -23,6 +24,9 @@ const REQUEST_SCHEMA = 'face-person-photo-request';
 export interface PeopleRouteDependencies {
   readonly gate: Gate;
   readonly tasks: TaskTable;
+  /** The task whose services keep people, and its gallery. */
+  readonly task: Task;
+  readonly gallery: PeopleGallery;
   readonly schemas: SchemaCatalogue;
   readonly maxBodyBytes: number;
   /** Where the faces a correction names by `face_id` are kept. */
@@ -116,18 +120,17 @@ function faceOf(body: RestBody, schemas: SchemaCatalogue): CorrectionFace {
 const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb}`;
 
 /**
- * Corrections of a face service's gallery over REST, with the service's key, for every task that
- * keeps one (TaskAbilities.gallery): `POST /api/v1/<task>/people/{userid}/add` adds a photo's face
- * to the person, `…/not` attaches it to them as a face they are not. Each call passes the gate as a
- * detection does (key, limits, body) and answers schemas/face-person-response.json.
+ * Corrections of a face service's gallery over REST, with the service's key, for the task that keeps
+ * one: `POST /api/v1/<task>/people/{userid}/add` adds a photo's face to the person, `…/not` attaches
+ * it to them as a face they are not. Each call passes the gate as a detection does (key, limits,
+ * body) and answers schemas/face-person-response.json.
  */
 export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
-  const { router, gate, tasks, schemas, maxBodyBytes, unknownPeople } = dependencies;
+  const { router, gate, tasks, task: galleryTask, gallery, schemas, maxBodyBytes, unknownPeople } = dependencies;
   for (const correction of CORRECTIONS) {
     router.post(peoplePath(correction.verb), async (request: Request, response: Response) => {
       const task = tasks.named(String(request.params.serviceType));
-      const gallery = task.abilities?.gallery;
-      if (!gallery) throw new DetectdError('not_found', `a ${task.type} service keeps no people; see /docs`);
+      if (task !== galleryTask) throw new DetectdError('not_found', `a ${task.type} service keeps no people; see /docs`);
       const { body, call } = await passRestCall(gate, request, response, task, maxBodyBytes);
       const userid = String(request.params.userid);
       const face = faceOf(body, schemas);
@@ -184,32 +187,30 @@ async function correctedByKeptFace(correction: Correction, gallery: PeopleGaller
   return answer(serviceId, correction, applied, { face_id: faceId }, warnings);
 }
 
-/** The OpenAPI path items of the correction routes, for each task that keeps a gallery. */
-export function peopleOpenApiPaths(tasks: TaskTable): PathItems {
+/** The OpenAPI path items of the correction routes, for the task that keeps a gallery. */
+export function peopleOpenApiPaths(task: Task): PathItems {
   const paths: PathItems = {};
-  for (const task of tasks.all.filter((each) => each.abilities?.gallery)) {
-    for (const correction of CORRECTIONS) {
-      const body = { schema: { $ref: '#/components/schemas/FacePersonPhotoRequest' } };
-      const upload = { type: 'object', properties: { image: { type: 'string', contentMediaType: 'image/*' }, box: { type: 'string' } }, required: ['image'] };
-      paths[`/api/v1/${task.type}/people/{userid}/${correction.verb}`] = {
-        post: {
-          summary: correction.summary,
-          description: correction.description,
-          operationId: `${correction.operationId}-${task.type}`,
-          tags: [task.type],
-          security: [{ ApiKey: [] }],
-          parameters: [{ name: 'userid', in: 'path', required: true, schema: { type: 'string' }, description: 'The person (1–200 characters; case does not tell people apart).' }],
-          requestBody: {
-            required: true,
-            content: { 'application/json': body, 'multipart/form-data': { schema: upload }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } } },
-          },
-          responses: {
-            '200': { description: 'The person after the correction, and the face taken.', content: { 'application/json': { schema: { $ref: '#/components/schemas/FacePersonResponse' } } } },
-            ...errorResponses(correction.failures),
-          },
+  for (const correction of CORRECTIONS) {
+    const body = { schema: { $ref: '#/components/schemas/FacePersonPhotoRequest' } };
+    const upload = { type: 'object', properties: { image: { type: 'string', contentMediaType: 'image/*' }, box: { type: 'string' } }, required: ['image'] };
+    paths[`/api/v1/${task.type}/people/{userid}/${correction.verb}`] = {
+      post: {
+        summary: correction.summary,
+        description: correction.description,
+        operationId: `${correction.operationId}-${task.type}`,
+        tags: [task.type],
+        security: [{ ApiKey: [] }],
+        parameters: [{ name: 'userid', in: 'path', required: true, schema: { type: 'string' }, description: 'The person (1–200 characters; case does not tell people apart).' }],
+        requestBody: {
+          required: true,
+          content: { 'application/json': body, 'multipart/form-data': { schema: upload }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } } },
         },
-      };
-    }
+        responses: {
+          '200': { description: 'The person after the correction, and the face taken.', content: { 'application/json': { schema: { $ref: '#/components/schemas/FacePersonResponse' } } } },
+          ...errorResponses(correction.failures),
+        },
+      },
+    };
   }
   return paths;
 }

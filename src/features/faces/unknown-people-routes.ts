@@ -6,7 +6,6 @@ import { FaceGalleryError } from './gallery/face-gallery.js';
 import { type UnknownFaceSettings, type UnknownPeople, UnknownPeopleError, type UnknownPerson } from './gallery/unknown-people.js';
 import type { Gate } from '../../gate/gate.js';
 import type { Task } from '../../tasks/task.js';
-import type { TaskTable } from '../../tasks/task-table.js';
 import { contextOf } from '../../transports/request-context.js';
 import { sendJson } from '../../transports/http/send-json.js';
 import { checkedJson, JSON_CONTENT_TYPE } from '../../transports/http/rest-body.js';
@@ -15,7 +14,8 @@ import { allowOnly } from '../../transports/http/allow-only.js';
 
 export interface UnknownPeopleRouteDependencies {
   readonly gate: Gate;
-  readonly tasks: TaskTable;
+  /** The task whose services keep people: theirs are the unknown people. */
+  readonly task: Task;
   readonly schemas: SchemaCatalogue;
   readonly people: UnknownPeople;
   /** The router to declare the routes on (one claiming them in the server's route ledger). */
@@ -26,9 +26,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where a task that keeps a gallery of people serves its unknown people. */
 const unknownPeoplePath = (task: Task) => `/api/v1/${task.type}/unknown-people`;
-
-/** The tasks whose services keep galleries of people (TaskAbilities.gallery): theirs are the unknown people. */
-const galleryTasks = (tasks: TaskTable) => tasks.all.filter((task) => task.abilities?.gallery);
 
 const personJson = (person: UnknownPerson) => ({ id: person.id, face_count: person.faces, first_seen: person.firstSeen, last_seen: person.lastSeen, best_faces: person.bestFaces });
 const settingsJson = (settings: UnknownFaceSettings) => ({ remember: settings.remember, retention_days: settings.retentionDays, max_faces: settings.maxFaces });
@@ -55,82 +52,80 @@ function refusedAsRequest(error: unknown): never {
  * limit or quota. docs/faces.md ("Unknown people", "Memory") describes them.
  */
 export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies): Router {
-  const { router, gate, tasks, schemas, people } = dependencies;
+  const { router, gate, task, schemas, people } = dependencies;
 
   /** One management call through the gate (Gate.manage): the caller's service id, and the bounded JSON body checked against `schema` when one is expected. */
-  const pass = async (request: Request, response: Response, task: Task, schema?: string): Promise<{ serviceId: string; body: unknown }> => {
+  const pass = async (request: Request, response: Response, schema?: string): Promise<{ serviceId: string; body: unknown }> => {
     const service = await gate.manage({ apiKey: apiKeyFromAuthorization(request.get('authorization')) }, task, contextOf(response));
     if (schema && !JSON_CONTENT_TYPE.test(request.get('content-type') ?? '')) throw new DetectdError('unsupported_media_type', 'send the body as Content-Type: application/json');
     const received = await gate.receive(request, response);
     return { serviceId: service.id, body: schema === undefined ? undefined : checkedJson(received, schemas, schema) };
   };
 
-  for (const task of galleryTasks(tasks)) {
-    const base = unknownPeoplePath(task);
-    router.get(`${base}/settings`, async (request, response) => {
-      const { serviceId } = await pass(request, response, task);
-      await sendJson(response, settingsJson(await people.settings(serviceId)));
+  const base = unknownPeoplePath(task);
+  router.get(`${base}/settings`, async (request, response) => {
+    const { serviceId } = await pass(request, response);
+    await sendJson(response, settingsJson(await people.settings(serviceId)));
+  });
+  router.put(`${base}/settings`, async (request, response) => {
+    const { serviceId, body } = await pass(request, response, 'unknown-faces-settings');
+    const sent = body as { remember?: boolean; retention_days?: number; max_faces?: number };
+    const settings = await people.setSettings(serviceId, { remember: sent.remember, retentionDays: sent.retention_days, maxFaces: sent.max_faces }).catch(refusedAsRequest);
+    await sendJson(response, settingsJson(settings));
+  });
+  // Before `/:id`, which would take "settings" for an id.
+  allowOnly(router, `${base}/settings`, ['GET', 'PUT']);
+  router.get(base, async (request, response) => {
+    const { serviceId } = await pass(request, response);
+    await sendJson(response, { service_id: serviceId, unknown_people: (await people.list(serviceId)).map(personJson) });
+  });
+  router.get(`${base}/:id`, async (request, response) => {
+    const id = idOf(request, 'id');
+    const { serviceId } = await pass(request, response);
+    const faces = await people.faces(serviceId, id);
+    const person = (await people.list(serviceId)).find((listed) => listed.id === id);
+    if (!faces || !person) throw noSuchPerson(id);
+    await sendJson(response, {
+      ...personJson(person),
+      faces: faces.map((face) => ({ id: face.id, seen: face.seen, frame_id: face.frameId, source_id: face.sourceId, face_height: face.height, confidence: face.confidence })),
     });
-    router.put(`${base}/settings`, async (request, response) => {
-      const { serviceId, body } = await pass(request, response, task, 'unknown-faces-settings');
-      const sent = body as { remember?: boolean; retention_days?: number; max_faces?: number };
-      const settings = await people.setSettings(serviceId, { remember: sent.remember, retentionDays: sent.retention_days, maxFaces: sent.max_faces }).catch(refusedAsRequest);
-      await sendJson(response, settingsJson(settings));
-    });
-    // Before `/:id`, which would take "settings" for an id.
-    allowOnly(router, `${base}/settings`, ['GET', 'PUT']);
-    router.get(base, async (request, response) => {
-      const { serviceId } = await pass(request, response, task);
-      await sendJson(response, { service_id: serviceId, unknown_people: (await people.list(serviceId)).map(personJson) });
-    });
-    router.get(`${base}/:id`, async (request, response) => {
-      const id = idOf(request, 'id');
-      const { serviceId } = await pass(request, response, task);
-      const faces = await people.faces(serviceId, id);
-      const person = (await people.list(serviceId)).find((listed) => listed.id === id);
-      if (!faces || !person) throw noSuchPerson(id);
-      await sendJson(response, {
-        ...personJson(person),
-        faces: faces.map((face) => ({ id: face.id, seen: face.seen, frame_id: face.frameId, source_id: face.sourceId, face_height: face.height, confidence: face.confidence })),
-      });
-    });
-    router.get(`${base}/:id/faces/:faceId/thumbnail`, async (request, response) => {
-      const [id, faceId] = [idOf(request, 'id'), idOf(request, 'faceId')];
-      const { serviceId } = await pass(request, response, task);
-      const thumbnail = await people.thumbnail(serviceId, id, faceId);
-      if (!thumbnail) throw new DetectdError('unknown_person', `this service's unknown person ${id} has no kept face ${faceId}`);
-      // A face is biometric data: no cache along the way keeps it once it is forgotten.
-      response.set({ 'Content-Type': 'image/jpeg', 'Cache-Control': 'no-store' }).send(thumbnail);
-    });
-    router.post(`${base}/:id/name`, async (request, response) => {
-      const id = idOf(request, 'id');
-      const { serviceId, body } = await pass(request, response, task, 'unknown-person-name-request');
-      const sent = body as { userid: string; faces?: number };
-      const named = await people.name(serviceId, id, sent.userid, sent.faces).catch(refusedAsRequest);
-      if (!named) throw noSuchPerson(id);
-      await sendJson(response, { userid: named.person.userid, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id });
-    });
-    router.post(`${base}/:id/merge`, async (request, response) => {
-      const id = idOf(request, 'id');
-      const { serviceId, body } = await pass(request, response, task, 'unknown-person-merge-request');
-      const into = (body as { into: string }).into;
-      if (!UUID.test(into)) throw new DetectdError('invalid_request', '"into" is the id (a UUID) of another unknown person of this service');
-      const merged = await people.merge(serviceId, id, into).catch(refusedAsRequest);
-      if (!merged) throw noSuchPerson((await people.faces(serviceId, id)) ? into : id);
-      await sendJson(response, personJson(merged));
-    });
-    router.delete(`${base}/:id`, async (request, response) => {
-      const id = idOf(request, 'id');
-      const { serviceId } = await pass(request, response, task);
-      if (!(await people.forget(serviceId, id))) throw noSuchPerson(id);
-      await sendJson(response, { forgotten: id });
-    });
-    allowOnly(router, base, ['GET']);
-    allowOnly(router, `${base}/:id`, ['GET', 'DELETE']);
-    allowOnly(router, `${base}/:id/faces/:faceId/thumbnail`, ['GET']);
-    allowOnly(router, `${base}/:id/name`, ['POST']);
-    allowOnly(router, `${base}/:id/merge`, ['POST']);
-  }
+  });
+  router.get(`${base}/:id/faces/:faceId/thumbnail`, async (request, response) => {
+    const [id, faceId] = [idOf(request, 'id'), idOf(request, 'faceId')];
+    const { serviceId } = await pass(request, response);
+    const thumbnail = await people.thumbnail(serviceId, id, faceId);
+    if (!thumbnail) throw new DetectdError('unknown_person', `this service's unknown person ${id} has no kept face ${faceId}`);
+    // A face is biometric data: no cache along the way keeps it once it is forgotten.
+    response.set({ 'Content-Type': 'image/jpeg', 'Cache-Control': 'no-store' }).send(thumbnail);
+  });
+  router.post(`${base}/:id/name`, async (request, response) => {
+    const id = idOf(request, 'id');
+    const { serviceId, body } = await pass(request, response, 'unknown-person-name-request');
+    const sent = body as { userid: string; faces?: number };
+    const named = await people.name(serviceId, id, sent.userid, sent.faces).catch(refusedAsRequest);
+    if (!named) throw noSuchPerson(id);
+    await sendJson(response, { userid: named.person.userid, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id });
+  });
+  router.post(`${base}/:id/merge`, async (request, response) => {
+    const id = idOf(request, 'id');
+    const { serviceId, body } = await pass(request, response, 'unknown-person-merge-request');
+    const into = (body as { into: string }).into;
+    if (!UUID.test(into)) throw new DetectdError('invalid_request', '"into" is the id (a UUID) of another unknown person of this service');
+    const merged = await people.merge(serviceId, id, into).catch(refusedAsRequest);
+    if (!merged) throw noSuchPerson((await people.faces(serviceId, id)) ? into : id);
+    await sendJson(response, personJson(merged));
+  });
+  router.delete(`${base}/:id`, async (request, response) => {
+    const id = idOf(request, 'id');
+    const { serviceId } = await pass(request, response);
+    if (!(await people.forget(serviceId, id))) throw noSuchPerson(id);
+    await sendJson(response, { forgotten: id });
+  });
+  allowOnly(router, base, ['GET']);
+  allowOnly(router, `${base}/:id`, ['GET', 'DELETE']);
+  allowOnly(router, `${base}/:id/faces/:faceId/thumbnail`, ['GET']);
+  allowOnly(router, `${base}/:id/name`, ['POST']);
+  allowOnly(router, `${base}/:id/merge`, ['POST']);
   return router;
 }
 
@@ -138,8 +133,8 @@ const ERRORS = errorResponses(['invalid_request', 'invalid_json', 'unsupported_m
 const json = (title: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } });
 const idParameter = (name: string, what: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: what });
 
-/** The unknown-people routes' part of the API reference, for every task that keeps a gallery of people. */
-export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
+/** The unknown-people routes' part of the API reference, for the task that keeps a gallery of people. */
+export function unknownPeopleOpenApiPaths(task: Task): PathItems {
   // In the task's own group of the reference, beside its REST route.
   const operationFor = (tag: string) => (summary: string, operationId: string, answer: Record<string, unknown>, more: Record<string, unknown> = {}) => ({
     summary,
@@ -151,31 +146,27 @@ export function unknownPeopleOpenApiPaths(tasks: TaskTable): PathItems {
   });
   const person = [idParameter('id', 'The unknown person\'s id.')];
   const body = (title: string) => ({ requestBody: { required: true, ...json(title) } });
-  return Object.fromEntries(
-    galleryTasks(tasks).flatMap((task) => {
-      const operation = operationFor(task.type);
-      const base = unknownPeoplePath(task);
-      const id = (verb: string) => `${task.type}-unknown-people-${verb}`;
-      return [
-        [`${base}/settings`, {
-          get: operation('Whether the service keeps unknown faces, for how long, how many', id('settings'), json('UnknownFacesSettings')),
-          put: operation('Turn keeping unknown faces on or off, set the retention and the cap (a smaller one forgets at once)', id('set-settings'), json('UnknownFacesSettings'), body('UnknownFacesSettings')),
-        }],
-        [base, { get: operation('The service\'s unknown people: groups of the faces no one was named for', id('list'), json('UnknownPeopleResponse')) }],
-        [`${base}/{id}`, {
-          get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('show'), json('UnknownPersonResponse'), { parameters: person }),
-          delete: operation('Forget an unknown person: its faces and thumbnails are deleted at once', id('forget'), json('UnknownPersonForgottenResponse'), { parameters: person }),
-        }],
-        [`${base}/{id}/faces/{faceId}/thumbnail`, {
-          get: operation('A kept face\'s thumbnail', id('thumbnail'), { content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } } }, { parameters: [...person, idParameter('faceId', 'The kept face\'s id.')] }),
-        }],
-        [`${base}/{id}/name`, {
-          post: operation('Name an unknown person: its best faces are registered under the userid, then it is forgotten', id('name'), json('UnknownPersonNamedResponse'), { parameters: person, ...body('UnknownPersonNameRequest') }),
-        }],
-        [`${base}/{id}/merge`, {
-          post: operation('Merge an unknown person into another', id('merge'), json('UnknownPeopleResponse/$defs/unknown_person'), { parameters: person, ...body('UnknownPersonMergeRequest') }),
-        }],
-      ];
-    }),
-  );
+  const operation = operationFor(task.type);
+  const base = unknownPeoplePath(task);
+  const id = (verb: string) => `${task.type}-unknown-people-${verb}`;
+  return Object.fromEntries([
+    [`${base}/settings`, {
+      get: operation('Whether the service keeps unknown faces, for how long, how many', id('settings'), json('UnknownFacesSettings')),
+      put: operation('Turn keeping unknown faces on or off, set the retention and the cap (a smaller one forgets at once)', id('set-settings'), json('UnknownFacesSettings'), body('UnknownFacesSettings')),
+    }],
+    [base, { get: operation('The service\'s unknown people: groups of the faces no one was named for', id('list'), json('UnknownPeopleResponse')) }],
+    [`${base}/{id}`, {
+      get: operation('An unknown person\'s kept faces, with the frame_id and source_id each came with', id('show'), json('UnknownPersonResponse'), { parameters: person }),
+      delete: operation('Forget an unknown person: its faces and thumbnails are deleted at once', id('forget'), json('UnknownPersonForgottenResponse'), { parameters: person }),
+    }],
+    [`${base}/{id}/faces/{faceId}/thumbnail`, {
+      get: operation('A kept face\'s thumbnail', id('thumbnail'), { content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } } }, { parameters: [...person, idParameter('faceId', 'The kept face\'s id.')] }),
+    }],
+    [`${base}/{id}/name`, {
+      post: operation('Name an unknown person: its best faces are registered under the userid, then it is forgotten', id('name'), json('UnknownPersonNamedResponse'), { parameters: person, ...body('UnknownPersonNameRequest') }),
+    }],
+    [`${base}/{id}/merge`, {
+      post: operation('Merge an unknown person into another', id('merge'), json('UnknownPeopleResponse/$defs/unknown_person'), { parameters: person, ...body('UnknownPersonMergeRequest') }),
+    }],
+  ]);
 }

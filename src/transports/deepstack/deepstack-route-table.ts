@@ -1,6 +1,5 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
-import { deepStackFaceRoutes } from '../../features/faces/deepstack-face-routes.js';
 import type { DeepStackManage, DeepStackOffer, DeepStackRespond, DeepStackTaskRoute } from './deepstack-form.js';
 import { RouteLedger } from '../route-ledger.js';
 import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
@@ -9,8 +8,8 @@ import { deepStackVerbRoutes } from './deepstack-verb-routes.js';
  * Every route of the DeepStack / CodeProject.AI door, in one table that both the Express router
  * (deepstack-routes.ts) and the OpenAPI document (deepstack-openapi.ts) are built from: the door's
  * own housekeeping routes here, the routes each feature offers for its task (DeepStackOffer: object
- * detection, licence plates), and those of the verbs a task's abilities enable (the face API, a task's
- * own verb) — a housekeeping route is one entry here (and its handler, when it does something new).
+ * detection, the face API, licence plates, states), and those of a task's own verb — a housekeeping
+ * route is one entry here (and its handler, when it does something new).
  */
 
 /** What a route does; deepstack-routes.ts holds one handler per name (`analyse`: the route's task). */
@@ -102,13 +101,13 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
 ];
 
 /**
- * The door's verbs for a task the door knows by its abilities alone: the face API for one that keeps
- * a gallery of people, `/v1/vision/<verb>` for one with a verb of its own. A feature brings any other
- * route itself (DeepStackOffer: object detection, custom models, ALPR).
+ * The door's verb for a task the door knows by its abilities alone: `/v1/vision/<verb>` for one with a
+ * verb of its own. A feature brings any other route itself (DeepStackOffer: object detection, custom
+ * models, the face API, ALPR).
  */
 function routesOfAbilities(task: Task): DeepStackTaskRoute[] {
-  const abilities = task.abilities ?? {};
-  return [...(abilities.gallery ? deepStackFaceRoutes(abilities.gallery) : []), ...(abilities.verb ? deepStackVerbRoutes(task, abilities.verb) : [])];
+  const verb = task.abilities?.verb;
+  return verb ? deepStackVerbRoutes(task, verb) : [];
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { TaskTable } from '../../../tasks/task-table.js';
-import { compreFaceRouteTable, compreFaceTask } from './compreface-route-table.js';
+import type { Task } from '../../../tasks/task.js';
+import { compreFaceRouteTable } from './compreface-route-table.js';
 import type { CompreFaceRoute } from './compreface-route.js';
 
 /** Each schema's component name: its title (schemas/<name>.json). */
@@ -30,11 +30,10 @@ function operation(route: CompreFaceRoute): Record<string, unknown> {
   };
 }
 
-/** The OpenAPI path items of the CompreFace door (none when no task keeps people). */
-export function compreFaceOpenApiPaths(tasks: TaskTable): Record<string, Record<string, unknown>> {
-  const task = compreFaceTask(tasks);
+/** The OpenAPI path items of the CompreFace door over `task` (the one that keeps people). */
+export function compreFaceOpenApiPaths(task: Task): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of task ? compreFaceRouteTable(task) : []) {
+  for (const route of compreFaceRouteTable(task)) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     paths[path] = { ...paths[path], [route.method]: operation(route) };
   }

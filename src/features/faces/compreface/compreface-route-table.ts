@@ -1,15 +1,14 @@
 import type { FaceGallery } from '../gallery/face-gallery.js';
-import type { TaskTable } from '../../../tasks/task-table.js';
 import type { Task } from '../../../tasks/task.js';
+import type { PeopleGallery } from '../people-gallery.js';
 import { compreFaceExampleRoutes } from './compreface-example-routes.js';
 import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes, type GalleryExamples } from './compreface-face-routes.js';
 import type { CompreFaceRoute } from './compreface-route.js';
 
-/** The task whose services CompreFace's keys open: the one that keeps a gallery of people; none, no CompreFace door. */
-export const compreFaceTask = (tasks: TaskTable): Task | undefined => tasks.all.find((task) => task.abilities?.gallery);
-
-/** What the door's verbs keep and forget beside the face task's gallery. */
+/** The face task's gallery of people, and what the door's verbs keep and forget beside it. */
 export interface CompreFaceMemory {
+  /** The face task's gallery of people: faces found, described, named and registered. */
+  readonly faces: PeopleGallery;
   /** The face galleries: examples added and compared by id, people forgotten. */
   readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
   readonly examples: GalleryExamples;
@@ -21,12 +20,13 @@ function notRunning(): never {
 
 /** What a table built only to be described (the OpenAPI document) is handed: none of its routes runs. */
 const DESCRIBING: CompreFaceMemory = {
+  faces: { find: notRunning, examine: notRunning, takeFace: notRunning, registrationFace: notRunning, similarity: notRunning, register: notRunning, addNegative: notRunning, list: notRunning, remove: notRunning },
   gallery: { addExample: notRunning, example: notRunning, delete: notRunning },
   examples: { page: notRunning, forget: notRunning, forgetAllOf: notRunning, people: notRunning, create: notRunning, rename: notRunning, forgetEveryone: notRunning },
 };
 
 /** Every route of the door for `task` (the one that keeps people): the router's and the OpenAPI document's one table. */
 export function compreFaceRouteTable(task: Task, memory: CompreFaceMemory = DESCRIBING): CompreFaceRoute[] {
-  const dependencies = { ...memory, faces: task.abilities!.gallery!, defaultThreshold: Number(task.parameters.ConfidenceThreshold?.defaultValue ?? 0.5) };
+  const dependencies = { ...memory, defaultThreshold: Number(task.parameters.ConfidenceThreshold?.defaultValue ?? 0.5) };
   return [...compreFaceRecognitionRoutes(dependencies), ...compreFaceExampleRoutes(dependencies), ...compreFaceDetectionRoutes(dependencies)];
 }

@@ -5,7 +5,7 @@ import type { SchemaCatalogue } from '../../../core/schema-catalogue.js';
 import type { Gate } from '../../../gate/gate.js';
 import { MODEL_KINDS } from '../../../models/model-roles.js';
 import type { ModelSchedulers } from '../../../scheduler/model-schedulers.js';
-import type { TaskTable } from '../../../tasks/task-table.js';
+import type { Task } from '../../../tasks/task.js';
 import { doorErrors } from '../../../transports/door-errors.js';
 import { setRateLimitHeaders } from '../../../transports/rate-limit-headers.js';
 import { contextOf } from '../../../transports/request-context.js';
@@ -13,11 +13,12 @@ import type { CallStatus } from './compreface-answer.js';
 import { CompreFaceRefusal, compreFaceFailure } from './compreface-errors.js';
 import { imagesOf, jsonOf, queryOf } from './compreface-request.js';
 import { COMPREFACE_PREFIXES, type CompreFaceAnswer, type CompreFaceRoute } from './compreface-route.js';
-import { type CompreFaceMemory, compreFaceRouteTable, compreFaceTask } from './compreface-route-table.js';
+import { type CompreFaceMemory, compreFaceRouteTable } from './compreface-route-table.js';
 
 interface CompreFaceDependencies extends CompreFaceMemory {
   readonly gate: Gate;
-  readonly tasks: TaskTable;
+  /** The task whose services CompreFace's keys open: the one that keeps people. */
+  readonly task: Task;
   readonly schemas: SchemaCatalogue;
   readonly schedulers: ModelSchedulers;
   readonly maxBodyBytes: number;
@@ -44,9 +45,7 @@ function keyOf(request: Request): string {
  * CompreFace's `{"code", "message"}` (compreface-errors.ts).
  */
 export function compreFaceRoutes(dependencies: CompreFaceDependencies): Router {
-  const { router, gate, tasks, schemas, schedulers, maxBodyBytes, logger } = dependencies;
-  const task = compreFaceTask(tasks);
-  if (!task) return router;
+  const { router, gate, task, schemas, schedulers, maxBodyBytes, logger } = dependencies;
   const table = compreFaceRouteTable(task, dependencies);
 
   const answer = async (response: Response, answered: CompreFaceAnswer) => {

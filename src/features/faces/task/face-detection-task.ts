@@ -2,7 +2,6 @@ import type { FaceRecognition } from '../gallery/face-recognition.js';
 import type { ImageParameters } from '../../../tasks/image-parameters.js';
 import type { AnalysisCall } from '../../../tasks/analysis-call.js';
 import type { ApiVersion, Findings, SentParameters, Task } from '../../../tasks/task.js';
-import { peopleGallery } from './people-gallery.js';
 import { FACE_PARAMETER_RULES, faceParameters } from './face-parameters.js';
 import { findFaces } from './find-faces.js';
 import type { ComposedModels } from '../../../core/service-scheduler.js';
@@ -36,6 +35,6 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
       const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
       return { width: analysis.width, height: analysis.height, found: response.found, visualizedImage: response.visualized_image };
     },
-    abilities: { gallery: peopleGallery(recognition, models) },
+    abilities: { gallery: true },
   };
 }
