@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -43,6 +44,15 @@ async function cruise(root: string): Promise<Cruise> {
   return { ok: result.summary.error === 0, report, modules: result.modules };
 }
 
+/**
+ * The modules of console/ and cli/ that still reach into features/faces/ until they move there (the
+ * rule face-parts-not-yet-moved in .dependency-cruiser.cjs, when it is there): their imports make no folder cycle.
+ */
+const NOT_YET_MOVED = ((rules: readonly { name: string; from: { path: string } }[]) => {
+  const rule = rules.find((each) => each.name === 'face-parts-not-yet-moved');
+  return rule && new RegExp(rule.from.path);
+})((createRequire(CONFIG)(CONFIG) as { forbidden: { name: string; from: { path: string } }[] }).forbidden);
+
 /** The folder of src/ a module lives in (`core`, `transports`), or the module itself for a file at the top (`server.ts`). */
 const folderOf = (source: string) => source.split('/')[1];
 
@@ -52,7 +62,7 @@ const folderOf = (source: string) => source.split('/')[1];
  */
 function folderCycles({ modules }: Cruise): string[] {
   const edges = new Map<string, Set<string>>();
-  for (const module of modules.filter((each) => each.source.startsWith('src/'))) {
+  for (const module of modules.filter((each) => each.source.startsWith('src/') && !NOT_YET_MOVED?.test(each.source))) {
     for (const { resolved } of module.dependencies.filter((dependency) => dependency.resolved.startsWith('src/'))) {
       const [from, to] = [folderOf(module.source), folderOf(resolved)];
       if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));
@@ -127,12 +137,17 @@ function kindLiterals(root: string): string[] {
 /** DeepStack's wire names (its box fields, a face's `userid`, an answer's `success`) and the door itself (`deepStack`, `DeepStackCapabilities`, CodeProject.AI, its `FaceApi`). */
 const DEEPSTACK_WIRE_NAMES = /\b(?:[xy]_(?:min|max)|userid|success)\b|deep_?stack|code_?project|faceapi/i;
 
-/** A feature's files that speak DeepStack: its routes on that door (`deepstack-*.ts`, a `deepstack/` folder) and its index.ts, which hands them over. */
-const DEEPSTACK_EDGE = /^features\/[^/]+\/(?:index\.ts$|deepstack-[^/]*\.ts$|deepstack\/)/;
+/**
+ * A feature's files that are not its task: its edge (index.ts, which hands its parts over, its routes,
+ * commands and cards, a subfolder named for a door: FEATURE_EDGE in .dependency-cruiser.cjs), where
+ * each door writes its wire, and any subfolder but `task/` (what it keeps: faces' gallery/, whose
+ * people every door and its tables name by `userid`).
+ */
+const NOT_A_TASK = /^features\/[^/]+\/(?:index\.ts$|[^/]*-(?:routes|commands|card)\.ts$|(?!task\/)[^/]+\/)/;
 
 /**
  * Identifiers, property names and string literals under `root`/src/tasks, and in the task files of
- * the features (all but DEEPSTACK_EDGE), that name a DeepStack wire field or the door, each as
+ * the features (all but NOT_A_TASK), that name a DeepStack wire field or the door, each as
  * "file:line text": a task says what it finds in its own terms, and the DeepStack door
  * (transports/deepstack/) or the feature's own routes on it map them onto its fields. Comments may name them.
  */
@@ -141,7 +156,7 @@ function deepStackNamesInTasks(root: string): string[] {
   const source = path.join(root, 'src');
   for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
     const inSource = file.split(path.sep).join('/');
-    if (!inSource.endsWith('.ts') || !/^(?:tasks|features\/[^/]+)\//.test(inSource) || DEEPSTACK_EDGE.test(inSource)) continue;
+    if (!inSource.endsWith('.ts') || !/^(?:tasks|features\/[^/]+)\//.test(inSource) || NOT_A_TASK.test(inSource)) continue;
     const relative = `src/${inSource}`;
     const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
