@@ -199,7 +199,7 @@ export async function startServer(config: Config, logger: Logger, features: read
             usage: usageStore,
             serviceLimits,
             models: registry,
-            // The face services' thresholds, read and set straight in the database, until faces/ is a feature's folder.
+            // The face services' thresholds, read and set straight in the database, until the console's face threshold moves into features/faces/.
             faceThresholds: new FaceGallery(db, secret),
             tasks,
             deepStackRoutes: deepStack,
