@@ -86,8 +86,8 @@ export interface ExamplePhoto {
 export interface TaskAbilities {
   /**
    * Its services keep a gallery of people, by which it names the faces it finds: the console shows
-   * their unknown people and lets Try it correct a face. The feature's own routes get the gallery
-   * itself from the feature (features/faces/index.ts), not from here.
+   * their unknown people and lets Try it correct a face, until those pages move into the faces'
+   * feature (whose routes get the gallery itself from the feature, not from here).
    */
   readonly gallery?: true;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
