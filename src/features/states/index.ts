@@ -1,6 +1,7 @@
 import { type Feature, notRunning } from '../feature.js';
 import { deepStackStatesRoutes } from './deepstack-states-routes.js';
 import { states as statesMigration } from './migrations/0019-states.js';
+import { stateExampleEmbedders } from './migrations/0020-state-example-embedders.js';
 import { STATE_TABLES, StateStore } from './state-store.js';
 import { stateOpenApiPaths, stateRoutes } from './state-routes.js';
 import { statesTask } from './states-task.js';
@@ -13,7 +14,7 @@ import { statesTask } from './states-task.js';
 export const states: Feature = {
   name: 'states',
   docs: 'docs/states.md',
-  migrations: { '0019-states': statesMigration },
+  migrations: { '0019-states': statesMigration, '0020-state-example-embedders': stateExampleEmbedders },
   tables: STATE_TABLES,
   parts(server) {
     const store = server ? new StateStore(server.db) : undefined;
