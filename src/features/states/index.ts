@@ -21,7 +21,7 @@ export const states: Feature = {
     const task = statesTask(store ?? { taught: notRunning });
     return {
       tasks: [task],
-      deepStack: [{ task, routes: deepStackStatesRoutes(task) }],
+      deepStack: [{ task, routes: deepStackStatesRoutes(task, store ?? { sources: notRunning }) }],
       rest: [{ router: (context) => stateRoutes(task, store ?? notRunning(), context), openApiPaths: () => stateOpenApiPaths(task) }],
     };
   },

@@ -182,6 +182,12 @@ export class StateStore {
     return Number(result.numDeletedRows) > 0;
   }
 
+  /** The service's named sources (cameras) that have regions, sorted: the unnamed one (`""`) is left out. */
+  async sources(serviceId: string): Promise<string[]> {
+    const all = await this.#memory.current(serviceId, (db) => this.#load(db, serviceId));
+    return [...all.keys()].filter((source) => source !== '').sort();
+  }
+
   /** The service's regions of `sourceId`, ready to judge, as they are now (what was last read when the database is away). */
   async taught(serviceId: string, sourceId: string): Promise<readonly TaughtRegion[]> {
     const all = await this.#memory.current(serviceId, (db) => this.#load(db, serviceId));
