@@ -64,7 +64,7 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
     handler: 'listCustomModels',
     access: 'sent-key-checked',
     operationId: 'deepstack-custom-list',
-    summary: 'CodeProject.AI\'s list of custom models: the names /v1/vision/custom/{model} accepts (model names and aliases), and those of the caller\'s service (a region-states service\'s cameras: its key\'s, or without a key the one that accepts keyless calls from the caller\'s address)',
+    summary: 'CodeProject.AI\'s list of custom models: the names /v1/vision/custom/{model} accepts (model names and aliases), and the names of the caller\'s service where a task names its own things there (a states service\'s cameras): its key\'s service, or without a key those that accept keyless calls from the caller\'s address',
     formFields: { api_key: 'Optional; a key that is sent must be valid (and names the service whose own names are listed).' },
     answer: '`{"success": true, "models": ["<name>", …], "message", "command": "list-custom", "moduleId", "requestId", "inferenceDevice", …}`',
     failures: { '401': 'A key was sent and it is wrong.' },
