@@ -209,7 +209,7 @@ describeEachEngine('states: regions of a camera taught by example through REST, 
     expect(order.slice(-3)).to.deep.equal(['result 6', 'result 7', 'event 7']);
   });
 
-  it('FramesToAgree sets a stream\'s N (1: at once), `start` names every frame\'s camera, and a bad FramesToAgree refuses the stream', async () => {
+  it('FramesToAgree sets a stream\'s N (1: at once), `start` names every frame\'s camera, and a bad FramesToAgree or source_id refuses the stream (4400, its error first)', async () => {
     const { key, space, first, firstState } = await teachOneRegion('stream-now', 'door');
     const client = await StreamClient.open(streamUrl(server.url, undefined, 'region-states'), { headers: { Authorization: `ApiKey ${key}` } });
     client.sendJson({ type: 'start', source_id: 'door', configurations: [{ parameter: 'FramesToAgree', value: '1' }] });
@@ -218,10 +218,16 @@ describeEachEngine('states: regions of a camera taught by example through REST, 
     await client.close();
     expect(client.results()[0].source_id).to.equal('door');
     expect(events(client).map((event) => [event.name, event.from, event.to, event.frames])).to.deep.equal([[space, null, firstState, 1]]);
-    const refused = await StreamClient.open(streamUrl(server.url, undefined, 'region-states'), { headers: { Authorization: `ApiKey ${key}` } });
-    refused.sendJson({ type: 'start', configurations: [{ parameter: 'FramesToAgree', value: '0' }] });
-    expect((await refused.closed).code).to.equal(4400);
-    expect(refused.messages[0].error.code).to.equal('invalid_configuration');
+    for (const [start, code] of [
+      [{ type: 'start', configurations: [{ parameter: 'FramesToAgree', value: '0' }] }, 'invalid_configuration'],
+      [{ type: 'start', configurations: [{ parameter: 'FramesToAgree', value: '2.5' }] }, 'invalid_configuration'],
+      [{ type: 'start', source_id: 'x'.repeat(257) }, 'invalid_request'],
+    ] as const) {
+      const refused = await StreamClient.open(streamUrl(server.url, undefined, 'region-states'), { headers: { Authorization: `ApiKey ${key}` } });
+      refused.sendJson(start);
+      expect((await refused.closed).code).to.equal(4400);
+      expect(refused.messages[0].error.code, JSON.stringify(start).slice(0, 100)).to.equal(code);
+    }
   });
 
   it('custom/list lists the cameras of the key\'s states service beside the models, and without a key those of the states service keyless from the caller\'s address', async () => {

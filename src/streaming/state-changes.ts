@@ -34,6 +34,8 @@ export class SettledStates {
 
   /** Counts one frame's readings of `source`; returns the states that settled anew with it. */
   read(source: string, readings: readonly StateReading[]): StateChange[] {
+    // A source is kept only once something of it reads a state: a stream naming ever new cameras that have nothing to read keeps nothing.
+    if (!readings.some((reading) => reading.state !== undefined)) return [];
     let subjects = this.#sources.get(source);
     if (!subjects) {
       subjects = new Map();
