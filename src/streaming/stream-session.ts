@@ -10,8 +10,8 @@ import type { Finding } from '../tasks/finding.js';
 import { runTask } from '../tasks/run-task.js';
 import type { FindingRecord, Task } from '../tasks/task.js';
 import { LatestFrameSlot } from './latest-frame.js';
-import type { StreamMetrics } from './stream-metrics.js';
 import { type StateChange, SettledStates } from './state-changes.js';
+import type { StreamMetrics } from './stream-metrics.js';
 import { IouTracker } from './tracker.js';
 import { type TrackAnswer, TrackVotes } from './track-votes.js';
 

@@ -1,8 +1,8 @@
 import { runTask } from '../../tasks/run-task.js';
-import type { StateStore } from './state-store.js';
 import { type Task, wireFindings } from '../../tasks/task.js';
 import { type DeepStackTaskRoute, deepStackImage, findingBox } from '../../transports/deepstack/deepstack-form.js';
 import { IMAGE_ROUTE_FAILURES } from '../../transports/deepstack/deepstack-predictions.js';
+import type { StateStore } from './state-store.js';
 
 /**
  * DeepStack's custom-model route for the states task: `POST /v1/vision/custom/<camera>` with a
@@ -15,7 +15,7 @@ export const deepStackStatesRoutes = (task: Task, store: Pick<StateStore, 'sourc
   {
     path: '/v1/vision/custom/:model',
     // CodeProject.AI's custom/list lists the service's cameras (those with regions) beside the models.
-    namesOwn: async (service) => store.sources(service.id),
+    namesOwn: (service) => store.sources(service.id),
     command: 'custom',
     operationId: 'deepstack-custom-states',
     summary: 'the regions of that camera (source_id) of a states service, one prediction per region, `label` its state',
