@@ -31,6 +31,7 @@ const SHIPPED = [
   '0017-memory-versions',
   '0018-face-similarity-scale',
   '0019-states',
+  '0020-state-example-embedders',
 ];
 
 const NOTHING: Migration = { up: async () => undefined };

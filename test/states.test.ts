@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
-import { StreamClient } from '../scripts/lib/stream-client.js';
-import { PHOTOS_DIR, SHARED_DIR } from './support/paths.js';
+import { type Message, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
+import { modelPath, PHOTOS_DIR, SHARED_DIR } from './support/paths.js';
 import { describeEachEngine } from './support/engines.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
@@ -22,6 +23,7 @@ interface StateFinding {
   state: string;
   confidence: number;
   bounding_box: { left: number; top: number; right: number; bottom: number };
+  teach_again?: string[];
 }
 
 const index = JSON.parse(fs.readFileSync(path.join(PKLOT, 'index.json'), 'utf8')) as Labelled[];
@@ -33,16 +35,32 @@ const SPACES = [...new Set(index.map((entry) => entry.region_id))]
   .slice(0, 8);
 const labelsOf = (file: string) => new Map(index.filter((entry) => entry.file === file && SPACES.includes(entry.region_id)).map((entry) => [entry.region_id, entry.state]));
 const framesOf = (wanted: string) => [...new Set(index.filter((entry) => month(entry) === wanted).map((entry) => entry.file))].sort();
+/**
+ * The server's models folder: the shared MobileNetV2 twice, as the embedded one is configured (64²,
+ * first by name: the default) and at 96², which a service may name instead; each with its configuration beside it.
+ */
+function embeddersFolder(): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-states-embedders-'));
+  for (const side of [64, 96]) {
+    fs.copyFileSync(modelPath('embedders/mobilenetv2-12-int8-emb'), path.join(folder, `mobilenetv2-${side}.onnx`));
+    fs.writeFileSync(path.join(folder, `mobilenetv2-${side}.json`), JSON.stringify({ family: 'mobilenetv2-embeddings', inputSize: side }));
+  }
+  return folder;
+}
+/** The default embedder and the other, as examples record them: name, input size, vector length. */
+const DEFAULT_EMBEDDER = 'mobilenetv2-64 64x64 1280';
+const OTHER_EMBEDDER = 'mobilenetv2-96';
 
-describeEachEngine('states: regions of a camera taught by example through REST, judged through REST and DeepStack\'s custom route (real server, embedded MobileNetV2, PKLot frames)', (engine, suite) => {
+describeEachEngine('states: regions of a camera taught by example through REST, judged through REST and DeepStack\'s custom route (real server, the shared MobileNetV2 at 64² and 96², PKLot frames; streams through a real WebSocket)', (engine, suite) => {
   suite.timeout(600_000);
   let server: TestServer;
   let apiKey: string;
+  let embedders: string;
   const schemas = new SchemaCatalogue(undefined, STATES_TASK.schemas);
   const call = (route: string, method: string, body?: unknown, key = apiKey) =>
     fetch(`${server.url}${route}`, { method, headers: { Authorization: `ApiKey ${key}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const judged = async (file: string, source = 'pucpr'): Promise<StateFinding[]> => {
-    const answer = await call('/api/v1/region-states', 'POST', { raw_data: frame(file).toString('base64'), source_id: source });
+  const judged = async (file: string, source = 'pucpr', key = apiKey): Promise<StateFinding[]> => {
+    const answer = await call('/api/v1/region-states', 'POST', { raw_data: frame(file).toString('base64'), source_id: source }, key);
     expect(answer.status).to.equal(200);
     const body = (await answer.json()) as { detected_states: StateFinding[] };
     expect(schemas.check(STATES_TASK.responseSchema, body)).to.deep.equal({ ok: true });
@@ -50,7 +68,8 @@ describeEachEngine('states: regions of a camera taught by example through REST, 
   };
 
   before(async () => {
-    server = await startTestServer({}, engine);
+    embedders = embeddersFolder();
+    server = await startTestServer({ DETECTD_MODELS_DIR: embedders }, engine);
     apiKey = await server.createService({ name: 'parking', type: 'region-states' });
     const regions = SPACES.map((space) => ({ name: space, polygon: index.find((entry) => entry.region_id === space)!.polygon }));
     expect((await call('/api/v1/region-states/regions', 'POST', { source_id: 'pucpr', regions })).status).to.equal(201);
@@ -64,6 +83,7 @@ describeEachEngine('states: regions of a camera taught by example through REST, 
   });
   after(async () => {
     await server?.close();
+    if (embedders) fs.rmSync(embedders, { recursive: true, force: true });
   });
 
   it('judges November\'s frames, never taught from, through POST /api/v1/region-states: each region right or unsure, almost all right', async () => {
@@ -134,25 +154,128 @@ describeEachEngine('states: regions of a camera taught by example through REST, 
     expect(none.detected_states).to.deep.equal([]);
   });
 
-  it('on the JSON stream, each region carries its state and the state its frames decided by vote (its track)', async () => {
-    const key = await server.createService({ name: 'stream', type: 'region-states' });
-    const [first, second] = framesOf('2012-09');
+  /** A service of its own with one region on `source`, taught two frames of each state; the frames of each state (taught ones: judged surely). */
+  const teachOneRegion = async (name: string, source: string) => {
+    const key = await server.createService({ name, type: 'region-states' });
     const space = SPACES[0];
     const polygon = index.find((entry) => entry.region_id === space)!.polygon;
-    expect((await call('/api/v1/region-states/regions', 'POST', { regions: [{ name: space, polygon }] }, key)).status).to.equal(201);
-    for (const file of [first, second, ...framesOf('2012-09').filter((each) => labelsOf(each).get(space) !== labelsOf(first).get(space)).slice(0, 2)]) {
-      expect((await call('/api/v1/region-states/examples', 'POST', { raw_data: frame(file).toString('base64'), states: { [space]: labelsOf(file).get(space) } }, key)).status).to.equal(201);
+    expect((await call('/api/v1/region-states/regions', 'POST', { source_id: source, regions: [{ name: space, polygon }] }, key)).status).to.equal(201);
+    const september = framesOf('2012-09');
+    const first = september[0];
+    const other = september.filter((each) => labelsOf(each).get(space) !== labelsOf(first).get(space));
+    const frames = [first, september[1], ...other.slice(0, 2)];
+    for (const file of frames) {
+      const taught = await call('/api/v1/region-states/examples', 'POST', { raw_data: frame(file).toString('base64'), source_id: source, states: { [space]: labelsOf(file).get(space) } }, key);
+      expect(taught.status).to.equal(201);
     }
+    return { key, space, first, other: other[0], firstState: labelsOf(first).get(space)!, otherState: labelsOf(other[0]).get(space)! };
+  };
+  const streamFrames = async (client: StreamClient, files: readonly string[], header: Record<string, unknown> = {}) => {
+    for (const file of files) {
+      // Frames are numbered from 1 on the stream, each sent once the previous one is answered.
+      const frameId = client.results().length + 1;
+      client.sendJson({ type: 'frame', frame_id: frameId, ...header });
+      client.socket.send(frame(file));
+      await client.waitFor((received) => received.some((message) => message.type === 'result' && message.frame_id === frameId));
+    }
+  };
+  const events = (client: StreamClient): Message[] => client.messages.filter((message) => message.type === 'event');
+
+  it('on the JSON stream (a real WebSocket) of a named camera, a region\'s state settles only once 3 frames in a row agree, each change a state_changed event after its frame\'s result', async () => {
+    const { key, space, first, other, firstState, otherState } = await teachOneRegion('stream', 'gate-cam');
     const client = await StreamClient.start(server.url, key, {}, 'region-states');
-    for (const frameId of [1, 2, 3]) {
-      client.sendFrame(frame(first), frameId);
-      await client.waitFor((received) => received.some((message) => message.frame_id === frameId));
-    }
+    // `start` named no camera: the unnamed one has no regions.
+    await streamFrames(client, [first]);
+    expect(client.results()[0].detected_states).to.deep.equal([]);
+    expect(client.results()[0]).to.not.have.property('source_id');
+    // Each frame names its camera.
+    await streamFrames(client, [first, first, first, other, other, other], { source_id: 'gate-cam' });
     await client.close();
-    const last = client.results().at(-1)!;
-    expect(last.detected_states).to.have.length(1);
-    expect(last.detected_states[0]).to.deep.include({ name: space, state: labelsOf(first).get(space) });
-    expect(last.detected_states[0].track).to.deep.equal({ name: labelsOf(first).get(space), frames_agreeing: 3, frames: 3 });
+    for (const message of client.messages) expect(schemas.check('stream-server-message', message), JSON.stringify(message).slice(0, 300)).to.deep.equal({ ok: true });
+    const results = client.results().slice(1);
+    expect(results.map((result) => result.source_id)).to.deep.equal(Array(6).fill('gate-cam'));
+    expect(results.map((result) => result.detected_states[0].state)).to.deep.equal([firstState, firstState, firstState, otherState, otherState, otherState]);
+    expect(results.map((result) => result.detected_states[0].settled_state)).to.deep.equal([undefined, undefined, firstState, firstState, firstState, otherState]);
+    const changes = events(client).map(({ type, confidence, ...rest }) => {
+      expect(confidence).to.be.within(0.5, 1);
+      return rest;
+    });
+    expect(changes).to.deep.equal([
+      { event: 'state_changed', frame_id: 4, source_id: 'gate-cam', name: space, from: null, to: firstState, frames: 3 },
+      { event: 'state_changed', frame_id: 7, source_id: 'gate-cam', name: space, from: firstState, to: otherState, frames: 3 },
+    ]);
+    // Each event comes right after its frame's result.
+    const order = client.messages.filter((message) => message.type !== 'ready').map((message) => `${message.type} ${String(message.frame_id)}`);
+    expect(order.slice(-3)).to.deep.equal(['result 6', 'result 7', 'event 7']);
+  });
+
+  it('FramesToAgree sets a stream\'s N (1: at once), `start` names every frame\'s camera, and a bad FramesToAgree or source_id refuses the stream (4400, its error first)', async () => {
+    const { key, space, first, firstState } = await teachOneRegion('stream-now', 'door');
+    const client = await StreamClient.open(streamUrl(server.url, undefined, 'region-states'), { headers: { Authorization: `ApiKey ${key}` } });
+    client.sendJson({ type: 'start', source_id: 'door', configurations: [{ parameter: 'FramesToAgree', value: '1' }] });
+    await client.waitFor((received) => received.some((message) => message.type === 'ready'));
+    await streamFrames(client, [first]);
+    await client.close();
+    expect(client.results()[0].source_id).to.equal('door');
+    expect(events(client).map((event) => [event.name, event.from, event.to, event.frames])).to.deep.equal([[space, null, firstState, 1]]);
+    for (const [start, code] of [
+      [{ type: 'start', configurations: [{ parameter: 'FramesToAgree', value: '0' }] }, 'invalid_configuration'],
+      [{ type: 'start', configurations: [{ parameter: 'FramesToAgree', value: '2.5' }] }, 'invalid_configuration'],
+      [{ type: 'start', source_id: 'x'.repeat(257) }, 'invalid_request'],
+    ] as const) {
+      const refused = await StreamClient.open(streamUrl(server.url, undefined, 'region-states'), { headers: { Authorization: `ApiKey ${key}` } });
+      refused.sendJson(start);
+      expect((await refused.closed).code).to.equal(4400);
+      expect(refused.messages[0].error.code, JSON.stringify(start).slice(0, 100)).to.equal(code);
+    }
+  });
+
+  it('custom/list lists the cameras of the key\'s states service beside the models, and without a key those of the states service keyless from the caller\'s address', async () => {
+    const list = async (init: RequestInit = {}) => {
+      const answer = await fetch(`${server.url}/v1/vision/custom/list`, { method: 'POST', ...init });
+      expect(answer.status).to.equal(200);
+      return (await answer.json()) as { success: boolean; models: string[]; command: string };
+    };
+    const bare = await list();
+    expect(bare.models).to.not.include('pucpr');
+    const keyed = await list({ headers: { Authorization: `ApiKey ${apiKey}` } });
+    expect(keyed).to.deep.include({ success: true, command: 'list-custom' });
+    expect(keyed.models).to.deep.equal([...bare.models, 'pucpr']);
+    const form = new FormData();
+    form.append('api_key', apiKey);
+    expect((await list({ body: form })).models).to.deep.equal(keyed.models);
+    // An object service's key lists the models alone.
+    expect((await list({ headers: { Authorization: `ApiKey ${server.apiKey}` } })).models).to.deep.equal(bare.models);
+    // Blue Iris sends no key: the states service that accepts keyless calls from its address names its cameras.
+    const { key } = await teachOneRegion('keyless', 'driveway');
+    const service = (await server.domain.keys.authenticate(key))!;
+    await server.domain.services.setKeylessAddressRanges(service, '127.0.0.1/32, ::1/128');
+    expect((await list()).models).to.deep.equal([...bare.models, 'driveway']);
+    const image = new FormData();
+    image.append('image', new Blob([new Uint8Array(frame(framesOf('2012-10')[0]))], { type: 'image/jpeg' }), 'frame.jpg');
+    const keyless = await fetch(`${server.url}/v1/vision/custom/driveway`, { method: 'POST', body: image });
+    expect(keyless.status).to.equal(200);
+    expect(((await keyless.json()) as { predictions: unknown[] }).predictions).to.have.length(1);
+    await server.domain.services.setKeylessAddressRanges(service, null);
+  });
+
+  it('examples record their embedder; a service that names another embedder leaves them out and says which states to teach again, until taught again', async () => {
+    const { key, space, first, other, firstState, otherState } = await teachOneRegion('embedders', 'yard');
+    const listed = (await (await call(`/api/v1/region-states/examples?source_id=yard`, 'GET', undefined, key)).json()) as { examples: { embedder: string }[] };
+    expect(listed.examples.map((example) => example.embedder)).to.deep.equal(Array(4).fill(DEFAULT_EMBEDDER));
+    const service = (await server.domain.keys.authenticate(key))!;
+    await server.domain.services.update(service, { name: service.name, model: OTHER_EMBEDDER });
+    const [untaught] = await judged(first, 'yard', key);
+    expect(untaught).to.deep.include({ name: space, state: 'unsure', confidence: 0 });
+    expect(untaught.teach_again).to.have.members([firstState, otherState]);
+    for (const file of [first, other]) {
+      expect((await call('/api/v1/region-states/examples', 'POST', { raw_data: frame(file).toString('base64'), source_id: 'yard', states: { [space]: labelsOf(file).get(space) } }, key)).status).to.equal(201);
+    }
+    const [retaught] = await judged(first, 'yard', key);
+    expect(retaught).to.deep.include({ name: space, state: firstState });
+    expect(retaught).to.not.have.property('teach_again');
+    const relisted = (await (await call(`/api/v1/region-states/examples?source_id=yard`, 'GET', undefined, key)).json()) as { examples: { embedder: string }[] };
+    expect(relisted.examples.map((example) => example.embedder).slice(-2)).to.deep.equal(Array(2).fill(`${OTHER_EMBEDDER} 96x96 1280`));
   });
 
   it('refuses hostile regions and examples with a precise 4xx, never a 500', async () => {

@@ -3,7 +3,7 @@ import { text } from 'node:stream/consumers';
 import WebSocket, { type ClientOptions } from 'ws';
 
 /** A server message as the test sees it (schemas/stream-server-message.json). */
-export type Message = Record<string, any> & { type: 'ready' | 'result' | 'error' };
+export type Message = Record<string, any> & { type: 'ready' | 'result' | 'event' | 'error' };
 
 /** The JSON stream of a task (object detection unless `task` names another). */
 export const streamUrl = (serverUrl: string, token?: string, task = 'object-detection') =>

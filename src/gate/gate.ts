@@ -196,13 +196,20 @@ export class Gate {
     return readBody(request, response, this.dependencies.body);
   }
 
-  /** A key sent to a route that needs none must still be valid: 401/403 unless it opens a service of one of `tasks`. */
-  async checkKey(apiKey: string, tasks: readonly Task[]): Promise<void> {
+  /** The service of `task` that calls without a key from `address` act as, for a route that needs none (DeepStack's model list names its own things); undefined when none accepts them. */
+  async keylessService(address: string, task: Task): Promise<Service | undefined> {
+    return this.dependencies.authenticateKeyless(address, task.type).catch((error: unknown) => {
+      if (error instanceof DetectdError && error.code === 'unauthorized') return undefined;
+      throw error;
+    });
+  }
+
+  /** A key sent to a route that needs none must still be valid: 401/403 unless it opens a service of one of `tasks`, which it returns. */
+  async checkKey(apiKey: string, tasks: readonly Task[]): Promise<Service> {
     let refusal: unknown;
     for (const task of new Set(tasks)) {
       try {
-        await this.dependencies.authenticate(apiKey, task.type);
-        return;
+        return await this.dependencies.authenticate(apiKey, task.type);
       } catch (error) {
         // A key of another task's service is refused `forbidden`: the next task may be its own.
         if (!(error instanceof DetectdError && error.code === 'forbidden')) throw error;

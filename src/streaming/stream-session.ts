@@ -10,6 +10,7 @@ import type { Finding } from '../tasks/finding.js';
 import { runTask } from '../tasks/run-task.js';
 import type { FindingRecord, Task } from '../tasks/task.js';
 import { LatestFrameSlot } from './latest-frame.js';
+import { type StateChange, SettledStates } from './state-changes.js';
 import type { StreamMetrics } from './stream-metrics.js';
 import { IouTracker } from './tracker.js';
 import { type TrackAnswer, TrackVotes } from './track-votes.js';
@@ -20,7 +21,7 @@ export type FrameId = number | string;
 /** One frame as a protocol hands it to the engine. */
 export interface StreamFrame {
   readonly frameId?: FrameId;
-  /** The Nvision protocol's camera name, echoed with the result. */
+  /** The camera the frame is of (`source_id`), echoed with the result; what a task keeps per camera (a states service's regions) is that camera's. */
   readonly sourceId?: string;
   /** Image bytes, or base64 still to decode (decoded only if the frame is analysed, not dropped). */
   readonly payload: Buffer | string;
@@ -34,6 +35,8 @@ export interface StreamFinding extends Finding {
   track_id?: number;
   /** The answer its track's frames decided by vote (a face's name, a plate's text), for the tasks whose findings vote (FindingRecord.vote). */
   track?: TrackAnswer;
+  /** The state its frames settled on (FindingRecord.reading: a region's), for a finding that reads one; absent until one has settled. */
+  settled_state?: string;
 }
 
 /** A finding that is a place in the image, with its track. */
@@ -65,6 +68,8 @@ export interface AnalysedFrame extends OutcomeBase {
   readonly dropped: number;
   /** What the task found (its `answerField`), each place in the image with its track id. */
   readonly found: StreamFinding[];
+  /** The states that settled anew with this frame (its findings' readings, streaming/state-changes.ts), of the frame's source. */
+  readonly changes: readonly StateChange[];
   /** The frame with every box drawn (base64 JPEG), when the frame's parameters ask for it. */
   readonly visualizedImage?: string;
   readonly timings: FrameTimings;
@@ -124,6 +129,7 @@ export class StreamSession {
   readonly #slot = new LatestFrameSlot<PendingFrame>();
   readonly #tracker = new IouTracker();
   readonly #votes = new TrackVotes();
+  readonly #states = new SettledStates();
   readonly #ended = new AbortController();
   readonly #openedAt = performance.now();
   #sequence = 0;
@@ -262,9 +268,12 @@ export class StreamSession {
       const placed = analysis.found.flatMap((record) => (record.tracked ? [{ record, tracked: record.tracked }] : []));
       const trackIds = this.#tracker.update(placed.map((each) => each.tracked), sequence);
       const trackOf = new Map(placed.map((each, index) => [each.record, trackIds[index]]));
+      const source = frame.sourceId ?? '';
+      const changes = this.#states.read(source, analysis.found.flatMap((record) => record.reading ?? []));
       const found = analysis.found.map((record) => {
         const trackId = trackOf.get(record);
-        return trackId === undefined ? record.finding : this.#tracked(record, trackId);
+        const finding = trackId === undefined ? record.finding : this.#tracked(record, trackId);
+        return record.reading ? { ...finding, settled_state: this.#states.settled(source, record.reading.subject) } : finding;
       });
       this.#votes.keepOnly(this.#tracker.liveTracks());
       call.timings.tracking = performance.now() - trackingStarted;
@@ -291,6 +300,7 @@ export class StreamSession {
         height: analysis.height,
         dropped,
         found,
+        changes,
         visualizedImage: analysis.visualizedImage,
         timings,
       };

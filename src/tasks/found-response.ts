@@ -3,7 +3,7 @@ import type { RgbImage } from '../vision/image.js';
 import { encodeVisualization } from '../vision/draw.js';
 import { encodeCrop, pixelRegion } from '../vision/encode.js';
 import type { Finding, PlacedFinding } from './finding.js';
-import type { TrackVote } from './task.js';
+import type { StateReading, TrackVote } from './task.js';
 import type { ImageParameters } from './image-parameters.js';
 
 /**
@@ -25,11 +25,12 @@ export type PlacedRecord<Item extends NamedDetection = NamedDetection> = Omit<It
   readonly tracked: Detection;
 };
 
-/** A detection, how the task names it (its class, a person, a plate's text and what the reader said) and what it says its track is, together. */
+/** A detection, how the task names it (its class, a person, a plate's text and what the reader said), what it says its track is and the state it reads, together. */
 export interface NamedDetection<Named extends Naming = Naming> {
   readonly detection: Detection;
   readonly naming: Named;
   readonly vote?: TrackVote;
+  readonly reading?: StateReading;
 }
 
 /** The analysed image: its size, and its full-resolution pixels when crops or a visualization are asked for. */

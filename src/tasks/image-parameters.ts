@@ -8,8 +8,9 @@ export interface ImageParameters {
   outputVisualizedImage: boolean;
 }
 
-export interface ImageParameterRule extends ParameterRule {
-  readonly key: keyof ImageParameters;
+/** One parameter's row: which field of the task's parameters (`Parameters`: the image tasks' three, or a task's own beside them) it sets, and how its text is read. */
+export interface ImageParameterRule<Parameters extends ImageParameters = ImageParameters> extends ParameterRule {
+  readonly key: keyof Parameters & string;
   parse(value: string): number | boolean | undefined;
 }
 
@@ -69,11 +70,11 @@ export function imageParameterRules(found: FoundNoun, defaultConfidence: string)
  * checked here whatever body form it came in (a JSON body's are strings by its schema; query-string
  * and form values arrive unchecked).
  */
-export function parseImageConfigurations(
-  rules: Readonly<Record<string, ImageParameterRule>>,
+export function parseImageConfigurations<Parameters extends ImageParameters = ImageParameters>(
+  rules: Readonly<Record<string, ImageParameterRule<Parameters>>>,
   configurations: readonly Configuration[] | undefined,
   version: ApiVersion | undefined,
-): ImageParameters {
+): Parameters {
   const parameters: Record<string, number | boolean> = Object.fromEntries(Object.values(rules).map((rule) => [rule.key, rule.parse(rule.defaultValue)!]));
   const seen = new Set<string>();
   for (const { parameter, value } of configurations ?? []) {
@@ -89,11 +90,15 @@ export function parseImageConfigurations(
     }
     parameters[rule.key] = parsed;
   }
-  return parameters as unknown as ImageParameters;
+  return parameters as unknown as Parameters;
 }
 
 /** Parameters as sent → typed parameters: the configurations (parseImageConfigurations), then a door's own minimum confidence where it sent one. */
-export function parseImageParameters(rules: Readonly<Record<string, ImageParameterRule>>, sent: SentParameters, version: ApiVersion | undefined): ImageParameters {
+export function parseImageParameters<Parameters extends ImageParameters = ImageParameters>(
+  rules: Readonly<Record<string, ImageParameterRule<Parameters>>>,
+  sent: SentParameters,
+  version: ApiVersion | undefined,
+): Parameters {
   const parameters = parseImageConfigurations(rules, sent.configurations, version);
   return sent.minConfidence === undefined ? parameters : { ...parameters, confidenceThreshold: sent.minConfidence };
 }

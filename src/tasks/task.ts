@@ -56,6 +56,24 @@ export interface FindingRecord {
    * absent: it says nothing (an object's class is already its track's).
    */
   readonly vote?: TrackVote;
+  /** What it reads of a thing that stays in place from frame to frame, for a stream's state changes (streaming/state-changes.ts); absent: nothing. */
+  readonly reading?: StateReading;
+}
+
+/**
+ * One frame's reading of the state of something that stays in place and keeps its name from frame to
+ * frame (a region of a camera's frame): a stream (per source) settles its state once `framesToAgree`
+ * frames in a row read the same new state, and reports each change as an event.
+ */
+export interface StateReading {
+  /** What it reads: the same name in every frame of a source. */
+  readonly subject: string;
+  /** Its state in this frame; absent: this frame cannot tell, and it neither counts towards a change nor breaks a run of agreeing frames. */
+  readonly state?: string;
+  /** 0–1: how sure this frame is of `state`. */
+  readonly confidence: number;
+  /** How many frames in a row must read a new state before it settles: the task's parameter (1: at once). */
+  readonly framesToAgree: number;
 }
 
 /** What a task found in one image: every door maps these to its own wire form. */

@@ -78,8 +78,8 @@ export async function admitStream(door: StreamDoor, credentials: StreamCredentia
 export interface StreamCodec {
   /** A client message → the frame to analyse, or undefined for a control message; throws a DetectdError when it breaks the protocol. */
   receive(data: Buffer, isBinary: boolean): StreamFrame | undefined;
-  /** A frame's result or error → its server message. */
-  outcome(outcome: FrameOutcome): string | Buffer;
+  /** A frame's result or error → its server messages, in order (a result, then the events it brought). */
+  outcome(outcome: FrameOutcome): readonly (string | Buffer)[];
   /** A broken protocol → the message sent before the stream is closed with 4400. */
   refusal(error: DetectdError): string | Buffer;
 }
@@ -113,7 +113,9 @@ export function serveWebSocketStream(
   const codec = codecFor(send);
   // Every frame passes the gate's limits before the model: a refused frame gets its error and the stream goes on.
   const admitFrame = (timings: StageTimings) => door.gate.admitFrame(stream.service, timings);
-  const session = new StreamSession({ ...stream, admitFrame, analysisLimits, calls, metrics, logger }, (outcome) => send(codec.outcome(outcome)));
+  const session = new StreamSession({ ...stream, admitFrame, analysisLimits, calls, metrics, logger }, async (outcome) => {
+    for (const message of codec.outcome(outcome)) await send(message);
+  });
   const close = (code: number, reason: string) => socket.close(code, closeReason(reason));
   const liveness = new Liveness(settings, {
     ping: () => socket.ping(),

@@ -2,18 +2,20 @@ import { runTask } from '../../tasks/run-task.js';
 import { type Task, wireFindings } from '../../tasks/task.js';
 import { type DeepStackTaskRoute, deepStackImage, findingBox } from '../../transports/deepstack/deepstack-form.js';
 import { IMAGE_ROUTE_FAILURES } from '../../transports/deepstack/deepstack-predictions.js';
+import type { StateStore } from './state-store.js';
 
 /**
  * DeepStack's custom-model route for the states task: `POST /v1/vision/custom/<camera>` with a
  * states service's key (or from its keyless addresses) judges the regions of that source (its
  * `source_id`), one prediction per region, `label` its state and the region's box — what Blue Iris,
  * Agent DVR and Home Assistant's DeepStack integrations read of a custom model, unmodified. A name
- * a loaded model has stays that model's (objects' custom route).
+ * a loaded model has stays that model's (objects' custom route); custom/list lists the service's cameras.
  */
-export const deepStackStatesRoutes = (task: Task): DeepStackTaskRoute[] => [
+export const deepStackStatesRoutes = (task: Task, store: Pick<StateStore, 'sources'>): DeepStackTaskRoute[] => [
   {
     path: '/v1/vision/custom/:model',
-    namesOwn: true,
+    // CodeProject.AI's custom/list lists the service's cameras (those with regions) beside the models.
+    namesOwn: (service) => store.sources(service.id),
     command: 'custom',
     operationId: 'deepstack-custom-states',
     summary: 'the regions of that camera (source_id) of a states service, one prediction per region, `label` its state',

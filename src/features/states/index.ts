@@ -1,6 +1,7 @@
 import { type Feature, notRunning } from '../feature.js';
 import { deepStackStatesRoutes } from './deepstack-states-routes.js';
 import { states as statesMigration } from './migrations/0019-states.js';
+import { stateExampleEmbedders } from './migrations/0020-state-example-embedders.js';
 import { regionsSection } from './regions-card.js';
 import { STATE_TABLES, StateStore } from './state-store.js';
 import { stateOpenApiPaths, stateRoutes } from './state-routes.js';
@@ -14,14 +15,14 @@ import { STATES, statesTask } from './states-task.js';
 export const states: Feature = {
   name: 'states',
   docs: 'docs/states.md',
-  migrations: { '0019-states': statesMigration },
+  migrations: { '0019-states': statesMigration, '0020-state-example-embedders': stateExampleEmbedders },
   tables: STATE_TABLES,
   parts(server) {
     const store = server ? new StateStore(server.db) : undefined;
     const task = statesTask(store ?? { taught: notRunning });
     return {
       tasks: [task],
-      deepStack: [{ task, routes: deepStackStatesRoutes(task) }],
+      deepStack: [{ task, routes: deepStackStatesRoutes(task, store ?? { sources: notRunning }) }],
       rest: [{ router: (context) => stateRoutes(task, store ?? notRunning(), context), openApiPaths: () => stateOpenApiPaths(task) }],
       consoleCards: [{ serviceType: task.type, section: regionsSection }],
     };

@@ -14,6 +14,7 @@ import { contextOf } from '../../transports/request-context.js';
 import type { RgbImage } from '../../vision/image.js';
 import { decodeFrame, embedRegions } from './frame-regions.js';
 import { checkedName, type DrawnRegion, drawnRegion, RegionRefused, type SentRegion } from './region-shape.js';
+import { embedderIdentity } from './state-embedder.js';
 import { type ListedRegion, RegionNotFound, type StateStore } from './state-store.js';
 
 /** Thumbnails of examples: the region's box, at most this many pixels a side. */
@@ -115,8 +116,10 @@ export function stateRoutes(task: Task<unknown, Embedder>, store: StateStore, { 
     const shapes = await store.shapes(serviceId, sourceId, labelled.map((entry) => entry.region)).catch(refusal);
     const frame = await decodeFrame(decodeRawData(sent.raw_data), call.limits);
     try {
-      const vectors = await embedRegions(frame, shapes, call as AnalysisCall<Embedder>);
-      const examples = await Promise.all(labelled.map(async (entry, n) => ({ ...entry, embedding: vectors[n], thumbnail: await thumbnailOf(frame, shapes[n]) })));
+      const embedded = call as AnalysisCall<Embedder>;
+      const vectors = await embedRegions(frame, shapes, embedded);
+      const embedder = embedderIdentity(embedded.scheduler.model);
+      const examples = await Promise.all(labelled.map(async (entry, n) => ({ ...entry, embedding: vectors[n], embedder, thumbnail: await thumbnailOf(frame, shapes[n]) })));
       const kept = await store.teach(serviceId, sourceId, examples).catch(refusal);
       response.status(201).json({ service_id: serviceId, source_id: sourceId, examples: kept });
     } finally {
@@ -167,7 +170,7 @@ export function stateOpenApiPaths(task: Task): PathItems {
         summary: 'A source\'s examples (of one region), with a thumbnail each',
         operationId: `${task.type}-examples-list`,
         parameters: [source, { name: 'region', in: 'query', required: false, schema: { type: 'string' } }],
-        responses: { '200': { description: 'The examples: id, region, state, created, thumbnail (base64 JPEG).', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses([...identified, 'invalid_request']) },
+        responses: { '200': { description: 'The examples: id, region, state, embedder (its name, input size and vector length; null: kept before examples recorded it), created, thumbnail (base64 JPEG).', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses([...identified, 'invalid_request']) },
       },
       post: {
         ...common,

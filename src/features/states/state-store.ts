@@ -11,7 +11,7 @@ import { type DrawnRegion, RegionRefused } from './region-shape.js';
 /** The slice's tables, beside the store's own (Kysely's withTables: the store's Tables knows no feature). */
 type StatesTables = {
   state_regions: { id: string; service_id: string; source_id: string; name: string; box: string; polygon: string | null; created_at: string };
-  state_examples: { id: string; region_id: string; state: string; embedding: string; thumbnail: string; created_at: string };
+  state_examples: { id: string; region_id: string; state: string; embedding: string; embedder: string | null; thumbnail: string; created_at: string };
 };
 
 type StatesDatabase = Kysely<Tables & StatesTables>;
@@ -30,25 +30,32 @@ export interface ListedRegion extends DrawnRegion {
   readonly examples: Readonly<Record<string, number>>;
 }
 
-/** A region ready to judge: its shape and its examples per state. */
-export interface TaughtRegion extends DrawnRegion {
-  readonly states: readonly StateExamples[];
+/** One state's examples of a region embedded by one embedder (state-embedder.ts; null: kept before examples recorded theirs). */
+export interface TaughtState extends StateExamples {
+  readonly embedder: string | null;
 }
 
-/** One example as listed: which region and state, when, and a small JPEG of the region then (base64). */
+/** A region ready to judge: its shape and its examples per state and embedder. */
+export interface TaughtRegion extends DrawnRegion {
+  readonly states: readonly TaughtState[];
+}
+
+/** One example as listed: which region and state, the embedder that embedded it, when, and a small JPEG of the region then (base64). */
 export interface ListedExample {
   readonly id: string;
   readonly region: string;
   readonly state: string;
+  readonly embedder: string | null;
   readonly created: string;
   readonly thumbnail: string;
 }
 
-/** An example to keep: the region's name, its state, its embedding in that frame and a thumbnail (base64 JPEG). */
+/** An example to keep: the region's name, its state, its embedding in that frame, the embedder that made it (state-embedder.ts) and a thumbnail (base64 JPEG). */
 export interface NewExample {
   readonly region: string;
   readonly state: string;
   readonly embedding: Float32Array;
+  readonly embedder: string;
   readonly thumbnail: string;
 }
 
@@ -138,7 +145,7 @@ export class StateStore {
       const rows = examples.map((example) => {
         const regionId = idOf.get(example.region);
         if (!regionId) throw new RegionNotFound(`the source "${sourceId}" has no region "${example.region}"`);
-        return { id: crypto.randomUUID(), region_id: regionId, state: example.state, embedding: encodeVector(example.embedding), thumbnail: example.thumbnail, created_at: created };
+        return { id: crypto.randomUUID(), region_id: regionId, state: example.state, embedding: encodeVector(example.embedding), embedder: example.embedder, thumbnail: example.thumbnail, created_at: created };
       });
       if (rows.length > 0) await tx.insertInto('state_examples').values(rows).execute();
       for (const row of rows) {
@@ -146,7 +153,7 @@ export class StateStore {
         if (Number(count) > MAX_EXAMPLES_PER_STATE) throw new RegionRefused(`a region keeps at most ${MAX_EXAMPLES_PER_STATE} examples of a state: remove some of "${row.state}" first`);
       }
       const nameOf = new Map(regions.map((row) => [row.id, row.name]));
-      return rows.map((row) => ({ id: row.id, region: nameOf.get(row.region_id)!, state: row.state, created: row.created_at, thumbnail: row.thumbnail }));
+      return rows.map((row) => ({ id: row.id, region: nameOf.get(row.region_id)!, state: row.state, embedder: row.embedder, created: row.created_at, thumbnail: row.thumbnail }));
     });
   }
 
@@ -155,12 +162,12 @@ export class StateStore {
     let query = this.#db
       .selectFrom('state_examples')
       .innerJoin('state_regions', 'state_regions.id', 'state_examples.region_id')
-      .select(['state_examples.id', 'state_regions.name', 'state_examples.state', 'state_examples.created_at', 'state_examples.thumbnail'])
+      .select(['state_examples.id', 'state_regions.name', 'state_examples.state', 'state_examples.embedder', 'state_examples.created_at', 'state_examples.thumbnail'])
       .where('state_regions.service_id', '=', serviceId)
       .where('state_regions.source_id', '=', sourceId);
     if (region !== undefined) query = query.where('state_regions.name', '=', region);
     const rows = await query.orderBy('state_examples.created_at').orderBy('state_examples.id').execute();
-    return rows.map((row) => ({ id: row.id, region: row.name, state: row.state, created: row.created_at, thumbnail: row.thumbnail }));
+    return rows.map((row) => ({ id: row.id, region: row.name, state: row.state, embedder: row.embedder, created: row.created_at, thumbnail: row.thumbnail }));
   }
 
   /** Removes one example of the service; false when it has none of that id. */
@@ -175,6 +182,12 @@ export class StateStore {
     return Number(result.numDeletedRows) > 0;
   }
 
+  /** The service's named sources (cameras) that have regions, sorted: the unnamed one (`""`) is left out. */
+  async sources(serviceId: string): Promise<string[]> {
+    const all = await this.#memory.current(serviceId, (db) => this.#load(db, serviceId));
+    return [...all.keys()].filter((source) => source !== '').sort();
+  }
+
   /** The service's regions of `sourceId`, ready to judge, as they are now (what was last read when the database is away). */
   async taught(serviceId: string, sourceId: string): Promise<readonly TaughtRegion[]> {
     const all = await this.#memory.current(serviceId, (db) => this.#load(db, serviceId));
@@ -187,18 +200,22 @@ export class StateStore {
     const examples = await tables
       .selectFrom('state_examples')
       .innerJoin('state_regions', 'state_regions.id', 'state_examples.region_id')
-      .select(['state_examples.region_id', 'state_examples.state', 'state_examples.embedding'])
+      .select(['state_examples.region_id', 'state_examples.state', 'state_examples.embedder', 'state_examples.embedding'])
       .where('state_regions.service_id', '=', serviceId)
       .execute();
     const bySource = new Map<string, TaughtRegion[]>();
     for (const region of regions) {
       const own = examples.filter((example) => example.region_id === region.id);
-      const states = [...new Set(own.map((example) => example.state))].sort().map((state) => {
-        const vectors = own.filter((example) => example.state === state).map((example) => decodeVector(example.embedding));
-        const flat = new Float32Array(vectors.reduce((sum, vector) => sum + vector.length, 0));
-        vectors.reduce((offset, vector) => (flat.set(vector, offset), offset + vector.length), 0);
-        return { state, embeddings: flat };
-      });
+      // One group per state and embedder: vectors of two embedders are never compared.
+      const groups = new Map(own.map((example) => [JSON.stringify([example.state, example.embedder]), { state: example.state, embedder: example.embedder }]));
+      const states = [...groups.values()]
+        .sort((a, b) => (a.state < b.state ? -1 : a.state > b.state ? 1 : 0))
+        .map(({ state, embedder }) => {
+          const vectors = own.filter((example) => example.state === state && example.embedder === embedder).map((example) => decodeVector(example.embedding));
+          const flat = new Float32Array(vectors.reduce((sum, vector) => sum + vector.length, 0));
+          vectors.reduce((offset, vector) => (flat.set(vector, offset), offset + vector.length), 0);
+          return { state, embedder, embeddings: flat };
+        });
       bySource.set(region.source_id, [...(bySource.get(region.source_id) ?? []), { ...shapeOf(region), states }]);
     }
     return bySource;

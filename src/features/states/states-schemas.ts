@@ -49,6 +49,11 @@ export const STATES_RESPONSE: JsonSchema = {
           confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How clearly the state leads the next: 0.5 at a tie, 0.7 at the margin, 1 from twice it; 0 for a region taught fewer than two states.' },
           bounding_box: BOX,
           cropped_image: { $ref: `${OBJECT_ITEM}/cropped_image` },
+          teach_again: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The region\'s states whose examples were all embedded by another embedder than the one answering now (the service named another): they are left out of the judgement until taught again (docs/states.md).',
+          },
         },
       },
     },

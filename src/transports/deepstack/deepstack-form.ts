@@ -63,9 +63,11 @@ interface DeepStackRouteDescription {
   /**
    * Its `:model` segment names something of its task's own (a camera its service knows), not a
    * loaded model: at a path another route serves by model name, it answers the names no loaded
-   * model of that route has (the segment reaches it as DeepStackRequest.ownName).
+   * model of that route has (the segment reaches it as DeepStackRequest.ownName). Given a service
+   * of its task, it lists the names that service has: CodeProject.AI's custom model list lists them
+   * beside the models, for the caller's service.
    */
-  readonly namesOwn?: true;
+  readonly namesOwn?: (service: Service) => Promise<readonly string[]>;
 }
 
 /**

@@ -48,8 +48,8 @@ export interface DeepStackRoute {
   readonly files?: number;
   /** The field an `analyse` route reads its file from first (DeepStackTaskRoute.fileField). */
   readonly fileField?: string;
-  /** Its `:model` segment names something of its task's own (DeepStackTaskRoute.namesOwn). */
-  readonly namesOwn?: true;
+  /** Its `:model` segment names something of its task's own, and lists a service's names (DeepStackTaskRoute.namesOwn). */
+  readonly namesOwn?: DeepStackTaskRoute['namesOwn'];
 }
 
 const VERSION_ANSWER = '`{"success": true, "message": "<version>", "version": {"major", "minor", "patch", "preRelease", "securityUpdate", "build", "file", "releaseNotes"}}`';
@@ -63,8 +63,8 @@ const HOUSEKEEPING_ROUTES: readonly DeepStackRoute[] = [
     handler: 'listCustomModels',
     access: 'sent-key-checked',
     operationId: 'deepstack-custom-list',
-    summary: 'CodeProject.AI\'s list of custom models: the names /v1/vision/custom/{model} accepts (model names and aliases)',
-    formFields: { api_key: 'Optional; a key that is sent must be valid.' },
+    summary: 'CodeProject.AI\'s list of custom models: the names /v1/vision/custom/{model} accepts (model names and aliases), and the names of the caller\'s service where a task names its own things there (a states service\'s cameras): its key\'s service, or without a key those that accept keyless calls from the caller\'s address',
+    formFields: { api_key: 'Optional; a key that is sent must be valid (and names the service whose own names are listed).' },
     answer: '`{"success": true, "models": ["<name>", …], "message", "command": "list-custom", "moduleId", "requestId", "inferenceDevice", …}`',
     failures: { '401': 'A key was sent and it is wrong.' },
   },

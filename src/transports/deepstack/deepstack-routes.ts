@@ -123,15 +123,24 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
     response.json(deepStackSuccess(answer, { command: route.command!, requestId: context.requestId, inferenceDevice: schedulers.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt }));
   };
 
-  // Lists what custom/<model> accepts, as /readyz does: no key needed, but a key that is sent is checked (by the gate's first steps).
+  const ownNaming = table.filter((route) => route.namesOwn);
+  /** The names the caller's services have at the routes naming their task's own (a states service's cameras), after the model names: its key's service, or without a key those that accept keyless calls from its address. */
+  const ownNamesOf = async (key: string | undefined, address: string): Promise<string[]> => {
+    const services = key ? [await gate.checkKey(key, table.flatMap((route) => route.task ?? []))] : await Promise.all(ownNaming.map((route) => gate.keylessService(address, route.task!)));
+    const listed = await Promise.all(ownNaming.flatMap((route) => services.flatMap((service) => (service?.type === route.task!.type ? [route.namesOwn!(service)] : []))));
+    // A name a loaded model has stays the model's (the route by model name answers it first).
+    return [...new Set(listed.flat())].filter((name) => !customModelNames.includes(name));
+  };
+
+  // Lists what custom/<model> accepts: the loaded models' names, as /readyz does, with no key needed; a key that is sent is checked (by the gate's first steps), and its service's own names listed too.
   const listCustomModels: RequestHandler = async (request, response) => {
     const context = contextOf(response);
     const body = await gate.receive(request, response);
     const form = isForm(request.get('content-type')) ? await readImageForm(Object.assign(Readable.from([body]), { headers: request.headers }), { maxBodyBytes }) : NO_FORM;
     const key = apiKeyFromAuthorization(request.get('authorization')) ?? fieldKey(form.fields);
-    if (key) await gate.checkKey(key, table.flatMap((route) => route.task ?? []));
+    const ownNames = await ownNamesOf(key, request.ip ?? '');
     const call: CallFacts = { command: 'list-custom', requestId: context.requestId, inferenceDevice: schedulers.registry.defaultModel.device, timings: context.timings, startedAt: context.startedAt };
-    response.json(customModelList(customModelNames, call));
+    response.json(customModelList([...customModelNames, ...ownNames], call));
   };
 
   const handlers: Record<Exclude<DeepStackHandlerName, 'analyse' | 'manage'>, RequestHandler> = {

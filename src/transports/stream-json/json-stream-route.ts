@@ -38,8 +38,11 @@ class JsonStreamCodec implements StreamCodec {
   /** The task's parameters from `start`; undefined until then. */
   #parameters: unknown;
   #started = false;
-  /** Frame id announced by a header message for the next binary message. */
+  /** The camera `start` named: every frame's unless the frame names its own. */
+  #sourceId: string | undefined;
+  /** Frame id and camera announced by a header message for the next binary message. */
   #nextBinaryFrameId: FrameId | undefined;
+  #nextBinarySourceId: string | undefined;
 
   constructor(
     private readonly schemas: SchemaCatalogue,
@@ -50,8 +53,10 @@ class JsonStreamCodec implements StreamCodec {
   receive(data: Buffer, isBinary: boolean): StreamFrame | undefined {
     if (isBinary) {
       const frameId = this.#nextBinaryFrameId;
+      const sourceId = this.#nextBinarySourceId;
       this.#nextBinaryFrameId = undefined;
-      return this.#frame(frameId, data);
+      this.#nextBinarySourceId = undefined;
+      return this.#frame(frameId, sourceId, data);
     }
     let message: unknown;
     try {
@@ -62,39 +67,46 @@ class JsonStreamCodec implements StreamCodec {
     const validity = this.schemas.check(CLIENT_MESSAGE, message);
     if (!validity.ok) throw new DetectdError('invalid_request', validity.problem);
     const parsed = message as ClientMessage;
-    if (parsed.type === 'start') return this.#start(parsed.configurations, parsed.target_classes);
-    if (parsed.raw_data !== undefined) return this.#frame(parsed.frame_id, parsed.raw_data);
+    if (parsed.type === 'start') return this.#start(parsed);
+    if (parsed.raw_data !== undefined) return this.#frame(parsed.frame_id, parsed.source_id, parsed.raw_data);
     this.#nextBinaryFrameId = parsed.frame_id;
+    this.#nextBinarySourceId = parsed.source_id;
     return undefined;
   }
 
-  outcome(outcome: FrameOutcome): string {
-    const message: ServerMessage =
-      outcome.kind === 'error'
-        ? { type: 'error', frame_id: outcome.frameId, ...errorBody(outcome.error, this.facts.streamId), retry_after_seconds: retryAfterOf(outcome.error) }
-        : {
-            type: 'result',
-            frame_id: outcome.frameId,
-            service_id: this.facts.service.id,
-            sequence: outcome.sequence,
-            width: outcome.width,
-            height: outcome.height,
-            dropped: outcome.dropped,
-            [this.facts.task.answerField]: outcome.found,
-            raw_data: outcome.visualizedImage,
-            timings: outcome.timings,
-          };
-    return JSON.stringify(message);
+  outcome(outcome: FrameOutcome): string[] {
+    if (outcome.kind === 'error') {
+      return [JSON.stringify({ type: 'error', frame_id: outcome.frameId, ...errorBody(outcome.error, this.facts.streamId), retry_after_seconds: retryAfterOf(outcome.error) } satisfies ServerMessage)];
+    }
+    const result: ServerMessage = {
+      type: 'result',
+      frame_id: outcome.frameId,
+      service_id: this.facts.service.id,
+      source_id: outcome.sourceId,
+      sequence: outcome.sequence,
+      width: outcome.width,
+      height: outcome.height,
+      dropped: outcome.dropped,
+      [this.facts.task.answerField]: outcome.found,
+      raw_data: outcome.visualizedImage,
+      timings: outcome.timings,
+    };
+    // Each state that settled anew with the frame, after its result: one event each.
+    const events = outcome.changes.map(
+      (change): ServerMessage => ({ type: 'event', event: 'state_changed', frame_id: outcome.frameId, source_id: outcome.sourceId ?? '', name: change.subject, from: change.from, to: change.to, confidence: change.confidence, frames: change.frames }),
+    );
+    return [result, ...events].map((message) => JSON.stringify(message));
   }
 
   refusal(error: DetectdError): string {
     return JSON.stringify({ type: 'error', ...errorBody(error, this.facts.streamId) } satisfies ServerMessage);
   }
 
-  #start(configurations: { parameter: string; value: string }[] | undefined, targetClasses: string[] | undefined): undefined {
+  #start(start: Extract<ClientMessage, { type: 'start' }>): undefined {
     if (this.#started) throw new DetectdError('invalid_request', 'the stream has already started; open a new stream to change its configuration');
     const { streamId, task, service, scheduler, settings } = this.facts;
-    this.#parameters = task.parseParameters({ configurations, classes: targetClasses }, 'v1', scheduler);
+    this.#parameters = task.parseParameters({ configurations: start.configurations, classes: start.target_classes }, 'v1', scheduler);
+    this.#sourceId = start.source_id;
     this.#started = true;
     const ready: ServerMessage = {
       type: 'ready',
@@ -113,9 +125,9 @@ class JsonStreamCodec implements StreamCodec {
     return undefined;
   }
 
-  #frame(frameId: FrameId | undefined, payload: Buffer | string): StreamFrame {
+  #frame(frameId: FrameId | undefined, sourceId: string | undefined, payload: Buffer | string): StreamFrame {
     if (!this.#started) throw new DetectdError('invalid_request', 'send a "start" message before the first frame');
-    return { frameId, payload, parameters: this.#parameters };
+    return { frameId, sourceId: sourceId ?? this.#sourceId, payload, parameters: this.#parameters };
   }
 }
 

@@ -46,7 +46,11 @@ class NvisionCodec implements StreamCodec {
     };
   }
 
-  outcome(outcome: FrameOutcome): Buffer {
+  outcome(outcome: FrameOutcome): Buffer[] {
+    return [this.#message(outcome)];
+  }
+
+  #message(outcome: FrameOutcome): Buffer {
     const echo = { service_id: this.serviceId, frame_id: String(outcome.frameId), source_id: outcome.sourceId ?? '', created_at: new Date().toISOString() };
     if (outcome.kind === 'error') return encodeNvisionMessage({ ...echo, error: this.#error(outcome.error) });
     return encodeNvisionMessage({
