@@ -63,7 +63,8 @@ describe('CLI: detectd service regions|region-add|region-remove|state-examples|s
 
     const { examples } = await cliJson('state-examples', SERVICE, '--source', 'pucpr', '--region', 'space_10');
     expect(examples.map((example: { state: string }) => example.state).sort()).to.deep.equal(['empty', 'empty', 'occupied', 'occupied']);
-    expect(examples[0]).to.have.all.keys('id', 'region', 'state', 'created');
+    expect(examples[0]).to.have.all.keys('id', 'region', 'state', 'embedder', 'created');
+    expect(examples[0].embedder).to.match(/^mobilenetv2-12-int8-emb 64x64 \d+$/);
     expect(await cliJson('state-example-remove', SERVICE, examples[0].id)).to.deep.include({ id: examples[0].id, removed: true });
     expect((await cliJson('state-examples', SERVICE, '--source', 'pucpr')).examples.map((example: { id: string }) => example.id)).to.deep.equal(examples.slice(1).map((example: { id: string }) => example.id));
 

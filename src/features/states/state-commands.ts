@@ -139,7 +139,7 @@ export function addStateCommands(service: Command, served: Served, type: string)
           printResult(
             options,
             { service: found.id, source_id: source, examples: listed },
-            listed.length === 0 ? `${found.name} was taught no examples on ${sourceText(source)}${options.region === undefined ? '' : ` for ${options.region}`}` : table(['REGION', 'STATE', 'ADDED', 'ID'], listed.map((example) => [example.region, example.state, example.created, example.id])),
+            listed.length === 0 ? `${found.name} was taught no examples on ${sourceText(source)}${options.region === undefined ? '' : ` for ${options.region}`}` : table(['REGION', 'STATE', 'EMBEDDER', 'ADDED', 'ID'], listed.map((example) => [example.region, example.state, example.embedder ?? 'none recorded', example.created, example.id])),
           );
         });
       }),
