@@ -1,16 +1,18 @@
 import { FaceGallery } from './gallery/face-gallery.js';
 import { type FaceRecognition, galleryRecognition } from './gallery/face-recognition.js';
 import { FaceExamples } from './gallery/face-examples.js';
+import { FACE_TABLES } from './gallery/face-tables.js';
 import { UnknownPeople } from './gallery/unknown-people.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
-import { faceDetectionTask } from './task/face-detection-task.js';
+import { FACE_DETECTION, faceDetectionTask } from './task/face-detection-task.js';
 import { peopleGallery } from './task/people-gallery.js';
 import { compreFaceOpenApiPaths } from './compreface/compreface-openapi.js';
 import { compreFaceRoutes } from './compreface/compreface-routes.js';
 import { peopleOpenApiPaths, peopleRoutes } from './people-routes.js';
 import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './unknown-people-routes.js';
 import { DESCRIBED_MODELS, type Feature, notRunning } from '../feature.js';
+import { FACE_MIGRATIONS } from './migrations/index.js';
 
 /** How often kept unknown faces past their service's retention are forgotten, beside each keeping (a service that sees no face forgets too). */
 const UNKNOWN_FACES_SWEEP_MS = 3_600_000;
@@ -36,6 +38,8 @@ const DESCRIBED_ONLY: FaceRecognition = {
 export const faces: Feature = {
   name: 'faces',
   docs: 'docs/faces.md',
+  migrations: FACE_MIGRATIONS,
+  tables: FACE_TABLES,
   parts(server) {
     if (!server) {
       const task = faceDetectionTask(DESCRIBED_ONLY, DESCRIBED_MODELS);
@@ -73,6 +77,8 @@ export const faces: Feature = {
     };
   },
   async addServiceCommands(service, served) {
-    (await import('../../cli/unknown-face-commands.js')).addUnknownFaceCommands(service, served);
+    (await import('./people-commands.js')).addPeopleCommands(service, served, FACE_DETECTION);
+    (await import('./unknown-face-commands.js')).addUnknownFaceCommands(service, served, FACE_DETECTION);
   },
+  serviceFacts: async (service, store) => (await import('./people-commands.js')).faceFacts(FACE_DETECTION, service, store),
 };
