@@ -149,6 +149,8 @@ export interface Task<Parameters = unknown, Lead extends RoleModel = RoleModel> 
   readonly composes?: readonly ModelStep[];
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
+  /** What its findings' confidence is called where the console's Try it shows it (`Face confidence`: that it is a face, not who it is); absent: `Confidence`. */
+  readonly confidenceName?: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */
   readonly requestSchema: string;
   readonly responseSchema: string;

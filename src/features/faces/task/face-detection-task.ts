@@ -24,6 +24,8 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
     lead: FACE_DETECTOR,
     composes: [FACE_LANDMARKER, FACE_DESCRIBER],
     summary: 'Detect faces in one image, and recognize registered people',
+    // The detector's confidence says it is a face, not who it is (that is the match's similarity).
+    confidenceName: 'Face confidence',
     requestSchema: 'face-detection-request',
     responseSchema: 'face-detection-response',
     parameters: FACE_PARAMETER_RULES,
