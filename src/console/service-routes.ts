@@ -12,6 +12,7 @@ import { baseUrlOf } from '../transports/base-url.js';
 import { shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
 import type { ServiceCard } from './service-card.js';
+import { withArticle } from '../indefinite-article.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {
@@ -39,11 +40,11 @@ function limitField(request: Request, name: string): number | null {
 /** Notices of a form saved in a card of its own: shown in that card, where the page lands (its #anchor). */
 const NOTICE_SECTIONS: Partial<Record<keyof typeof NOTICES, NoticeSection>> = { 'keyless-on': 'keyless', 'keyless-off': 'keyless', limits: 'limits', settings: 'settings' };
 
-/** The console's own forms, each posted to `/console/services/<id>/<action>`: no card's form may take one of these paths. */
-const OWN_ACTIONS = new Set(['keyless', 'api-key', 'rotate', 'keys', 'disable', 'enable', 'limits', 'settings', 'delete']);
+/** The console's own forms, each posted to `/console/services/<id>/<action>`, and its notices (`?done=`): no card's form may take one of these paths. */
+const OWN_ACTIONS = new Set(['keyless', 'api-key', 'rotate', 'keys', 'disable', 'enable', 'limits', 'settings', 'delete', ...Object.keys(NOTICES)]);
 
-/** The cards' forms, each path checked once: lowercase words joined by '-', none of the console's own. */
-function cardFormPaths(cards: readonly ServiceCard[]): Set<string> {
+/** The cards' forms, each path checked once at start-up: lowercase words joined by '-', none of the console's own. */
+export function cardFormPaths(cards: readonly ServiceCard[]): Set<string> {
   const paths = new Set(cards.flatMap((card) => (card.form ? [card.form.path] : [])));
   for (const path of paths) {
     if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(path) || OWN_ACTIONS.has(path)) throw new Error(`a console card's form posts to "${path}": a path is lowercase words joined by "-", none of the console's own (${[...OWN_ACTIONS].join(', ')})`);
@@ -253,7 +254,7 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     router.post(`/services/:id/${path}`, ownedService, async (request, response) => {
       const service = serviceOf(response);
       const form = cardWithForm(cards, service.type, path)?.form;
-      if (!form) throw new DetectdError('not_found', `A ${service.type} service has no such setting.`);
+      if (!form) throw new DetectdError('not_found', `There is no such setting for ${withArticle(service.type)} service.`);
       const values = Object.fromEntries(form.fields.map((name) => [name, formField(request, name)]));
       const errors = await form.save(service, values);
       if (!errors) return response.redirect(303, `/console/services/${service.id}?done=${path}#${path}`);
