@@ -103,9 +103,9 @@ export interface ExamplePhoto {
  */
 export interface TaskAbilities {
   /**
-   * Its services keep a gallery of people, by which it names the faces it finds: the console shows
-   * their unknown people and lets Try it correct a face, until those pages move into the faces'
-   * feature (whose routes get the gallery itself from the feature, not from here).
+   * Its services keep a gallery of people, by which it names the faces it finds: the console's Try it
+   * offers each found face's corrections (assets/console/console.js, until that script moves with the
+   * faces' cards); the feature's cards and routes get the gallery itself from the feature, not from here.
    */
   readonly gallery?: true;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
