@@ -21,9 +21,6 @@ const independentSubfolders = (name, comment, folder) => layer(name, comment, `^
  */
 const FEATURE_EDGE = '^src/features/[^/]+/(?:index\\.ts$|[^/]*-(?:routes|commands|card)\\.ts$|(?:deepstack|compreface|http|stream-json|stream-nvision)/)';
 
-/** The console's and the CLI's modules of the faces that have not yet moved into features/faces/ (face-parts-not-yet-moved). */
-const FACE_PARTS_NOT_YET_MOVED = '(console/(console-context|service-routes)|cli/(service-commands|unknown-face-commands))\\.ts$';
-
 module.exports = {
   forbidden: [
     {
@@ -48,15 +45,8 @@ module.exports = {
     layer(
       'features-from-the-composition-roots',
       'A feature (features/<name>/) and the registration list (features/index.ts) are read by the composition roots alone (server.ts, cli.ts): doors, gate, core, store, the console shell, the CLI shell and everything below know no feature, and get what the features declare (tasks, routes, API paths, commands, cards, migrations) through the interfaces they hand them (features/feature.ts).',
-      `^src/(?!features/|(server|cli)\\.ts$|${FACE_PARTS_NOT_YET_MOVED})`,
+      '^src/(?!features/|(server|cli)\\.ts$)',
       '^src/features/',
-    ),
-    layer(
-      'face-parts-not-yet-moved',
-      'The console\'s and the CLI\'s face parts (the People page, the face threshold, the people commands) still live in console/ and cli/ and reach the faces\' galleries, and nothing else of the feature, until they move into features/faces/.',
-      `^src/${FACE_PARTS_NOT_YET_MOVED}`,
-      '^src/features/',
-      '^src/features/faces/gallery/(face-gallery|unknown-people)\\.ts$',
     ),
     independentSubfolders('features-know-no-other-feature', 'A feature folder never imports another\'s: what two features share lives below features/ (tasks/*.ts, core/, a door\'s shared wire, …).', 'src/features/'),
     layer('features-below-the-registration', 'A feature is registered by features/index.ts and gathered by feature-set.ts; it imports neither, only the interface it implements (features/feature.ts).', '^src/features/[^/]+/', '^src/features/(index|feature-set)\\.ts$'),

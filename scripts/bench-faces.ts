@@ -20,6 +20,7 @@ import { DESCRIPTOR_KIND, FaceGallery, toText } from '../src/features/faces/gall
 import { UNKNOWN_DESCRIPTOR_PURPOSE, UNKNOWN_THUMBNAIL_PURPOSE } from '../src/features/faces/gallery/unknown-people.js';
 import { percentile } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 export interface FaceBenchmarkOptions {
   /** The object model the server loads beside the face model. */
@@ -96,7 +97,7 @@ async function fillUnknownFaces(db: LocalServer['db'], secret: string, serviceId
   for (let group = 0; group < count / FACES_PER_GROUP; group++) {
     const groupId = crypto.randomUUID();
     const center = syntheticDescriptor();
-    await db.insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
+    await faceTables(db).insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
     const faces = Array.from({ length: FACES_PER_GROUP }, () => {
       const id = crypto.randomUUID();
       return {
@@ -113,7 +114,7 @@ async function fillUnknownFaces(db: LocalServer['db'], secret: string, serviceId
         confidence: 0.9,
       };
     });
-    await db.insertInto('unknown_faces').values(faces).execute();
+    await faceTables(db).insertInto('unknown_faces').values(faces).execute();
   }
 }
 

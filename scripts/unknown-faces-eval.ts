@@ -28,6 +28,7 @@ import { fraction, pastedInFrame } from './lib/far-frames.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
 import type { CocoDataset } from './coco-map.js';
 import { GROUP_PHOTOS, PEOPLE, strangerPhotos } from './face-recognition-eval.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 const FACES_DIR = '../shared/eval/faces';
 const COCO_DATASET = '../shared/eval/coco-val122';
@@ -298,7 +299,7 @@ async function replay(server: LocalServer, key: string, groups: readonly { membe
   const serviceId = (await server.domain.keys.authenticate(key))!.id;
   const cipher = new KeyCipher(loadServerSecret(undefined, server.dataDir), UNKNOWN_DESCRIPTOR_PURPOSE);
   const whoOf = new Map(groups.flatMap((group) => group.members.map((member) => [member.id, member.who] as const)));
-  const rows = await server.db.selectFrom('unknown_faces').select(['id', 'descriptor_ciphertext', 'seen_at', 'frame_id']).where('service_id', '=', serviceId).orderBy('seen_at').execute();
+  const rows = await faceTables(server.db).selectFrom('unknown_faces').select(['id', 'descriptor_ciphertext', 'seen_at', 'frame_id']).where('service_id', '=', serviceId).orderBy('seen_at').execute();
   const faces = rows.map((row) => ({ id: row.id, frame: row.frame_id ?? row.id, descriptor: fromText(cipher.decrypt(row.descriptor_ciphertext, row.id)) }));
   for (const rule of rules) {
     const replayed = new Map<string, GroupFaces & { ids: string[] }>();

@@ -18,8 +18,8 @@ const program = new Command('detectd')
 /** The features, and what the CLI serves of them (the service types, its database's schema), described once, as the server builds its own. */
 const features = async () => import('./features/index.js');
 const served = async (): Promise<Served> => {
-  const { DESCRIBED_FEATURES, SCHEMA } = await features();
-  return { tasks: DESCRIBED_FEATURES.tasks, schema: SCHEMA };
+  const { DESCRIBED_FEATURES, FEATURES, SCHEMA } = await features();
+  return { tasks: DESCRIBED_FEATURES.tasks, schema: SCHEMA, serviceFacts: FEATURES.flatMap((feature) => (feature.serviceFacts ? [feature.serviceFacts] : [])) };
 };
 
 /** A group of commands: the words its commands start with, and what adds them to the program. */

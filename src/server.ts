@@ -35,7 +35,6 @@ import { StreamMetrics } from './streaming/stream-metrics.js';
 import type { Feature } from './features/feature.js';
 import { FeatureSet, schemaOf } from './features/feature-set.js';
 import { FEATURES } from './features/index.js';
-import { FaceGallery } from './features/faces/gallery/face-gallery.js';
 import type { TaskTable } from './tasks/task-table.js';
 import { Gate } from './gate/gate.js';
 import { deepStackOpenApiPaths } from './transports/deepstack/deepstack-openapi.js';
@@ -199,8 +198,6 @@ export async function startServer(config: Config, logger: Logger, features: read
             usage: usageStore,
             serviceLimits,
             models: registry,
-            // The face services' thresholds, read and set straight in the database, until the console's face threshold moves into features/faces/.
-            faceThresholds: new FaceGallery(db, secret),
             tasks,
             deepStackRoutes: deepStack,
             cards: served.cards,

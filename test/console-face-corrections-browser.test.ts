@@ -7,6 +7,7 @@ import { LAPTOP, openServicePage, PHONE, tableValues, useServerAndBrowser } from
 import { cropPath, FACES_DIR, registrationPhotos } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { FIRST_ACCOUNT, type TestServer } from './support/test-server.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 /** Where this file's screenshots go, to be looked at. */
 const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-face-console-'));
@@ -51,9 +52,9 @@ describe('console face corrections and unknown people in Chromium', function () 
     await page.setInputFiles('#people-photos', [cropPath('penny', 3)]);
     await page.click('button:has-text("Register person")');
     await status('people-status', /^penny: face added/);
-    const [{ service_id: serviceId }] = await server.db.selectFrom('face_people').select('service_id').execute();
+    const [{ service_id: serviceId }] = await faceTables(server.db).selectFrom('face_people').select('service_id').execute();
     // At 0.52, Penny's third crop names Bernadette's second as Penny (they are 0.60 alike, just under the default threshold).
-    await server.db.updateTable('services').set({ face_match_threshold: 0.52 }).where('id', '=', serviceId).execute();
+    await faceTables(server.db).updateTable('services').set({ face_match_threshold: 0.52 }).where('id', '=', serviceId).execute();
 
     await tryIt(cropPath('bernadette', 2));
     const [lookAlike, ...others] = await tryNames();
@@ -64,7 +65,7 @@ describe('console face corrections and unknown people in Chromium', function () 
     await page.click('#try-table button:has-text("Not penny")');
     await status('try-status', /^penny: this face is not them \(1 “not this person” face\)\. 1 found/);
     expect(await tryNames()).to.deep.equal(['unknown']);
-    await server.db.updateTable('services').set({ face_match_threshold: null }).where('id', '=', serviceId).execute();
+    await faceTables(server.db).updateTable('services').set({ face_match_threshold: null }).where('id', '=', serviceId).execute();
 
     // bbt1: Raj, Leonard, Howard, Sheldon from left to right; the table lists them surest first, so Leonard is found by his box.
     await tryIt(path.join(FACES_DIR, 'bbt1.jpg'));
@@ -136,18 +137,18 @@ describe('console face corrections and unknown people in Chromium', function () 
     await page.setViewportSize(LAPTOP);
 
     // A kept face added to a person from its group: it leaves the unknown people.
-    const keptBefore = (await server.db.selectFrom('unknown_faces').select('id').execute()).length;
+    const keptBefore = (await faceTables(server.db).selectFrom('unknown_faces').select('id').execute()).length;
     const firstFace = page.locator('.unknown-group').first().locator('.unknown-face').first();
     await firstFace.locator('button:has-text("Add to…")').click();
     await firstFace.locator('input').fill('kept friend');
     await firstFace.locator('button:has-text("OK")').click();
     await status('unknown-status', /^The face was added to kept friend \(1 photo\)\./);
-    expect((await server.db.selectFrom('unknown_faces').select('id').execute()).length).to.equal(keptBefore - 1);
+    expect((await faceTables(server.db).selectFrom('unknown_faces').select('id').execute()).length).to.equal(keptBefore - 1);
 
     const count = async () => page.$$eval('.unknown-group', (items) => items.length);
     // The page lists the unknown people again after the face left: a group that held only that face is gone once it has.
     const serviceId = (await server.domain.keys.authenticate(key))!.id;
-    const keptGroups = (await server.db.selectFrom('unknown_faces').where('service_id', '=', serviceId).select('group_id').distinct().execute()).length;
+    const keptGroups = (await faceTables(server.db).selectFrom('unknown_faces').where('service_id', '=', serviceId).select('group_id').distinct().execute()).length;
     await page.waitForFunction((expected) => document.querySelectorAll('.unknown-group').length === expected, keptGroups);
     const beforeMerge = await count();
     const first = page.locator('.unknown-group').first();

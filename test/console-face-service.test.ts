@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { ConsoleClient, type Page } from './support/console-client.js';
 import { FACES_DIR } from './support/faces.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 const FACE_ROUTES = ['/v1/vision/face', '/v1/vision/face/recognize', '/v1/vision/face/register', '/v1/vision/face/list', '/v1/vision/face/delete', '/v1/vision/face/match'];
 
@@ -16,6 +17,8 @@ function listedRoutes(page: Page): string[] {
 /** The error shown beside the field `name`, if any. */
 const errorBeside = (page: Page, name: string) => new RegExp(`id="field-${name}-error">([^<]*)<`).exec(page.text)?.[1];
 
+/** The service's own face match threshold as stored; null: the default. */
+const ownThreshold = async (server: TestServer, serviceId: string) => (await faceTables(server.db).selectFrom('services').select('face_match_threshold').where('id', '=', serviceId).executeTakeFirstOrThrow()).face_match_threshold;
 /** The text of the threshold the page says is in force. */
 const thresholdShown = (page: Page) => /<strong id="face-threshold-value">([^<]*)<\/strong>/.exec(page.text)?.[1];
 
@@ -100,7 +103,7 @@ describe('console: a face service\'s DeepStack routes, its models and its face m
     expect(thresholdShown(own)).to.equal('0.7');
     expect(own.text).to.contain('this service\u2019s own').and.contain('<p class="notice" role="status">Face match threshold saved.</p>');
     expect(own.text).to.contain('name="threshold" type="text" value="0.7"');
-    expect((await server.domain.services.findAnywhere(faceServiceId))!.faceMatchThreshold).to.equal(0.7);
+    expect(await ownThreshold(server, faceServiceId)).to.equal(0.7);
 
     for (const bad of ['1.5', '-0.1', 'strict', '0,7']) {
       const refused = await client.post(`${overview}/face-threshold`, { threshold: bad });
@@ -111,11 +114,11 @@ describe('console: a face service\'s DeepStack routes, its models and its face m
       expect(thresholdShown(refused), 'unchanged').to.equal('0.7');
     }
     expect((await client.post(`${overview}/face-threshold`, { threshold: '0.2', _csrf: '' })).status).to.equal(403);
-    expect((await server.domain.services.findAnywhere(faceServiceId))!.faceMatchThreshold).to.equal(0.7);
+    expect(await ownThreshold(server, faceServiceId)).to.equal(0.7);
 
     expect((await client.post(`${overview}/face-threshold`, { threshold: ' ' })).status).to.equal(303);
     expect(thresholdShown(await client.get(overview))).to.equal(byDefault);
-    expect((await server.domain.services.findAnywhere(faceServiceId))!.faceMatchThreshold).to.equal(null);
+    expect(await ownThreshold(server, faceServiceId)).to.equal(null);
 
     const objectServiceId = await client.createService('Garage');
     expect(thresholdShown(await client.get(`/console/services/${objectServiceId}`)), 'an object service has none').to.equal(undefined);

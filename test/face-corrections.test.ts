@@ -6,6 +6,7 @@ import { cropPath, FACES_DIR, registrationPhotos, WIDER_VAL_DIR } from './suppor
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 const SCHEMAS = new SchemaCatalogue();
 /** A correction's answer, checked against its published schema. */
@@ -64,7 +65,7 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(added.status).to.equal(200);
     expect(added.body).to.deep.include({ new_person: true, person: { ...added.body.person, userid: 'penny', photos: 1, negatives: 0 } });
     expectPublished(added.body);
-    await server.db.updateTable('services').set({ face_match_threshold: 0.52 }).where('id', '=', added.body.service_id).execute();
+    await faceTables(server.db).updateTable('services').set({ face_match_threshold: 0.52 }).where('id', '=', added.body.service_id).execute();
     expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['penny']);
 
     const not = await json(key, '/people/Penny/not', { raw_data: base64(cropPath('bernadette', 2)) });
@@ -75,7 +76,7 @@ describe('face corrections: "not this person", "add this face", the registration
     for (const index of [1, 2, 4, 5]) expect(await nameOf(key, cropPath('penny', index)), `penny${index}`).to.deep.equal(['penny']);
 
     // Stored as the samples are: encrypted, one row, gone with the person.
-    const rows = await server.db.selectFrom('face_negatives').selectAll().execute();
+    const rows = await faceTables(server.db).selectFrom('face_negatives').selectAll().execute();
     expect(rows).to.have.length(1);
     expect(Buffer.from(rows[0].descriptor_ciphertext, 'base64').length).to.be.above(128 * 4);
     const missing = await json(key, '/people/howard/not', { raw_data: base64(cropPath('howard', 1)) });
@@ -84,7 +85,7 @@ describe('face corrections: "not this person", "add this face", the registration
     const form = new FormData();
     form.append('userid', 'penny');
     await fetch(`${server.url}/v1/vision/face/delete`, { method: 'POST', headers: { Authorization: `ApiKey ${key}` }, body: form });
-    expect(await server.db.selectFrom('face_negatives').selectAll().execute()).to.deep.equal([]);
+    expect(await faceTables(server.db).selectFrom('face_negatives').selectAll().execute()).to.deep.equal([]);
   });
 
   it('adds a chosen face of a group photo to a person (raw image, box in the query) and to a new person (form upload), then names them there', async () => {
@@ -160,8 +161,8 @@ describe('face corrections: "not this person", "add this face", the registration
       expect(answer.body.error.code).to.equal('unusable_face');
       expect(answer.body.error.message).to.match(reason);
     }
-    expect((await server.db.selectFrom('face_people').selectAll().execute()).filter((person) => person.userid === 'amy')).to.deep.equal([]);
-    const weakSamples = async () => (await server.db.selectFrom('face_samples').innerJoin('face_people', 'face_people.id', 'face_samples.person_id').select('face_samples.weak').where('face_people.userid', '=', 'amy').execute()).map((row) => row.weak);
+    expect((await faceTables(server.db).selectFrom('face_people').selectAll().execute()).filter((person) => person.userid === 'amy')).to.deep.equal([]);
+    const weakSamples = async () => (await faceTables(server.db).selectFrom('face_samples').innerJoin('face_people', 'face_people.id', 'face_samples.person_id').select('face_samples.weak').where('face_people.userid', '=', 'amy').execute()).map((row) => row.weak);
 
     const softAdded = await json(key, '/people/amy/add', { raw_data: soft.toString('base64') });
     expect(softAdded.status, JSON.stringify(softAdded.body)).to.equal(200);
@@ -212,7 +213,7 @@ describe('face corrections: "not this person", "add this face", the registration
     expect(add.body).to.deep.include({ new_person: true, face: { face_id: face.id }, warnings: [] });
     expectPublished(add.body);
     expect((await api('GET', '/unknown-people')).body.unknown_people).to.deep.equal([]);
-    expect(await server.db.selectFrom('unknown_faces').select('id').where('id', '=', face.id).execute()).to.deep.equal([]);
+    expect(await faceTables(server.db).selectFrom('unknown_faces').select('id').where('id', '=', face.id).execute()).to.deep.equal([]);
     expect(await nameOf(key, cropPath('bernadette', 2))).to.deep.equal(['bernadette']);
 
     // A kept face is judged by its height alone: Howard's face 40 px tall in a camera's frame is added, weak.

@@ -8,6 +8,7 @@ import { SCHEMA, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine, TEST_SECRET } from './support/engines.js';
 import { goodSamples } from './support/faces.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 /** A unit-length descriptor pointing mostly along axis `axis`, `tilt` towards the next axis. */
 function descriptor(axis: number, tilt = 0): Float32Array {
@@ -106,11 +107,11 @@ describeEachEngine('face galleries in the store', (engine) => {
     const error = await gallery.addNegative(serviceId, 'carol', at(1)).catch((caught: unknown) => caught);
     expect(error).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'unknown_person' });
     expect(await gallery.addNegative(otherServiceId, 'ann', at(1)).catch((caught: FaceGalleryError) => caught.code)).to.equal('unknown_person');
-    const [row] = await db.selectFrom('face_negatives').selectAll().execute();
+    const [row] = await faceTables(db).selectFrom('face_negatives').selectAll().execute();
     expect(row.descriptor_kind).to.equal(DESCRIPTOR_KIND);
     expect(row.descriptor_ciphertext).to.not.contain(Buffer.from(at(0.35).buffer).toString('base64').slice(0, 16));
     await gallery.delete(serviceId, 'ann');
-    expect(await db.selectFrom('face_negatives').selectAll().execute()).to.deep.equal([]);
+    expect(await faceTables(db).selectFrom('face_negatives').selectAll().execute()).to.deep.equal([]);
   });
 
   it('uses the service\u2019s own threshold when set, and the default again when cleared', async () => {
@@ -130,7 +131,7 @@ describeEachEngine('face galleries in the store', (engine) => {
   it('stores descriptors encrypted, and deletes them with their person and with their service', async () => {
     const ann = descriptor(0, 0.25);
     await gallery.register(serviceId, 'ann', goodSamples(ann));
-    const row = await db.selectFrom('face_samples').selectAll().executeTakeFirstOrThrow();
+    const row = await faceTables(db).selectFrom('face_samples').selectAll().executeTakeFirstOrThrow();
     expect(row.descriptor_ciphertext).to.match(/^v1\./).and.not.contain(Buffer.from(ann.buffer).toString('base64'));
     // Under another server secret nothing decrypts.
     await expectRejection(new FaceGallery(db, 'another-secret-0123456789-abcdefghijkl').match(serviceId, ann));
@@ -139,12 +140,12 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(await gallery.delete(otherServiceId, 'ann')).to.equal(false);
     expect(await gallery.delete(serviceId, 'ann')).to.equal(true);
     expect(await gallery.list(serviceId)).to.deep.equal([]);
-    expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
+    expect(await faceTables(db).selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
 
     await gallery.register(serviceId, 'bob', goodSamples(descriptor(3)));
     await db.deleteFrom('services').where('id', '=', serviceId).execute();
-    expect(await db.selectFrom('face_people').selectAll().execute()).to.deep.equal([]);
-    expect(await db.selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
+    expect(await faceTables(db).selectFrom('face_people').selectAll().execute()).to.deep.equal([]);
+    expect(await faceTables(db).selectFrom('face_samples').selectAll().execute()).to.deep.equal([]);
   });
 
   it('a person registered through one connection (another replica) is listed and recognised through another at once', async () => {
@@ -248,7 +249,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     await gallery.register(serviceId, 'bob', goodSamples(descriptor(10)));
     expect(await gallery.peopleToRegisterAgain()).to.equal(0);
     // As the migration marks descriptors stored before aligned recognition.
-    await db.updateTable('face_samples').set({ descriptor_kind: 'dlib-resnet/square-grey' }).execute();
+    await faceTables(db).updateTable('face_samples').set({ descriptor_kind: 'dlib-resnet/square-grey' }).execute();
     expect(await gallery.match(serviceId, descriptor(0))).to.equal(undefined);
     expect((await gallery.list(serviceId)).map(({ userid, samples, outdatedSamples }) => ({ userid, samples, outdatedSamples }))).to.deep.equal([
       { userid: 'ann', samples: 0, outdatedSamples: 1 },
@@ -258,7 +259,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
     expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('ann');
     expect(await gallery.peopleToRegisterAgain()).to.equal(1);
-    expect((await db.selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);
+    expect((await faceTables(db).selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);
   });
 
   // CompreFace's examples and subjects (features/faces/gallery/face-examples.ts): a gallery example by example and person by person.

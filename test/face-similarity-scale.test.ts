@@ -6,6 +6,7 @@ import type { Tables } from '../src/store/tables.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { databaseSettingsOf, describeEachEngine } from './support/engines.js';
 import { SCHEMA } from '../src/features/index.js';
+import { type FaceTables, faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 describe('the reported similarity scale (DeepStack\u2019s reading: same person above 0.65, two people below 0.55)', () => {
   it('carries the internal similarity along its points: where one person and two meet (0.79–0.81 inside) becomes 0.55–0.65', () => {
@@ -36,7 +37,7 @@ describeEachEngine('migration 0018: stored face match thresholds move to the rep
   afterEach(async () => store.remove());
 
   it('converts each service\u2019s own threshold to the reported similarity that names the same faces, leaves the default (null) alone, and converts back down', async () => {
-    const before = new Kysely<Tables>({ dialect: await dialectFor(databaseSettingsOf(store)) });
+    const before = new Kysely<Tables & FaceTables>({ dialect: await dialectFor(databaseSettingsOf(store)) });
     const migrator = new Migrator({ db: before, provider: SCHEMA.provider });
     expect((await migrator.migrateTo('0017-memory-versions')).error).to.equal(undefined);
     await before.insertInto('accounts').values({ id: 'a0000000-0000-4000-8000-000000000000', email: 'old@example.com', password_hash: 'x', created_at: '2026-01-01T00:00:00.000Z' }).execute();
@@ -51,15 +52,15 @@ describeEachEngine('migration 0018: stored face match thresholds move to the rep
     await before.destroy();
 
     const db = await openDatabase(databaseSettingsOf(store), SCHEMA);
-    const stored = async (on: Kysely<Tables>) => Object.fromEntries((await on.selectFrom('services').select(['name', 'face_match_threshold']).execute()).map((row) => [row.name, row.face_match_threshold]));
+    const stored = async (on: Kysely<Tables & FaceTables>) => Object.fromEntries((await on.selectFrom('services').select(['name', 'face_match_threshold']).execute()).map((row) => [row.name, row.face_match_threshold]));
     try {
-      expect(await stored(db)).to.deep.equal({ door: 0.6, lenient: 0.5222, strict: 0.8158, never: 1, default: null });
-      for (const [name, threshold] of Object.entries(await stored(db))) {
+      expect(await stored(faceTables(db))).to.deep.equal({ door: 0.6, lenient: 0.5222, strict: 0.8158, never: 1, default: null });
+      for (const [name, threshold] of Object.entries(await stored(faceTables(db)))) {
         if (threshold !== null) expect(internalSimilarity(threshold), name).to.be.closeTo(thresholds[name as keyof typeof thresholds]!, 1e-4);
       }
       expect((await new Migrator({ db, provider: SCHEMA.provider }).migrateTo('0017-memory-versions')).error).to.equal(undefined);
       // Down rounds to 4 places too: 0.5222 was 0.75.
-      expect(await stored(db)).to.deep.equal({ ...thresholds, lenient: 0.7501 });
+      expect(await stored(faceTables(db))).to.deep.equal({ ...thresholds, lenient: 0.7501 });
     } finally {
       await db.destroy();
     }

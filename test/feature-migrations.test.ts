@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Migration } from 'kysely';
+import { faces } from '../src/features/faces/index.js';
 import { SCHEMA } from '../src/features/index.js';
 import { KnownPlateList } from '../src/features/plates/known-plate-list.js';
 import { plates } from '../src/features/plates/index.js';
@@ -37,11 +38,17 @@ const SHIPPED = [
 const NOTHING: Migration = { up: async () => undefined };
 
 describe('migrations of the store and of the features, in one order', () => {
-  it('keeps every shipped name, in its place, whichever folder its file moved to (the plates\' known plates: features/plates/)', () => {
+  it('keeps every shipped name, in its place, whichever folder its file moved to (the plates\' known plates: features/plates/; the faces\' six: features/faces/)', () => {
     expect(SCHEMA.migrationNames.slice(0, SHIPPED.length)).to.deep.equal(SHIPPED);
     expect(Object.keys(SCHEMA.migrations)).to.deep.equal(SCHEMA.migrationNames);
     expect(SCHEMA.migrations['0015-known-plates']).to.equal(plates.migrations?.['0015-known-plates']);
     expect(new Schema([]).migrationNames).not.to.include('0015-known-plates');
+    const faceNames = ['0009-face-galleries', '0011-face-userid-keys-and-descriptor-kinds', '0013-unknown-faces', '0014-face-negatives', '0016-face-sample-quality', '0018-face-similarity-scale'];
+    expect(Object.keys(faces.migrations ?? {})).to.deep.equal(faceNames);
+    for (const name of faceNames) expect(SCHEMA.migrations[name], name).to.equal(faces.migrations?.[name]);
+    expect(new Schema([]).migrationNames).to.include('0017-memory-versions').and.not.to.include('0009-face-galleries');
+    expect(new Schema([]).tables).not.to.include('face_people');
+    expect(SCHEMA.tables).to.include.members([...(faces.tables ?? [])]);
   });
 
   it('refuses a number taken twice, naming both migrations, and a name that is not a number and words', () => {

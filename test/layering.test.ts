@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -44,15 +43,6 @@ async function cruise(root: string): Promise<Cruise> {
   return { ok: result.summary.error === 0, report, modules: result.modules };
 }
 
-/**
- * The modules of console/ and cli/ that still reach into features/faces/ until they move there (the
- * rule face-parts-not-yet-moved in .dependency-cruiser.cjs, when it is there): their imports make no folder cycle.
- */
-const NOT_YET_MOVED = ((rules: readonly { name: string; from: { path: string } }[]) => {
-  const rule = rules.find((each) => each.name === 'face-parts-not-yet-moved');
-  return rule && new RegExp(rule.from.path);
-})((createRequire(CONFIG)(CONFIG) as { forbidden: { name: string; from: { path: string } }[] }).forbidden);
-
 /** The folder of src/ a module lives in (`core`, `transports`), or the module itself for a file at the top (`server.ts`). */
 const folderOf = (source: string) => source.split('/')[1];
 
@@ -62,7 +52,7 @@ const folderOf = (source: string) => source.split('/')[1];
  */
 function folderCycles({ modules }: Cruise): string[] {
   const edges = new Map<string, Set<string>>();
-  for (const module of modules.filter((each) => each.source.startsWith('src/') && !NOT_YET_MOVED?.test(each.source))) {
+  for (const module of modules.filter((each) => each.source.startsWith('src/'))) {
     for (const { resolved } of module.dependencies.filter((dependency) => dependency.resolved.startsWith('src/'))) {
       const [from, to] = [folderOf(module.source), folderOf(resolved)];
       if (from !== to) edges.set(from, (edges.get(from) ?? new Set()).add(to));

@@ -15,6 +15,7 @@ import { scratchPostgresDatabase, type ScratchDatabase } from './support/postgre
 import { cli, requireBuild, startProcess } from './support/processes.js';
 import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 import { SCHEMA } from '../src/features/index.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 /** Every row of every table, each as sorted JSON with numbers as numbers (PostgreSQL gives bigints as text), for comparing two databases. */
 async function contents(db: Database): Promise<Record<string, string[]>> {
@@ -52,8 +53,8 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
     await server.domain.services.setLimits(service, { rateLimitPerMinute: 60, monthlyQuota: 1000 });
     const faces = await server.domain.services.create(admin.id, { name: 'door', type: server.tasks.all.find((task) => task.lead.kind === 'faces')!.type });
     const person = crypto.randomUUID();
-    await server.db.insertInto('face_people').values({ id: person, service_id: faces.service.id, userid: 'alice', userid_key: 'alice', created_at: new Date().toISOString() }).execute();
-    await server.db.insertInto('face_samples').values({ id: crypto.randomUUID(), person_id: person, descriptor_ciphertext: 'ciphertext', created_at: new Date().toISOString() }).execute();
+    await faceTables(server.db).insertInto('face_people').values({ id: person, service_id: faces.service.id, userid: 'alice', userid_key: 'alice', created_at: new Date().toISOString() }).execute();
+    await faceTables(server.db).insertInto('face_samples').values({ id: crypto.randomUUID(), person_id: person, descriptor_ciphertext: 'ciphertext', created_at: new Date().toISOString() }).execute();
     await server.close();
     target = await scratchPostgresDatabase();
     const { DETECTD_MODEL: _model, ...inherited } = process.env;

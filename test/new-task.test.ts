@@ -44,7 +44,7 @@ function filesNaming(folder: string, names: readonly string[]): string[] {
 /** Runs `detectd service <args…>` as the CLI builds it, with `tasks` for its task table, against the data folder `dataDir`; its standard output. */
 async function serviceCommand(tasks: TaskTable, dataDir: string, args: readonly string[]): Promise<string> {
   const program = new Command('detectd').exitOverride();
-  addServiceCommands(program, { tasks, schema: SCHEMA });
+  addServiceCommands(program, { tasks, schema: SCHEMA, serviceFacts: [] });
   const written: string[] = [];
   const write = process.stdout.write;
   const dataDirBefore = process.env.DETECTD_DATA_DIR;

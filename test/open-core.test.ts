@@ -50,7 +50,7 @@ const taskLedBy = <Lead extends RoleModel>(type: string, lead: ModelStep<Lead>):
 
 const serviceOf = (type: string, model: string | null): Service => ({
   id: 'service', accountId: 'account', name: 'gate', type, model, createdAt: '', disabled: false,
-  keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null, faceMatchThreshold: null,
+  keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null,
 });
 
 describe('an open core: any model role leads a task', function () {

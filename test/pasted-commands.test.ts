@@ -271,7 +271,7 @@ describe('the commands users paste: README sh blocks, console "Copy command", /d
     const printed = ran.map(({ stdout }) => stdout).join('');
     expect(printed).to.match(/backup written to .*backups\/detectd-[\d-]+\.tar\.gz/).and.match(/restored .* into /);
     // Moved into PostgreSQL over TLS (verify-full): the README's two services and its registered face, and docs/moving-from-compreface.md's face service and the example it adds, where the CLI then finds them.
-    expect(printed).to.match(/copied into PostgreSQL postgres:\/\/detectd@localhost:\d+\/detectd: accounts 1, invitations 0, services 3, api_keys 3, .*face_people 2, face_samples 2, face_negatives 0, unknown_groups 0, unknown_faces 0, memory_versions \d+, known_plates 0, state_regions 0, state_examples 0\./);
+    expect(printed).to.match(/copied into PostgreSQL postgres:\/\/detectd@localhost:\d+\/detectd: accounts 1, invitations 0, services 3, api_keys 3, .*memory_versions \d+, face_people 2, face_samples 2, face_negatives 0, unknown_groups 0, unknown_faces 0, known_plates 0, state_regions 0, state_examples 0\./);
     expect(printed).to.match(/you@example\.com\s+cameras\s+object-detection/);
     expect(fs.readdirSync('backups').filter((name) => name.endsWith('.dump')), 'pg_dump wrote a dump').to.have.length(1);
     // docs/plates.md: the plate models pulled, the server started again, a plate service answering CodeProject.AI's route.

@@ -16,7 +16,7 @@ import { dogJpeg } from './support/images.js';
 import { modelPath } from './support/paths.js';
 import { waitFor } from './support/wait-for.js';
 
-const SERVICE: Service = { id: 'svc', accountId: 'acc', name: 'engine test', type: 'object-detection', model: null, createdAt: '', disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null, faceMatchThreshold: null };
+const SERVICE: Service = { id: 'svc', accountId: 'acc', name: 'engine test', type: 'object-detection', model: null, createdAt: '', disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null };
 const never = () => new AbortController().signal;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -9,6 +9,7 @@ import { cropPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
 import { cliAsync, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
 const FACE_TASK = 'face-detection';
 const schemas = new SchemaCatalogue();
@@ -63,7 +64,7 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     if (remember) expect((await api('PUT', '/settings', apiKey, { remember: true })).status).to.equal(200);
     return apiKey;
   };
-  const keptRows = async (id: string) => server.db.selectFrom('unknown_faces').selectAll().where('service_id', '=', id).execute();
+  const keptRows = async (id: string) => faceTables(server.db).selectFrom('unknown_faces').selectAll().where('service_id', '=', id).execute();
 
   before(async () => {
     server = await startTestServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL });
@@ -165,7 +166,7 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     expect(forgotten.status).to.equal(200);
     valid('unknown-person-forgotten-response', forgotten.body);
     expect(await keptRows(id)).to.deep.equal([]);
-    expect(await server.db.selectFrom('unknown_groups').selectAll().where('service_id', '=', id).execute()).to.deep.equal([]);
+    expect(await faceTables(server.db).selectFrom('unknown_groups').selectAll().where('service_id', '=', id).execute()).to.deep.equal([]);
     expect((await api('GET', `/${second.id}`, apiKey)).status).to.equal(404);
 
     const sqliteBytes = fs.readFileSync(path.join(server.dataDir, 'detectd.sqlite'));
@@ -197,7 +198,7 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     await detect(apiKey, cropPath('amy', 3), 'amy-3');
     expect((await keptRows(id)).map((row) => row.frame_id).sort()).to.deep.equal(['amy-3', 'stuart-2']);
     // Seen 31 days ago: past the 30 days kept.
-    await server.db.updateTable('unknown_faces').set({ seen_at: new Date(Date.now() - 31 * 86_400_000).toISOString() }).where('frame_id', '=', 'stuart-2').execute();
+    await faceTables(server.db).updateTable('unknown_faces').set({ seen_at: new Date(Date.now() - 31 * 86_400_000).toISOString() }).where('frame_id', '=', 'stuart-2').execute();
     await api('PUT', '/settings', apiKey, { retention_days: 30 });
     expect((await keptRows(id)).map((row) => row.frame_id)).to.deep.equal(['amy-3']);
     expect(await list(apiKey)).to.have.length(1);
@@ -238,7 +239,7 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     expect(logged).to.have.length(1);
     expect(logged[0]).not.to.match(/descriptor_ciphertext|thumbnail_ciphertext|\/9j\//);
     // The transaction was rolled back: no group without its face.
-    expect(await server.db.selectFrom('unknown_groups').selectAll().where('service_id', '=', id).execute()).to.deep.equal([]);
+    expect(await faceTables(server.db).selectFrom('unknown_groups').selectAll().where('service_id', '=', id).execute()).to.deep.equal([]);
   });
 
   it('answers hostile input on every route with a precise 4xx: bad ids and bodies, another service\'s group, a key of another type, a wrong method', async () => {

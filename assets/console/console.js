@@ -184,7 +184,7 @@ const nameOf = (object) =>
 // thing found with its row.
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
-  const corrects = document.getElementById('try-form').dataset.people === 'true';
+  const corrects = document.getElementById('try-form').dataset.gallery === 'true';
   const rows = objects.map((object) => {
     const row = document.createElement('tr');
     // A finding about the whole image (a label, a text) has no box.

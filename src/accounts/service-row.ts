@@ -2,7 +2,7 @@ import type { Service } from '../core/service.js';
 import type { Tables } from '../store/tables.js';
 
 /** The `services` columns a Service is read from. */
-export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges', 'rate_limit_per_minute', 'monthly_quota', 'deepstack_max_predictions', 'face_match_threshold'] as const;
+export const SERVICE_COLUMNS = ['id', 'account_id', 'name', 'type', 'model', 'created_at', 'disabled_at', 'keyless_address_ranges', 'rate_limit_per_minute', 'monthly_quota', 'deepstack_max_predictions'] as const;
 
 /** The row shape of `services` as read from the store. */
 export function toService(row: Pick<Tables['services'], (typeof SERVICE_COLUMNS)[number]>): Service {
@@ -18,6 +18,5 @@ export function toService(row: Pick<Tables['services'], (typeof SERVICE_COLUMNS)
     rateLimitPerMinute: row.rate_limit_per_minute,
     monthlyQuota: row.monthly_quota,
     deepStackMaxPredictions: row.deepstack_max_predictions,
-    faceMatchThreshold: row.face_match_threshold,
   };
 }

@@ -60,7 +60,7 @@ export class Services {
     const model = fields.model || null;
     throwProblems([this.#nameProblem(name), this.#typeProblem(type), this.#modelProblem(type, model)]);
     throwProblems([await this.#nameTaken(accountId, name)]);
-    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null, faceMatchThreshold: null };
+    const service: Service = { id: crypto.randomUUID(), accountId, name, type, model, createdAt: isoNow(), disabled: false, keylessAddressRanges: null, rateLimitPerMinute: null, monthlyQuota: null, deepStackMaxPredictions: null };
     const apiKey = await this.db
       .transaction()
       .execute(async (trx) => {

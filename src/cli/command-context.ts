@@ -2,6 +2,7 @@ import { type AccountDomain, accountDomain } from '../accounts/account-domain.js
 import { AccountError } from '../accounts/account-error.js';
 import { loadServerSecret, ServerSecretUnreadable } from '../accounts/server-secret.js';
 import { type Config, ConfigError } from '../config.js';
+import type { Service } from '../core/service.js';
 import type { RoleModel } from '../models/role-models.js';
 import { type Database, databaseExists, databaseLocation, openDatabase } from '../store/database.js';
 import type { Schema } from '../store/schema.js';
@@ -69,7 +70,7 @@ export interface DomainUse {
   readonly models?: readonly ServedModel[];
 }
 
-/** The store under the account domain, for the commands that reach beyond it (a face service's people). */
+/** The store under the account domain, for the commands that reach beyond it (a feature's tables). */
 export interface Store {
   readonly db: Database;
   readonly secret: string;
@@ -78,10 +79,23 @@ export interface Store {
 /** Runs a command's `task` on the account domain and its store: see withDomainServing. */
 export type WithDomain = <T>(config: Config, output: OutputOptions, task: (domain: AccountDomain, store: Store) => Promise<T>, use?: DomainUse) => Promise<T>;
 
-/** What the CLI serves, built once in cli.ts (its composition root) from the features, as the server builds its own: the task table, and its database's schema. */
+/** What a feature says of a service of its own in `detectd service show`: fields of its JSON object, and lines of its text (a label padded to 10 columns, then the value). */
+export interface ServiceFacts {
+  readonly json: Readonly<Record<string, unknown>>;
+  readonly lines: readonly string[];
+}
+
+/** Reads what a feature says of `service` in `detectd service show` (Feature.serviceFacts); undefined: nothing (a service of another feature). */
+export type ServiceFactsReader = (service: Service, store: Store) => Promise<ServiceFacts | undefined>;
+
+/**
+ * What the CLI serves, built once in cli.ts (its composition root) from the features, as the server
+ * builds its own: the task table, its database's schema, and what the features say of their services.
+ */
 export interface Served {
   readonly tasks: TaskTable;
   readonly schema: Schema;
+  readonly serviceFacts: readonly ServiceFactsReader[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig, modelSourcesOf } from '../config.js';
 import type { ModelLoad } from '../models/load-models.js';
-import { defaultFaceModelReason, defaultModelReason, modelNameOf } from '../models/model-repository.js';
+import { defaultReasonOf, modelNameOf } from '../models/model-repository.js';
 import { MODEL_KINDS } from '../models/model-roles.js';
 import { modelsByName } from '../models/registry.js';
 import { isDetector } from '../models/types.js';
@@ -61,17 +61,17 @@ export function addModelCommands(program: Command): void {
         const config = loadConfig();
         const sources = modelSourcesOf(config);
         const configured = await asConfiguration(() => tryModelFiles(sources, config.inference, false));
-        // As the server does: the embedded object model when no object model is configured, the embedded face model unless DETECTD_MODEL names one.
+        // As the server does: the embedded models of their kinds where no file of theirs is configured (models/model-repository.ts says why each default).
         const { loads, embedded } = await withEmbeddedDetectors(sources, configured, config.inference);
         const detectorOf = (load: ModelLoad) => ('model' in load && isDetector(load.model) ? load.model : undefined);
-        // The server's defaults: the first detector of each kind (object, face, plate), wherever the others sort among them.
+        // The server's defaults: the first detector of each kind, wherever the others sort among them.
         const chosen = new Map<ModelLoad, string>();
         for (const kind of Object.values(MODEL_KINDS)) {
           const ofKind = loads.filter((load) => detectorOf(load)?.kind === kind);
           const [first] = ofKind;
           if (first === undefined) continue;
           const told = { embedded: embedded.has(first), others: ofKind.slice(1).map((load) => modelNameOf(load.path)) };
-          chosen.set(first, kind === MODEL_KINDS.objects ? defaultModelReason(sources, told).reason : kind === MODEL_KINDS.faces ? defaultFaceModelReason(told) : 'the first of its kind');
+          chosen.set(first, defaultReasonOf(kind, sources, told));
         }
         const listed = loads.map((load) => modelJson(load, chosen.get(load), embedded.has(load)));
         const refused = listed.flatMap((model) => (model.status === 'refused' ? [`${model.name}: ${model.reason}`] : []));

@@ -1,18 +1,12 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { AccountDomain } from '../accounts/account-domain.js';
 import { AccountError } from '../accounts/account-error.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import type { Service } from '../core/service.js';
 import { loadConfig } from '../config.js';
-import { FaceGallery, type FacePerson } from '../features/faces/gallery/face-gallery.js';
-import type { TaskTable } from '../tasks/task-table.js';
 import { type OutputOptions, printResult, runCommand, type Served, table, withDomainServing } from './command-context.js';
 import { lackingOnLocalServer, localServerUrl, servedModels } from './served-models.js';
 import { CliFailure, EXIT } from './exit-codes.js';
-import { withArticle } from '../indefinite-article.js';
-import { MODEL_KINDS } from '../models/model-roles.js';
 
 export interface ServiceOptions extends OutputOptions {
   /** The owner's email: then `<service>` may be the service's name. */
@@ -91,12 +85,6 @@ function keyJson(key: ActiveKey) {
   return { id: key.id, created_at: key.createdAt, expires_at: key.expiresAt, hint: key.hint };
 }
 
-/** The service, when its task in `tasks` keeps a gallery of people (it finds faces); refused otherwise. */
-export function faceService(tasks: TaskTable, found: Service): Service {
-  if (tasks.find(found.type)?.lead.kind !== MODEL_KINDS.faces) throw new CliFailure('not_a_face_service', `${found.name} is ${withArticle(found.type)} service: only a face service has people`, EXIT.refused);
-  return found;
-}
-
 /**
  * Declares `detectd service <name> <service> [more arguments] [--account <email>] [--json]` with the
  * shared reference options; `more` are the command's arguments after the service (`<userid>`).
@@ -110,7 +98,7 @@ export function serviceCommand(parent: Command, name: string, description: strin
 }
 
 /**
- * `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|people|register|forget|face-threshold|delete`:
+ * `detectd service create|list|show|rotate-key|revoke-key|limits|keyless|disable|enable|rename|model|delete`:
  * the `service` command, to which the features add their own (Feature.addServiceCommands).
  */
 export function addServiceCommands(program: Command, served: Served): Command {
@@ -180,10 +168,9 @@ export function addServiceCommands(program: Command, served: Served): Command {
     runCommand(options, async () => {
       await withDomain(loadConfig(), options, async (domain, store) => {
         const found = await findService(domain, reference, options.account);
-        // A face service's threshold in force, as the gallery reads it (its own, or the server default).
-        const faces =
-          tasks.find(found.type)?.lead.kind === MODEL_KINDS.faces ? { face_match_threshold: await new FaceGallery(store.db, store.secret).threshold(found.id), face_match_threshold_default: found.faceMatchThreshold === null } : undefined;
-        const shown = { ...serviceJson(found, await ownerEmails(domain)), ...faces, keys: (await domain.keys.active(found)).map(keyJson) };
+        // What the features say of a service of theirs (Feature.serviceFacts), after its limits.
+        const facts = (await Promise.all(served.serviceFacts.map((read) => read(found, store)))).filter((fact) => fact !== undefined);
+        const shown = { ...serviceJson(found, await ownerEmails(domain)), ...Object.fromEntries(facts.flatMap((fact) => Object.entries(fact.json))), keys: (await domain.keys.active(found)).map(keyJson) };
         const keyLines = shown.keys.map((key) => `  ${key.hint ?? '(made before encryption: rotate to show)'}  ${key.id}  ${key.expires_at ? `rotated out, works until ${key.expires_at}` : 'current'}`);
         printResult(
           options,
@@ -200,7 +187,7 @@ export function addServiceCommands(program: Command, served: Served): Command {
             `quota     ${limitText(shown.monthly_quota, 'calls per month')}`,
             `deepstack ${limitText(shown.deepstack_max_predictions, 'predictions per answer at most')}`,
             `keyless   ${keylessText(shown.keyless_address_ranges)}`,
-            ...(faces ? [`faces     named at similarity ≥ ${faces.face_match_threshold}${faces.face_match_threshold_default ? ' (the default)' : ''}`] : []),
+            ...facts.flatMap((fact) => fact.lines),
             `keys      ${shown.keys.length === 0 ? 'none working' : `${shown.keys.length} working:`}`,
             ...keyLines,
           ].join('\n'),
@@ -304,90 +291,6 @@ export function addServiceCommands(program: Command, served: Served): Command {
           const found = await findService(domain, reference, options.account);
           const ranges = await domain.services.setKeylessAddressRanges(found, options.allow === undefined ? null : options.allow.join(' '));
           printResult(options, { id: found.id, name: found.name, keyless_address_ranges: ranges }, `keyless calls to ${found.name}: ${keylessText(ranges)}`);
-        });
-      }),
-    );
-
-  serviceCommand(service, 'people', 'list the people registered in a face service\'s gallery (never their face descriptors)').action((reference: string, options: ServiceOptions) =>
-    runCommand(options, async () => {
-      await withDomain(loadConfig(), options, async (domain, store) => {
-        const found = faceService(tasks, await findService(domain, reference, options.account));
-        const people = await new FaceGallery(store.db, store.secret).list(found.id);
-        // Photos an earlier version described are never matched: say so beside each person who has some.
-        const photos = (person: FacePerson) => `${person.samples}${person.outdatedSamples > 0 ? ` (+${person.outdatedSamples} from an earlier version: register again)` : ''}`;
-        printResult(
-          options,
-          { service: found.id, people: people.map((person) => ({ userid: person.userid, photos: person.samples, outdated_photos: person.outdatedSamples, created_at: person.created })) },
-          people.length === 0 ? `nobody is registered in ${found.name}` : table(['USERID', 'PHOTOS', 'ADDED'], people.map((person) => [person.userid, photos(person), person.created])),
-        );
-      });
-    }),
-  );
-
-  serviceCommand(service, 'register', 'register a person in a face service from photos (the subject of each: a photo of several faces none of which stands out is refused), through the running server, as DeepStack clients do', '<userid> <photos...>')
-    .option('--url <url>', 'the server to register with (default: the one these settings start on this machine)')
-    .action((reference: string, userid: string, photos: string[], options: ServiceOptions & { url?: string }) =>
-      runCommand(options, async () => {
-        const config = loadConfig();
-        const form = new FormData();
-        form.append('userid', userid);
-        for (const [index, photo] of photos.entries()) {
-          const bytes = await readFile(photo).catch((error: NodeJS.ErrnoException) => {
-            throw new CliFailure('unreadable_photo', `cannot read ${photo}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`, EXIT.usage);
-          });
-          form.append(index === 0 ? 'image' : `image${index}`, new Blob([new Uint8Array(bytes)]), path.basename(photo));
-        }
-        await withDomain(config, options, async (domain) => {
-          const found = faceService(tasks, await findService(domain, reference, options.account));
-          const apiKey = await domain.keys.reveal(found);
-          if (!apiKey) throw new CliFailure('no_key', `${found.name} has no API key to call the server with: detectd service rotate-key ${found.id}`, EXIT.refused);
-          const url = (options.url ?? localServerUrl(config)).replace(/\/+$/, '');
-          const response = await fetch(`${url}/v1/vision/face/register`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form }).catch((error: Error) => {
-            throw new CliFailure('no_server', `no detectd server answers at ${url} (${error.cause instanceof Error ? error.cause.message : error.message}): start it (npm start) or give --url`, EXIT.environment);
-          });
-          const answer = (await response.json().catch(() => ({}))) as { success?: boolean; error?: string; code?: string; message?: string; faces_taken?: { image: string }[]; faces_weak?: { image: string; warning: string }[]; faces_refused?: { image: string; error: string }[] };
-          if (answer.success !== true) throw new CliFailure(answer.code ?? 'refused', `the server refused the registration (${response.status}): ${answer.error ?? 'no answer'}`, EXIT.refused);
-          const taken = new Set((answer.faces_taken ?? []).map((face) => face.image));
-          const fields = photos.map((_, index) => (index === 0 ? 'image' : `image${index}`));
-          const refused = new Map((answer.faces_refused ?? []).map((face) => [face.image, face.error]));
-          const left = photos.filter((_, index) => !taken.has(fields[index]) && !refused.has(fields[index]));
-          const poor = photos.flatMap((photo, index) => (refused.has(fields[index]) ? [`${photo}: ${refused.get(fields[index])}`] : []));
-          const weak = (answer.faces_weak ?? []).map((face) => `${photos[fields.indexOf(face.image)] ?? face.image}: ${face.warning}`);
-          printResult(
-            options,
-            { service: found.id, userid, message: answer.message, photos: photos.length, faces_taken: answer.faces_taken ?? [], faces_weak: answer.faces_weak ?? [], faces_refused: answer.faces_refused ?? [] },
-            `${userid} ${answer.message === 'face added' ? 'registered in' : 'given more photos in'} ${found.name}: a face taken from ${taken.size} of ${photos.length} photos${left.length > 0 ? ` (no face in ${left.join(', ')})` : ''}${weak.length > 0 ? ` (weak, counted only while ${userid} has no good photo: ${weak.join('; ')})` : ''}${poor.length > 0 ? ` (refused: ${poor.join('; ')})` : ''}`,
-          );
-        });
-      }),
-    );
-
-  serviceCommand(service, 'face-threshold', 'set the similarity (0 to 1; above 0.65 the same person, below 0.55 two people; default 0.6) a face must reach to be named as a registered person, or `default`', '<similarity>')
-    .action((reference: string, similarity: string, options: ServiceOptions) =>
-      runCommand(options, async () => {
-        const threshold = similarity === 'default' ? null : Number(similarity);
-        if (threshold !== null && !(/^\d*\.?\d+$/.test(similarity) && threshold <= 1)) {
-          throw new CliFailure('usage', `the threshold is a similarity from 0 to 1 (above 0.65 the same person, below 0.55 two people), or "default"; got "${similarity}"`, EXIT.usage);
-        }
-        await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(tasks, await findService(domain, reference, options.account));
-          const gallery = new FaceGallery(store.db, store.secret);
-          await gallery.setThreshold(found.id, threshold);
-          const now = await gallery.threshold(found.id);
-          printResult(options, { service: found.id, face_match_threshold: now, default: threshold === null }, `${found.name}: faces named at similarity ≥ ${now}${threshold === null ? ' (the default)' : ''}`);
-        });
-      }),
-    );
-
-  serviceCommand(service, 'forget', 'remove a person and every face descriptor of theirs from a face service\'s gallery', '<userid>')
-    .action((reference: string, userid: string, options: ServiceOptions) =>
-      runCommand(options, async () => {
-        await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(tasks, await findService(domain, reference, options.account));
-          if (!(await new FaceGallery(store.db, store.secret).delete(found.id, userid))) {
-            throw new CliFailure('not_found', `${found.name} has nobody registered as "${userid}"`, EXIT.refused);
-          }
-          printResult(options, { service: found.id, userid, removed: true }, `${userid} removed from ${found.name}`);
         });
       }),
     );

@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AccountDomain } from '../accounts/account-domain.js';
 import type { Account } from '../accounts/accounts.js';
-import type { FaceGallery } from '../features/faces/gallery/face-gallery.js';
 import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UploadBudget } from '../gate/upload-budget.js';
@@ -18,8 +17,6 @@ export interface ConsoleDependencies extends AccountDomain {
   readonly usage: UsageStore;
   readonly serviceLimits: Pick<ServiceLimits, 'callsThisMonth'>;
   readonly models: Pick<ModelRegistry, 'models' | 'defaultModel' | 'defaultOf' | 'find'>;
-  /** Face services' match thresholds: the one in force, and a service's own set or cleared. */
-  readonly faceThresholds: Pick<FaceGallery, 'threshold' | 'setThreshold'>;
   /** The tasks a service may be of: the table every front door serves. */
   readonly tasks: TaskTable;
   /** The DeepStack door's routes (its route table), whose paths a service's overview lists. */

@@ -2,7 +2,6 @@ import type { Account } from '../accounts/accounts.js';
 import type { ActiveKey } from '../accounts/service-keys.js';
 import { LOOPBACK_RANGES } from '../accounts/address-ranges.js';
 import type { Service } from '../core/service.js';
-import type { ModelKind } from '../models/types.js';
 import type { Task } from '../tasks/task.js';
 import { exampleCalls, examplePhotoOf } from '../tasks/example-calls.js';
 import { streamPaths } from '../transports/stream-paths.js';
@@ -14,7 +13,7 @@ import { MAX_MONTHLY_QUOTA, MAX_RATE_PER_MINUTE } from '../accounts/services.js'
 import { html, type SafeHtml, withCode } from './html.js';
 import { layout } from './layout.js';
 import { usageChart } from './usage-chart.js';
-import { MODEL_KINDS } from '../models/model-roles.js';
+import type { CardPlace } from './service-card.js';
 
 export interface OverviewData {
   readonly account: Account;
@@ -33,10 +32,8 @@ export interface OverviewData {
   readonly models: readonly string[];
   /** The DeepStack / CodeProject.AI paths a service of this type answers with its key (the door's route table); none: no DeepStack card. */
   readonly deepStackPaths: readonly string[];
-  /** The features' cards for a service of its type (ServiceCard), in the order of their registration. */
-  readonly cards: readonly SafeHtml[];
-  /** A face service's match threshold in force (its own, or the server default: service.faceMatchThreshold says which); absent for other services. */
-  readonly faceMatchThreshold?: number;
+  /** The features' cards for a service of its type (ServiceCard), in the order of their registration, each with its place. */
+  readonly cards: readonly PlacedCard[];
   readonly keys: readonly ActiveKey[];
   readonly usage: UsageSummary;
   readonly window: UsageWindow;
@@ -52,18 +49,30 @@ export interface OverviewData {
   readonly refused?: RefusedForm;
 }
 
-/** The overview's cards that have a form of their own, by their element id. */
-export type NoticeSection = 'keyless' | 'limits' | 'settings' | 'face-threshold';
+/** A feature's card laid out: its HTML, and where on the page. */
+export interface PlacedCard {
+  readonly place: CardPlace;
+  readonly html: SafeHtml;
+}
+
+/** The overview's cards that have a form of their own, by their element id: the console's own, or a feature card's (CardForm.path). */
+export type NoticeSection = string;
+
+/** A notice in the card whose form was just saved. */
+export const cardNotice = (notice: string) => html`<p class="notice" role="status">${notice}</p>`;
 
 /** The notice, if it belongs in the card `section`. */
 function noticeIn(data: OverviewData, section: NoticeSection): SafeHtml | '' {
-  return data.notice && data.noticeSection === section ? html`<p class="notice" role="status">${data.notice}</p>` : '';
+  return data.notice && data.noticeSection === section ? cardNotice(data.notice) : '';
 }
 
 /** A refused form of the overview page: which one, what was typed, and the errors by field. */
 export interface RefusedForm extends FormState {
   readonly form: NoticeSection;
 }
+
+/** The cards of `place`. */
+const cardsIn = (data: OverviewData, place: CardPlace) => data.cards.filter((card) => card.place === place).map((card) => card.html);
 
 /** What was typed into `form` if it was just refused, else undefined (the page shows the stored values). */
 function refusedState(data: OverviewData, form: RefusedForm['form']): FormState | undefined {
@@ -72,82 +81,12 @@ function refusedState(data: OverviewData, form: RefusedForm['form']): FormState 
 
 const MASK = 'dtd_' + '•'.repeat(24);
 
-/**
- * A face service's People: its registered people (photos, "not this person" faces, when added) with
- * Add photo, Not this person (each a photo upload) and Remove buttons each, and a form registering a
- * person from photo uploads that shows the face taken from each photo. The page's script calls the
- * service's own DeepStack face routes and its people's REST corrections with its key, as Try it calls the API.
- */
-function peopleSection(): SafeHtml {
-  return html`<section class="card" aria-labelledby="people-title" id="people">
-    <h2 id="people-title">People</h2>
-    <p class="muted">Who this service recognizes. A person is registered from one or more photos: the face of each is described and kept (encrypted; the photos are not kept). A photo whose face is too small or too blurred to describe is refused, with the reason, and so is a photo of several faces none of which stands out: choose that face with <em>Try it</em>'s <em>Add to…</em>. <em>Not this person</em> takes a photo of someone who was named as them wrongly: faces more like it than like their own photos are no longer named as them.</p>
-    <div class="table-scroll"><table class="list compact stack" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
-      <thead><tr><th scope="col">Person</th><th scope="col" class="num">Photos</th><th scope="col" class="num">Not them</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Corrections and removal</span></th></tr></thead><tbody></tbody></table></div>
-    <input type="file" id="people-correction-file" accept="image/*" hidden>
-    <form id="people-form" class="try-form people-form">
-      <div class="try-field"><label for="people-userid">Name or id</label><input type="text" id="people-userid" name="userid" maxlength="200" required></div>
-      <div class="try-field"><label for="people-photos">Photos</label><input type="file" id="people-photos" name="photos" accept="image/*" multiple required></div>
-      <button type="submit" class="button primary">Register person</button>
-    </form>
-    <p id="people-status" class="muted" role="status"></p>
-    <div id="people-taken" class="people-taken"></div>
-  </section>`;
-}
-
-/**
- * A face service's Unknown people: the switch that keeps the faces no one is named for (on/off,
- * retention, cap), and the unknown people it grouped them into, each with its faces' thumbnails,
- * counts, when seen and the frame_id/source_id each came with, to name, merge or forget, and each
- * kept face to add to a person or to attach to one as "not them". Filled by the page's script from the
- * service's unknown-people REST routes, with its key (docs/faces.md "Unknown people").
- */
-function unknownPeopleSection(): SafeHtml {
-  return html`<section class="card" aria-labelledby="unknown-title" id="unknown-people">
-    <h2 id="unknown-title">Unknown people</h2>
-    <p class="muted">With <em>Remember unknown faces</em> on, every face this service names no one for is kept (its description and a small thumbnail, encrypted, with the <code>frame_id</code> and <code>source_id</code> it came with) and grouped with faces of the same person. Name a group to register its best faces as a person. Kept faces are forgotten after the days below, the oldest first beyond the cap.</p>
-    <form id="remember-form" class="try-form remember-form">
-      <div class="try-field switch-field"><label for="remember-on"><input type="checkbox" id="remember-on" name="remember"> Remember unknown faces</label></div>
-      <div class="try-field"><label for="remember-days">Keep for (days)</label><input type="number" id="remember-days" name="retention_days" min="1" max="3650" step="1" required></div>
-      <div class="try-field"><label for="remember-cap">At most (faces)</label><input type="number" id="remember-cap" name="max_faces" min="1" max="100000" step="1" required></div>
-      <button type="submit" class="button secondary">Save</button>
-    </form>
-    <p id="unknown-status" class="muted" role="status"></p>
-    <p class="muted small" id="unknown-count">Loading…</p>
-    <ol id="unknown-list" class="unknown-list"></ol>
-  </section>`;
-}
-
-/**
- * A face service's match threshold: the one in force (its own, or the server default, as the
- * gallery reads it), and a form setting the service's own (empty: back to the default).
- */
-function faceThresholdSection(data: OverviewData, base: string): SafeHtml | '' {
-  if (data.faceMatchThreshold === undefined) return '';
-  const own = data.service.faceMatchThreshold;
-  const { values, errors } = refusedState(data, 'face-threshold') ?? { values: { threshold: own === null ? '' : String(own) }, errors: {} };
-  return html`<section class="card" aria-labelledby="face-threshold-title" id="face-threshold">
-    <h2 id="face-threshold-title">Face match threshold</h2>
-    ${noticeIn(data, 'face-threshold')}
-    <p class="muted">A face is named as the registered person it is most like when their similarity (0 to 1: above 0.65 the same person, below 0.55 two people, as DeepStack's clients read it) reaches this threshold and clearly beats every other person's, else it is <em>unknown</em>. Higher names fewer strangers and leaves more of your people unknown.</p>
-    <p id="face-threshold-state">Faces are named at similarity ≥ <strong id="face-threshold-value">${own === null ? `default (${data.faceMatchThreshold})` : data.faceMatchThreshold}</strong>${own === null ? '' : ', this service\u2019s own'}.</p>
-    <form method="post" action="${base}/face-threshold" class="limits-form face-threshold-form" novalidate>
-      ${csrfField(data.csrfToken)}
-      ${field({ label: 'Threshold', name: 'threshold', value: values.threshold, error: errors.threshold, hint: 'A similarity from 0 to 1; empty: the server default.', autofocus: errors.threshold !== undefined })}
-      <button type="submit" class="button secondary" id="save-face-threshold">Save threshold</button>
-    </form>
-  </section>`;
-}
-
-/** What Try it calls the model's confidence (`Confidence` for any other kind): a face's says it is a face, not who it is (that is the match's similarity). */
-const CONFIDENCE_LABELS: Readonly<Record<ModelKind, string>> = { faces: 'Face confidence' };
-
 /** The service overview page: endpoint, API Key (masked, reveal, copy, rotate, revoke), usage, "Try it". */
 export function serviceOverviewPage(data: OverviewData): string {
   const { service } = data;
   const base = `/console/services/${service.id}`;
   const endpoint = `${data.baseUrl}/api/v1/${data.service.type}`;
-  const confidence = CONFIDENCE_LABELS[data.task?.lead.kind ?? ''] ?? 'Confidence';
+  const confidence = data.task?.confidenceName ?? 'Confidence';
   const threshold = tryItThreshold(data);
   return layout(
     { title: service.name, account: data.account, csrfToken: data.csrfToken, notice: data.noticeSection ? undefined : data.notice },
@@ -171,15 +110,12 @@ export function serviceOverviewPage(data: OverviewData): string {
 
   ${callItSection(data, endpoint)}
 
-  ${data.task?.lead.kind === MODEL_KINDS.faces ? peopleSection() : ''}
-
-  ${data.cards}
-  ${data.task?.abilities?.gallery ? unknownPeopleSection() : ''}
+  ${cardsIn(data, 'memory')}
 
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-people="${String(Boolean(data.task?.abilities?.gallery))}" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
+    <form id="try-form" class="try-form" data-gallery="${String(Boolean(data.task?.abilities?.gallery))}" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
         <input type="range" id="try-confidence" name="confidence" min="${Math.min(0.05, threshold.value)}" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>
@@ -199,7 +135,7 @@ export function serviceOverviewPage(data: OverviewData): string {
     </div>
   </section>
 
-  ${faceThresholdSection(data, base)}
+  ${cardsIn(data, 'settings')}
 
   <section class="card" aria-labelledby="live-title">
     <h2 id="live-title">Live video</h2>

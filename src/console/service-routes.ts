@@ -3,8 +3,7 @@ import { AccountError } from '../accounts/account-error.js';
 import { messagesByField, refusalStatus } from './form-fields.js';
 import type { Service } from '../core/service.js';
 import { DetectdError } from '../core/errors.js';
-import { FaceGalleryError } from '../features/faces/gallery/face-gallery.js';
-import { type NoticeSection, type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
+import { cardNotice, type NoticeSection, type RefusedForm, serviceOverviewPage } from './service-overview-page.js';
 import { newServicePage, serviceListPage } from './service-list-page.js';
 import { isUsageWindow } from '../usage/usage-store.js';
 import { catalogueModel } from '../models/model-catalogue.js';
@@ -12,7 +11,8 @@ import { modelNotLoaded } from '../services-without-model.js';
 import { baseUrlOf } from '../transports/base-url.js';
 import { shownPathsOfTask } from '../transports/deepstack/deepstack-route-table.js';
 import { type ConsoleDependencies, csrfTokenOf, formField, requireSignIn, signedInAccount } from './console-context.js';
-import { MODEL_KINDS } from '../models/model-roles.js';
+import type { ServiceCard } from './service-card.js';
+import { withArticle } from '../indefinite-article.js';
 
 /** Notices shown after an action redirects back; the query names one, so no text from the request is echoed. */
 const NOTICES = {
@@ -26,7 +26,6 @@ const NOTICES = {
   'keyless-off': 'Calls without a key are refused again.',
   limits: 'Limits saved.',
   settings: 'Name and model saved.',
-  'face-threshold': 'Face match threshold saved.',
 } as const;
 
 /** The limits form's field names for the limits' names. */
@@ -39,7 +38,22 @@ function limitField(request: Request, name: string): number | null {
 }
 
 /** Notices of a form saved in a card of its own: shown in that card, where the page lands (its #anchor). */
-const NOTICE_SECTIONS: Partial<Record<keyof typeof NOTICES, NoticeSection>> = { 'keyless-on': 'keyless', 'keyless-off': 'keyless', limits: 'limits', settings: 'settings', 'face-threshold': 'face-threshold' };
+const NOTICE_SECTIONS: Partial<Record<keyof typeof NOTICES, NoticeSection>> = { 'keyless-on': 'keyless', 'keyless-off': 'keyless', limits: 'limits', settings: 'settings' };
+
+/** The console's own forms, each posted to `/console/services/<id>/<action>`, and its notices (`?done=`): no card's form may take one of these paths. */
+const OWN_ACTIONS = new Set(['keyless', 'api-key', 'rotate', 'keys', 'disable', 'enable', 'limits', 'settings', 'delete', ...Object.keys(NOTICES)]);
+
+/** The cards' forms, each path checked once at start-up: lowercase words joined by '-', none of the console's own. */
+export function cardFormPaths(cards: readonly ServiceCard[]): Set<string> {
+  const paths = new Set(cards.flatMap((card) => (card.form ? [card.form.path] : [])));
+  for (const path of paths) {
+    if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(path) || OWN_ACTIONS.has(path)) throw new Error(`a console card's form posts to "${path}": a path is lowercase words joined by "-", none of the console's own (${[...OWN_ACTIONS].join(', ')})`);
+  }
+  return paths;
+}
+
+/** The card of a service of `type` whose form posts to `path`, if any. */
+const cardWithForm = (cards: readonly ServiceCard[], type: string, path: unknown) => cards.find((card) => card.serviceType === type && card.form?.path === path);
 
 function doneOf(request: Request): keyof typeof NOTICES | undefined {
   const done = request.query.done;
@@ -56,6 +70,7 @@ const serviceOf = (response: Response) => response.locals.service as Service;
 /** Services of the signed-in account: list, create, overview, key actions, usage. */
 export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router {
   const { services, keys, usage, models, tasks, deepStackRoutes, cards } = dependencies;
+  const cardPaths = cardFormPaths(cards);
   const router = Router();
   router.use('/services', requireSignIn);
 
@@ -119,6 +134,19 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     const service = serviceOf(response);
     const task = tasks.find(service.type);
     const window = isUsageWindow(request.query.window) ? request.query.window : 'day';
+    // A card's form just saved: its notice, in the card.
+    const saved = cardWithForm(cards, service.type, request.query.done)?.form;
+    const placed = cards
+      .filter((card) => card.serviceType === service.type)
+      .map(async (card) => {
+        const page = {
+          csrfToken: csrfTokenOf(response),
+          action: `/console/services/${service.id}/${card.form?.path ?? ''}`,
+          notice: saved && saved === card.form ? cardNotice(saved.saved) : ('' as const),
+          refused: card.form && refused?.form === card.form.path ? refused : undefined,
+        };
+        return { place: card.place ?? 'memory', html: await card.section(service, page) };
+      });
     response.setHeader('Cache-Control', 'no-store');
     response.send(
       serviceOverviewPage({
@@ -132,16 +160,15 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
         suggestedThreshold: suggestedThreshold(service),
         models: modelsOfType(service.type),
         deepStackPaths: task ? shownPathsOfTask(deepStackRoutes, task) : [],
-        cards: cards.filter((card) => card.serviceType === service.type).map((card) => card.section(service)),
-        faceMatchThreshold: task?.lead.kind === MODEL_KINDS.faces ? await dependencies.faceThresholds.threshold(service.id) : undefined,
+        cards: await Promise.all(placed),
         keys: await keys.active(service),
         usage: await usage.summary(service.id, window),
         callsThisMonth: await dependencies.serviceLimits.callsThisMonth(service.id),
         window,
         graceSeconds: dependencies.keyRotationGraceSeconds,
         streamTokenSeconds: dependencies.streamTokenSeconds,
-        notice: noticeOf(request),
-        noticeSection: NOTICE_SECTIONS[doneOf(request) ?? 'created'],
+        notice: saved?.saved ?? noticeOf(request),
+        noticeSection: saved?.path ?? NOTICE_SECTIONS[doneOf(request) ?? 'created'],
         refused,
       }),
     );
@@ -217,25 +244,24 @@ export function consoleServiceRoutes(dependencies: ConsoleDependencies): Router 
     }
   });
 
-  // A face service's own match threshold; empty: the server default. The gallery checks the value.
-  router.post('/services/:id/face-threshold', ownedService, async (request, response) => {
-    const service = serviceOf(response);
-    if (tasks.find(service.type)?.lead.kind !== MODEL_KINDS.faces) throw new DetectdError('not_found', 'Only a face service has a face match threshold.');
-    const typed = formField(request, 'threshold');
-    try {
-      await dependencies.faceThresholds.setThreshold(service.id, typed.trim() === '' ? null : Number(typed));
-    } catch (error) {
-      if (!(error instanceof FaceGalleryError)) throw error;
-      response.status(400);
-      return renderOverview(request, response, { form: 'face-threshold', values: { threshold: typed }, errors: { threshold: error.message } });
-    }
-    response.redirect(303, `${overview(service, 'face-threshold')}#face-threshold`);
-  });
-
   router.post('/services/:id/delete', ownedService, async (_request, response) => {
     await services.delete(serviceOf(response));
     response.redirect(303, '/console/services?done=deleted');
   });
+
+  // The cards' forms (ServiceCard.form), each on the services of its card's type; another's is a 404.
+  for (const path of cardPaths) {
+    router.post(`/services/:id/${path}`, ownedService, async (request, response) => {
+      const service = serviceOf(response);
+      const form = cardWithForm(cards, service.type, path)?.form;
+      if (!form) throw new DetectdError('not_found', `There is no such setting for ${withArticle(service.type)} service.`);
+      const values = Object.fromEntries(form.fields.map((name) => [name, formField(request, name)]));
+      const errors = await form.save(service, values);
+      if (!errors) return response.redirect(303, `/console/services/${service.id}?done=${path}#${path}`);
+      response.status(400);
+      return renderOverview(request, response, { form: path, values, errors });
+    });
+  }
 
   return router;
 }

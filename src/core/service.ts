@@ -20,6 +20,4 @@ export interface Service {
   readonly monthlyQuota: number | null;
   /** At most this many predictions, the most confident, in a DeepStack / CodeProject.AI answer (e.g. 20 for Frigate); null: no cap. */
   readonly deepStackMaxPredictions: number | null;
-  /** A face service's own face match threshold (the similarity a face must reach to be named); null: the server default (features/faces/gallery/face-gallery.ts reads and sets it). */
-  readonly faceMatchThreshold: number | null;
 }

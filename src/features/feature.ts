@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
-import type { Served } from '../cli/command-context.js';
+import type { Served, ServiceFacts, Store } from '../cli/command-context.js';
 import type { ServiceCard } from '../console/service-card.js';
+import type { Service } from '../core/service.js';
 import type { ComposedModels } from '../core/service-scheduler.js';
 import type { Database } from '../store/database.js';
 import type { OwnedSchema } from '../store/schema.js';
@@ -79,4 +80,6 @@ export interface Feature extends OwnedSchema {
   parts(server: FeatureServer | undefined): FeatureParts;
   /** Adds its `detectd service …` commands to `service`, serving what the CLI serves (imported only when a `service` command runs). */
   addServiceCommands?(service: Command, served: Served): Promise<void>;
+  /** What `detectd service show` says of one of its services beyond what every service has (its store read as the command runs); undefined for another feature's service. */
+  serviceFacts?(service: Service, store: Store): Promise<ServiceFacts | undefined>;
 }

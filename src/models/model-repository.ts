@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { catalogueModel } from './model-catalogue.js';
+import { MODEL_KINDS, type ModelKind } from './model-roles.js';
 import type { ModelRegistry } from './registry.js';
 import type { RoleModel } from './role-models.js';
 import type { Detector } from './types.js';
@@ -159,6 +160,12 @@ export function defaultFaceModelReason(chosen: DefaultDetector): string {
   if (!chosen.embedded) return 'the first face model DETECTD_MODEL names';
   if (chosen.others.length === 0) return 'the embedded model, as no face model file is configured';
   return `the embedded model: the models folder's ${chosen.others.join(', ')} answers only the services that name it; name a face model in DETECTD_MODEL to make it the default`;
+}
+
+/** Why the first detector of `kind` answers the services of its kind that name no model, for `detectd models list`. */
+export function defaultReasonOf(kind: ModelKind, sources: ModelSources, chosen: DefaultDetector): string {
+  if (kind === MODEL_KINDS.objects) return defaultModelReason(sources, chosen).reason;
+  return kind === MODEL_KINDS.faces ? defaultFaceModelReason(chosen) : 'the first of its kind';
 }
 
 /** `model`, the registry's default of its kind, as its reason is told. */

@@ -2,7 +2,7 @@ import type { Database } from './database.js';
 
 /**
  * What a service remembers, each held in memory and versioned on its own, named by what keeps it
- * (`gallery`, `unknown-faces`; a feature's, as `known-plates`): one name, one owner.
+ * (a feature's, as `known-plates`): one name, one owner.
  */
 type MemoryName = string;
 

@@ -25,11 +25,6 @@ const STORE_TABLES_IN_COPY_ORDER = [
   'stream_tokens',
   'usage_counters',
   'service_monthly_calls',
-  'face_people',
-  'face_samples',
-  'face_negatives',
-  'unknown_groups',
-  'unknown_faces',
   'memory_versions',
 ] as const satisfies readonly (keyof Tables)[];
 

@@ -103,9 +103,9 @@ export interface ExamplePhoto {
  */
 export interface TaskAbilities {
   /**
-   * Its services keep a gallery of people, by which it names the faces it finds: the console shows
-   * their unknown people and lets Try it correct a face, until those pages move into the faces'
-   * feature (whose routes get the gallery itself from the feature, not from here).
+   * Its services keep a gallery of people, by which it names the faces it finds: the console's Try it
+   * offers each found face's corrections (assets/console/console.js, until that script moves with the
+   * faces' cards); the feature's cards and routes get the gallery itself from the feature, not from here.
    */
   readonly gallery?: true;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
@@ -149,6 +149,8 @@ export interface Task<Parameters = unknown, Lead extends RoleModel = RoleModel> 
   readonly composes?: readonly ModelStep[];
   /** Short phrase for docs and the console, e.g. "Detect objects in one image". */
   readonly summary: string;
+  /** What its findings' confidence is called where the console's Try it shows it (`Face confidence`: that it is a face, not who it is); absent: `Confidence`. */
+  readonly confidenceName?: string;
   /** Names of the JSON Schemas of the JSON request and response: schemas/<name>.json, or one of the task's own `schemas`. */
   readonly requestSchema: string;
   readonly responseSchema: string;

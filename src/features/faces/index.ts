@@ -1,16 +1,21 @@
 import { FaceGallery } from './gallery/face-gallery.js';
 import { type FaceRecognition, galleryRecognition } from './gallery/face-recognition.js';
 import { FaceExamples } from './gallery/face-examples.js';
+import { FACE_TABLES } from './gallery/face-tables.js';
 import { UnknownPeople } from './gallery/unknown-people.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
-import { faceDetectionTask } from './task/face-detection-task.js';
+import { FACE_DETECTION, faceDetectionTask } from './task/face-detection-task.js';
 import { peopleGallery } from './task/people-gallery.js';
 import { compreFaceOpenApiPaths } from './compreface/compreface-openapi.js';
 import { compreFaceRoutes } from './compreface/compreface-routes.js';
 import { peopleOpenApiPaths, peopleRoutes } from './people-routes.js';
 import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './unknown-people-routes.js';
 import { DESCRIBED_MODELS, type Feature, notRunning } from '../feature.js';
+import { faceThresholdCard } from './face-threshold-card.js';
+import { FACE_MIGRATIONS } from './migrations/index.js';
+import { peopleSection } from './people-card.js';
+import { unknownPeopleSection } from './unknown-people-card.js';
 
 /** How often kept unknown faces past their service's retention are forgotten, beside each keeping (a service that sees no face forgets too). */
 const UNKNOWN_FACES_SWEEP_MS = 3_600_000;
@@ -30,12 +35,14 @@ const DESCRIBED_ONLY: FaceRecognition = {
 
 /**
  * Faces (docs/faces.md): the `face-detection` task (task/) with each service's gallery of people and
- * its unknown people (gallery/), their REST routes, DeepStack's face API and CompreFace's (compreface/).
- * Its commands and console cards still live in cli/ and console/, its tables' migrations in store/migrations/.
+ * its unknown people (gallery/; their tables' migrations in migrations/), their REST routes, DeepStack's
+ * face API and CompreFace's (compreface/), their console cards and commands.
  */
 export const faces: Feature = {
   name: 'faces',
   docs: 'docs/faces.md',
+  migrations: FACE_MIGRATIONS,
+  tables: FACE_TABLES,
   parts(server) {
     if (!server) {
       const task = faceDetectionTask(DESCRIBED_ONLY, DESCRIBED_MODELS);
@@ -53,6 +60,11 @@ export const faces: Feature = {
     return {
       tasks: [task],
       deepStack: [{ task, routes: deepStackFaceRoutes(people) }],
+      consoleCards: [
+        { serviceType: FACE_DETECTION, section: peopleSection },
+        { serviceType: FACE_DETECTION, section: unknownPeopleSection },
+        faceThresholdCard(FACE_DETECTION, gallery),
+      ],
       rest: [
         { router: ({ gate, schemas, router }) => unknownPeopleRoutes({ gate, task, schemas, people: unknownPeople, router: router() }), openApiPaths: () => unknownPeopleOpenApiPaths(task) },
         { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, task, gallery: people, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: () => peopleOpenApiPaths(task) },
@@ -73,6 +85,8 @@ export const faces: Feature = {
     };
   },
   async addServiceCommands(service, served) {
-    (await import('../../cli/unknown-face-commands.js')).addUnknownFaceCommands(service, served);
+    (await import('./people-commands.js')).addPeopleCommands(service, served, FACE_DETECTION);
+    (await import('./unknown-face-commands.js')).addUnknownFaceCommands(service, served, FACE_DETECTION);
   },
+  serviceFacts: async (service, store) => (await import('./people-commands.js')).faceFacts(FACE_DETECTION, service, store),
 };

@@ -9,7 +9,7 @@ export const sqliteFile = (dataDir: string) => path.join(dataDir, 'detectd.sqlit
 
 /**
  * The embedded database: one SQLite file in the data folder (WAL mode, foreign keys on). Deleted
- * rows are overwritten with zeros (secure_delete): a forgotten face's ciphertext does not linger in
+ * rows are overwritten with zeros (secure_delete): deleted biometric data's ciphertext does not linger in
  * the file's free pages.
  */
 export function sqliteDialect(dataDir: string): Dialect {

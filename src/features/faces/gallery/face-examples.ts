@@ -1,5 +1,6 @@
 import type { Database } from '../../../store/database.js';
 import { bumpMemoryVersion } from '../../../store/memory-versions.js';
+import { faceTables } from './face-tables.js';
 import { checkUserid, ensurePerson, useridKey } from './face-gallery.js';
 
 /** One registered face of a person (a face_samples row): CompreFace's example, its id CompreFace's `image_id`. */
@@ -30,7 +31,7 @@ export class FaceExamples {
 
   /** The service's examples (of `userid` alone, in any case, when given), oldest first, `size` from `offset`. */
   async page(serviceId: string, options: { readonly userid?: string; readonly offset: number; readonly size: number }): Promise<ExamplePage> {
-    const base = this.db
+    const base = faceTables(this.db)
       .selectFrom('face_samples')
       .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
       .where('face_people.service_id', '=', serviceId)
@@ -46,7 +47,7 @@ export class FaceExamples {
   async forget(serviceId: string, ids: readonly string[]): Promise<FaceExample[]> {
     if (ids.length === 0) return [];
     return this.db.transaction().execute(async (tx) => {
-      const found = await tx
+      const found = await faceTables(tx)
         .selectFrom('face_samples')
         .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
         .select(['face_samples.id', 'face_people.userid'])
@@ -54,7 +55,7 @@ export class FaceExamples {
         .where('face_samples.id', 'in', [...ids])
         .execute();
       if (found.length > 0) {
-        await tx.deleteFrom('face_samples').where('id', 'in', found.map((row) => row.id)).execute();
+        await faceTables(tx).deleteFrom('face_samples').where('id', 'in', found.map((row) => row.id)).execute();
         await bumpMemoryVersion(tx, serviceId, 'gallery');
       }
       return found;
@@ -64,9 +65,9 @@ export class FaceExamples {
   /** Forgets every example of the person `userid` (in any case), or of everyone when undefined; the people stay. How many were forgotten. */
   async forgetAllOf(serviceId: string, userid: string | undefined): Promise<number> {
     return this.db.transaction().execute(async (tx) => {
-      let people = tx.selectFrom('face_people').select('id').where('service_id', '=', serviceId);
+      let people = faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId);
       if (userid !== undefined) people = people.where('userid_key', '=', useridKey(userid));
-      const result = await tx.deleteFrom('face_samples').where('person_id', 'in', people).executeTakeFirst();
+      const result = await faceTables(tx).deleteFrom('face_samples').where('person_id', 'in', people).executeTakeFirst();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       return Number(result.numDeletedRows);
     });
@@ -74,7 +75,7 @@ export class FaceExamples {
 
   /** The service's people by userid, with or without examples. */
   async people(serviceId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('face_people').select('userid').where('service_id', '=', serviceId).orderBy('userid').execute();
+    const rows = await faceTables(this.db).selectFrom('face_people').select('userid').where('service_id', '=', serviceId).orderBy('userid').execute();
     return rows.map((row) => row.userid);
   }
 
@@ -82,7 +83,7 @@ export class FaceExamples {
   async create(serviceId: string, userid: string): Promise<boolean> {
     const name = checkUserid(userid);
     return this.db.transaction().execute(async (tx) => {
-      const existed = await tx.selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(name)).executeTakeFirst();
+      const existed = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(name)).executeTakeFirst();
       if (existed) return false;
       await ensurePerson(tx, serviceId, name, this.now().toISOString());
       await bumpMemoryVersion(tx, serviceId, 'gallery');
@@ -98,15 +99,15 @@ export class FaceExamples {
   async rename(serviceId: string, from: string, to: string): Promise<boolean> {
     const name = checkUserid(to);
     return this.db.transaction().execute(async (tx) => {
-      const source = await tx.selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(from)).executeTakeFirst();
+      const source = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(from)).executeTakeFirst();
       if (!source) return false;
-      const target = await tx.selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(name)).executeTakeFirst();
+      const target = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(name)).executeTakeFirst();
       if (!target || target.id === source.id) {
-        await tx.updateTable('face_people').set({ userid: name, userid_key: useridKey(name) }).where('id', '=', source.id).execute();
+        await faceTables(tx).updateTable('face_people').set({ userid: name, userid_key: useridKey(name) }).where('id', '=', source.id).execute();
       } else {
-        await tx.updateTable('face_samples').set({ person_id: target.id }).where('person_id', '=', source.id).execute();
-        await tx.updateTable('face_negatives').set({ person_id: target.id }).where('person_id', '=', source.id).execute();
-        await tx.deleteFrom('face_people').where('id', '=', source.id).execute();
+        await faceTables(tx).updateTable('face_samples').set({ person_id: target.id }).where('person_id', '=', source.id).execute();
+        await faceTables(tx).updateTable('face_negatives').set({ person_id: target.id }).where('person_id', '=', source.id).execute();
+        await faceTables(tx).deleteFrom('face_people').where('id', '=', source.id).execute();
       }
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       return true;
@@ -116,7 +117,7 @@ export class FaceExamples {
   /** Forgets every person of the service, with their examples; how many people there were. */
   async forgetEveryone(serviceId: string): Promise<number> {
     return this.db.transaction().execute(async (tx) => {
-      const result = await tx.deleteFrom('face_people').where('service_id', '=', serviceId).executeTakeFirst();
+      const result = await faceTables(tx).deleteFrom('face_people').where('service_id', '=', serviceId).executeTakeFirst();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       return Number(result.numDeletedRows);
     });

@@ -3,6 +3,7 @@ import { UNKNOWN_PERSON } from './unknown-person.js';
 import { KeyCipher } from '../../../accounts/key-cipher.js';
 import type { Database } from '../../../store/database.js';
 import { bumpMemoryVersion, VersionedMemory } from '../../../store/memory-versions.js';
+import { faceTables } from './face-tables.js';
 import { DEFAULT_FACE_MATCH_THRESHOLD, FACE_MATCH_MARGIN, internalSimilarity, reportedSimilarity } from './face-similarity.js';
 import { bestPerPerson, descriptorsById, type GalleryIndex, galleryIndex, type IndexedDescriptor } from './gallery-index.js';
 
@@ -105,12 +106,12 @@ export function fromText(text: string): Float32Array {
  */
 export async function ensurePerson(tx: Database, serviceId: string, name: string, created: string): Promise<string> {
   const key = useridKey(name);
-  await tx
+  await faceTables(tx)
     .insertInto('face_people')
     .values({ id: crypto.randomUUID(), service_id: serviceId, userid: name, userid_key: key, created_at: created })
     .onConflict((conflict) => conflict.columns(['service_id', 'userid_key']).doNothing())
     .execute();
-  const person = await tx.selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
+  const person = await faceTables(tx).selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
   if (person.userid !== name) {
     throw new FaceGalleryError('userid_case', `"${name}" is the registered person "${person.userid}" in another case: register the photos as "${person.userid}" (userids that differ only in case are one person)`);
   }
@@ -162,7 +163,7 @@ export class FaceGallery {
         const id = crypto.randomUUID();
         return { id, person_id: personId, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, weak: weak ? 1 : 0, created_at: created };
       });
-      await tx.insertInto('face_samples').values(rows).execute();
+      await faceTables(tx).insertInto('face_samples').values(rows).execute();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       const [listed] = await this.#people(tx, serviceId, personId);
       return { person: listed, sampleIds: rows.map((row) => row.id) };
@@ -171,7 +172,7 @@ export class FaceGallery {
 
   /** The descriptor of the service's sample `sampleId` and whose it is; undefined when the service has no such sample of the current kind. */
   async example(serviceId: string, sampleId: string): Promise<{ readonly userid: string; readonly descriptor: Float32Array } | undefined> {
-    const row = await this.db
+    const row = await faceTables(this.db)
       .selectFrom('face_samples')
       .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
       .select(['face_samples.id', 'face_samples.descriptor_ciphertext', 'face_people.userid'])
@@ -189,11 +190,11 @@ export class FaceGallery {
    * FaceGalleryError `unknown_person` when the service has nobody by that userid.
    */
   async addNegative(serviceId: string, userid: string, descriptor: Float32Array): Promise<FacePerson> {
-    const person = await this.db.selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
+    const person = await faceTables(this.db).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
     if (!person) throw new FaceGalleryError('unknown_person', `nobody is registered as "${userid.trim()}" in this service`);
     const id = crypto.randomUUID();
     await this.db.transaction().execute(async (tx) => {
-      await tx
+      await faceTables(tx)
         .insertInto('face_negatives')
         .values({ id, person_id: person.id, descriptor_ciphertext: this.#cipher.encrypt(toText(descriptor), id), descriptor_kind: DESCRIPTOR_KIND, created_at: this.now().toISOString() })
         .execute();
@@ -210,7 +211,7 @@ export class FaceGallery {
 
   /** The service's people (or the one person `personId`), with their samples counted by kind. */
   async #people(db: Database, serviceId: string, personId?: string): Promise<FacePerson[]> {
-    let query = db
+    let query = faceTables(db)
       .selectFrom('face_people')
       .leftJoin('face_samples', 'face_samples.person_id', 'face_people.id')
       .select((eb) => [
@@ -232,7 +233,7 @@ export class FaceGallery {
   /** Removes the person (by userid, in any case: useridKey) and their descriptors; false when the service has no such person. */
   async delete(serviceId: string, userid: string): Promise<boolean> {
     const result = await this.db.transaction().execute(async (tx) => {
-      const deleted = await tx.deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
+      const deleted = await faceTables(tx).deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       return deleted;
     });
@@ -241,7 +242,7 @@ export class FaceGallery {
 
   /** How many people, across every service, recognition cannot name until they are registered again: all their descriptors are of an earlier kind. */
   async peopleToRegisterAgain(): Promise<number> {
-    const rows = await this.db
+    const rows = await faceTables(this.db)
       .selectFrom('face_people')
       .innerJoin('face_samples', 'face_samples.person_id', 'face_people.id')
       .select('face_people.id')
@@ -253,8 +254,14 @@ export class FaceGallery {
 
   /** The service's match threshold: its own, else DEFAULT_FACE_MATCH_THRESHOLD. */
   async threshold(serviceId: string, db: Database = this.db): Promise<number> {
-    const row = await db.selectFrom('services').select('face_match_threshold').where('id', '=', serviceId).executeTakeFirst();
+    const row = await faceTables(db).selectFrom('services').select('face_match_threshold').where('id', '=', serviceId).executeTakeFirst();
     return row?.face_match_threshold ?? DEFAULT_FACE_MATCH_THRESHOLD;
+  }
+
+  /** The service's own threshold; null: it has none, and DEFAULT_FACE_MATCH_THRESHOLD is in force. */
+  async ownThreshold(serviceId: string): Promise<number | null> {
+    const row = await faceTables(this.db).selectFrom('services').select('face_match_threshold').where('id', '=', serviceId).executeTakeFirst();
+    return row?.face_match_threshold ?? null;
   }
 
   /** Sets the service's own threshold, a reported similarity in [0, 1]; null returns it to the default. */
@@ -263,7 +270,7 @@ export class FaceGallery {
       throw new FaceGalleryError('invalid_threshold', 'the face match threshold is a similarity in [0, 1]');
     }
     await this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('services').set({ face_match_threshold: threshold }).where('id', '=', serviceId).execute();
+      await faceTables(tx).updateTable('services').set({ face_match_threshold: threshold }).where('id', '=', serviceId).execute();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
     });
   }
@@ -310,7 +317,7 @@ export class FaceGallery {
   async #index(db: Database, serviceId: string, previous: GalleryIndex | undefined): Promise<GalleryIndex> {
     const held = descriptorsById(previous);
     const [people, threshold, samples, negatives] = await Promise.all([
-      db.selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).orderBy('userid').execute(),
+      faceTables(db).selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).orderBy('userid').execute(),
       this.threshold(serviceId, db),
       this.#descriptors(db, serviceId, 'face_samples', held),
       this.#descriptors(db, serviceId, 'face_negatives', held),
@@ -322,7 +329,7 @@ export class FaceGallery {
 
   /** The service's current-kind descriptors in `table` (samples or negatives), with their person. */
   async #descriptors(db: Database, serviceId: string, table: 'face_samples' | 'face_negatives', held: ReadonlyMap<string, Float32Array>): Promise<IndexedDescriptor[]> {
-    const rows = await db
+    const rows = await faceTables(db)
       .selectFrom(table)
       .innerJoin('face_people', 'face_people.id', `${table}.person_id`)
       .select([`${table}.id as id`, `${table}.descriptor_ciphertext as ciphertext`, 'face_people.id as personId'])

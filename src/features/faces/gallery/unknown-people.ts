@@ -4,6 +4,7 @@ import type { Database } from '../../../store/database.js';
 import { eraseDeleted } from '../../../store/erase-deleted.js';
 import { bumpMemoryVersion, VersionedMemory } from '../../../store/memory-versions.js';
 import { loadSharp } from '../../../vision/sharp.js';
+import { faceTables } from './face-tables.js';
 import { DESCRIPTOR_KIND, type FaceGallery, type FacePerson, fromText, toText } from './face-gallery.js';
 import { heightWarning } from './face-quality.js';
 import { groupFor } from './unknown-grouping.js';
@@ -138,7 +139,7 @@ export class UnknownPeople {
   }
 
   async settings(serviceId: string, db: Database = this.db): Promise<UnknownFaceSettings> {
-    const row = await db
+    const row = await faceTables(db)
       .selectFrom('services')
       .select(['remember_unknown_faces', 'unknown_faces_retention_days', 'unknown_faces_max'])
       .where('id', '=', serviceId)
@@ -157,7 +158,7 @@ export class UnknownPeople {
       throw new UnknownPeopleError('invalid_settings', `max_faces is a whole number from 1 to ${MAX_UNKNOWN_FACES}`);
     }
     return this.db.transaction().execute(async (tx) => {
-      await tx
+      await faceTables(tx)
         .updateTable('services')
         .set({
           ...(remember !== undefined && { remember_unknown_faces: remember ? 1 : 0 }),
@@ -189,13 +190,13 @@ export class UnknownPeople {
         let groupId = groupFor(face.descriptor, image, kept.groups);
         if (groupId === undefined) {
           groupId = crypto.randomUUID();
-          await tx.insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
+          await faceTables(tx).insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
           kept.groups.set(groupId, { descriptors: [], images: new Set() });
         } else {
-          await tx.updateTable('unknown_groups').set({ last_seen: seen }).where('id', '=', groupId).execute();
+          await faceTables(tx).updateTable('unknown_groups').set({ last_seen: seen }).where('id', '=', groupId).execute();
         }
         const id = crypto.randomUUID();
-        await tx
+        await faceTables(tx)
           .insertInto('unknown_faces')
           .values({
             id,
@@ -228,7 +229,7 @@ export class UnknownPeople {
 
   /** The service's kept faces, read and decrypted for keeping (but the descriptors `previous` holds already). */
   async #load(db: Database, serviceId: string, previous: KeptFaces | undefined): Promise<KeptFaces> {
-    const rows = await db.selectFrom('unknown_faces').select(['id', 'group_id', 'descriptor_kind', 'descriptor_ciphertext', 'seen_at']).where('service_id', '=', serviceId).execute();
+    const rows = await faceTables(db).selectFrom('unknown_faces').select(['id', 'group_id', 'descriptor_kind', 'descriptor_ciphertext', 'seen_at']).where('service_id', '=', serviceId).execute();
     const decrypted = new Map((previous?.faces ?? []).map((face) => [face.id, face.descriptor]));
     const kept: KeptFaces = { groups: new Map(), faces: [] };
     for (const row of rows) {
@@ -251,7 +252,7 @@ export class UnknownPeople {
     if (count === 0) return;
     const forgotten = kept.faces.splice(0, count);
     for (let at = 0; at < forgotten.length; at += IDS_PER_DELETE) {
-      await db.deleteFrom('unknown_faces').where('id', 'in', forgotten.slice(at, at + IDS_PER_DELETE).map((face) => face.id)).execute();
+      await faceTables(db).deleteFrom('unknown_faces').where('id', 'in', forgotten.slice(at, at + IDS_PER_DELETE).map((face) => face.id)).execute();
     }
     const left = new Set(kept.faces.map((face) => face.groupId));
     const emptied = [...new Set(forgotten.map((face) => face.groupId))].filter((groupId) => !left.has(groupId));
@@ -260,20 +261,20 @@ export class UnknownPeople {
       if (group) group.descriptors = group.descriptors.filter((descriptor) => descriptor !== face.descriptor);
     }
     for (const groupId of emptied) kept.groups.delete(groupId);
-    for (let at = 0; at < emptied.length; at += IDS_PER_DELETE) await db.deleteFrom('unknown_groups').where('id', 'in', emptied.slice(at, at + IDS_PER_DELETE)).execute();
+    for (let at = 0; at < emptied.length; at += IDS_PER_DELETE) await faceTables(db).deleteFrom('unknown_groups').where('id', 'in', emptied.slice(at, at + IDS_PER_DELETE)).execute();
   }
 
   /** Forgets the service's faces past its retention and beyond its cap (oldest first), then the groups left empty; raises the version when it forgot any. Run in a transaction. */
   async #purge(tx: Database, serviceId: string, settings: UnknownFaceSettings): Promise<void> {
     const oldest = new Date(this.now().getTime() - settings.retentionDays * DAY_MS).toISOString();
-    const expired = await tx.deleteFrom('unknown_faces').where('service_id', '=', serviceId).where('seen_at', '<', oldest).executeTakeFirst();
-    const beyondCap = await tx.selectFrom('unknown_faces').select('id').where('service_id', '=', serviceId).orderBy('seen_at', 'desc').orderBy('id', 'desc').offset(settings.maxFaces).limit(MAX_UNKNOWN_FACES).execute();
+    const expired = await faceTables(tx).deleteFrom('unknown_faces').where('service_id', '=', serviceId).where('seen_at', '<', oldest).executeTakeFirst();
+    const beyondCap = await faceTables(tx).selectFrom('unknown_faces').select('id').where('service_id', '=', serviceId).orderBy('seen_at', 'desc').orderBy('id', 'desc').offset(settings.maxFaces).limit(MAX_UNKNOWN_FACES).execute();
     if (Number(expired.numDeletedRows) === 0 && beyondCap.length === 0) return;
     await bumpMemoryVersion(tx, serviceId, 'unknown-faces');
     for (let at = 0; at < beyondCap.length; at += IDS_PER_DELETE) {
-      await tx.deleteFrom('unknown_faces').where('id', 'in', beyondCap.slice(at, at + IDS_PER_DELETE).map((row) => row.id)).execute();
+      await faceTables(tx).deleteFrom('unknown_faces').where('id', 'in', beyondCap.slice(at, at + IDS_PER_DELETE).map((row) => row.id)).execute();
     }
-    await tx
+    await faceTables(tx)
       .deleteFrom('unknown_groups')
       .where('service_id', '=', serviceId)
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('unknown_faces').select('unknown_faces.id').whereRef('unknown_faces.group_id', '=', 'unknown_groups.id'))))
@@ -282,7 +283,7 @@ export class UnknownPeople {
 
   /** Forgets, for every service, the faces past its retention (the periodic sweep: a service that sees no face still forgets). */
   async purgeAll(): Promise<void> {
-    const services = await this.db.selectFrom('unknown_groups').select('service_id').distinct().execute();
+    const services = await faceTables(this.db).selectFrom('unknown_groups').select('service_id').distinct().execute();
     for (const { service_id } of services) {
       const settings = await this.settings(service_id);
       await this.db.transaction().execute((tx) => this.#purge(tx, service_id, settings));
@@ -292,8 +293,8 @@ export class UnknownPeople {
   /** The service's unknown people, most recently seen first. */
   async list(serviceId: string): Promise<UnknownPerson[]> {
     const [groups, faces] = await Promise.all([
-      this.db.selectFrom('unknown_groups').selectAll().where('service_id', '=', serviceId).orderBy('last_seen', 'desc').orderBy('id').execute(),
-      this.db.selectFrom('unknown_faces').select(['id', 'group_id', 'face_height', 'confidence']).where('service_id', '=', serviceId).execute(),
+      faceTables(this.db).selectFrom('unknown_groups').selectAll().where('service_id', '=', serviceId).orderBy('last_seen', 'desc').orderBy('id').execute(),
+      faceTables(this.db).selectFrom('unknown_faces').select(['id', 'group_id', 'face_height', 'confidence']).where('service_id', '=', serviceId).execute(),
     ]);
     const byGroup = new Map<string, typeof faces>();
     for (const face of faces) byGroup.set(face.group_id, [...(byGroup.get(face.group_id) ?? []), face]);
@@ -306,7 +307,7 @@ export class UnknownPeople {
   /** The unknown person's kept faces, oldest first; undefined when the service has no such group. */
   async faces(serviceId: string, groupId: string): Promise<UnknownFaceSeen[] | undefined> {
     if (!(await this.#owns(serviceId, groupId))) return undefined;
-    const rows = await this.db
+    const rows = await faceTables(this.db)
       .selectFrom('unknown_faces')
       .select(['id', 'seen_at', 'frame_id', 'source_id', 'face_height', 'confidence'])
       .where('service_id', '=', serviceId)
@@ -319,7 +320,7 @@ export class UnknownPeople {
 
   /** The kept face's thumbnail (JPEG bytes); undefined when the group has no such face. */
   async thumbnail(serviceId: string, groupId: string, faceId: string): Promise<Buffer | undefined> {
-    const row = await this.db
+    const row = await faceTables(this.db)
       .selectFrom('unknown_faces')
       .select(['id', 'thumbnail_ciphertext'])
       .where('service_id', '=', serviceId)
@@ -336,7 +337,7 @@ export class UnknownPeople {
    */
   async name(serviceId: string, groupId: string, userid: string, count: number = NAMED_FACES): Promise<NamedUnknown | undefined> {
     if (!(Number.isInteger(count) && count >= 1 && count <= MAX_NAMED_FACES)) throw new UnknownPeopleError('invalid_face_count', `faces is a whole number from 1 to ${MAX_NAMED_FACES}`);
-    const rows = await this.db
+    const rows = await faceTables(this.db)
       .selectFrom('unknown_faces')
       .select(['id', 'descriptor_ciphertext', 'face_height', 'confidence'])
       .where('service_id', '=', serviceId)
@@ -357,13 +358,13 @@ export class UnknownPeople {
     if (groupId === intoId) throw new UnknownPeopleError('same_group', 'an unknown person cannot be merged into itself');
     const merged = await this.db.transaction().execute(async (tx) => {
       await bumpMemoryVersion(tx, serviceId, 'unknown-faces');
-      const groups = await tx.selectFrom('unknown_groups').selectAll().where('service_id', '=', serviceId).where('id', 'in', [groupId, intoId]).execute();
+      const groups = await faceTables(tx).selectFrom('unknown_groups').selectAll().where('service_id', '=', serviceId).where('id', 'in', [groupId, intoId]).execute();
       if (groups.length !== 2) return false;
       const firstSeen = groups.map((group) => group.first_seen).sort()[0];
       const lastSeen = groups.map((group) => group.last_seen).sort()[1];
-      await tx.updateTable('unknown_faces').set({ group_id: intoId }).where('group_id', '=', groupId).execute();
-      await tx.updateTable('unknown_groups').set({ first_seen: firstSeen, last_seen: lastSeen }).where('id', '=', intoId).execute();
-      await tx.deleteFrom('unknown_groups').where('id', '=', groupId).execute();
+      await faceTables(tx).updateTable('unknown_faces').set({ group_id: intoId }).where('group_id', '=', groupId).execute();
+      await faceTables(tx).updateTable('unknown_groups').set({ first_seen: firstSeen, last_seen: lastSeen }).where('id', '=', intoId).execute();
+      await faceTables(tx).deleteFrom('unknown_groups').where('id', '=', groupId).execute();
       return true;
     });
     if (!merged) return undefined;
@@ -372,19 +373,19 @@ export class UnknownPeople {
 
   /** Forgets the unknown person: its group, kept faces and thumbnails deleted at once. False when the service has no such group. */
   async forget(serviceId: string, groupId: string): Promise<boolean> {
-    const result = await this.#forgetting(serviceId, (tx) => tx.deleteFrom('unknown_groups').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst());
+    const result = await this.#forgetting(serviceId, (tx) => faceTables(tx).deleteFrom('unknown_groups').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst());
     return Number(result.numDeletedRows) > 0;
   }
 
   /** Forgets every unknown person of the service; how many. */
   async forgetAll(serviceId: string): Promise<number> {
-    const result = await this.#forgetting(serviceId, (tx) => tx.deleteFrom('unknown_groups').where('service_id', '=', serviceId).executeTakeFirst());
+    const result = await this.#forgetting(serviceId, (tx) => faceTables(tx).deleteFrom('unknown_groups').where('service_id', '=', serviceId).executeTakeFirst());
     return Number(result.numDeletedRows);
   }
 
   /** A kept face's descriptor and height, for a correction sent with its id (people-routes.ts); undefined when the service kept no such face. */
   async keptFace(serviceId: string, faceId: string): Promise<{ readonly descriptor: Float32Array; readonly height: number } | undefined> {
-    const row = await this.db
+    const row = await faceTables(this.db)
       .selectFrom('unknown_faces')
       .select(['id', 'descriptor_ciphertext', 'face_height'])
       .where('service_id', '=', serviceId)
@@ -397,11 +398,11 @@ export class UnknownPeople {
   /** Forgets one kept face (it was added to a registered person), and its unknown person with it when it was their last. */
   async forgetFace(serviceId: string, faceId: string): Promise<void> {
     await this.#forgetting(serviceId, async (tx) => {
-      const face = await tx.selectFrom('unknown_faces').select('group_id').where('service_id', '=', serviceId).where('id', '=', faceId).executeTakeFirst();
+      const face = await faceTables(tx).selectFrom('unknown_faces').select('group_id').where('service_id', '=', serviceId).where('id', '=', faceId).executeTakeFirst();
       if (!face) return;
-      await tx.deleteFrom('unknown_faces').where('id', '=', faceId).execute();
-      const left = await tx.selectFrom('unknown_faces').select('id').where('group_id', '=', face.group_id).executeTakeFirst();
-      if (!left) await tx.deleteFrom('unknown_groups').where('id', '=', face.group_id).execute();
+      await faceTables(tx).deleteFrom('unknown_faces').where('id', '=', faceId).execute();
+      const left = await faceTables(tx).selectFrom('unknown_faces').select('id').where('group_id', '=', face.group_id).executeTakeFirst();
+      if (!left) await faceTables(tx).deleteFrom('unknown_groups').where('id', '=', face.group_id).execute();
     });
   }
 
@@ -416,6 +417,6 @@ export class UnknownPeople {
   }
 
   async #owns(serviceId: string, groupId: string): Promise<boolean> {
-    return (await this.db.selectFrom('unknown_groups').select('id').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst()) !== undefined;
+    return (await faceTables(this.db).selectFrom('unknown_groups').select('id').where('service_id', '=', serviceId).where('id', '=', groupId).executeTakeFirst()) !== undefined;
   }
 }

@@ -15,12 +15,17 @@ import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.
  * `unknown` when the service has people but none matches, `face` when it has nobody registered;
  * `parent` is always `face`.
  */
+/** The face task's service type. */
+export const FACE_DETECTION = 'face-detection';
+
 export function faceDetectionTask(recognition: FaceRecognition, models: ComposedModels): Task<ImageParameters, Detector> {
   return {
-    type: 'face-detection',
+    type: FACE_DETECTION,
     lead: FACE_DETECTOR,
     composes: [FACE_LANDMARKER, FACE_DESCRIBER],
     summary: 'Detect faces in one image, and recognize registered people',
+    // The detector's confidence says it is a face, not who it is (that is the match's similarity).
+    confidenceName: 'Face confidence',
     requestSchema: 'face-detection-request',
     responseSchema: 'face-detection-response',
     parameters: FACE_PARAMETER_RULES,

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { alongPoints, type CurvePoints, inverted } from '../../piecewise-linear.js';
+import { alongPoints, type CurvePoints, inverted } from '../../../piecewise-linear.js';
 
 /**
  * The reported similarity scale as this migration found it (src/faces/face-similarity.ts then):

@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { sql } from '../kysely.js';
+import { sql } from '../../../store/kysely.js';
 
 /** The descriptors stored before this migration: dlib's ResNet on a grey square around the detector's box, unaligned. */
 const UNALIGNED_GREY = 'dlib-resnet/square-grey';

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { FaceGallery, FaceGalleryError } from '../features/faces/gallery/face-gallery.js';
-import { type UnknownFaceSettings, UnknownPeople, UnknownPeopleError } from '../features/faces/gallery/unknown-people.js';
-import { loadConfig } from '../config.js';
-import type { Database } from '../store/database.js';
-import { printResult, runCommand, table, type Served, withDomainServing } from './command-context.js';
-import { CliFailure, EXIT } from './exit-codes.js';
-import { faceService, findService, serviceCommand, type ServiceOptions } from './service-commands.js';
+import { FaceGallery, FaceGalleryError } from './gallery/face-gallery.js';
+import { type UnknownFaceSettings, UnknownPeople, UnknownPeopleError } from './gallery/unknown-people.js';
+import { loadConfig } from '../../config.js';
+import type { Database } from '../../store/database.js';
+import { printResult, runCommand, table, type Served, withDomainServing } from '../../cli/command-context.js';
+import { CliFailure, EXIT } from '../../cli/exit-codes.js';
+import { findService, serviceCommand, type ServiceOptions } from '../../cli/service-commands.js';
+import { faceService } from './people-commands.js';
 
 const settingsText = (settings: UnknownFaceSettings) =>
   settings.remember ? `on: faces no one is named for are kept ${settings.retentionDays} days, ${settings.maxFaces} at most` : 'off: no face is kept';
@@ -28,11 +29,10 @@ const noSuchPerson = (service: string, id: string) => new CliFailure('not_found'
 
 /**
  * `detectd service remember-unknown` (the switch) and `detectd service unknown list|show|name|merge|forget`:
- * a face service's unknown people (docs/faces.md "Unknown people"), straight in the database, as the REST routes do.
+ * the unknown people of the services of the face task's type `type` (docs/faces.md "Unknown people"), straight in the database, as the REST routes do.
  */
-export function addUnknownFaceCommands(service: Command, served: Served): void {
+export function addUnknownFaceCommands(service: Command, served: Served, type: string): void {
   const withDomain = withDomainServing(served);
-  const { tasks } = served;
 
   serviceCommand(service, 'remember-unknown', 'keep the faces a face service names no one for, grouped into unknown people (--on), or keep none from now on (--off); with a retention and a cap')
     .option('--on', 'keep them')
@@ -51,7 +51,7 @@ export function addUnknownFaceCommands(service: Command, served: Served): void {
           maxFaces: options.maxFaces === undefined ? undefined : wholeNumber('--max-faces', options.maxFaces, 100_000),
         };
         await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(tasks, await findService(domain, reference, options.account));
+          const found = faceService(type, await findService(domain, reference, options.account));
           const settings = await people(store.db, store.secret).setSettings(found.id, changes).catch(refused);
           printResult(options, { service: found.id, ...settingsJson(settings) }, `unknown faces of ${found.name}: ${settingsText(settings)}`);
         });
@@ -63,7 +63,7 @@ export function addUnknownFaceCommands(service: Command, served: Served): void {
   serviceCommand(unknown, 'list', 'list the unknown people of a face service, most recently seen first').action((reference: string, options: ServiceOptions) =>
     runCommand(options, async () => {
       await withDomain(loadConfig(), options, async (domain, store) => {
-        const found = faceService(tasks, await findService(domain, reference, options.account));
+        const found = faceService(type, await findService(domain, reference, options.account));
         const unknownPeople = people(store.db, store.secret);
         const [settings, listed] = await Promise.all([unknownPeople.settings(found.id), unknownPeople.list(found.id)]);
         printResult(
@@ -79,7 +79,7 @@ export function addUnknownFaceCommands(service: Command, served: Served): void {
   serviceCommand(unknown, 'show', 'list the kept faces of an unknown person, with the frame_id and source_id each came with', '<id>').action((reference: string, id: string, options: ServiceOptions) =>
     runCommand(options, async () => {
       await withDomain(loadConfig(), options, async (domain, store) => {
-        const found = faceService(tasks, await findService(domain, reference, options.account));
+        const found = faceService(type, await findService(domain, reference, options.account));
         const faces = await people(store.db, store.secret).faces(found.id, id);
         if (!faces) throw noSuchPerson(found.name, id);
         printResult(
@@ -95,7 +95,7 @@ export function addUnknownFaceCommands(service: Command, served: Served): void {
     (reference: string, id: string, userid: string, options: ServiceOptions) =>
       runCommand(options, async () => {
         await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(tasks, await findService(domain, reference, options.account));
+          const found = faceService(type, await findService(domain, reference, options.account));
           const named = await people(store.db, store.secret).name(found.id, id, userid).catch(refused);
           if (!named) throw noSuchPerson(found.name, id);
           printResult(
@@ -110,7 +110,7 @@ export function addUnknownFaceCommands(service: Command, served: Served): void {
   serviceCommand(unknown, 'merge', 'move every face of an unknown person into another', '<id> <into>').action((reference: string, id: string, into: string, options: ServiceOptions) =>
     runCommand(options, async () => {
       await withDomain(loadConfig(), options, async (domain, store) => {
-        const found = faceService(tasks, await findService(domain, reference, options.account));
+        const found = faceService(type, await findService(domain, reference, options.account));
         const merged = await people(store.db, store.secret).merge(found.id, id, into).catch(refused);
         if (!merged) throw new CliFailure('not_found', `${found.name} has no unknown person ${id}, or none ${into}`, EXIT.refused);
         printResult(options, { service: found.id, id: merged.id, face_count: merged.faces }, `unknown person ${id} merged into ${into}: ${merged.faces} faces`);
@@ -124,7 +124,7 @@ export function addUnknownFaceCommands(service: Command, served: Served): void {
       runCommand(options, async () => {
         if ((id === undefined) === (options.all === undefined)) throw new CliFailure('usage', 'give an unknown person\'s id, or --all', EXIT.usage);
         await withDomain(loadConfig(), options, async (domain, store) => {
-          const found = faceService(tasks, await findService(domain, reference, options.account));
+          const found = faceService(type, await findService(domain, reference, options.account));
           const unknownPeople = people(store.db, store.secret);
           if (id === undefined) {
             const forgotten = await unknownPeople.forgetAll(found.id);
