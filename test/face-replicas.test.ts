@@ -56,6 +56,7 @@ describeEachEngine('a face gallery and unknown people shared by two server proce
     expect(cli(['account', 'create', '--email', 'doors@example.com', '--password', 'a long passphrase', '--json'], env).status).to.equal(0);
     const created = cli(['service', 'create', '--account', 'doors@example.com', '--name', 'front door', '--type', 'face-detection', '--json'], env);
     expect(created.status, created.stderr).to.equal(0);
+    expect(created.status, created.stderr).to.equal(0);
     apiKey = JSON.parse(created.stdout).api_key;
   });
   after(async () => {
@@ -93,6 +94,7 @@ describeEachEngine('a face gallery and unknown people shared by two server proce
   it('faces kept on A are grouped with those kept on B; named on B, A names the person; forgotten on A, B lists nothing', async () => {
     const [a, b] = replicas;
     const created = cli(['service', 'create', '--account', 'doors@example.com', '--name', 'gate', '--type', 'face-detection', '--json'], env);
+    expect(created.status, created.stderr).to.equal(0);
     const apiKey = JSON.parse(created.stdout).api_key as string;
     expect((await call(b.url, apiKey, 'PUT', '/settings', { remember: true })).body).to.deep.equal({ remember: true, retention_days: 30, max_faces: 1000 });
     expect((await call(a.url, apiKey, 'POST', undefined, photo('sheldon', 1))).status).to.equal(200);

@@ -84,6 +84,7 @@ describe('two server processes on one PostgreSQL database behave as one service'
     expect(cli(['account', 'create', '--email', 'tokens@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
     const created = cli(['service', 'create', '--account', 'tokens@example.com', '--name', 'tokens', '--json'], env);
     expect(created.status, created.stderr).to.equal(0);
+    expect(created.status, created.stderr).to.equal(0);
     const apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
 
     const issued = await postDetection(a.url, '', { apiKey, path: '/api/v1/object-detection/stream-tokens' });
