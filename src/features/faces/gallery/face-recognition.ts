@@ -39,7 +39,7 @@ export interface FaceRecognition {
   similarity(a: Float32Array, b: Float32Array): number;
   /** Height in pixels of the smallest face worth describing: a smaller one is too coarse to tell people apart, so it is nobody (and never registered). */
   readonly smallestFace: number;
-  /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (nothing is described then). */
+  /** The service's gallery and threshold read once, to match the faces of one image; undefined when nobody is registered (the faces are described all the same, and compared with no one). */
   matcher(serviceId: string): Promise<PersonMatcher | undefined>;
   /** Adds the samples to the person, creating them when new; true when the person is new. */
   register(serviceId: string, person: string, samples: readonly FaceSample[]): Promise<boolean>;
