@@ -252,13 +252,15 @@ async function teachFrame() {
   }
   const button = document.getElementById('states-teach');
   button.disabled = true;
+  let taught;
   try {
-    const { examples } = await statesCall('POST', examplesPath(), { body: { raw_data: statesFrame.base64, source_id: statesSource(), states } });
-    statesStatus(`Taught ${examples.map((example) => `${example.region}: ${example.state}`).join(', ')}.`);
+    ({ examples: taught } = await statesCall('POST', examplesPath(), { body: { raw_data: statesFrame.base64, source_id: statesSource(), states } }));
   } catch (error) {
     statesStatus(`Could not teach this frame: ${error.message}`);
   }
   await refreshStates();
+  // Said once the regions and examples shown count the new ones.
+  if (taught) statesStatus(`Taught ${taught.map((example) => `${example.region}: ${example.state}`).join(', ')}.`);
 }
 
 // Try it's "This was…" beside each region it judged: the image it sent becomes an example of the state typed; Try it asks again.
