@@ -8,11 +8,21 @@ import { alongPoints, type CurvePoints, inverted } from '../../../piecewise-line
  * leaves the server is `reportedSimilarity` of it.
  */
 export function faceSimilarity(a: Float32Array, b: Float32Array): number {
+  return faceSimilarityFrom(a, b, 0);
+}
+
+/**
+ * faceSimilarity, or -Infinity as soon as the sum shows the two less alike than `floor` (the rest of
+ * it skipped): what a comparison with thousands of faces needs when only the alike ones count.
+ */
+export function faceSimilarityFrom(a: Float32Array, b: Float32Array, floor: number): number {
   if (a.length !== b.length) throw new RangeError(`descriptors of ${a.length} and ${b.length} values cannot be compared`);
+  const farthest = floor > 0 ? (2 * (1 - floor)) ** 2 : Infinity;
   let squared = 0;
   for (let i = 0; i < a.length; i++) {
     const difference = a[i] - b[i];
     squared += difference * difference;
+    if (squared > farthest) return -Infinity;
   }
   return Math.max(0, 1 - Math.sqrt(squared) / 2);
 }

@@ -1,4 +1,4 @@
-import { faceSimilarity } from './face-similarity.js';
+import { faceSimilarityFrom } from './face-similarity.js';
 
 /**
  * When a kept unknown face joins an unknown person (a group) rather than starting one. Stricter
@@ -29,15 +29,17 @@ export interface GroupFaces {
  * that already holds a face of the same image (`image`) is never joined: one image shows a person once.
  */
 export function groupFor(descriptor: Float32Array, image: string, groups: ReadonlyMap<string, GroupFaces>, rule: GroupingRule = UNKNOWN_GROUPING): string | undefined {
+  // Keeping compares a face with every kept face (up to 100,000): a similarity under `floor` decides nothing (no
+  // member, no qualifying group, and as a runner-up it leaves any qualifying best ahead by the margin), so its sum stops early.
+  const floor = Math.min(rule.member, rule.nearest - rule.margin);
   let best: { id: string; nearest: number } | undefined;
   let runnerUp = 0;
   for (const [id, group] of groups) {
     if (group.images.has(image)) continue;
-    // One pass, no array per group: keeping compares a face with every kept face (10,000 by default's cap of 100,000).
     let nearest = -Infinity;
     let alike = 0;
     for (const member of group.descriptors) {
-      const similarity = faceSimilarity(descriptor, member);
+      const similarity = faceSimilarityFrom(descriptor, member, floor);
       if (similarity > nearest) nearest = similarity;
       if (similarity >= rule.member) alike++;
     }
