@@ -71,7 +71,8 @@ describe('models pulled into ./models, as docs/models.md shows', function () {
     const store = scratchSqliteStore();
     // Services made before the server starts, by the command line, as an owner's are.
     const command = { ...process.env, ...env, ...store.env };
-    expect(cli(['account', 'create', '--email', 'owner@example.com', '--password', 'a long passphrase'], command).status).to.equal(0);
+    const account = cli(['account', 'create', '--email', 'owner@example.com', '--password', 'a long passphrase'], command);
+    expect(account.status, account.stderr).to.equal(0);
     for (const [name, ...model] of [['doorbell'], ['gate', '--model', 'ultraface-rfb-640']]) {
       const created = cli(['service', 'create', '--account', 'owner@example.com', '--name', name, '--type', 'face-detection', ...model], command);
       expect(created.status, created.stderr).to.equal(0);
