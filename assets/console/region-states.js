@@ -252,6 +252,8 @@ async function teachFrame() {
   }
   const button = document.getElementById('states-teach');
   button.disabled = true;
+  // Replaces the last "Taught …", so a second frame taught the same state is not read as already done.
+  statesStatus(`Teaching ${Object.entries(states).map(([region, state]) => `${region}: ${state}`).join(', ')}\u2026`);
   let taught;
   try {
     ({ examples: taught } = await statesCall('POST', examplesPath(), { body: { raw_data: statesFrame.base64, source_id: statesSource(), states } }));
