@@ -16,7 +16,7 @@ import vm from 'node:vm';
 import { sessionOptions } from '../src/models/runtimes/onnx/onnx-session-options.js';
 import { KeyCipher } from '../src/accounts/key-cipher.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
-import { DESCRIPTOR_KIND, FaceGallery, toText } from '../src/features/faces/gallery/face-gallery.js';
+import { DESCRIPTOR_KIND, FaceGallery, fromText, toText } from '../src/features/faces/gallery/face-gallery.js';
 import { UNKNOWN_DESCRIPTOR_PURPOSE, UNKNOWN_THUMBNAIL_PURPOSE } from '../src/features/faces/gallery/unknown-people.js';
 import { percentile } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
@@ -73,13 +73,29 @@ function stageMedians(logText: string): string {
   return [...byStage].map(([stage, values]) => `${stage} ${fixed(median(values), 2)}`).join(', ');
 }
 
-/** A random unit vector near `center` (or anywhere without one): a made-up face descriptor. What matching costs does not depend on whose face it is. */
-function syntheticDescriptor(center?: Float32Array): Float32Array {
-  const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
-  const values = Float32Array.from({ length: DESCRIPTOR_LENGTH }, (_, i) => (center ? center[i] * 8 : 0) + gaussian());
-  const norm = Math.hypot(...values);
-  return values.map((value) => value / norm);
+const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+const unit = (values: Float32Array) => values.map((value) => value / Math.hypot(...values));
+const similarity = (a: Float32Array, b: Float32Array) => 1 - Math.hypot(...a.map((value, i) => value - b[i])) / 2;
+
+/**
+ * Made-up faces as alike as real ones: real descriptors lie in a narrow cone (two people's faces
+ * are about 0.72 alike inside, one person's about 0.84: docs/faces.md), and how soon keeping's
+ * comparison of two faces stops depends on it (unknown-grouping.ts), so random directions (about
+ * 0.3 alike) would flatter it. A face is the real faces' mean direction, its person's own, and a
+ * little noise, in shares that give those two figures (printed beside the results).
+ */
+function madeUpFaces(realFaces: readonly Float32Array[]) {
+  const mean = unit(Float32Array.from({ length: DESCRIPTOR_LENGTH }, (_, i) => realFaces.reduce((sum, face) => sum + face[i], 0)));
+  // cos = 1 − (2 (1 − similarity))² / 2: 0.843 between two people's faces (0.72), 0.949 within one person's (0.84).
+  const [shared, own, noise] = [Math.sqrt(0.843), Math.sqrt(0.949 - 0.843), Math.sqrt((1 - 0.949) / DESCRIPTOR_LENGTH)];
+  return {
+    person: () => unit(Float32Array.from({ length: DESCRIPTOR_LENGTH }, gaussian)),
+    face: (person: Float32Array) => unit(Float32Array.from({ length: DESCRIPTOR_LENGTH }, (_, i) => shared * mean[i] + own * person[i] + noise * gaussian())),
+  };
 }
+
+/** The median of `pairs` similarities drawn by `pair`. */
+const medianSimilarity = (pair: () => [Float32Array, Float32Array], pairs = 200) => median(Array.from({ length: pairs }, () => similarity(...pair())));
 
 /** Bytes of the heap and of array buffers after a full garbage collection. */
 function heldBytes(): number {
@@ -90,13 +106,13 @@ function heldBytes(): number {
 }
 
 /** `count` kept unknown faces of made-up people straight into the database, as keeping them would have (their thumbnails a placeholder: keeping never reads them). */
-async function fillUnknownFaces(db: LocalServer['db'], secret: string, serviceId: string, count: number): Promise<void> {
+async function fillUnknownFaces(db: LocalServer['db'], secret: string, serviceId: string, count: number, madeUp: ReturnType<typeof madeUpFaces>): Promise<void> {
   const descriptors = new KeyCipher(secret, UNKNOWN_DESCRIPTOR_PURPOSE);
   const thumbnails = new KeyCipher(secret, UNKNOWN_THUMBNAIL_PURPOSE);
   const seen = new Date().toISOString();
   for (let group = 0; group < count / FACES_PER_GROUP; group++) {
     const groupId = crypto.randomUUID();
-    const center = syntheticDescriptor();
+    const person = madeUp.person();
     await faceTables(db).insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
     const faces = Array.from({ length: FACES_PER_GROUP }, () => {
       const id = crypto.randomUUID();
@@ -104,7 +120,7 @@ async function fillUnknownFaces(db: LocalServer['db'], secret: string, serviceId
         id,
         group_id: groupId,
         service_id: serviceId,
-        descriptor_ciphertext: descriptors.encrypt(toText(syntheticDescriptor(center)), id),
+        descriptor_ciphertext: descriptors.encrypt(toText(madeUp.face(person)), id),
         descriptor_kind: DESCRIPTOR_KIND,
         thumbnail_ciphertext: thumbnails.encrypt('', id),
         seen_at: seen,
@@ -176,15 +192,34 @@ export async function runFaceBenchmark(options: FaceBenchmarkOptions): Promise<s
       await register(cases.few, person);
       await register(cases.many, person);
     }
+    // The photo's four faces as the server describes them (kept by a service of their own): what the made-up faces are made like.
+    const sample = await server.createService({ name: 'faces of the photo', type: 'face-detection' });
+    await rememberOn(sample);
+    await call(sample);
+    const cipher = new KeyCipher(secret, UNKNOWN_DESCRIPTOR_PURPOSE);
+    const kept = await faceTables(server.db).selectFrom('unknown_faces').select(['id', 'descriptor_ciphertext']).where('service_id', '=', await serviceOf(sample)).execute();
+    const realFaces = kept.map((row) => fromText(cipher.decrypt(row.descriptor_ciphertext, row.id)));
+    const madeUp = madeUpFaces(realFaces);
+    const anyOf = <T>(values: readonly T[]) => values[Math.floor(Math.random() * values.length)];
+    const alike = {
+      real: median(realFaces.flatMap((a, i) => realFaces.slice(i + 1).map((b) => similarity(a, b)))),
+      twoPeople: medianSimilarity(() => [madeUp.face(madeUp.person()), madeUp.face(madeUp.person())]),
+      onePerson: medianSimilarity(() => {
+        const person = madeUp.person();
+        return [madeUp.face(person), madeUp.face(person)];
+      }),
+      withReal: medianSimilarity(() => [anyOf(realFaces), madeUp.face(madeUp.person())]),
+    };
+
     const gallery = new FaceGallery(server.db, secret);
     const manyId = await serviceOf(cases.many);
     for (let person = REGISTERED.length; person < MANY_PEOPLE; person++) {
-      const center = syntheticDescriptor();
-      await gallery.register(manyId, `person ${person}`, Array.from({ length: SAMPLES_EACH }, () => ({ descriptor: syntheticDescriptor(center), weak: false })));
+      const face = madeUp.person();
+      await gallery.register(manyId, `person ${person}`, Array.from({ length: SAMPLES_EACH }, () => ({ descriptor: madeUp.face(face), weak: false })));
     }
     await rememberOn(cases.keepNone);
     await rememberOn(cases.keepMany);
-    await fillUnknownFaces(server.db, secret, await serviceOf(cases.keepMany), MANY_KEPT);
+    await fillUnknownFaces(server.db, secret, await serviceOf(cases.keepMany), MANY_KEPT, madeUp);
 
     // What the server holds for a service once its first call read it.
     const heldBy = async (key: string) => {
@@ -211,6 +246,7 @@ export async function runFaceBenchmark(options: FaceBenchmarkOptions): Promise<s
     return [
       `== faces: ${path.basename(options.faceModel)}, bbt1.jpg (1366×768, 4 faces), ${options.threads} ORT threads, ${options.requests} sequential requests each, the six services' calls in turn`,
       `raw ONNX Runtime inference of the face model: p50 ${fixed(median(rawTimes))} ms`,
+      `made-up faces (medians, inside): two made-up people ${fixed(alike.twoPeople, 2)} alike, one made-up person's two faces ${fixed(alike.onePerson, 2)}, a made-up face and one of the photo's ${fixed(alike.withReal, 2)}; the photo's four people ${fixed(alike.real, 2)}`,
       `detection alone (DeepStack's /v1/vision/face, no face described): ${await figures('detectOnly')}`,
       `detection + recognition (nobody registered, every face described all the same): ${await figures('nobody')}`,
       `detection + recognition (${REGISTERED.length} people registered, every face described): ${await figures('few')}`,

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { KeyCipher } from '../src/accounts/key-cipher.js';
 import { loadServerSecret } from '../src/accounts/server-secret.js';
 import { fromText } from '../src/features/faces/gallery/face-gallery.js';
-import { type GroupFaces, groupFor, type GroupingRule, UNKNOWN_GROUPING } from '../src/features/faces/gallery/unknown-grouping.js';
+import { GroupedFaces, type GroupingRule, UNKNOWN_GROUPING } from '../src/features/faces/gallery/unknown-grouping.js';
 import { NAMED_FACES, UNKNOWN_DESCRIPTOR_PURPOSE } from '../src/features/faces/gallery/unknown-people.js';
 import type { Box } from '../src/vision/image.js';
 import { fraction, pastedInFrame } from './lib/far-frames.js';
@@ -302,13 +302,17 @@ async function replay(server: LocalServer, key: string, groups: readonly { membe
   const rows = await faceTables(server.db).selectFrom('unknown_faces').select(['id', 'descriptor_ciphertext', 'seen_at', 'frame_id']).where('service_id', '=', serviceId).orderBy('seen_at').execute();
   const faces = rows.map((row) => ({ id: row.id, frame: row.frame_id ?? row.id, descriptor: fromText(cipher.decrypt(row.descriptor_ciphertext, row.id)) }));
   for (const rule of rules) {
-    const replayed = new Map<string, GroupFaces & { ids: string[] }>();
+    const grouped = new GroupedFaces();
+    const replayed = new Map<string, string[]>();
+    const groupsOfFrame = new Map<string, Set<string>>();
     for (const face of faces) {
-      const joined = groupFor(face.descriptor, face.frame, replayed, rule) ?? face.id;
-      const group = replayed.get(joined) ?? { descriptors: [], images: new Set<string>(), ids: [] };
-      replayed.set(joined, { descriptors: [...group.descriptors, face.descriptor], images: new Set([...group.images, face.frame]), ids: [...group.ids, face.id] });
+      const inFrame = groupsOfFrame.get(face.frame) ?? new Set<string>();
+      const joined = grouped.groupFor(face.descriptor, inFrame, rule) ?? face.id;
+      grouped.add(face.id, joined, face.descriptor);
+      groupsOfFrame.set(face.frame, inFrame.add(joined));
+      replayed.set(joined, [...(replayed.get(joined) ?? []), face.id]);
     }
-    const identities = [...replayed.values()].map((group) => group.ids.flatMap((id) => whoOf.get(id) ?? []));
+    const identities = [...replayed.values()].map((ids) => ids.flatMap((id) => whoOf.get(id) ?? []));
     const figures = groupingFigures(identities, people, facesOf);
     console.log(`replay ${JSON.stringify(rule)}: ${replayed.size} groups, pairwise precision ${figures.pairwisePrecision.toFixed(4)}, median largest share ${(100 * figures.medianLargestShare).toFixed(1)} %`);
   }

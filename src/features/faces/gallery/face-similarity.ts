@@ -17,14 +17,43 @@ export function faceSimilarity(a: Float32Array, b: Float32Array): number {
  */
 export function faceSimilarityFrom(a: Float32Array, b: Float32Array, floor: number): number {
   if (a.length !== b.length) throw new RangeError(`descriptors of ${a.length} and ${b.length} values cannot be compared`);
-  const farthest = floor > 0 ? (2 * (1 - floor)) ** 2 : Infinity;
+  const farthest = farthestFor(floor);
+  const squared = squaredDistanceWithin(a, b, 0, farthest);
+  return squared > farthest ? -Infinity : similarityOfSquared(squared);
+}
+
+/** The similarity of two descriptors `squared` apart (squared Euclidean distance). */
+export const similarityOfSquared = (squared: number) => Math.max(0, 1 - Math.sqrt(squared) / 2);
+
+/** The squared distance past which two faces are less alike than `floor` (Infinity: none is). */
+export const farthestFor = (floor: number) => (floor > 0 ? (2 * (1 - floor)) ** 2 : Infinity);
+
+/**
+ * The squared Euclidean distance between `a` and the row of `rows` that starts at `offset` (as many
+ * values as `a`), or a partial sum past `limit` as soon as it passes it. Eight values a step: every
+ * comparison of faces runs here (a kept face is compared with up to 100,000), and V8 runs eight
+ * independent products a step about four times as fast as one (docs/performance.md).
+ */
+export function squaredDistanceWithin(a: Float32Array, rows: Float32Array, offset: number, limit: number): number {
+  const width = a.length;
+  const whole = width - (width % 8);
   let squared = 0;
-  for (let i = 0; i < a.length; i++) {
-    const difference = a[i] - b[i];
-    squared += difference * difference;
-    if (squared > farthest) return -Infinity;
+  let i = 0;
+  for (; i < whole; i += 8) {
+    const at = offset + i;
+    const d0 = a[i] - rows[at];
+    const d1 = a[i + 1] - rows[at + 1];
+    const d2 = a[i + 2] - rows[at + 2];
+    const d3 = a[i + 3] - rows[at + 3];
+    const d4 = a[i + 4] - rows[at + 4];
+    const d5 = a[i + 5] - rows[at + 5];
+    const d6 = a[i + 6] - rows[at + 6];
+    const d7 = a[i + 7] - rows[at + 7];
+    squared += d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3 + d4 * d4 + d5 * d5 + d6 * d6 + d7 * d7;
+    if (squared > limit) return squared;
   }
-  return Math.max(0, 1 - Math.sqrt(squared) / 2);
+  for (; i < width; i++) squared += (a[i] - rows[offset + i]) ** 2;
+  return squared;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { similarityOfSquared, squaredDistanceWithin } from './face-similarity.js';
+
 /** One descriptor of a service's gallery as read from the database: its row, its person, its values. */
 export interface IndexedDescriptor {
   readonly id: string;
@@ -66,9 +68,8 @@ export function bestPerPerson(rows: DescriptorRows, people: number, descriptor: 
   const nearest = new Float64Array(people).fill(Infinity);
   if (person.length > 0 && descriptor.length !== width) throw new RangeError(`descriptors of ${descriptor.length} and ${width} values cannot be compared`);
   for (let row = 0, offset = 0; row < person.length; row++, offset += width) {
-    let squared = 0;
-    for (let i = 0; i < width; i++) squared += (descriptor[i] - values[offset + i]) ** 2;
+    const squared = squaredDistanceWithin(descriptor, values, offset, Infinity);
     if (squared < nearest[person[row]]) nearest[person[row]] = squared;
   }
-  return nearest.map((squared) => (squared === Infinity ? -1 : Math.max(0, 1 - Math.sqrt(squared) / 2)));
+  return nearest.map((squared) => (squared === Infinity ? -1 : similarityOfSquared(squared)));
 }

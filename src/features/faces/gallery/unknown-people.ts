@@ -7,7 +7,7 @@ import { loadSharp } from '../../../vision/sharp.js';
 import { faceTables } from './face-tables.js';
 import { DESCRIPTOR_KIND, type FaceGallery, type FacePerson, fromText, toText } from './face-gallery.js';
 import { heightWarning } from './face-quality.js';
-import { groupFor } from './unknown-grouping.js';
+import { GroupedFaces } from './unknown-grouping.js';
 
 /** A face service's switch: whether it keeps the faces it cannot name, for how long, and how many at most. */
 export interface UnknownFaceSettings {
@@ -87,21 +87,19 @@ export const UNKNOWN_DESCRIPTOR_PURPOSE = 'unknown-face-descriptor/v1';
 /** The cipher purpose of kept thumbnails (the benchmark keeps faces of its own: scripts/bench-faces.ts). */
 export const UNKNOWN_THUMBNAIL_PURPOSE = 'unknown-face-thumbnail/v1';
 
-/** A kept face as keeping holds it: its descriptor when it is of the current kind (only those are grouped). */
+/** A kept face as keeping orders it for retention and the cap. */
 interface HeldFace {
   readonly id: string;
   readonly groupId: string;
   readonly seen: string;
-  readonly descriptor?: Float32Array;
 }
 
 /**
- * A service's kept faces as keeping holds them in memory, decrypted once: each group's
- * descriptors (and the images of the call being kept: two faces of one image are two people), and
- * every face oldest first, for retention and the cap.
+ * A service's kept faces as keeping holds them in memory, decrypted once: the descriptors of the
+ * current kind, grouped (only those are grouped), and every face oldest first, for retention and the cap.
  */
 interface KeptFaces {
-  readonly groups: Map<string, { descriptors: Float32Array[]; readonly images: Set<string> }>;
+  readonly grouped: GroupedFaces;
   readonly faces: HeldFace[];
 }
 
@@ -183,15 +181,15 @@ export class UnknownPeople {
     const sharp = await loadSharp();
     const thumbnails = await Promise.all(faces.map((face) => sharp(face.crop).resize({ height: THUMBNAIL_HEIGHT, withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer()));
     const seen = this.now().toISOString();
-    const image = crypto.randomUUID();
     await this.#kept.write(serviceId, (db, previous) => this.#load(db, serviceId, previous), async (tx, kept) => {
       const added: HeldFace[] = [];
+      // The groups this image's faces joined: one image shows a person once.
+      const joined = new Set<string>();
       for (const [index, face] of faces.entries()) {
-        let groupId = groupFor(face.descriptor, image, kept.groups);
+        let groupId = kept.grouped.groupFor(face.descriptor, joined);
         if (groupId === undefined) {
           groupId = crypto.randomUUID();
           await faceTables(tx).insertInto('unknown_groups').values({ id: groupId, service_id: serviceId, first_seen: seen, last_seen: seen }).execute();
-          kept.groups.set(groupId, { descriptors: [], images: new Set() });
         } else {
           await faceTables(tx).updateTable('unknown_groups').set({ last_seen: seen }).where('id', '=', groupId).execute();
         }
@@ -212,13 +210,10 @@ export class UnknownPeople {
             confidence: face.confidence,
           })
           .execute();
-        const group = kept.groups.get(groupId)!;
-        group.descriptors.push(face.descriptor);
-        group.images.add(image);
-        added.push({ id, groupId, seen, descriptor: face.descriptor });
+        kept.grouped.add(id, groupId, face.descriptor);
+        joined.add(groupId);
+        added.push({ id, groupId, seen });
       }
-      // Faces kept by other calls were each in an image of their own.
-      for (const { groupId } of added) kept.groups.get(groupId)?.images.clear();
       const latest = kept.faces.at(-1);
       kept.faces.push(...added.sort(oldestFirst));
       // Another replica's clock ahead of this one's kept a face "later": the order is made again.
@@ -230,15 +225,11 @@ export class UnknownPeople {
   /** The service's kept faces, read and decrypted for keeping (but the descriptors `previous` holds already). */
   async #load(db: Database, serviceId: string, previous: KeptFaces | undefined): Promise<KeptFaces> {
     const rows = await faceTables(db).selectFrom('unknown_faces').select(['id', 'group_id', 'descriptor_kind', 'descriptor_ciphertext', 'seen_at']).where('service_id', '=', serviceId).execute();
-    const decrypted = new Map((previous?.faces ?? []).map((face) => [face.id, face.descriptor]));
-    const kept: KeptFaces = { groups: new Map(), faces: [] };
+    const kept: KeptFaces = { grouped: new GroupedFaces(), faces: [] };
     for (const row of rows) {
-      const descriptor = row.descriptor_kind !== DESCRIPTOR_KIND ? undefined : (decrypted.get(row.id) ?? fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)));
-      kept.faces.push({ id: row.id, groupId: row.group_id, seen: row.seen_at, descriptor });
-      if (!descriptor) continue;
-      const group = kept.groups.get(row.group_id) ?? { descriptors: [], images: new Set<string>() };
-      group.descriptors.push(descriptor);
-      kept.groups.set(row.group_id, group);
+      kept.faces.push({ id: row.id, groupId: row.group_id, seen: row.seen_at });
+      if (row.descriptor_kind !== DESCRIPTOR_KIND) continue;
+      kept.grouped.add(row.id, row.group_id, previous?.grouped.descriptorOf(row.id) ?? fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)));
     }
     kept.faces.sort(oldestFirst);
     return kept;
@@ -256,11 +247,7 @@ export class UnknownPeople {
     }
     const left = new Set(kept.faces.map((face) => face.groupId));
     const emptied = [...new Set(forgotten.map((face) => face.groupId))].filter((groupId) => !left.has(groupId));
-    for (const face of forgotten) {
-      const group = kept.groups.get(face.groupId);
-      if (group) group.descriptors = group.descriptors.filter((descriptor) => descriptor !== face.descriptor);
-    }
-    for (const groupId of emptied) kept.groups.delete(groupId);
+    for (const face of forgotten) kept.grouped.remove(face.id);
     for (let at = 0; at < emptied.length; at += IDS_PER_DELETE) await faceTables(db).deleteFrom('unknown_groups').where('id', 'in', emptied.slice(at, at + IDS_PER_DELETE)).execute();
   }
 
