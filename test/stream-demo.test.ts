@@ -97,9 +97,11 @@ describe('live video demo page (headless Chromium, real server, real model)', ()
     expect(server.logText()).to.not.contain(server.apiKey);
   });
 
-  it('opened from the console: looks like the console, says what it needs in plain words, streams, asks for the key after the single-use token, leads back', async () => {
-    const { server, clip, browser } = fixture;
-    for (const [width, viewport] of [['laptop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+  for (const [width, viewport] of [['laptop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const) {
+    it(`opened from the console: looks like the console, says what it needs in plain words, streams, asks for the key after the single-use token, leads back (${width})`, async function () {
+      // Two streams through a real model in Chromium: on a loaded machine (the full suite) one took over a minute.
+      this.timeout(180_000);
+      const { server, clip, browser } = fixture;
       const page = await browser.newPage({ viewport });
       await signInOnPage(page, server.url);
       await page.click('text=service 1');
@@ -143,6 +145,6 @@ describe('live video demo page (headless Chromium, real server, real model)', ()
       await page.waitForURL(`**${servicePath}`);
       expect(await page.textContent('h1')).to.contain('service 1');
       await page.close();
-    }
-  });
+    });
+  }
 });
