@@ -37,7 +37,7 @@ import { DEFAULT_FACE_DATASET } from './face-eval.js';
 import { parseWiderAnnotations } from './wider-face-ap.js';
 
 const FACES_DIR = '../shared/eval/faces';
-/** As the registration takes a face (features/faces/task/people-gallery.ts). */
+/** As the registration takes a face (features/faces/task/photo-faces.ts). */
 const REGISTRATION_MIN_CONFIDENCE = 0.55;
 const LEAST_CHOSEN_OVERLAP = 0.3;
 /** The default naming threshold on the scale faceSimilarity gives (internal: 0.80), as features/faces/gallery/face-gallery.ts compares it. */

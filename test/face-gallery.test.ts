@@ -50,13 +50,13 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('registers people, adds photos to a known userid, lists them without descriptors, and keeps services apart', async () => {
-    expect(await gallery.register(serviceId, ' ann ', goodSamples(descriptor(0)))).to.include({ userid: 'ann', samples: 1 });
-    expect(await gallery.register(serviceId, 'ann', goodSamples(descriptor(0, 0.1), descriptor(0, 0.2)))).to.include({ userid: 'ann', samples: 3 });
+    expect(await gallery.register(serviceId, ' ann ', goodSamples(descriptor(0)))).to.nested.include({ 'person.name': 'ann', 'person.samples': 1, newPerson: true });
+    expect(await gallery.register(serviceId, 'ann', goodSamples(descriptor(0, 0.1), descriptor(0, 0.2)))).to.nested.include({ 'person.name': 'ann', 'person.samples': 3, newPerson: false });
     await gallery.register(serviceId, 'bob', goodSamples(descriptor(10)));
     const listed = await gallery.list(serviceId);
-    expect(listed.map(({ userid, samples }) => ({ userid, samples }))).to.deep.equal([
-      { userid: 'ann', samples: 3 },
-      { userid: 'bob', samples: 1 },
+    expect(listed.map(({ name, samples }) => ({ name, samples }))).to.deep.equal([
+      { name: 'ann', samples: 3 },
+      { name: 'bob', samples: 1 },
     ]);
     expect(listed[0].created).to.match(/^\d{4}-\d\d-\d\dT/);
     expect(await gallery.list(otherServiceId)).to.deep.equal([]);
@@ -67,20 +67,20 @@ describeEachEngine('face galleries in the store', (engine) => {
     // A face as like ann's weak sample as her own photos are to her, and far from her good one.
     const nearWeak = descriptor(5, 0.3);
     await gallery.register(serviceId, 'ann', [{ descriptor: descriptor(5), weak: true }]);
-    expect((await gallery.match(serviceId, nearWeak))?.userid).to.equal('ann');
-    expect(await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)))).to.include({ samples: 2 });
+    expect((await gallery.match(serviceId, nearWeak))?.name).to.equal('ann');
+    expect((await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)))).person).to.include({ samples: 2 });
     expect(await gallery.match(serviceId, nearWeak)).to.equal(undefined);
-    expect((await gallery.match(serviceId, descriptor(0, 0.3)))?.userid).to.equal('ann');
+    expect((await gallery.match(serviceId, descriptor(0, 0.3)))?.name).to.equal('ann');
     // Another person's weak sample still counts while they have nothing better.
     await gallery.register(serviceId, 'bob', [{ descriptor: descriptor(5), weak: true }]);
-    expect((await gallery.match(serviceId, nearWeak))?.userid).to.equal('bob');
+    expect((await gallery.match(serviceId, nearWeak))?.name).to.equal('bob');
   });
 
   it('names the most similar person at or above the threshold, and nobody below it', async () => {
     await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
     await gallery.register(serviceId, 'bob', goodSamples(descriptor(10)));
     const ann = await gallery.match(serviceId, descriptor(0, 0.3));
-    expect(ann?.userid).to.equal('ann');
+    expect(ann?.name).to.equal('ann');
     // On the reported scale, as it leaves the server.
     expect(ann?.similarity).to.be.closeTo(reportedSimilarity(faceSimilarity(descriptor(0), descriptor(0, 0.3))), 1e-6);
     expect(await gallery.match(serviceId, descriptor(50))).to.equal(undefined);
@@ -97,13 +97,13 @@ describeEachEngine('face galleries in the store', (engine) => {
     const face = at(0.3);
     // 0.851 like Ann, 0.841 like Bob: within the margin of each other, so nobody.
     expect(await gallery.match(serviceId, face)).to.equal(undefined);
-    expect(await gallery.addNegative(serviceId, 'ANN', at(0.35))).to.include({ userid: 'ann', samples: 1, negatives: 1 });
+    expect(await gallery.addNegative(serviceId, 'ANN', at(0.35))).to.include({ name: 'ann', samples: 1, negatives: 1 });
     const matcher = await gallery.matcher(serviceId);
-    expect(matcher.match(face)?.userid, 'Ann ruled out, Bob clears the threshold alone').to.equal('bob');
-    expect(matcher.nearest(face)?.userid).to.equal('bob');
-    expect(matcher.match(at(0.1))?.userid, 'nearer to her photo than to the negative').to.equal('ann');
-    expect(matcher.match(at(-0.2))?.userid).to.equal('ann');
-    expect((await gallery.list(serviceId)).map(({ userid, negatives }) => [userid, negatives])).to.deep.equal([['ann', 1], ['bob', 0]]);
+    expect(matcher.match(face)?.name, 'Ann ruled out, Bob clears the threshold alone').to.equal('bob');
+    expect(matcher.nearest(face)?.name).to.equal('bob');
+    expect(matcher.match(at(0.1))?.name, 'nearer to her photo than to the negative').to.equal('ann');
+    expect(matcher.match(at(-0.2))?.name).to.equal('ann');
+    expect((await gallery.list(serviceId)).map(({ name, negatives }) => [name, negatives])).to.deep.equal([['ann', 1], ['bob', 0]]);
     const error = await gallery.addNegative(serviceId, 'carol', at(1)).catch((caught: unknown) => caught);
     expect(error).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'unknown_person' });
     expect(await gallery.addNegative(otherServiceId, 'ann', at(1)).catch((caught: FaceGalleryError) => caught.code)).to.equal('unknown_person');
@@ -122,7 +122,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(await gallery.match(serviceId, tilted)).to.equal(undefined);
     expect(await gallery.threshold(otherServiceId)).to.equal(DEFAULT_FACE_MATCH_THRESHOLD);
     await gallery.setThreshold(serviceId, null);
-    expect((await gallery.match(serviceId, tilted))?.userid).to.equal('ann');
+    expect((await gallery.match(serviceId, tilted))?.name).to.equal('ann');
     for (const bad of [-0.1, 1.5, Number.NaN]) {
       await expectRejection(gallery.setThreshold(serviceId, bad), FaceGalleryError);
     }
@@ -154,8 +154,8 @@ describeEachEngine('face galleries in the store', (engine) => {
       const other = new FaceGallery(replica, TEST_SECRET);
       expect(await other.match(serviceId, descriptor(7))).to.equal(undefined);
       await gallery.register(serviceId, 'ann', goodSamples(descriptor(7)));
-      expect((await other.list(serviceId)).map((person) => person.userid)).to.deep.equal(['ann']);
-      expect((await other.match(serviceId, descriptor(7)))?.userid).to.equal('ann');
+      expect((await other.list(serviceId)).map((person) => person.name)).to.deep.equal(['ann']);
+      expect((await other.match(serviceId, descriptor(7)))?.name).to.equal('ann');
       await other.delete(serviceId, 'ann');
       expect(await gallery.match(serviceId, descriptor(7))).to.equal(undefined);
     } finally {
@@ -169,7 +169,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     let away = false;
     try {
       await gallery.register(serviceId, 'ann', goodSamples(descriptor(7)));
-      expect((await held.match(serviceId, descriptor(7)))?.userid).to.equal('ann');
+      expect((await held.match(serviceId, descriptor(7)))?.name).to.equal('ann');
       // Each write raises the version the holder reads first: a negative, a threshold, a deletion.
       await gallery.addNegative(serviceId, 'ann', descriptor(7, 0.01));
       expect(await held.match(serviceId, descriptor(7, 0.02))).to.equal(undefined);
@@ -177,7 +177,7 @@ describeEachEngine('face galleries in the store', (engine) => {
       await gallery.setThreshold(serviceId, 0.99);
       expect(await held.match(serviceId, descriptor(20, 0.1))).to.equal(undefined);
       await gallery.setThreshold(serviceId, null);
-      expect((await held.match(serviceId, descriptor(20, 0.1)))?.userid).to.equal('bob');
+      expect((await held.match(serviceId, descriptor(20, 0.1)))?.name).to.equal('bob');
       await gallery.delete(serviceId, 'bob');
       expect(await held.match(serviceId, descriptor(20, 0.1))).to.equal(undefined);
       await gallery.register(serviceId, 'bob', goodSamples(descriptor(20)));
@@ -186,7 +186,7 @@ describeEachEngine('face galleries in the store', (engine) => {
       await replica.destroy();
       away = true;
       const matcher = await held.matcher(serviceId);
-      expect([matcher.people, matcher.match(descriptor(20, 0.1))?.userid, matcher.match(descriptor(7, 0.02))]).to.deep.equal([2, 'bob', undefined]);
+      expect([matcher.people, matcher.match(descriptor(20, 0.1))?.name, matcher.match(descriptor(7, 0.02))]).to.deep.equal([2, 'bob', undefined]);
       // A gallery never read before cannot be matched without the database: its error, not a guess.
       await expectRejection(held.matcher(otherServiceId), Error);
     } finally {
@@ -195,13 +195,13 @@ describeEachEngine('face galleries in the store', (engine) => {
   });
 
   it('refuses a blank userid, one with any control character (C0, DEL or C1), and a registration without a face', async () => {
-    for (const userid of ['', '   ', 'a\nb', 'a\u007fb', 'a\u0085b', 'a\u009bb', 'x'.repeat(201)]) {
-      await expectRejection(gallery.register(serviceId, userid, goodSamples(descriptor(0))), FaceGalleryError);
+    for (const name of ['', '   ', 'a\nb', 'a\u007fb', 'a\u0085b', 'a\u009bb', 'x'.repeat(201)]) {
+      await expectRejection(gallery.register(serviceId, name, goodSamples(descriptor(0))), FaceGalleryError);
     }
     await expectRejection(gallery.register(serviceId, 'ann', goodSamples()), FaceGalleryError);
     expect(await gallery.list(serviceId)).to.deep.equal([]);
     // Letters of any script are names, not control characters.
-    expect((await gallery.register(serviceId, 'Zoë Ñandú 李', goodSamples(descriptor(0)))).userid).to.equal('Zoë Ñandú 李');
+    expect((await gallery.register(serviceId, 'Zoë Ñandú 李', goodSamples(descriptor(0)))).person.name).to.equal('Zoë Ñandú 李');
   });
 
   it('is one person whatever the case of the userid: a second spelling is refused with the registered one, a deletion in any case removes them', async () => {
@@ -210,21 +210,21 @@ describeEachEngine('face galleries in the store', (engine) => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refused).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'userid_case' });
+    expect(refused).to.be.instanceOf(FaceGalleryError).and.to.include({ code: 'name_case' });
     expect((refused as Error).message).to.contain('"Amy"');
     // Composed and decomposed é are one letter too.
     await gallery.register(serviceId, 'Zo\u00eb', goodSamples(descriptor(5)));
     await expectRejection(gallery.register(serviceId, 'ZOE\u0308', goodSamples(descriptor(5))), FaceGalleryError);
-    expect((await gallery.list(serviceId)).map(({ userid, samples }) => ({ userid, samples }))).to.deep.equal([
-      { userid: 'Amy', samples: 1 },
-      { userid: 'Zo\u00eb', samples: 1 },
+    expect((await gallery.list(serviceId)).map(({ name, samples }) => ({ name, samples }))).to.deep.equal([
+      { name: 'Amy', samples: 1 },
+      { name: 'Zo\u00eb', samples: 1 },
     ]);
     // The same spelling adds photos; another service has its own "amy".
-    expect((await gallery.register(serviceId, 'Amy', goodSamples(descriptor(0, 0.1)))).samples).to.equal(2);
-    expect((await gallery.register(otherServiceId, 'amy', goodSamples(descriptor(0)))).userid).to.equal('amy');
+    expect((await gallery.register(serviceId, 'Amy', goodSamples(descriptor(0, 0.1)))).person.samples).to.equal(2);
+    expect((await gallery.register(otherServiceId, 'amy', goodSamples(descriptor(0)))).person.name).to.equal('amy');
     expect(await gallery.delete(serviceId, 'AMY')).to.equal(true);
-    expect((await gallery.list(serviceId)).map((person) => person.userid)).to.deep.equal(['Zo\u00eb']);
-    expect((await gallery.list(otherServiceId)).map((person) => person.userid)).to.deep.equal(['amy']);
+    expect((await gallery.list(serviceId)).map((person) => person.name)).to.deep.equal(['Zo\u00eb']);
+    expect((await gallery.list(otherServiceId)).map((person) => person.name)).to.deep.equal(['amy']);
   });
 
   it('names nobody when a face is about as like two registered people (within FACE_MATCH_MARGIN, inside)', async () => {
@@ -241,7 +241,7 @@ describeEachEngine('face galleries in the store', (engine) => {
     const nearAnn = descriptor(0, 0.02);
     const margin = faceSimilarity(nearAnn, descriptor(0)) - faceSimilarity(nearAnn, descriptor(0, 0.25));
     expect(margin).to.be.above(FACE_MATCH_MARGIN);
-    expect((await gallery.matcher(serviceId)).match(nearAnn)?.userid).to.equal('ann');
+    expect((await gallery.matcher(serviceId)).match(nearAnn)?.name).to.equal('ann');
   });
 
   it('never matches descriptors an earlier pipeline made, lists them as outdated, and counts who must be registered again', async () => {
@@ -251,13 +251,13 @@ describeEachEngine('face galleries in the store', (engine) => {
     // As the migration marks descriptors stored before aligned recognition.
     await faceTables(db).updateTable('face_samples').set({ descriptor_kind: 'dlib-resnet/square-grey' }).execute();
     expect(await gallery.match(serviceId, descriptor(0))).to.equal(undefined);
-    expect((await gallery.list(serviceId)).map(({ userid, samples, outdatedSamples }) => ({ userid, samples, outdatedSamples }))).to.deep.equal([
-      { userid: 'ann', samples: 0, outdatedSamples: 1 },
-      { userid: 'bob', samples: 0, outdatedSamples: 1 },
+    expect((await gallery.list(serviceId)).map(({ name, samples, outdatedSamples }) => ({ name, samples, outdatedSamples }))).to.deep.equal([
+      { name: 'ann', samples: 0, outdatedSamples: 1 },
+      { name: 'bob', samples: 0, outdatedSamples: 1 },
     ]);
     expect(await gallery.peopleToRegisterAgain()).to.equal(2);
     await gallery.register(serviceId, 'ann', goodSamples(descriptor(0)));
-    expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('ann');
+    expect((await gallery.match(serviceId, descriptor(0)))?.name).to.equal('ann');
     expect(await gallery.peopleToRegisterAgain()).to.equal(1);
     expect((await faceTables(db).selectFrom('face_samples').select('descriptor_kind').where('descriptor_kind', '=', DESCRIPTOR_KIND).execute()).length).to.equal(1);
   });
@@ -271,12 +271,12 @@ describeEachEngine('face galleries in the store', (engine) => {
     let tick = 0;
     const ticking = new FaceGallery(db, TEST_SECRET, () => new Date(Date.UTC(2026, 0, 1) + tick++ * 1000));
     const ids = [];
-    for (const [index, userid] of ['Amy', 'bob', 'Amy'].entries()) ids.push((await ticking.addExample(serviceId, userid, example(index))).sampleId);
+    for (const [index, name] of ['Amy', 'bob', 'Amy'].entries()) ids.push((await ticking.addExample(serviceId, name, example(index))).sampleId);
     await gallery.addExample(otherServiceId, 'carl', example(9));
-    expect(await examples.page(serviceId, { offset: 0, size: 2 })).to.deep.equal({ examples: [{ id: ids[0], userid: 'Amy' }, { id: ids[1], userid: 'bob' }], total: 3 });
-    expect(await examples.page(serviceId, { offset: 2, size: 2 })).to.deep.equal({ examples: [{ id: ids[2], userid: 'Amy' }], total: 3 });
-    expect((await examples.page(serviceId, { userid: 'amy', offset: 0, size: 10 })).examples.map((listed) => listed.id)).to.deep.equal([ids[0], ids[2]]);
-    expect((await gallery.example(serviceId, ids[1]))?.userid).to.equal('bob');
+    expect(await examples.page(serviceId, { offset: 0, size: 2 })).to.deep.equal({ examples: [{ id: ids[0], name: 'Amy' }, { id: ids[1], name: 'bob' }], total: 3 });
+    expect(await examples.page(serviceId, { offset: 2, size: 2 })).to.deep.equal({ examples: [{ id: ids[2], name: 'Amy' }], total: 3 });
+    expect((await examples.page(serviceId, { name: 'amy', offset: 0, size: 10 })).examples.map((listed) => listed.id)).to.deep.equal([ids[0], ids[2]]);
+    expect((await gallery.example(serviceId, ids[1]))?.name).to.equal('bob');
     expect([...(await gallery.example(serviceId, ids[1]))!.descriptor]).to.deep.equal([...descriptor(1)]);
     expect(await gallery.example(otherServiceId, ids[1])).to.equal(undefined);
   });
@@ -286,8 +286,8 @@ describeEachEngine('face galleries in the store', (engine) => {
     const amy = (await gallery.addExample(serviceId, 'amy', example(0))).sampleId;
     const bob = (await gallery.addExample(serviceId, 'bob', example(1))).sampleId;
     const carl = (await gallery.addExample(otherServiceId, 'carl', example(2))).sampleId;
-    expect((await gallery.match(serviceId, descriptor(0)))?.userid).to.equal('amy');
-    expect(await examples.forget(serviceId, [amy, carl, 'no-such-id'])).to.deep.equal([{ id: amy, userid: 'amy' }]);
+    expect((await gallery.match(serviceId, descriptor(0)))?.name).to.equal('amy');
+    expect(await examples.forget(serviceId, [amy, carl, 'no-such-id'])).to.deep.equal([{ id: amy, name: 'amy' }]);
     expect(await gallery.match(serviceId, descriptor(0))).to.equal(undefined);
     expect((await examples.page(otherServiceId, { offset: 0, size: 10 })).total).to.equal(1);
     expect(await examples.forgetAllOf(serviceId, 'BOB')).to.equal(1);
@@ -311,9 +311,9 @@ describeEachEngine('face galleries in the store', (engine) => {
     expect(await examples.people(serviceId)).to.deep.equal(['Koothrappali', 'RAJ']);
     expect(await examples.rename(serviceId, 'koothrappali', 'raj')).to.equal(true);
     const [person] = await gallery.list(serviceId);
-    expect(person).to.include({ userid: 'RAJ', samples: 2, negatives: 1 });
+    expect(person).to.include({ name: 'RAJ', samples: 2, negatives: 1 });
     expect((await examples.page(serviceId, { offset: 0, size: 10 })).examples.map((listed) => listed.id)).to.have.members([raj, kooth]);
-    expect((await gallery.match(serviceId, descriptor(1)))?.userid).to.equal('RAJ');
+    expect((await gallery.match(serviceId, descriptor(1)))?.name).to.equal('RAJ');
     await gallery.addExample(otherServiceId, 'carl', example(2));
     expect(await examples.forgetEveryone(serviceId)).to.equal(1);
     expect(await examples.people(serviceId)).to.deep.equal([]);

@@ -118,14 +118,14 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
     const tally: Tally = { right: 0, wrong: 0, unknown: 0 };
     const named: string[] = [];
     for (const person of PEOPLE) {
-      for (let index = 2; index <= 5; index++) count(tally, matcher.match(await describeCrop(person, index))?.userid, person);
+      for (let index = 2; index <= 5; index++) count(tally, matcher.match(await describeCrop(person, index))?.name, person);
     }
     for (const [photo, people] of Object.entries(GROUP_PHOTOS)) {
       const image = await decode(path.join(FACES_DIR, photo));
       const faces = await facesOf(image);
       expect(faces, photo).to.have.length(people.length);
       for (const [index, face] of faces.entries()) {
-        const userid = matcher.match(await describer.describe(image, face.landmarks!))?.userid;
+        const userid = matcher.match(await describer.describe(image, face.landmarks!))?.name;
         named.push(`${photo} ${people[index]}→${userid}`);
         if (people[index]) count(tally, userid, people[index]!);
         else expect(userid, `${photo}: the man who is nobody registered`).to.equal(undefined);
@@ -145,7 +145,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
     for (const person of PEOPLE.filter((name) => !registered.includes(name))) {
       for (let index = 1; index <= 5; index++) {
         strangers++;
-        const userid = matcher.match(await describeCrop(person, index))?.userid;
+        const userid = matcher.match(await describeCrop(person, index))?.name;
         if (userid) named.push(`${person}${index} as ${userid}`);
       }
     }
@@ -153,7 +153,7 @@ describe('face recognition (aligned dlib ResNet descriptors, a FaceGallery, ../s
       const photo = await decode(path.join(WIDER_VAL_DIR, 'images', image.path));
       for (const face of await facesOf(photo)) {
         strangers++;
-        const userid = matcher.match(await describer.describe(photo, face.landmarks!))?.userid;
+        const userid = matcher.match(await describer.describe(photo, face.landmarks!))?.name;
         if (userid) named.push(`${image.path} as ${userid}`);
       }
     }

@@ -1,6 +1,7 @@
 import { DetectdError } from '../../core/errors.js';
+import { type FaceGallery, refusedAsRequest } from './gallery/face-gallery.js';
 import { UNKNOWN_PERSON } from './gallery/unknown-person.js';
-import type { PeopleGallery, RegistrationFace } from './people-gallery.js';
+import type { PhotoFaces, RegistrationFace } from './task/photo-faces.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from '../../transports/deepstack/deepstack-wire.js';
 import { type DeepStackAnswer, deepStackBox, deepStackField, deepStackImage, type DeepStackRequest, type DeepStackTaskRoute } from '../../transports/deepstack/deepstack-form.js';
 
@@ -30,7 +31,7 @@ const SEVERAL_FACES_CHOICE = ': send a photo of the person alone (or cropped to 
 const facesFound = (count: number) => (count === 1 ? 'Found 1 face' : `Found ${count} faces`);
 
 /** The person a registration, a deletion names: DeepStack's `userid` field, required. */
-function useridOf(request: DeepStackRequest): string {
+function nameOf(request: DeepStackRequest): string {
   const userid = deepStackField(request, 'userid');
   if (userid === undefined) throw new DetectdError('missing_field', 'userid not specified');
   return userid;
@@ -40,9 +41,10 @@ function useridOf(request: DeepStackRequest): string {
  * DeepStack's and CodeProject.AI Server's face API, answered as deepstack-python's DeepstackFace,
  * Home Assistant's deepstack_face, Double Take and Blue Iris parse it: detection, registration of
  * a person from one or more photos, recognition (`userid`, `unknown` below the service's
- * threshold), the list of people, deletion and the comparison of two photos.
+ * threshold), the list of people, deletion and the comparison of two photos. `faces`: what the
+ * face task finds in a photo; `gallery`: the service's people, kept and forgotten.
  */
-export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] {
+export function deepStackFaceRoutes(faces: PhotoFaces, gallery: Pick<FaceGallery, 'register' | 'list' | 'delete'>): DeepStackTaskRoute[] {
   return [
     {
       path: '/v1/vision/face',
@@ -95,7 +97,7 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       failures: { '400': 'No `userid`, no photo, a bad image, or no face in any photo (`no_face`).', '422': 'Every photo\'s face is too small or too blurred to describe, or one of several with none standing out (`unusable_face`: the error says which photo and why).', ...KEYED_FAILURES },
       files: MAX_REGISTRATION_PHOTOS,
       async respond(request, call): Promise<DeepStackAnswer> {
-        const userid = useridOf(request);
+        const name = nameOf(request);
         if (request.images.length === 0) throw new DetectdError('invalid_multipart', 'No valid image file found');
         const taken: { field: string; face: Exclude<RegistrationFace, { problem: unknown }> }[] = [];
         const refused: { image: string; reason: string; error: string }[] = [];
@@ -107,11 +109,11 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
         // A photo that cannot be described among good ones is left out, not the whole registration: the answer lists it.
         if (taken.length === 0 && refused.length > 0) throw new DetectdError('unusable_face', refused.map(({ image, error }) => `${image}: ${error}`).join('; '));
         if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
-        const added = await faces.register(call.service.id, userid, taken.map(({ face }) => ({ descriptor: face.embedding, weak: face.warnings.length > 0 })));
+        const added = await gallery.register(call.service.id, name, taken.map(({ face }) => ({ descriptor: face.embedding, weak: face.warnings.length > 0 }))).catch(refusedAsRequest);
         // detectd's additions (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page, which were weak and why, and which photos were refused and why.
         const facesTaken = taken.map(({ field, face }) => ({ image: field, ...deepStackBox(face.box) }));
         const weak = taken.flatMap(({ field, face }) => face.warnings.map(({ reason, message }) => ({ image: field, reason, warning: message })));
-        return { message: added ? 'face added' : 'face updated', fields: { faces_taken: facesTaken, faces_weak: weak, faces_refused: refused } };
+        return { message: added.newPerson ? 'face added' : 'face updated', fields: { faces_taken: facesTaken, faces_weak: weak, faces_refused: refused } };
       },
     },
     {
@@ -123,7 +125,7 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       answer: `\`{"success": true, "faces": ["<userid>", …], "people": [{"userid", "photos", "negatives", "added"}], ${CODEPROJECT_FIELDS}}\``,
       failures: MANAGEMENT_FAILURES,
       async manage(_request, service): Promise<DeepStackAnswer> {
-        const people = await faces.list(service.id);
+        const people = await gallery.list(service.id);
         const userids = people.map((person) => person.name);
         // `people` is detectd's addition (clients read `faces`): each person's photos, "not this person" faces and when they were added, for the console's People page.
         const listed = people.map((person) => ({ userid: person.name, photos: person.samples, negatives: person.negatives, added: person.created }));
@@ -139,7 +141,7 @@ export function deepStackFaceRoutes(faces: PeopleGallery): DeepStackTaskRoute[] 
       answer: `\`{"success": true, ${CODEPROJECT_FIELDS}}\` (also for a userid that is not registered, as DeepStack answers)`,
       failures: { '400': 'No `userid`.', ...MANAGEMENT_FAILURES },
       async manage(request, service): Promise<DeepStackAnswer> {
-        const removed = await faces.remove(service.id, useridOf(request));
+        const removed = await gallery.delete(service.id, nameOf(request));
         return { message: removed ? 'face deleted' : 'no such userid' };
       },
     },

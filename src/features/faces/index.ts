@@ -6,7 +6,7 @@ import { UnknownPeople } from './gallery/unknown-people.js';
 import { SMALLEST_DESCRIBED_FACE } from '../../models/face-describer.js';
 import { deepStackFaceRoutes } from './deepstack-face-routes.js';
 import { FACE_DETECTION, faceDetectionTask } from './task/face-detection-task.js';
-import { peopleGallery } from './task/people-gallery.js';
+import { photoFaces } from './task/photo-faces.js';
 import { compreFaceOpenApiPaths } from './compreface/compreface-openapi.js';
 import { compreFaceRoutes } from './compreface/compreface-routes.js';
 import { peopleOpenApiPaths, peopleRoutes } from './people-routes.js';
@@ -21,17 +21,9 @@ import { unknownPeopleSection } from './unknown-people-card.js';
 const UNKNOWN_FACES_SWEEP_MS = 3_600_000;
 
 /** Recognition of faces described only: nothing of it runs. */
-const DESCRIBED_ONLY: FaceRecognition = {
-  similarity: notRunning,
-  smallestFace: 0,
-  matcher: notRunning,
-  register: notRunning,
-  addNegative: notRunning,
-  list: notRunning,
-  remove: notRunning,
-  remembersUnknown: notRunning,
-  keepUnknown: notRunning,
-};
+const DESCRIBED_ONLY: FaceRecognition = { smallestFace: 0, matcher: notRunning, remembersUnknown: notRunning, keepUnknown: notRunning };
+/** A gallery described only: nothing of it runs. */
+const DESCRIBED_GALLERY = { register: notRunning, list: notRunning, delete: notRunning };
 
 /**
  * Faces (docs/faces.md): the `face-detection` task (task/) with each service's gallery of people and
@@ -46,7 +38,7 @@ export const faces: Feature = {
   parts(server) {
     if (!server) {
       const task = faceDetectionTask(DESCRIBED_ONLY, DESCRIBED_MODELS);
-      return { tasks: [task], deepStack: [{ task, routes: deepStackFaceRoutes(peopleGallery(DESCRIBED_ONLY, DESCRIBED_MODELS)) }] };
+      return { tasks: [task], deepStack: [{ task, routes: deepStackFaceRoutes(photoFaces(DESCRIBED_ONLY, DESCRIBED_MODELS), DESCRIBED_GALLERY) }] };
     }
     const { db, secret, logger } = server;
     const gallery = new FaceGallery(db, secret);
@@ -54,12 +46,12 @@ export const faces: Feature = {
     // Never the faces: an error while keeping them is logged without them, and the call is answered.
     const recognition = galleryRecognition(gallery, SMALLEST_DESCRIBED_FACE, { people: unknownPeople, failed: (error) => logger.error({ err: error }, 'unknown faces could not be kept') });
     const task = faceDetectionTask(recognition, server.models);
-    const people = peopleGallery(recognition, server.models);
+    const faces = photoFaces(recognition, server.models);
     const forgetExpired = () => void unknownPeople.purgeAll().catch((error: unknown) => logger.error({ err: error }, 'expired unknown faces could not be forgotten'));
     let sweep: NodeJS.Timeout | undefined;
     return {
       tasks: [task],
-      deepStack: [{ task, routes: deepStackFaceRoutes(people) }],
+      deepStack: [{ task, routes: deepStackFaceRoutes(faces, gallery) }],
       consoleCards: [
         { serviceType: FACE_DETECTION, section: peopleSection },
         { serviceType: FACE_DETECTION, section: unknownPeopleSection },
@@ -67,9 +59,9 @@ export const faces: Feature = {
       ],
       rest: [
         { router: ({ gate, schemas, router }) => unknownPeopleRoutes({ gate, task, schemas, people: unknownPeople, router: router() }), openApiPaths: () => unknownPeopleOpenApiPaths(task) },
-        { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, task, gallery: people, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: () => peopleOpenApiPaths(task) },
+        { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, task, faces, gallery, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: () => peopleOpenApiPaths(task) },
         {
-          router: ({ gate, schemas, schedulers, maxBodyBytes, router }) => compreFaceRoutes({ gate, task, faces: people, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger, router: router() }),
+          router: ({ gate, schemas, schedulers, maxBodyBytes, router }) => compreFaceRoutes({ gate, task, faces, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger, router: router() }),
           openApiPaths: () => compreFaceOpenApiPaths(task),
         },
       ],

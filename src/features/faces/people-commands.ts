@@ -44,8 +44,8 @@ export function addPeopleCommands(service: Command, served: Served, type: string
         const photos = (person: FacePerson) => `${person.samples}${person.outdatedSamples > 0 ? ` (+${person.outdatedSamples} from an earlier version: register again)` : ''}`;
         printResult(
           options,
-          { service: found.id, people: people.map((person) => ({ userid: person.userid, photos: person.samples, outdated_photos: person.outdatedSamples, created_at: person.created })) },
-          people.length === 0 ? `nobody is registered in ${found.name}` : table(['USERID', 'PHOTOS', 'ADDED'], people.map((person) => [person.userid, photos(person), person.created])),
+          { service: found.id, people: people.map((person) => ({ userid: person.name, photos: person.samples, outdated_photos: person.outdatedSamples, created_at: person.created })) },
+          people.length === 0 ? `nobody is registered in ${found.name}` : table(['USERID', 'PHOTOS', 'ADDED'], people.map((person) => [person.name, photos(person), person.created])),
         );
       });
     }),

@@ -4,9 +4,8 @@ import { decodeRawData } from '../../core/raw-data.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { Gate } from '../../gate/gate.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
-import type { RegisteredPerson } from './gallery/face-recognition.js';
-import { useridKey } from './gallery/face-gallery.js';
-import type { PeopleGallery, TakenFace } from './people-gallery.js';
+import { type FaceGallery, type FacePerson, refusedAsRequest } from './gallery/face-gallery.js';
+import type { PhotoFaces, TakenFace } from './task/photo-faces.js';
 import { type FaceWarning, heightWarning } from './gallery/face-quality.js';
 import type { TaskTable } from '../../tasks/task-table.js';
 import type { Task } from '../../tasks/task.js';
@@ -24,9 +23,10 @@ const REQUEST_SCHEMA = 'face-person-photo-request';
 export interface PeopleRouteDependencies {
   readonly gate: Gate;
   readonly tasks: TaskTable;
-  /** The task whose services keep people, and its gallery. */
+  /** The task whose services keep people; what it finds in a photo; the people its services keep. */
   readonly task: Task;
-  readonly gallery: PeopleGallery;
+  readonly faces: PhotoFaces;
+  readonly gallery: CorrectedGallery;
   readonly schemas: SchemaCatalogue;
   readonly maxBodyBytes: number;
   /** Where the faces a correction names by `face_id` are kept. */
@@ -34,6 +34,9 @@ export interface PeopleRouteDependencies {
   /** The router to declare the routes on (one claiming them in the server's route ledger). */
   readonly router: Router;
 }
+
+/** What the corrections change of a service's people. */
+type CorrectedGallery = Pick<FaceGallery, 'register' | 'addNegative'>;
 
 /** A correction's face: a photo and the box of the face chosen in it, or a kept unknown face. */
 type CorrectionFace = { readonly image: Buffer; readonly near?: Box } | { readonly faceId: string };
@@ -51,7 +54,7 @@ interface Correction {
   readonly failures: readonly ErrorCode[];
   /** Whether the face is judged for registration (docs/faces.md "Registration quality"): refused when it cannot be described, its warnings in the answer. */
   readonly judged: boolean;
-  apply(gallery: PeopleGallery, serviceId: string, userid: string, face: AppliedFace): Promise<{ person: RegisteredPerson; newPerson?: boolean }>;
+  apply(gallery: CorrectedGallery, serviceId: string, name: string, face: AppliedFace): Promise<{ person: FacePerson; newPerson?: boolean }>;
   /** Whether a kept face it used leaves the unknown people (it is now the person's). */
   readonly takesKeptFace: boolean;
 }
@@ -69,10 +72,7 @@ const CORRECTIONS: readonly Correction[] = [
     failures: [...IMAGE_FAILURES, 'unusable_face', 'unknown_person'],
     takesKeptFace: true,
     judged: true,
-    async apply(gallery, serviceId, userid, face) {
-      const newPerson = await gallery.register(serviceId, userid, [{ descriptor: face.embedding, weak: face.warnings.length > 0 }]);
-      return { person: await personNamed(gallery, serviceId, userid), newPerson };
-    },
+    apply: (gallery, serviceId, name, face) => gallery.register(serviceId, name, [{ descriptor: face.embedding, weak: face.warnings.length > 0 }]).catch(refusedAsRequest),
   },
   {
     verb: 'not',
@@ -83,16 +83,9 @@ const CORRECTIONS: readonly Correction[] = [
     failures: [...IMAGE_FAILURES, 'unknown_person'],
     takesKeptFace: false,
     judged: false,
-    apply: async (gallery, serviceId, userid, face) => ({ person: await gallery.addNegative(serviceId, userid, face.embedding) }),
+    apply: async (gallery, serviceId, name, face) => ({ person: await gallery.addNegative(serviceId, name, face.embedding).catch(refusedAsRequest) }),
   },
 ];
-
-/** The person just corrected, as listed (userids are matched as the gallery matches them: the registered spelling comes back). */
-async function personNamed(gallery: PeopleGallery, serviceId: string, userid: string): Promise<RegisteredPerson> {
-  const person = (await gallery.list(serviceId)).find((listed) => useridKey(listed.name) === useridKey(userid));
-  if (!person) throw new DetectdError('unknown_person', `nobody is registered as "${userid}" in this service`);
-  return person;
-}
 
 /** `left,top,right,bottom` (the request schema checked its form) → a box with some area. */
 function boxOf(text: string): Box {
@@ -126,15 +119,15 @@ const peoplePath = (verb: string) => `/api/v1/:serviceType/people/:userid/${verb
  * body) and answers schemas/face-person-response.json.
  */
 export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
-  const { router, gate, tasks, task: galleryTask, gallery, schemas, maxBodyBytes, unknownPeople } = dependencies;
+  const { router, gate, tasks, task: galleryTask, faces, gallery, schemas, maxBodyBytes, unknownPeople } = dependencies;
   for (const correction of CORRECTIONS) {
     router.post(peoplePath(correction.verb), async (request: Request, response: Response) => {
       const task = tasks.named(String(request.params.serviceType));
       if (task !== galleryTask) throw new DetectdError('not_found', `a ${task.type} service keeps no people; see /docs`);
       const { body, call } = await passRestCall(gate, request, response, task, maxBodyBytes);
-      const userid = String(request.params.userid);
+      const name = String(request.params.userid);
       const face = faceOf(body, schemas);
-      await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, userid, face.faceId, call.service.id) : corrected(correction, gallery, userid, face, call)));
+      await sendJson(response, await ('faceId' in face ? correctedByKeptFace(correction, gallery, unknownPeople, name, face.faceId, call.service.id) : corrected(correction, faces, gallery, name, face, call)));
     });
     allowOnly(router, peoplePath(correction.verb), ['POST'], (request) => tasks.named(String(request.params.serviceType)));
   }
@@ -142,7 +135,7 @@ export function peopleRoutes(dependencies: PeopleRouteDependencies): Router {
 }
 
 /** The answer of a correction (schemas/face-person-response.json): a judged one says why its face is weak (`warnings`, empty for a good face). */
-function answer(serviceId: string, correction: Correction, { person, newPerson }: { person: RegisteredPerson; newPerson?: boolean }, face: Record<string, unknown>, warnings: readonly FaceWarning[]): Record<string, unknown> {
+function answer(serviceId: string, correction: Correction, { person, newPerson }: { person: FacePerson; newPerson?: boolean }, face: Record<string, unknown>, warnings: readonly FaceWarning[]): Record<string, unknown> {
   return {
     service_id: serviceId,
     ...(newPerson !== undefined && { new_person: newPerson }),
@@ -153,12 +146,12 @@ function answer(serviceId: string, correction: Correction, { person, newPerson }
 }
 
 /** The face a correction takes from a photo: judged for registration (422 `unusable_face` when it cannot be described), or any face recognition describes. */
-async function photoFace(correction: Correction, gallery: PeopleGallery, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<(AppliedFace & Pick<TakenFace, 'box'>) | undefined> {
+async function photoFace(correction: Correction, faces: PhotoFaces, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<(AppliedFace & Pick<TakenFace, 'box'>) | undefined> {
   if (!correction.judged) {
-    const face = await gallery.takeFace(photo.image, call, photo.near);
+    const face = await faces.takeFace(photo.image, call, photo.near);
     return face && { ...face, warnings: [] };
   }
-  const face = await gallery.registrationFace(photo.image, call, photo.near);
+  const face = await faces.registrationFace(photo.image, call, photo.near);
   if (face && 'problem' in face) {
     const howToChoose = face.problem.reason === 'several' ? ': choose the face with `box` (left,top,right,bottom: its bounding_box in a detection answer), or send a photo of the person alone' : '';
     throw new DetectdError('unusable_face', `the photo's face cannot be registered: ${face.problem.message}${howToChoose}`);
@@ -167,22 +160,22 @@ async function photoFace(correction: Correction, gallery: PeopleGallery, photo: 
 }
 
 /** One correction by a photo once the gate admitted it: the face taken from it, applied, answered. */
-async function corrected(correction: Correction, gallery: PeopleGallery, userid: string, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<Record<string, unknown>> {
-  const face = await photoFace(correction, gallery, photo, call);
+async function corrected(correction: Correction, faces: PhotoFaces, gallery: CorrectedGallery, name: string, photo: { readonly image: Buffer; readonly near?: Box }, call: AnalysisCall): Promise<Record<string, unknown>> {
+  const face = await photoFace(correction, faces, photo, call);
   if (!face) throw new DetectdError('no_face', photo.near ? 'no face found at the box given' : 'no face found in the photo');
-  return answer(call.service.id, correction, await correction.apply(gallery, call.service.id, userid, face), { bounding_box: face.box }, face.warnings);
+  return answer(call.service.id, correction, await correction.apply(gallery, call.service.id, name, face), { bounding_box: face.box }, face.warnings);
 }
 
 /**
  * One correction by a kept unknown face: its descriptor as kept. Its photo is not kept, so a judged
  * correction judges it by its height alone, as naming an unknown person registers its kept faces.
  */
-async function correctedByKeptFace(correction: Correction, gallery: PeopleGallery, unknownPeople: PeopleRouteDependencies['unknownPeople'], userid: string, faceId: string, serviceId: string): Promise<Record<string, unknown>> {
+async function correctedByKeptFace(correction: Correction, gallery: CorrectedGallery, unknownPeople: PeopleRouteDependencies['unknownPeople'], name: string, faceId: string, serviceId: string): Promise<Record<string, unknown>> {
   const kept = await unknownPeople.keptFace(serviceId, faceId);
   if (!kept) throw new DetectdError('unknown_person', `this service kept no unknown face ${faceId}: never seen, or named, merged or forgotten since`);
   const warning = correction.judged ? heightWarning(kept.height) : undefined;
   const warnings = warning ? [warning] : [];
-  const applied = await correction.apply(gallery, serviceId, userid, { embedding: kept.descriptor, warnings });
+  const applied = await correction.apply(gallery, serviceId, name, { embedding: kept.descriptor, warnings });
   if (correction.takesKeptFace) await unknownPeople.forgetFace(serviceId, faceId);
   return answer(serviceId, correction, applied, { face_id: faceId }, warnings);
 }

@@ -100,8 +100,8 @@ export function addUnknownFaceCommands(service: Command, served: Served, type: s
           if (!named) throw noSuchPerson(found.name, id);
           printResult(
             options,
-            { service: found.id, userid: named.person.userid, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id },
-            `${named.registered} faces registered as ${named.person.userid} in ${found.name}${named.weak > 0 ? ` (${named.weak} weak: smaller than a good photo's face, counted only while ${named.person.userid} has no good photo)` : ''}; unknown person ${id} forgotten`,
+            { service: found.id, userid: named.person.name, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id },
+            `${named.registered} faces registered as ${named.person.name} in ${found.name}${named.weak > 0 ? ` (${named.weak} weak: smaller than a good photo's face, counted only while ${named.person.name} has no good photo)` : ''}; unknown person ${id} forgotten`,
           );
         });
       }),

@@ -104,7 +104,7 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
     const sent = body as { userid: string; faces?: number };
     const named = await people.name(serviceId, id, sent.userid, sent.faces).catch(refusedAsRequest);
     if (!named) throw noSuchPerson(id);
-    await sendJson(response, { userid: named.person.userid, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id });
+    await sendJson(response, { userid: named.person.name, registered_faces: named.registered, weak_faces: named.weak, samples: named.person.samples, forgotten: id });
   });
   router.post(`${base}/:id/merge`, async (request, response) => {
     const id = idOf(request, 'id');

@@ -1,5 +1,5 @@
 import type { StageTimings } from '../../../core/call-context.js';
-import type { ExaminedFace } from '../people-gallery.js';
+import type { ExaminedFace } from '../task/photo-faces.js';
 
 /**
  * The parts of CompreFace's answers that carry one face (its REST API description): `box` with

@@ -15,7 +15,7 @@ const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 1000;
 
 const subjectNotFound = (subject: string) => new CompreFaceRefusal('subjectNotFound', 'unknown_person', `Subject ${subject} not found`);
-const example = ({ id, userid }: { id: string; userid: string }) => ({ image_id: id, subject: userid });
+const example = ({ id, name }: { id: string; name: string }) => ({ image_id: id, subject: name });
 
 /**
  * What CompreFace's clients manage of a face service's gallery (Gate.manage: answered while the
@@ -39,7 +39,7 @@ export function compreFaceExampleRoutes({ gallery, examples }: Pick<CompreFaceFa
         const page = wholeParameter(query, 'page', 0, 0);
         const size = Math.min(wholeParameter(query, 'size', DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
         if (!Number.isSafeInteger(page * size)) throw new CompreFaceRefusal('incorrectArgument', 'invalid_configuration', 'page × size must be a whole number a gallery could reach');
-        const listed = await examples.page(service.id, { userid: subjectParameter(query, false), offset: page * size, size });
+        const listed = await examples.page(service.id, { name: subjectParameter(query, false), offset: page * size, size });
         return { json: { faces: listed.examples.map(example), page_number: page, page_size: size, total_pages: Math.ceil(listed.total / size), total_elements: listed.total } };
       },
     },

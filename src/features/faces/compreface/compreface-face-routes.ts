@@ -3,7 +3,7 @@ import { UNKNOWN_PERSON } from '../gallery/unknown-person.js';
 import type { FaceExamples } from '../gallery/face-examples.js';
 import type { FaceGallery } from '../gallery/face-gallery.js';
 import type { AnalysisCall } from '../../../tasks/analysis-call.js';
-import type { ExaminedFace, PeopleGallery } from '../people-gallery.js';
+import type { ExaminedFace, PhotoFaces } from '../task/photo-faces.js';
 import { type CallStatus, executionTime, faceFields, type FacePlugins, facePluginsOf, largestFaces, pluginsVersions } from './compreface-answer.js';
 import { CompreFaceRefusal, refusedAsArgument } from './compreface-errors.js';
 import { booleanParameter, subjectParameter, thresholdParameter, wholeParameter } from './compreface-request.js';
@@ -12,9 +12,9 @@ import type { AnalysisInput, CompreFaceRoute } from './compreface-route.js';
 /** A gallery example by example and person by person (gallery/face-examples.ts). */
 export type GalleryExamples = Pick<FaceExamples, 'page' | 'forget' | 'forgetAllOf' | 'people' | 'create' | 'rename' | 'forgetEveryone'>;
 
-/** What the face verbs of the door work on: the face task's gallery (finding, judging, comparing faces), and the galleries' examples and people. */
+/** What the face verbs of the door work on: the face task's photo faces (finding, judging, comparing faces), and the galleries' examples and people. */
 export interface CompreFaceFaces {
-  readonly faces: PeopleGallery;
+  readonly faces: PhotoFaces;
   readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
   readonly examples: GalleryExamples;
   /** `det_prob_threshold` when absent: the face task's default confidence. */
@@ -55,7 +55,7 @@ function faceQueryOf(query: URLSearchParams, defaultThreshold: number): FaceQuer
 }
 
 /** The image of `field`, its faces examined as `asked` says (each described when `describe`), the largest `limit`; CompreFace's 400 code 28 when it shows none. */
-async function facesOf(faces: PeopleGallery, input: AnalysisInput, field: string, asked: FaceQuery, recognize: boolean, describe: boolean, call: AnalysisCall): Promise<readonly ExaminedFace[]> {
+async function facesOf(faces: PhotoFaces, input: AnalysisInput, field: string, asked: FaceQuery, recognize: boolean, describe: boolean, call: AnalysisCall): Promise<readonly ExaminedFace[]> {
   const found = await faces.examine(input.images.get(field)!, { minConfidence: asked.threshold, recognize, describe: describe || asked.plugins.calculator, landmarks: asked.plugins.landmarks }, call);
   if (found.length === 0) throw new DetectdError('no_face', NO_FACE_MESSAGE);
   return largestFaces(found, asked.limit);
@@ -67,7 +67,7 @@ function answeredFace(face: ExaminedFace, asked: FaceQuery, status: () => CallSt
 }
 
 const versionsOf = (asked: FaceQuery, status: () => CallStatus, described: boolean) => (asked.status ? { plugins_versions: pluginsVersions(status(), described) } : {});
-const similarityOf = (faces: PeopleGallery, a: Float32Array, b: Float32Array | undefined) => (b ? Math.round(faces.similarity(a, b) * 1e5) / 1e5 : 0);
+const similarityOf = (faces: PhotoFaces, a: Float32Array, b: Float32Array | undefined) => (b ? Math.round(faces.similarity(a, b) * 1e5) / 1e5 : 0);
 
 /**
  * CompreFace's face recognition service: recognition, examples added through detectd's
@@ -124,7 +124,7 @@ export function compreFaceRecognitionRoutes(dependencies: CompreFaceFaces): Comp
         }
         const added = await gallery.addExample(call.service.id, subject, { descriptor: face.embedding, weak: face.warnings.length > 0 }).catch(refusedAsArgument);
         // `warnings` is detectd's addition (CompreFace's clients read `image_id` and `subject`): why the face describes its subject less surely.
-        return { json: { image_id: added.sampleId, subject: added.person.userid, warnings: face.warnings.map(({ reason, message }) => ({ reason, message })) } };
+        return { json: { image_id: added.sampleId, subject: added.person.name, warnings: face.warnings.map(({ reason, message }) => ({ reason, message })) } };
       },
     },
     {

@@ -1,14 +1,14 @@
 import type { FaceGallery } from '../gallery/face-gallery.js';
 import type { Task } from '../../../tasks/task.js';
-import type { PeopleGallery } from '../people-gallery.js';
+import type { PhotoFaces } from '../task/photo-faces.js';
 import { compreFaceExampleRoutes } from './compreface-example-routes.js';
 import { compreFaceDetectionRoutes, compreFaceRecognitionRoutes, type GalleryExamples } from './compreface-face-routes.js';
 import type { CompreFaceRoute } from './compreface-route.js';
 
-/** The face task's gallery of people, and what the door's verbs keep and forget beside it. */
+/** What the face task finds in a photo, and what the door's verbs keep and forget of the service's people. */
 export interface CompreFaceMemory {
-  /** The face task's gallery of people: faces found, described, named and registered. */
-  readonly faces: PeopleGallery;
+  /** What the face task finds in a photo: faces found, described, named, judged for registration, compared. */
+  readonly faces: PhotoFaces;
   /** The face galleries: examples added and compared by id, people forgotten. */
   readonly gallery: Pick<FaceGallery, 'addExample' | 'example' | 'delete'>;
   readonly examples: GalleryExamples;
@@ -20,7 +20,7 @@ function notRunning(): never {
 
 /** What a table built only to be described (the OpenAPI document) is handed: none of its routes runs. */
 const DESCRIBING: CompreFaceMemory = {
-  faces: { find: notRunning, examine: notRunning, takeFace: notRunning, registrationFace: notRunning, similarity: notRunning, register: notRunning, addNegative: notRunning, list: notRunning, remove: notRunning },
+  faces: { find: notRunning, examine: notRunning, takeFace: notRunning, registrationFace: notRunning, similarity: notRunning },
   gallery: { addExample: notRunning, example: notRunning, delete: notRunning },
   examples: { page: notRunning, forget: notRunning, forgetAllOf: notRunning, people: notRunning, create: notRunning, rename: notRunning, forgetEveryone: notRunning },
 };

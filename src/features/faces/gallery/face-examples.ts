@@ -1,12 +1,13 @@
 import type { Database } from '../../../store/database.js';
 import { bumpMemoryVersion } from '../../../store/memory-versions.js';
 import { faceTables } from './face-tables.js';
-import { checkUserid, ensurePerson, useridKey } from './face-gallery.js';
+import { checkName, ensurePerson, nameKey } from './face-gallery.js';
 
 /** One registered face of a person (a face_samples row): CompreFace's example, its id CompreFace's `image_id`. */
 interface FaceExample {
   readonly id: string;
-  readonly userid: string;
+  /** Whose it is: the person's name. */
+  readonly name: string;
 }
 
 /** One page of a service's examples, and how many there are in all. */
@@ -29,15 +30,15 @@ export class FaceExamples {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The service's examples (of `userid` alone, in any case, when given), oldest first, `size` from `offset`. */
-  async page(serviceId: string, options: { readonly userid?: string; readonly offset: number; readonly size: number }): Promise<ExamplePage> {
+  /** The service's examples (of the person `name` alone, in any case, when given), oldest first, `size` from `offset`. */
+  async page(serviceId: string, options: { readonly name?: string; readonly offset: number; readonly size: number }): Promise<ExamplePage> {
     const base = faceTables(this.db)
       .selectFrom('face_samples')
       .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
       .where('face_people.service_id', '=', serviceId)
-      .$if(options.userid !== undefined, (query) => query.where('face_people.userid_key', '=', useridKey(options.userid!)));
+      .$if(options.name !== undefined, (query) => query.where('face_people.userid_key', '=', nameKey(options.name!)));
     const [rows, count] = await Promise.all([
-      base.select(['face_samples.id', 'face_people.userid']).orderBy('face_samples.created_at').orderBy('face_samples.id').limit(options.size).offset(options.offset).execute(),
+      base.select(['face_samples.id', 'face_people.userid as name']).orderBy('face_samples.created_at').orderBy('face_samples.id').limit(options.size).offset(options.offset).execute(),
       base.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
     ]);
     return { examples: rows, total: Number(count.count) };
@@ -50,7 +51,7 @@ export class FaceExamples {
       const found = await faceTables(tx)
         .selectFrom('face_samples')
         .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
-        .select(['face_samples.id', 'face_people.userid'])
+        .select(['face_samples.id', 'face_people.userid as name'])
         .where('face_people.service_id', '=', serviceId)
         .where('face_samples.id', 'in', [...ids])
         .execute();
@@ -62,28 +63,28 @@ export class FaceExamples {
     });
   }
 
-  /** Forgets every example of the person `userid` (in any case), or of everyone when undefined; the people stay. How many were forgotten. */
-  async forgetAllOf(serviceId: string, userid: string | undefined): Promise<number> {
+  /** Forgets every example of the person `name` (in any case), or of everyone when undefined; the people stay. How many were forgotten. */
+  async forgetAllOf(serviceId: string, name: string | undefined): Promise<number> {
     return this.db.transaction().execute(async (tx) => {
       let people = faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId);
-      if (userid !== undefined) people = people.where('userid_key', '=', useridKey(userid));
+      if (name !== undefined) people = people.where('userid_key', '=', nameKey(name));
       const result = await faceTables(tx).deleteFrom('face_samples').where('person_id', 'in', people).executeTakeFirst();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       return Number(result.numDeletedRows);
     });
   }
 
-  /** The service's people by userid, with or without examples. */
+  /** The names of the service's people, with or without examples. */
   async people(serviceId: string): Promise<string[]> {
-    const rows = await faceTables(this.db).selectFrom('face_people').select('userid').where('service_id', '=', serviceId).orderBy('userid').execute();
-    return rows.map((row) => row.userid);
+    const rows = await faceTables(this.db).selectFrom('face_people').select('userid as name').where('service_id', '=', serviceId).orderBy('userid').execute();
+    return rows.map((row) => row.name);
   }
 
-  /** Registers `userid` with no example yet; false when the service has them already (FaceGalleryError for a bad userid or another case of theirs). */
-  async create(serviceId: string, userid: string): Promise<boolean> {
-    const name = checkUserid(userid);
+  /** Registers the person `sent` with no example yet; false when the service has them already (FaceGalleryError for a bad name or another case of theirs). */
+  async create(serviceId: string, sent: string): Promise<boolean> {
+    const name = checkName(sent);
     return this.db.transaction().execute(async (tx) => {
-      const existed = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(name)).executeTakeFirst();
+      const existed = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', nameKey(name)).executeTakeFirst();
       if (existed) return false;
       await ensurePerson(tx, serviceId, name, this.now().toISOString());
       await bumpMemoryVersion(tx, serviceId, 'gallery');
@@ -97,13 +98,13 @@ export class FaceExamples {
    * merges so). False when the service has nobody `from`.
    */
   async rename(serviceId: string, from: string, to: string): Promise<boolean> {
-    const name = checkUserid(to);
+    const name = checkName(to);
     return this.db.transaction().execute(async (tx) => {
-      const source = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(from)).executeTakeFirst();
+      const source = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', nameKey(from)).executeTakeFirst();
       if (!source) return false;
-      const target = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(name)).executeTakeFirst();
+      const target = await faceTables(tx).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', nameKey(name)).executeTakeFirst();
       if (!target || target.id === source.id) {
-        await faceTables(tx).updateTable('face_people').set({ userid: name, userid_key: useridKey(name) }).where('id', '=', source.id).execute();
+        await faceTables(tx).updateTable('face_people').set({ userid: name, userid_key: nameKey(name) }).where('id', '=', source.id).execute();
       } else {
         await faceTables(tx).updateTable('face_samples').set({ person_id: target.id }).where('person_id', '=', source.id).execute();
         await faceTables(tx).updateTable('face_negatives').set({ person_id: target.id }).where('person_id', '=', source.id).execute();

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { DetectdError } from '../../../core/errors.js';
 import { UNKNOWN_PERSON } from './unknown-person.js';
 import { KeyCipher } from '../../../accounts/key-cipher.js';
 import type { Database } from '../../../store/database.js';
@@ -16,7 +17,8 @@ export const DESCRIPTOR_KIND = 'dlib-resnet/aligned-5-colour';
 
 /** A registered person as listed: never their descriptors. */
 export interface FacePerson {
-  readonly userid: string;
+  /** The name they were registered by (a door's `userid`, `subject`), as first spelled. */
+  readonly name: string;
   /** Face descriptors registered for them (one a photo) that recognition uses. */
   readonly samples: number;
   /** Descriptors of an earlier pipeline (DESCRIPTOR_KIND), kept but never matched: the person needs new photos while `samples` is 0. */
@@ -29,7 +31,7 @@ export interface FacePerson {
 
 /** The registered person a face is most like, and how alike, in [0, 1] on the reported scale (face-similarity.ts). */
 export interface FaceMatch {
-  readonly userid: string;
+  readonly name: string;
   readonly similarity: number;
 }
 
@@ -53,11 +55,23 @@ export interface FaceMatcher {
 
 export class FaceGalleryError extends Error {
   constructor(
-    readonly code: 'invalid_userid' | 'userid_case' | 'no_descriptor' | 'invalid_threshold' | 'unknown_person',
+    readonly code: 'invalid_name' | 'name_case' | 'no_descriptor' | 'invalid_threshold' | 'unknown_person',
     message: string,
   ) {
     super(message);
   }
+}
+
+/** A gallery's refusal as the caller's error: 404 `unknown_person` for nobody by that name, else 400 `invalid_configuration` (a bad name, a second spelling, no face). */
+export function refusedAsRequest(error: unknown): never {
+  if (!(error instanceof FaceGalleryError)) throw error;
+  throw new DetectdError(error.code === 'unknown_person' ? 'unknown_person' : 'invalid_configuration', error.message);
+}
+
+/** A registration: the person as listed after it, and whether it gave them their first faces (a new person, or one created with none). */
+export interface Registration {
+  readonly person: FacePerson;
+  readonly newPerson: boolean;
 }
 
 /** One face a person is registered by: its descriptor, and whether its photo was weak (gallery/face-quality.ts warnings). */
@@ -66,30 +80,33 @@ export interface FaceSample {
   readonly weak: boolean;
 }
 
-const MAX_USERID_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 const CIPHER_PURPOSE = 'face-descriptor/v1';
 
-/** `userid` trimmed, as a person may be registered, created or renamed by; FaceGalleryError `invalid_userid` otherwise. */
-export function checkUserid(userid: string): string {
-  const trimmed = userid.trim();
+/**
+ * `name` trimmed, as a person may be registered, created or renamed by; FaceGalleryError `invalid_name`
+ * otherwise. The messages say `userid`, as every door has answered them since DeepStack's.
+ */
+export function checkName(name: string): string {
+  const trimmed = name.trim();
   // \p{Cc}: every control character, C1 (U+0080–U+009F) as well as C0 and DEL.
-  if (trimmed.length === 0 || trimmed.length > MAX_USERID_LENGTH || /\p{Cc}/u.test(trimmed)) {
-    throw new FaceGalleryError('invalid_userid', `userid must be 1 to ${MAX_USERID_LENGTH} characters, no control characters`);
+  if (trimmed.length === 0 || trimmed.length > MAX_NAME_LENGTH || /\p{Cc}/u.test(trimmed)) {
+    throw new FaceGalleryError('invalid_name', `userid must be 1 to ${MAX_NAME_LENGTH} characters, no control characters`);
   }
   // No person may be called what a stranger is called, or their face and a stranger's would answer alike.
-  if (useridKey(trimmed) === UNKNOWN_PERSON) {
-    throw new FaceGalleryError('invalid_userid', `"${trimmed}" is what a face no one is named for is called: choose another userid`);
+  if (nameKey(trimmed) === UNKNOWN_PERSON) {
+    throw new FaceGalleryError('invalid_name', `"${trimmed}" is what a face no one is named for is called: choose another userid`);
   }
   return trimmed;
 }
 
 /**
- * A userid as people tell names apart: case and Unicode composition folded. Two userids with one
- * key are one person, so a second spelling is refused (register) or reaches the first (delete):
- * clients echo back exactly the userid they registered, and "Amy" and "amy" as two people would
- * split one person's photos between two names.
+ * A name as people tell names apart: case and Unicode composition folded (stored as `userid_key`).
+ * Two names with one key are one person, so a second spelling is refused (register) or reaches the
+ * first (delete): clients echo back exactly the name they registered, and "Amy" and "amy" as two
+ * people would split one person's photos between two names.
  */
-export const useridKey = (userid: string) => userid.trim().normalize('NFC').toLowerCase();
+export const nameKey = (name: string) => name.trim().normalize('NFC').toLowerCase();
 
 export const toText = (descriptor: Float32Array) => Buffer.from(descriptor.buffer, descriptor.byteOffset, descriptor.byteLength).toString('base64');
 
@@ -102,18 +119,18 @@ export function fromText(text: string): Float32Array {
 /**
  * The id of the service's person `name` (checked), registered first when new. Two registrations of
  * one new person at once: the unique (service_id, userid_key) lets one insert win. A second
- * spelling of a registered person (useridKey) is refused: `userid_case`.
+ * spelling of a registered person (nameKey) is refused: `name_case`.
  */
 export async function ensurePerson(tx: Database, serviceId: string, name: string, created: string): Promise<string> {
-  const key = useridKey(name);
+  const key = nameKey(name);
   await faceTables(tx)
     .insertInto('face_people')
     .values({ id: crypto.randomUUID(), service_id: serviceId, userid: name, userid_key: key, created_at: created })
     .onConflict((conflict) => conflict.columns(['service_id', 'userid_key']).doNothing())
     .execute();
-  const person = await faceTables(tx).selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
-  if (person.userid !== name) {
-    throw new FaceGalleryError('userid_case', `"${name}" is the registered person "${person.userid}" in another case: register the photos as "${person.userid}" (userids that differ only in case are one person)`);
+  const person = await faceTables(tx).selectFrom('face_people').select(['id', 'userid as name']).where('service_id', '=', serviceId).where('userid_key', '=', key).executeTakeFirstOrThrow();
+  if (person.name !== name) {
+    throw new FaceGalleryError('name_case', `"${name}" is the registered person "${person.name}" in another case: register the photos as "${person.name}" (userids that differ only in case are one person)`);
   }
   return person.id;
 }
@@ -140,21 +157,22 @@ export class FaceGallery {
   }
 
   /**
-   * Adds face descriptors (one a photo) to the person `userid` of the service, registering the
-   * person first if new (DeepStack's register adds to a known userid). Returns the person as listed.
+   * Adds face descriptors (one a photo) to the person `name` of the service, registering the
+   * person first if new (DeepStack's register adds to a known userid).
    */
-  async register(serviceId: string, userid: string, samples: readonly FaceSample[]): Promise<FacePerson> {
-    return (await this.#add(serviceId, userid, samples)).person;
+  async register(serviceId: string, name: string, samples: readonly FaceSample[]): Promise<Registration> {
+    const { person } = await this.#add(serviceId, name, samples);
+    return { person, newPerson: person.samples + person.outdatedSamples === samples.length };
   }
 
-  /** Adds one face descriptor to the person `userid` (registered first if new), as `register` does: the person as listed, and the sample's id (CompreFace's `image_id`). */
-  async addExample(serviceId: string, userid: string, sample: FaceSample): Promise<{ readonly person: FacePerson; readonly sampleId: string }> {
-    const { person, sampleIds } = await this.#add(serviceId, userid, [sample]);
+  /** Adds one face descriptor to the person `name` (registered first if new), as `register` does: the person as listed, and the sample's id (CompreFace's `image_id`). */
+  async addExample(serviceId: string, name: string, sample: FaceSample): Promise<{ readonly person: FacePerson; readonly sampleId: string }> {
+    const { person, sampleIds } = await this.#add(serviceId, name, [sample]);
     return { person, sampleId: sampleIds[0] };
   }
 
-  async #add(serviceId: string, userid: string, samples: readonly FaceSample[]): Promise<{ person: FacePerson; sampleIds: string[] }> {
-    const name = checkUserid(userid);
+  async #add(serviceId: string, sent: string, samples: readonly FaceSample[]): Promise<{ person: FacePerson; sampleIds: string[] }> {
+    const name = checkName(sent);
     if (samples.length === 0) throw new FaceGalleryError('no_descriptor', 'a person is registered from at least one face');
     const created = this.now().toISOString();
     return this.db.transaction().execute(async (tx) => {
@@ -171,27 +189,27 @@ export class FaceGallery {
   }
 
   /** The descriptor of the service's sample `sampleId` and whose it is; undefined when the service has no such sample of the current kind. */
-  async example(serviceId: string, sampleId: string): Promise<{ readonly userid: string; readonly descriptor: Float32Array } | undefined> {
+  async example(serviceId: string, sampleId: string): Promise<{ readonly name: string; readonly descriptor: Float32Array } | undefined> {
     const row = await faceTables(this.db)
       .selectFrom('face_samples')
       .innerJoin('face_people', 'face_people.id', 'face_samples.person_id')
-      .select(['face_samples.id', 'face_samples.descriptor_ciphertext', 'face_people.userid'])
+      .select(['face_samples.id', 'face_samples.descriptor_ciphertext', 'face_people.userid as name'])
       .where('face_people.service_id', '=', serviceId)
       .where('face_samples.id', '=', sampleId)
       .where('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND)
       .executeTakeFirst();
-    return row && { userid: row.userid, descriptor: fromText(this.#cipher.decrypt(row.descriptor_ciphertext, row.id)) };
+    return row && { name: row.name, descriptor: fromText(this.#cipher.decrypt(row.descriptor_ciphertext, row.id)) };
   }
 
   /**
-   * Attaches a "not this person" example to the registered person `userid` (in any case:
-   * useridKey): a face they were named for wrongly. A face is no longer named as them when it is
+   * Attaches a "not this person" example to the registered person `name` (in any case:
+   * nameKey): a face they were named for wrongly. A face is no longer named as them when it is
    * more alike to one of these than to their own nearest sample (FaceMatcher.match).
-   * FaceGalleryError `unknown_person` when the service has nobody by that userid.
+   * FaceGalleryError `unknown_person` when the service has nobody by that name.
    */
-  async addNegative(serviceId: string, userid: string, descriptor: Float32Array): Promise<FacePerson> {
-    const person = await faceTables(this.db).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
-    if (!person) throw new FaceGalleryError('unknown_person', `nobody is registered as "${userid.trim()}" in this service`);
+  async addNegative(serviceId: string, name: string, descriptor: Float32Array): Promise<FacePerson> {
+    const person = await faceTables(this.db).selectFrom('face_people').select('id').where('service_id', '=', serviceId).where('userid_key', '=', nameKey(name)).executeTakeFirst();
+    if (!person) throw new FaceGalleryError('unknown_person', `nobody is registered as "${name.trim()}" in this service`);
     const id = crypto.randomUUID();
     await this.db.transaction().execute(async (tx) => {
       await faceTables(tx)
@@ -204,7 +222,7 @@ export class FaceGallery {
     return listed;
   }
 
-  /** The service's people, by userid. */
+  /** The service's people, by name. */
   list(serviceId: string): Promise<FacePerson[]> {
     return this.#people(this.db, serviceId);
   }
@@ -215,7 +233,7 @@ export class FaceGallery {
       .selectFrom('face_people')
       .leftJoin('face_samples', 'face_samples.person_id', 'face_people.id')
       .select((eb) => [
-        'face_people.userid',
+        'face_people.userid as name',
         'face_people.created_at',
         eb.fn.sum<number | string | null>(eb.case().when('face_samples.descriptor_kind', '=', DESCRIPTOR_KIND).then(1).else(0).end()).as('samples'),
         eb.fn.count<number | string>('face_samples.id').as('all_samples'),
@@ -226,14 +244,14 @@ export class FaceGallery {
     const rows = await query.groupBy(['face_people.id', 'face_people.userid', 'face_people.created_at']).orderBy('face_people.userid').execute();
     return rows.map((row) => {
       const samples = Number(row.samples ?? 0);
-      return { userid: row.userid, samples, outdatedSamples: Number(row.all_samples) - samples, negatives: Number(row.negatives ?? 0), created: row.created_at };
+      return { name: row.name, samples, outdatedSamples: Number(row.all_samples) - samples, negatives: Number(row.negatives ?? 0), created: row.created_at };
     });
   }
 
-  /** Removes the person (by userid, in any case: useridKey) and their descriptors; false when the service has no such person. */
-  async delete(serviceId: string, userid: string): Promise<boolean> {
+  /** Removes the person (by name, in any case: nameKey) and their descriptors; false when the service has no such person. */
+  async delete(serviceId: string, name: string): Promise<boolean> {
     const result = await this.db.transaction().execute(async (tx) => {
-      const deleted = await faceTables(tx).deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', useridKey(userid)).executeTakeFirst();
+      const deleted = await faceTables(tx).deleteFrom('face_people').where('service_id', '=', serviceId).where('userid_key', '=', nameKey(name)).executeTakeFirst();
       await bumpMemoryVersion(tx, serviceId, 'gallery');
       return deleted;
     });
@@ -285,14 +303,14 @@ export class FaceGallery {
     const index = await this.#memory.current(serviceId, (db, previous) => this.#index(db, serviceId, previous));
     /** Each candidate's best similarity to the descriptor: everyone with a sample but those one of whose negatives is more alike than their nearest sample. */
     const ranked = (descriptor: Float32Array): { best?: FaceMatch; next?: FaceMatch } => {
-      const people = index.userids.length;
+      const people = index.names.length;
       const nearest = bestPerPerson(index.samples, people, descriptor);
       const ruledOut = bestPerPerson(index.negatives, people, descriptor);
       let best: FaceMatch | undefined;
       let next: FaceMatch | undefined;
       for (const [person, similarity] of nearest.entries()) {
         if (similarity < 0 || similarity < ruledOut[person]) continue;
-        const candidate = { userid: index.userids[person], similarity };
+        const candidate = { name: index.names[person], similarity };
         if (!best || similarity > best.similarity) [best, next] = [candidate, best];
         else if (!next || similarity > next.similarity) next = candidate;
       }
@@ -300,10 +318,10 @@ export class FaceGallery {
     };
     // Compared inside, where the margin is set; the match leaves on the reported scale.
     const internalThreshold = internalSimilarity(index.threshold);
-    const reported = (match: FaceMatch | undefined) => match && { userid: match.userid, similarity: reportedSimilarity(match.similarity) };
+    const reported = (match: FaceMatch | undefined) => match && { name: match.name, similarity: reportedSimilarity(match.similarity) };
     return {
       threshold: index.threshold,
-      people: index.userids.length,
+      people: index.names.length,
       nearest: (descriptor) => reported(ranked(descriptor).best),
       match(descriptor) {
         const { best, next } = ranked(descriptor);
@@ -317,7 +335,7 @@ export class FaceGallery {
   async #index(db: Database, serviceId: string, previous: GalleryIndex | undefined): Promise<GalleryIndex> {
     const held = descriptorsById(previous);
     const [people, threshold, samples, negatives] = await Promise.all([
-      faceTables(db).selectFrom('face_people').select(['id', 'userid']).where('service_id', '=', serviceId).orderBy('userid').execute(),
+      faceTables(db).selectFrom('face_people').select(['id', 'userid as name']).where('service_id', '=', serviceId).orderBy('userid').execute(),
       this.threshold(serviceId, db),
       this.#descriptors(db, serviceId, 'face_samples', held),
       this.#descriptors(db, serviceId, 'face_negatives', held),

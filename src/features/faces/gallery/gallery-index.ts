@@ -24,8 +24,8 @@ interface DescriptorRows {
  * so that a face is matched in one pass over contiguous memory rather than object by object.
  */
 export interface GalleryIndex {
-  /** Userids by index; every registered person, whatever the kind of their descriptors. */
-  readonly userids: readonly string[];
+  /** Names by index; every registered person, whatever the kind of their descriptors. */
+  readonly names: readonly string[];
   readonly samples: DescriptorRows;
   readonly negatives: DescriptorRows;
   readonly threshold: number;
@@ -52,10 +52,10 @@ export function descriptorsById(index: GalleryIndex | undefined): Map<string, Fl
   return byId;
 }
 
-/** The index of a gallery's people (`id` → userid, in the order listed) and descriptors. */
-export function galleryIndex(people: readonly { id: string; userid: string }[], samples: readonly IndexedDescriptor[], negatives: readonly IndexedDescriptor[], threshold: number): GalleryIndex {
+/** The index of a gallery's people (`id` → name, in the order listed) and descriptors. */
+export function galleryIndex(people: readonly { id: string; name: string }[], samples: readonly IndexedDescriptor[], negatives: readonly IndexedDescriptor[], threshold: number): GalleryIndex {
   const personIndex = new Map(people.map((person, index) => [person.id, index]));
-  return { userids: people.map((person) => person.userid), samples: rowsOf(samples, personIndex), negatives: rowsOf(negatives, personIndex), threshold };
+  return { names: people.map((person) => person.name), samples: rowsOf(samples, personIndex), negatives: rowsOf(negatives, personIndex), threshold };
 }
 
 /**

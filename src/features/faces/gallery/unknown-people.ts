@@ -335,7 +335,7 @@ export class UnknownPeople {
     const best = rows.sort(byQuality).slice(0, count);
     // A kept face's photo is not kept: its height is all it is judged by.
     const samples = best.map((row) => ({ descriptor: fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)), weak: heightWarning(row.face_height) !== undefined }));
-    const person = await this.gallery.register(serviceId, userid, samples);
+    const { person } = await this.gallery.register(serviceId, userid, samples);
     await this.forget(serviceId, groupId);
     return { person, registered: best.length, weak: samples.filter((sample) => sample.weak).length };
   }

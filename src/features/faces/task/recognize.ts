@@ -1,7 +1,8 @@
 import type { StageTimings } from '../../../core/call-context.js';
 import { UNKNOWN_PERSON } from '../gallery/unknown-person.js';
 import type { ImageAnalysis } from '../../../core/pipeline.js';
-import type { FaceRecognition, PersonMatcher } from '../gallery/face-recognition.js';
+import type { FaceMatcher } from '../gallery/face-gallery.js';
+import type { FaceRecognition } from '../gallery/face-recognition.js';
 import type { NamedDetection, Naming } from '../../../tasks/found-response.js';
 import type { TrackVote } from '../../../tasks/task.js';
 import type { Detection } from '../../../models/types.js';
@@ -13,7 +14,7 @@ const UNRECOGNIZED: Naming = { name: FACE, parent: FACE };
 
 /** What recognition needs to name faces: the service's gallery as read once (absent when nobody is registered), and the describer. */
 export interface FaceRecognizer extends Pick<FaceRecognition, 'smallestFace'> {
-  readonly matcher?: PersonMatcher;
+  readonly matcher?: Pick<FaceMatcher, 'match'>;
   describe(image: RgbImage, face: Detection): Promise<Float32Array>;
 }
 
@@ -24,7 +25,7 @@ export interface NamedFace extends NamedDetection {
 
 /**
  * Each detected face → who it is: the registered person it matches best at or above the service's
- * threshold (`name` = their userid, with the similarity), else `unknown` (so is a face too small
+ * threshold (`name` = theirs, with the similarity), else `unknown` (so is a face too small
  * to describe: FaceRecognition.smallestFace); every face is just `face` when the service has
  * nobody registered (no `matcher`: described all the same, for the call to cost what it will with
  * people, and to be kept when the service remembers unknown faces) or recognition is not asked for
