@@ -1,5 +1,5 @@
 import { DetectdError } from '../../core/errors.js';
-import { type FaceGallery, refusedAsRequest } from './gallery/face-gallery.js';
+import { type FaceGallery, refusedByGallery } from './gallery/face-gallery.js';
 import { UNKNOWN_PERSON } from './gallery/unknown-person.js';
 import type { PhotoFaces, RegistrationFace } from './task/photo-faces.js';
 import { DEEPSTACK_MIN_CONFIDENCE } from '../../transports/deepstack/deepstack-wire.js';
@@ -109,7 +109,7 @@ export function deepStackFaceRoutes(faces: PhotoFaces, gallery: Pick<FaceGallery
         // A photo that cannot be described among good ones is left out, not the whole registration: the answer lists it.
         if (taken.length === 0 && refused.length > 0) throw new DetectdError('unusable_face', refused.map(({ image, error }) => `${image}: ${error}`).join('; '));
         if (taken.length === 0) throw new DetectdError('no_face', 'No face detected');
-        const added = await gallery.register(call.service.id, name, taken.map(({ face }) => ({ descriptor: face.embedding, weak: face.warnings.length > 0 }))).catch(refusedAsRequest);
+        const added = await gallery.register(call.service.id, name, taken.map(({ face }) => ({ descriptor: face.embedding, weak: face.warnings.length > 0 }))).catch(refusedByGallery);
         // detectd's additions (DeepStack's clients read `message`): which face was taken from which photo, for the console's People page, which were weak and why, and which photos were refused and why.
         const facesTaken = taken.map(({ field, face }) => ({ image: field, ...deepStackBox(face.box) }));
         const weak = taken.flatMap(({ field, face }) => face.warnings.map(({ reason, message }) => ({ image: field, reason, warning: message })));

@@ -4,7 +4,7 @@ import { decodeRawData } from '../../core/raw-data.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { Gate } from '../../gate/gate.js';
 import type { AnalysisCall } from '../../tasks/analysis-call.js';
-import { type FaceGallery, type FacePerson, refusedAsRequest } from './gallery/face-gallery.js';
+import { type FaceGallery, type FacePerson, refusedByGallery } from './gallery/face-gallery.js';
 import type { PhotoFaces, TakenFace } from './task/photo-faces.js';
 import { type FaceWarning, heightWarning } from './gallery/face-quality.js';
 import type { TaskTable } from '../../tasks/task-table.js';
@@ -72,7 +72,7 @@ const CORRECTIONS: readonly Correction[] = [
     failures: [...IMAGE_FAILURES, 'unusable_face', 'unknown_person'],
     takesKeptFace: true,
     judged: true,
-    apply: (gallery, serviceId, name, face) => gallery.register(serviceId, name, [{ descriptor: face.embedding, weak: face.warnings.length > 0 }]).catch(refusedAsRequest),
+    apply: (gallery, serviceId, name, face) => gallery.register(serviceId, name, [{ descriptor: face.embedding, weak: face.warnings.length > 0 }]).catch(refusedByGallery),
   },
   {
     verb: 'not',
@@ -83,7 +83,7 @@ const CORRECTIONS: readonly Correction[] = [
     failures: [...IMAGE_FAILURES, 'unknown_person'],
     takesKeptFace: false,
     judged: false,
-    apply: async (gallery, serviceId, name, face) => ({ person: await gallery.addNegative(serviceId, name, face.embedding).catch(refusedAsRequest) }),
+    apply: async (gallery, serviceId, name, face) => ({ person: await gallery.addNegative(serviceId, name, face.embedding).catch(refusedByGallery) }),
   },
 ];
 

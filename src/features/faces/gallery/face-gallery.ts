@@ -63,7 +63,7 @@ export class FaceGalleryError extends Error {
 }
 
 /** A gallery's refusal as the caller's error: 404 `unknown_person` for nobody by that name, else 400 `invalid_configuration` (a bad name, a second spelling, no face). */
-export function refusedAsRequest(error: unknown): never {
+export function refusedByGallery(error: unknown): never {
   if (!(error instanceof FaceGalleryError)) throw error;
   throw new DetectdError(error.code === 'unknown_person' ? 'unknown_person' : 'invalid_configuration', error.message);
 }
