@@ -318,11 +318,11 @@ export class UnknownPeople {
   }
 
   /**
-   * Registers the unknown person's best faces (`count` at most) under `userid` — a new person,
+   * Registers the unknown person's best faces (`count` at most) under `name` — a new person,
    * or photos added to one registered — then forgets the group and its kept faces. Undefined when
-   * the service has no such group; a bad userid is the gallery's FaceGalleryError.
+   * the service has no such group; a bad name is the gallery's FaceGalleryError.
    */
-  async name(serviceId: string, groupId: string, userid: string, count: number = NAMED_FACES): Promise<NamedUnknown | undefined> {
+  async name(serviceId: string, groupId: string, name: string, count: number = NAMED_FACES): Promise<NamedUnknown | undefined> {
     if (!(Number.isInteger(count) && count >= 1 && count <= MAX_NAMED_FACES)) throw new UnknownPeopleError('invalid_face_count', `faces is a whole number from 1 to ${MAX_NAMED_FACES}`);
     const rows = await faceTables(this.db)
       .selectFrom('unknown_faces')
@@ -335,7 +335,7 @@ export class UnknownPeople {
     const best = rows.sort(byQuality).slice(0, count);
     // A kept face's photo is not kept: its height is all it is judged by.
     const samples = best.map((row) => ({ descriptor: fromText(this.#descriptors.decrypt(row.descriptor_ciphertext, row.id)), weak: heightWarning(row.face_height) !== undefined }));
-    const { person } = await this.gallery.register(serviceId, userid, samples);
+    const { person } = await this.gallery.register(serviceId, name, samples);
     await this.forget(serviceId, groupId);
     return { person, registered: best.length, weak: samples.filter((sample) => sample.weak).length };
   }
