@@ -8,7 +8,7 @@ import { openDatabase } from '../src/store/database.js';
 import { postDetection } from './support/detection-client.js';
 import { dogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import { cli, cliAsync, requireBuild, startProcess } from './support/processes.js';
+import { cli, cliAsync, cliOk, requireBuild, startProcess } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { SCHEMA } from '../src/features/index.js';
 
@@ -112,18 +112,18 @@ describe('detectd backup and restore (embedded SQLite, real server, real CLI)', 
   it('restore is refused while a server runs on the data folder, and goes ahead once it has stopped — also when it was killed', async () => {
     const dataDir = folder('running');
     const env = envFor(dataDir);
-    expect(cli(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env);
     const backupFile = path.join(folder('backup-of-running'), 'b.tar.gz');
-    expect(cli(['backup', backupFile], env).status).to.equal(0);
-    expect(cli(['account', 'create', '--email', 'b@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    cliOk(['backup', backupFile], env);
+    cliOk(['account', 'create', '--email', 'b@example.com', '--password', 'a long passphrase'], env);
 
     const running = await startProcess({ ...env, PORT: '0', HOST: '127.0.0.1' });
     const refused = cli(['restore', backupFile, '--json'], env);
-    expect(refused.status).to.equal(1);
+    expect(refused.status, refused.stderr).to.equal(1);
     const { error } = JSON.parse(refused.stderr) as { error: { code: string; message: string } };
     expect(error.code).to.equal('server_running');
     expect(error.message).to.contain(`a detectd server is running on ${dataDir}`).and.contain('stop it first');
-    const accounts = cli(['account', 'list', '--json'], env);
+    const accounts = cliOk(['account', 'list', '--json'], env);
     expect((JSON.parse(accounts.stdout) as { accounts: unknown[] }).accounts, 'the database was left alone').to.have.length(2);
 
     // A crash leaves no stale lock: the kernel drops it with the process.
@@ -133,15 +133,15 @@ describe('detectd backup and restore (embedded SQLite, real server, real CLI)', 
     expect(restored.status, restored.stderr).to.equal(0);
     const { replaced } = JSON.parse(restored.stdout) as { replaced: string };
     expect(fs.readdirSync(replaced).sort()).to.include.members(['detectd.sqlite', 'secret.key']);
-    expect((JSON.parse(cli(['account', 'list', '--json'], env).stdout) as { accounts: { email: string }[] }).accounts.map((entry) => entry.email)).to.deep.equal(['a@example.com']);
+    expect((JSON.parse(cliOk(['account', 'list', '--json'], env).stdout) as { accounts: { email: string }[] }).accounts.map((entry) => entry.email)).to.deep.equal(['a@example.com']);
   });
 
   it('refuses a damaged backup, another secret in DETECTD_SECRET, an existing backup file and PostgreSQL settings, each in words, changing nothing', async () => {
     const dataDir = folder('refusals');
     const env = envFor(dataDir);
-    expect(cli(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env);
     const backupFile = path.join(folder('refusal-backups'), 'b.tar.gz');
-    expect(cli(['backup', backupFile], env).status).to.equal(0);
+    cliOk(['backup', backupFile], env);
     const before = fs.readFileSync(path.join(dataDir, 'detectd.sqlite'));
     const refusal = (args: string[], extra: NodeJS.ProcessEnv = {}) => {
       const result = cli([...args, '--json'], { ...env, ...extra });

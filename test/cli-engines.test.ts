@@ -20,7 +20,7 @@ describeEachEngine('CLI accounts and services', (engine) => {
     const created = JSON.parse(service.stdout) as { id: string; api_key: string };
     expect(created.api_key).to.match(/^dtd_[\w-]{43}$/);
     const unknown = cli(['service', 'create', '--account', 'nobody@example.com', '--name', 'x'], env);
-    expect(unknown.status).to.equal(1);
+    expect(unknown.status, unknown.stderr).to.equal(1);
     expect(unknown.stderr).to.contain('no account for nobody@example.com');
 
     const server = await startLocalServer({ DETECTD_MODEL: DEFAULT_TEST_MODEL, ...TEST_INFERENCE_SETTINGS }, store);
@@ -42,7 +42,7 @@ describe('CLI configuration errors', () => {
     const store = await POSTGRESQL.scratch();
     try {
       const result = cli(['account', 'create', '--email', 'x@example.com', '--password', 'a long passphrase'], { ...process.env, ...store.env, DETECTD_SECRET: '' });
-      expect(result.status).to.equal(3);
+      expect(result.status, result.stderr).to.equal(3);
       expect(result.stderr).to.contain('DETECTD_DATABASE_URL needs DETECTD_SECRET').and.not.contain('    at ');
     } finally {
       await store.remove();

@@ -12,7 +12,7 @@ import { databaseLocation } from '../src/store/database.js';
 import { databaseSettingsOf, describeEachEngine, SQLITE } from './support/engines.js';
 import { smallDogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL, modelPath } from './support/paths.js';
-import { CLI, cli, cliAsync, requireBuild } from './support/processes.js';
+import { CLI, cli, cliAsync, cliAsyncOk, cliOk, requireBuild } from './support/processes.js';
 import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 const PASSWORD = 'a long passphrase';
@@ -106,7 +106,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     });
     expect(json(['service', 'show', 'nothing', '--account', OWNER], 1).error.code).to.equal('service_not_found');
     expect(json(['service', 'show', 'x', '--account', 'nobody@example.com'], 1).error).to.deep.equal({ code: 'account_not_found', message: 'no account for nobody@example.com' });
-    const human = cli(['service', 'list'], env);
+    const human = cliOk(['service', 'list'], env);
     expect(human.stdout).to.match(/^ACCOUNT\s+NAME\s+TYPE\s+MODEL\s+STATUS\s+ID\n/).and.contain('gate camera');
   });
 
@@ -138,7 +138,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(await detect(live)).to.equal(200);
 
     const unconfirmed = cli(['service', 'delete', first.id], env);
-    expect(unconfirmed.status).to.equal(2);
+    expect(unconfirmed.status, unconfirmed.stderr).to.equal(2);
     expect(unconfirmed.stderr).to.contain('add --yes to confirm');
     expect(await detect(live)).to.equal(200);
     expect(json(['service', 'delete', first.id, '--yes'])).to.include({ deleted: true });
@@ -159,13 +159,13 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'limits', 'driveway', '--account', OWNER, '--rate-per-minute', '600'])).to.include({ rate_limit_per_minute: 600, monthly_quota: 1 });
     expect(json(['service', 'limits', created.id, '--monthly-quota', 'none'])).to.include({ rate_limit_per_minute: 600, monthly_quota: null });
     expect(await detect(created.api_key)).to.equal(200);
-    const shown = cli(['service', 'show', created.id], env).stdout;
+    const shown = cliOk(['service', 'show', created.id], env).stdout;
     expect(shown).to.match(/^rate {6}600 requests per minute$/m).and.match(/^quota {5}none$/m).and.match(/^keyless {3}off$/m);
     expect(json(['service', 'limits', created.id, '--rate-per-minute', 'none'])).to.include({ rate_limit_per_minute: null, monthly_quota: null });
     expect(json(['service', 'limits', created.id, '--deepstack-max-predictions', '20'])).to.include({ rate_limit_per_minute: null, monthly_quota: null, deepstack_max_predictions: 20 });
     const owner = (await server.domain.accounts.findAccount(OWNER))!;
     expect((await server.domain.services.find(owner.id, created.id))?.deepStackMaxPredictions, 'stored').to.equal(20);
-    expect(cli(['service', 'show', created.id], env).stdout).to.match(/^deepstack 20 predictions per answer at most$/m);
+    expect(cliOk(['service', 'show', created.id], env).stdout).to.match(/^deepstack 20 predictions per answer at most$/m);
     expect(json(['service', 'limits', created.id, '--deepstack-max-predictions', '0'], 1).error).to.deep.equal({ code: 'invalid_limit', message: 'DeepStack predictions per answer must be a whole number from 1 to 10000, or empty for no limit' });
     expect(json(['service', 'limits', created.id, '--deepstack-max-predictions', 'none'])).to.include({ deepstack_max_predictions: null });
 
@@ -174,7 +174,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'limits', created.id], 2).error.code).to.equal('usage');
 
     expect(json(['service', 'keyless', created.id, '--allow', '127.0.0.3', '10.1.0.0/16'])).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: ['127.0.0.3/32', '10.1.0.0/16'] });
-    expect(cli(['service', 'show', created.id], env).stdout).to.match(/^keyless {3}on, from 127\.0\.0\.3\/32 10\.1\.0\.0\/16$/m);
+    expect(cliOk(['service', 'show', created.id], env).stdout).to.match(/^keyless {3}on, from 127\.0\.0\.3\/32 10\.1\.0\.0\/16$/m);
     expect((await server.domain.services.keylessServiceFor('10.1.2.3', 'object-detection'))?.id).to.equal(created.id);
     expect(json(['service', 'keyless', created.id, '--none'])).to.deep.equal({ id: created.id, name: 'driveway', keyless_address_ranges: null });
     expect(await server.domain.services.keylessServiceFor('10.1.2.3', 'object-detection')).to.equal(undefined);
@@ -231,10 +231,10 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     expect(json(['service', 'show', created.id])).to.include({ name: 'front porch', model: null });
     for (const args of [['service', 'model', created.id], ['service', 'model', created.id, 'yolo26n-640-int8', '--default']]) {
       const result = cli(args, env);
-      expect(result.status, args.join(' ')).to.equal(2);
+      expect(result.status, `${args.join(' ')}: ${result.stderr}`).to.equal(2);
       expect(result.stderr).to.contain('give either a model name or --default');
     }
-    const human = cli(['service', 'rename', created.id, 'porch'], env);
+    const human = cliOk(['service', 'rename', created.id, 'porch'], env);
     expect(human.stdout).to.equal('service front porch renamed to porch\n');
   });
 
@@ -247,7 +247,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       const url = new URL(store.env.DETECTD_DATABASE_URL);
       expect(location).to.equal(`PostgreSQL ${url.protocol}//${url.username}@${url.host}${url.pathname}`);
     }
-    expect(cli(['account', 'create', '--email', 'member@example.com', '--password', PASSWORD], env).stdout).to.equal('account created: member@example.com (member)\n');
+    expect(cliOk(['account', 'create', '--email', 'member@example.com', '--password', PASSWORD], env).stdout).to.equal('account created: member@example.com (member)\n');
 
     // Another folder, no DETECTD_DATA_DIR nor DETECTD_DATABASE_URL: ./data of that folder, which nothing made.
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-elsewhere-'));
@@ -255,7 +255,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       const { DETECTD_DATA_DIR: _dataDir, DETECTD_DATABASE_URL: _url, ...unset } = env;
       for (const args of [['account', 'list'], ['account', 'invite'], ['service', 'list'], ['service', 'show', '00000000-0000-4000-8000-000000000000'], ['service', 'rename', 'porch', 'yard', '--account', OWNER]]) {
         const result = spawnSync(process.execPath, [CLI, ...args], { env: unset, cwd: elsewhere, encoding: 'utf8' });
-        expect(result.status, args.join(' ')).to.equal(3);
+        expect(result.status, `${args.join(' ')}: ${result.stderr}`).to.equal(3);
         const file = path.join(fs.realpathSync(elsewhere), 'data', 'detectd.sqlite');
         expect(result.stderr).to.equal(
           `detectd: database: SQLite ${file}\n` +
@@ -287,7 +287,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     it('takes --model only when it names a configured model, listing the known ones otherwise', () => {
       const twoModels = { ...env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${modelPath('yolox-nano-416')}` };
       const refused = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'no-such-model'], twoModels);
-      expect(refused.status).to.equal(1);
+      expect(refused.status, refused.stderr).to.equal(1);
       expect(refused.stderr).to.equal(`detectd: database: ${databaseLocation(databaseSettingsOf(store))}\ndetectd: this server has no model named "no-such-model"; choose one of: yolo26n-640-int8, yolox-nano-416\n`);
       const created = cli(['service', 'create', '--account', OWNER, '--name', 'm1', '--model', 'yolox-nano-416', '--json'], twoModels);
       expect(created.status, created.stderr).to.equal(0);
@@ -302,7 +302,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       expect(JSON.parse(created.stdout)).to.include({ model: 'yolo26n-640-int8' });
       expect(await detect(JSON.parse(created.stdout).api_key)).to.equal(200);
       const refused = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'unserved', '--model', 'yolox-nano-416', '--json'], besideServer);
-      expect(refused.status).to.equal(1);
+      expect(refused.status, refused.stderr).to.equal(1);
       // The server's /readyz says what each of its models finds: an object service is offered its object models only, not the embedded YuNet-n.
       expect(JSON.parse(refused.stderr).error).to.deep.equal({ code: 'unknown_model', message: 'this server has no model named "yolox-nano-416"; choose one of: yolo26n-640-int8' });
       // A type whose default this server lacks (no plate model): created, and said so with the fix; a type it serves: no warning.
@@ -312,7 +312,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       expect(plates.stderr).to.match(
         new RegExp(`detectd: warning: the server at ${server.url} answers this service 503 model_unavailable: no model that finds plates is loaded; fix: \`npx detectd models pull [\\w-]+\` .* and restart the server\n$`),
       );
-      const platesJson = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'plates unserved json', '--type', 'license-plate', '--json'], besideServer);
+      const platesJson = await cliAsyncOk(['service', 'create', '--account', OWNER, '--name', 'plates unserved json', '--type', 'license-plate', '--json'], besideServer);
       expect(JSON.parse(platesJson.stdout).warning).to.match(/^the server at .* answers this service 503 model_unavailable: no model that finds plates is loaded; fix: /);
       expect(platesJson.stderr, 'standard error holds only the database line with --json').to.not.contain('warning');
       const objects = await cliAsync(['service', 'create', '--account', OWNER, '--name', 'objects served'], besideServer);
@@ -322,7 +322,7 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
       // No server, no model settings: what `npm start` here would serve, the embedded models.
       const noServer = { ...shell, PORT: String(await closedPort()), HOST: '127.0.0.1' };
       const typo = cli(['service', 'create', '--account', OWNER, '--name', 'typo', '--model', 'yolo-typo'], noServer);
-      expect(typo.status).to.equal(1);
+      expect(typo.status, typo.stderr).to.equal(1);
       expect(typo.stderr).to.contain(
         `detectd: no server answers at http://127.0.0.1:${noServer.PORT}/readyz, and this shell configures no model (DETECTD_MODEL, or a model file in ${path.resolve('models')}): ` +
           'checked against the models a server started with these settings serves: yolox-nano-416, yunet-n, mobilenetv2-12-int8-emb\n',
@@ -340,14 +340,14 @@ describeEachEngine('CLI operations on accounts, services and keys (real process,
     it('exits 2 on usage errors and 3 when the settings are wrong, without a stack trace', () => {
       for (const args of [['service', 'bogus'], ['service', 'show'], ['service', 'rotate-key', 'x', '--grace', 'soon'], ['account', 'create', '--email', 'x@example.com']]) {
         const result = cli(args, env);
-        expect(result.status, args.join(' ')).to.equal(2);
+        expect(result.status, `${args.join(' ')}: ${result.stderr}`).to.equal(2);
         expect(result.stderr).to.not.contain('    at ');
       }
       const badSetting = cli(['account', 'list'], { ...env, DETECTD_SECRET: 'short' });
-      expect(badSetting.status).to.equal(3);
+      expect(badSetting.status, badSetting.stderr).to.equal(3);
       expect(badSetting.stderr).to.equal('detectd: DETECTD_SECRET must be at least 32 characters\n');
       const help = cli(['--help'], env);
-      expect(help.status).to.equal(0);
+      expect(help.status, help.stderr).to.equal(0);
       expect(help.stdout).to.contain('account').and.contain('service').and.contain('models');
     });
   }

@@ -213,7 +213,7 @@ describe('model aliases and a per-model cap (model configuration), as Blue Iris 
     const clash = `model "yolo11n-320-int8" has the alias "${DEFAULT_MODEL}", which is the name of model "${DEFAULT_MODEL}"; change one of their configuration files`;
     expect(await startFailure()).to.equal(clash);
     const listed = cli(['models', 'list', '--json'], { ...process.env, ...settings });
-    expect(listed.status).to.equal(1);
+    expect(listed.status, listed.stderr).to.equal(1);
     expect(JSON.parse(listed.stdout)).to.deep.include({ names_refused: clash });
     configure(DEFAULT_MODEL, { aliases: ['general'] });
     configure('yolo11n-320-int8', { aliases: ['general'] });

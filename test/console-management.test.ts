@@ -4,7 +4,7 @@ import { ConsoleClient, type Page } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { describeEachEngine } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, modelPath, photoPath } from './support/paths.js';
-import { cli, requireBuild } from './support/processes.js';
+import { cli, cliOk, requireBuild } from './support/processes.js';
 import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
 const PASSWORD = 'a long passphrase';
@@ -91,13 +91,13 @@ describeEachEngine('console management: password, service name and model, accoun
     expect((await admin.signIn(ADMIN.email, ADMIN.password)).status).to.equal(303);
 
     const weak = cli(['account', 'reset-password', ADMIN.email, '--password-stdin', '--json'], env, 'short\n');
-    expect(weak.status).to.equal(1);
+    expect(weak.status, weak.stderr).to.equal(1);
     expect(JSON.parse(weak.stderr).error.code).to.equal('weak_password');
     const nobody = cli(['account', 'reset-password', 'nobody@example.com'], env);
-    expect(nobody.status).to.equal(1);
+    expect(nobody.status, nobody.stderr).to.equal(1);
     expect(nobody.stderr).to.match(/^detectd: database: .*\ndetectd: no account for nobody@example.com\n$/);
     expect(server.logText()).to.not.contain(password);
-    const listed = cli(['account', 'list'], env);
+    const listed = cliOk(['account', 'list'], env);
     expect(listed.stdout).to.match(/^EMAIL\s+ROLE\s+STATUS\s+SERVICES\s+CREATED\s+ID\n/).and.match(/user1@example.com\s+admin\s+active/);
   });
 
@@ -131,7 +131,7 @@ describeEachEngine('console management: password, service name and model, accoun
     expect(reset.status, reset.stderr).to.equal(0);
     expect((await browser.signIn(email, 'a brand new passphrase')).status).to.equal(303);
     const nobody = cli(['account', 'unlock', 'nobody@example.com', '--json'], env);
-    expect(nobody.status).to.equal(1);
+    expect(nobody.status, nobody.stderr).to.equal(1);
     expect(JSON.parse(nobody.stderr).error.code).to.equal('account_not_found');
   });
 

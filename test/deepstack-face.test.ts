@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { DEFAULT_FACE_MATCH_THRESHOLD } from '../src/features/faces/gallery/face-similarity.js';
 import { cropPath, FACES_DIR, registrationPhotos, WIDER_VAL_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL, photoPath, SHARED_DIR } from './support/paths.js';
-import { cli, cliAsync, requireBuild } from './support/processes.js';
+import { cli, cliAsync, cliOk, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const run = promisify(execFile);
@@ -269,19 +269,20 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect((await deepstackFace(server, own, 'list')).result).to.deep.equal(['leonard', 'raj']);
     expect(userids((await deepstackFace(server, own, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('unknown');
     // A threshold no face reaches names nobody; `default` brings the default back.
-    const strict = cli(['service', 'face-threshold', serviceId, '1', '--json'], env);
+    const strict = cliOk(['service', 'face-threshold', serviceId, '1', '--json'], env);
     expect(JSON.parse(strict.stdout)).to.include({ face_match_threshold: 1, default: false });
     expect(userids((await deepstackFace(server, own, 'recognize', group('bbt5.jpg'))).result).every((userid) => userid === 'unknown')).to.equal(true);
     // `service show` prints the threshold in force, and whether it is the default.
-    expect(JSON.parse(cli(['service', 'show', serviceId, '--json'], env).stdout)).to.include({ face_match_threshold: 1, face_match_threshold_default: false });
-    expect(cli(['service', 'show', serviceId], env).stdout).to.contain('\nfaces     named at similarity ≥ 1\n');
-    const backToDefault = JSON.parse(cli(['service', 'face-threshold', serviceId, 'default', '--json'], env).stdout);
+    expect(JSON.parse(cliOk(['service', 'show', serviceId, '--json'], env).stdout)).to.include({ face_match_threshold: 1, face_match_threshold_default: false });
+    expect(cliOk(['service', 'show', serviceId], env).stdout).to.contain('\nfaces     named at similarity ≥ 1\n');
+    const backToDefault = JSON.parse(cliOk(['service', 'face-threshold', serviceId, 'default', '--json'], env).stdout);
     expect(backToDefault.default).to.equal(true);
-    expect(JSON.parse(cli(['service', 'show', serviceId, '--json'], env).stdout)).to.include({ face_match_threshold: backToDefault.face_match_threshold, face_match_threshold_default: true });
-    expect(cli(['service', 'show', serviceId], env).stdout).to.contain(`\nfaces     named at similarity ≥ ${backToDefault.face_match_threshold} (the default)\n`);
-    expect(cli(['service', 'face-threshold', serviceId, '1.5', '--json'], env).status).to.equal(2);
+    expect(JSON.parse(cliOk(['service', 'show', serviceId, '--json'], env).stdout)).to.include({ face_match_threshold: backToDefault.face_match_threshold, face_match_threshold_default: true });
+    expect(cliOk(['service', 'show', serviceId], env).stdout).to.contain(`\nfaces     named at similarity ≥ ${backToDefault.face_match_threshold} (the default)\n`);
+    const outOfRange = cli(['service', 'face-threshold', serviceId, '1.5', '--json'], env);
+    expect(outOfRange.status, outOfRange.stderr).to.equal(2);
     const again = cli(['service', 'forget', serviceId, 'howard', '--json'], env);
-    expect(again.status).to.equal(1);
+    expect(again.status, again.stderr).to.equal(1);
     // `service register` registers through the running server, as a DeepStack client would (the largest face of each photo);
     // run asynchronously, since this process serves the call.
     // An ordinary soft photo is taken with its warning, a face too blurred to describe refused with the reason.
@@ -297,7 +298,7 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     expect(registered.stdout).to.match(new RegExp(`\\(weak, counted only while howard has no good photo: ${soft}: the face is soft \\(sharpness \\d+; 15 or more describes its person more surely\\)\\)`));
     expect(registered.stdout).to.match(new RegExp(`\\(refused: ${blurred}: the face is too blurred to describe \\(sharpness \\d; at least 4 needed\\)\\)`));
     expect(userids((await deepstackFace(server, own, 'recognize', group('bbt5.jpg'))).result).at(-1)).to.equal('howard');
-    const listedAgain = JSON.parse(cli(['service', 'people', serviceId, '--json'], env).stdout).people as { userid: string; photos: number; outdated_photos: number }[];
+    const listedAgain = JSON.parse(cliOk(['service', 'people', serviceId, '--json'], env).stdout).people as { userid: string; photos: number; outdated_photos: number }[];
     expect(listedAgain.find((person) => person.userid === 'howard')).to.include({ photos: 3, outdated_photos: 0 });
     const refusedCase = await cliAsync(['service', 'register', serviceId, 'Howard', cropPath('howard', 3), '--url', server.url, '--json'], env);
     expect([refusedCase.status, JSON.parse(refusedCase.stderr).error.message]).to.deep.equal([1, 'the server refused the registration (400): "Howard" is the registered person "howard" in another case: register the photos as "howard" (userids that differ only in case are one person)']);
@@ -308,7 +309,7 @@ describe('DeepStack / CodeProject.AI face routes: deepstack-python DeepstackFace
     const objectService = (await server.domain.keys.authenticate(server.apiKey))!.id;
     const objects = cli(['service', 'people', objectService, '--json'], env);
     expect(JSON.parse(objects.stderr).error.code).to.equal('not_a_face_service');
-    expect(JSON.parse(cli(['service', 'show', objectService, '--json'], env).stdout), 'no threshold for an object service').to.not.have.property('face_match_threshold');
+    expect(JSON.parse(cliOk(['service', 'show', objectService, '--json'], env).stdout), 'no threshold for an object service').to.not.have.property('face_match_threshold');
   });
 
   it('errors as DeepStack answers them: no userid, no face, the reserved userid `unknown`, a non-image or cut image, too many photos, a key of another service type (naming the type needed), a wrong key', async () => {

@@ -4,7 +4,7 @@ import type { ScratchStore } from '../scripts/lib/local-server.js';
 import { describeEachEngine } from './support/engines.js';
 import { cropPath, faceModelPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { cli, cliOk, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 
 /** A DeepStack face call with the key in the form, as its clients send it. */
 async function faceCall(url: string, route: string, apiKey: string, fields: Record<string, string>, image?: string): Promise<any> {
@@ -53,9 +53,8 @@ describeEachEngine('a face gallery and unknown people shared by two server proce
     store = await engine.scratch();
     env = { ...process.env, ...store.env, DETECTD_MODEL: `${DEFAULT_TEST_MODEL},${faceModelPath('ultraface-rfb-640')}`, HOST: '127.0.0.1', DETECTD_INFERENCE_THREADS: '1' };
     replicas = [await startProcess({ ...env, PORT: '0' }), await startProcess({ ...env, PORT: '0' })];
-    expect(cli(['account', 'create', '--email', 'doors@example.com', '--password', 'a long passphrase', '--json'], env).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'doors@example.com', '--password', 'a long passphrase', '--json'], env);
     const created = cli(['service', 'create', '--account', 'doors@example.com', '--name', 'front door', '--type', 'face-detection', '--json'], env);
-    expect(created.status, created.stderr).to.equal(0);
     expect(created.status, created.stderr).to.equal(0);
     apiKey = JSON.parse(created.stdout).api_key;
   });

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { dogJpeg } from './support/images.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { cli, cliOk, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
 
 /** The server's idle period (IDLE_COLLECTION_MS in server.ts). */
@@ -40,7 +40,7 @@ describe('memory at rest: the server collects what its last images left once cal
     requireBuild();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-idle-'));
     const env = { ...process.env, DETECTD_DATA_DIR: dataDir, DETECTD_MODEL: DEFAULT_TEST_MODEL, PORT: '0', HOST: '127.0.0.1' };
-    expect(cli(['account', 'create', '--email', 'idle@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'idle@example.com', '--password', 'a long passphrase'], env);
     const created = cli(['service', 'create', '--account', 'idle@example.com', '--name', 'idle', '--json'], env);
     expect(created.status, created.stderr).to.equal(0);
     apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;

@@ -6,7 +6,7 @@ import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { SHARED_DIR } from './support/paths.js';
 import { plateModelsFolder } from './support/plate-models.js';
-import { cliAsync, requireBuild } from './support/processes.js';
+import { cliAsync, cliAsyncOk, requireBuild } from './support/processes.js';
 import { FIRST_ACCOUNT, startTestServer, type TestServer } from './support/test-server.js';
 
 const PHOTOS = path.join(SHARED_DIR, 'eval', 'plates', 'images');
@@ -192,7 +192,7 @@ describe('known plates: a licence-plate service\'s list, matched within its dist
     const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = process.env;
     const beside = { ...shell, DETECTD_DATA_DIR: server.dataDir };
     const key = await server.createService({ email: FIRST_ACCOUNT.email, name: 'cli plates 2', type: 'license-plate' });
-    const cli = (command: string) => cliAsync(['service', command, 'cli plates 2', '--account', FIRST_ACCOUNT.email, '--json'], beside);
+    const cli = (command: string) => cliAsyncOk(['service', command, 'cli plates 2', '--account', FIRST_ACCOUNT.email, '--json'], beside);
     const added = await cliAsync(['service', 'known-plate-add', 'cli plates 2', 'DG2 Z6V', 'Amy', '--account', FIRST_ACCOUNT.email, '--json'], beside);
     expect(added.status, added.stderr).to.equal(0);
     expect(JSON.parse(added.stdout)).to.include({ plate: 'DG2Z6V', name: 'Amy' });
@@ -200,9 +200,9 @@ describe('known plates: a licence-plate service\'s list, matched within its dist
     const listed = await cli('known-plates');
     expect(JSON.parse(listed.stdout)).to.deep.include({ distance: 1 });
     expect(JSON.parse(listed.stdout).known_plates.map((plate: { plate: string }) => plate.plate)).to.deep.equal(['DG2Z6V']);
-    const words = await cliAsync(['service', 'known-plates', 'cli plates 2', '--account', FIRST_ACCOUNT.email], beside);
+    const words = await cliAsyncOk(['service', 'known-plates', 'cli plates 2', '--account', FIRST_ACCOUNT.email], beside);
     expect(words.stdout).to.contain('up to 1 character off').and.contain('DG2Z6V').and.contain('Amy');
-    const exact = await cliAsync(['service', 'known-plate-distance', 'cli plates 2', '0', '--account', FIRST_ACCOUNT.email, '--json'], beside);
+    const exact = await cliAsyncOk(['service', 'known-plate-distance', 'cli plates 2', '0', '--account', FIRST_ACCOUNT.email, '--json'], beside);
     expect(JSON.parse(exact.stdout)).to.include({ distance: 0, default: false });
     expect((await read(AMY.file, key))[0]).to.not.have.property('known');
     const refusals: [string[], number, string][] = [

@@ -73,7 +73,7 @@ describe('license-plate task: real plate models, real photos, the real server', 
     expect(created.status, created.stderr).to.equal(0);
     expect(JSON.parse(created.stdout)).to.include({ type: 'license-plate', model: DETECTOR });
     const reader = await create('reader plates', READER);
-    expect(reader.status).to.equal(1);
+    expect(reader.status, reader.stderr).to.equal(1);
     expect(JSON.parse(reader.stderr).error.code).to.equal('unknown_model');
   });
 
@@ -81,7 +81,7 @@ describe('license-plate task: real plate models, real photos, the real server', 
     const { DETECTD_MODEL: _model, DETECTD_MODELS_DIR: _folder, ...shell } = process.env;
     const settings = { ...shell, DETECTD_MODEL: DEFAULT_TEST_MODEL, DETECTD_MODELS_DIR: models };
     const misnamed = await cliAsync(['models', 'list'], { ...settings, DETECTD_DEFAULT_MODEL: 'yolo26n' });
-    expect(misnamed.status).to.equal(3);
+    expect(misnamed.status, misnamed.stderr).to.equal(3);
     expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured object models: yolo26n-640-int8\n');
     const plates = await startTestServer({ DETECTD_MODELS_DIR: models, DETECTD_DEFAULT_MODEL: DETECTOR }).then(
       async (started) => {

@@ -77,12 +77,12 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
 
   it('refuses another secret than the SQLite server\'s, and a running server on the SQLite folder', async () => {
     const mismatch = cli(['migrate-to-postgres', '--json'], { ...env, DETECTD_SECRET: TEST_SECRET });
-    expect(mismatch.status).to.equal(1);
+    expect(mismatch.status, mismatch.stderr).to.equal(1);
     expect(JSON.parse(mismatch.stderr).error.code).to.equal('secret_mismatch');
     const running = await startProcess({ ...env, DETECTD_DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1' });
     try {
       const refused = cli(['migrate-to-postgres', '--json'], env);
-      expect(refused.status).to.equal(1);
+      expect(refused.status, refused.stderr).to.equal(1);
       expect(JSON.parse(refused.stderr).error.code).to.equal('server_running');
     } finally {
       await running.stop();
@@ -111,7 +111,7 @@ describe('detectd migrate-to-postgres: the SQLite database moved into PostgreSQL
       await server.stop();
     }
     const again = cli(['migrate-to-postgres', '--json'], env);
-    expect(again.status).to.equal(1);
+    expect(again.status, again.stderr).to.equal(1);
     expect(JSON.parse(again.stderr).error).to.include({ code: 'postgres_not_empty' });
   });
 });

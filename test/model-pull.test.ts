@@ -10,7 +10,7 @@ import { modelFiles } from '../src/models/load-models.js';
 import { catalogueModel, MODEL_CATALOGUE } from '../src/models/model-catalogue.js';
 import { sha256Of } from './support/embedded-models.js';
 import { MODELS_DIR } from './support/paths.js';
-import { CLI, cliAsync, requireBuild } from './support/processes.js';
+import { CLI, cliAsync, cliAsyncOk, requireBuild } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
 
 /**
@@ -131,7 +131,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
   });
 
   it('pulls a model from the mirror into ./models, where the server finds it; a second pull finds it there', async () => {
-    const listed = async () => JSON.parse((await cliAsync(['models', 'list', '--json'], env, folder)).stdout).models.map((model: { file: string; embedded: boolean }) => [model.file, model.embedded]);
+    const listed = async () => JSON.parse((await cliAsyncOk(['models', 'list', '--json'], env, folder)).stdout).models.map((model: { file: string; embedded: boolean }) => [model.file, model.embedded]);
     // Nothing configured: the embedded model, as `npm start` here would serve it.
     expect(await listed()).to.deep.equal([[EMBEDDED_MODEL_FILE, true], [EMBEDDED_FACE_MODEL_PATH, true]]);
     const first = await pull(['yolox-nano-416']);
@@ -203,7 +203,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
   it('refuses a file whose sha256 or size is not the pinned one, and keeps nothing of it', async () => {
     mirror.corrupted.add('yolox-nano-416.onnx');
     const corrupted = await pull(['yolox-nano-416']);
-    expect(corrupted.status).to.equal(1);
+    expect(corrupted.status, corrupted.stderr).to.equal(1);
     expect(corrupted.stderr).to.match(
       new RegExp(`detectd: yolox-nano-416 was not downloaded, and nothing was kept: ${mirrorUrl}/yolox-nano-416.onnx sent a file whose sha256 is [0-9a-f]{64}, not the pinned ${catalogueModel('yolox-nano-416')!.sha256}: refused\n$`),
     );
@@ -211,7 +211,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
 
     mirror.substitutes.set('yolox-nano-416.onnx', 'faces/ultraface-rfb-640.onnx');
     const other = await pull(['yolox-nano-416']);
-    expect(other.status).to.equal(1);
+    expect(other.status, other.stderr).to.equal(1);
     expect(other.stderr).to.contain(`nothing was kept: ${mirrorUrl}/yolox-nano-416.onnx sent a file of 1588012 bytes, not the 3660092 of the pinned file: refused`);
     expect(mirror.requests, 'a wrong file is not asked for again').to.have.length(2);
     expect(filesIn(modelsFolder())).to.deep.equal([]);
@@ -219,7 +219,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
     // Nor what the pull put beside the model: the plate reader's configuration and its YAML.
     mirror.corrupted.add('plates/cct_xs_v2_global.onnx');
     const reader = await pull(['cct_xs_v2_global']);
-    expect(reader.status).to.equal(1);
+    expect(reader.status, reader.stderr).to.equal(1);
     expect(reader.stderr).to.contain('cct_xs_v2_global was not downloaded, and nothing was kept');
     expect(filesIn(modelsFolder())).to.deep.equal([]);
   });
@@ -250,7 +250,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
   it('gives up on a connection that keeps dropping after three more tries, keeping nothing', async () => {
     mirror.cuts.set('yolox-nano-416.onnx', Infinity);
     const failed = await pull(['yolox-nano-416']);
-    expect(failed.status).to.equal(1);
+    expect(failed.status, failed.stderr).to.equal(1);
     expect(mirror.requests).to.have.length(4);
     expect(failed.stderr).to.match(/detectd: yolox-nano-416 was not downloaded, and nothing was kept: the connection to \S+ was lost after \d+ of 3660092 bytes/);
     expect(filesIn(modelsFolder())).to.deep.equal([]);
@@ -258,7 +258,7 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
 
   it('shows an AGPL license plainly and downloads only once it is accepted', async () => {
     const unaccepted = await pull(['yolo11n-320-int8']);
-    expect(unaccepted.status).to.equal(1);
+    expect(unaccepted.status, unaccepted.stderr).to.equal(1);
     expect(unaccepted.stderr).to.contain('yolo11n-320-int8: license AGPL-3.0 (https://www.ultralytics.com/license)\n  AGPL-3.0 (Ultralytics YOLO weights): ');
     expect(unaccepted.stderr).to.contain('detectd: yolo11n-320-int8 is under AGPL-3.0, which was not accepted: run the command again with --accept-license to accept it');
     expect(mirror.requests, 'nothing downloaded before the license is accepted').to.deep.equal([]);
@@ -289,17 +289,17 @@ describe('`detectd models pull`: the catalogue, downloaded verified and whole in
 
   it('names the catalogue\u2019s models for an unknown name, and names the mirror setting when the network cannot be reached', async () => {
     const unknown = await pull(['yolo-typo']);
-    expect(unknown.status).to.equal(1);
+    expect(unknown.status, unknown.stderr).to.equal(1);
     expect(unknown.stderr).to.equal(`detectd: the catalogue has no model named "yolo-typo"; it has: ${MODEL_CATALOGUE.map((model) => model.name).join(', ')} (\`detectd models pull --list\` describes them)\n`);
     // No mirror, and the upstream host unreachable (a port nothing listens on), as on a machine without internet.
     const closed = `http://127.0.0.1:${await closedPort()}`;
     const offline = await pull(['yolo11n-640-int8', '--accept-license'], { DETECTD_MODELS_MIRROR: '', DETECTD_MODELS_RAW_URL: closed });
-    expect(offline.status).to.equal(1);
+    expect(offline.status, offline.stderr).to.equal(1);
     expect(offline.stderr.trim().split('\n').at(-1)).to.match(
       new RegExp(`^detectd: yolo11n-640-int8 was not downloaded, and nothing was kept: cannot reach ${closed}/SampersS/yolov11/[0-9a-f]{40}/yolo11n_quantized\\.onnx: .*ECONNREFUSED.*; without internet, set DETECTD_MODELS_MIRROR to the base URL of a mirror of the catalogue's files \\(docs/models\\.md, "Without internet: a mirror"\\)$`),
     );
     const nothing = await pull([]);
-    expect(nothing.status).to.equal(2);
+    expect(nothing.status, nothing.stderr).to.equal(2);
     expect(filesIn(modelsFolder())).to.deep.equal([]);
   });
 });

@@ -7,7 +7,7 @@ import { startLocalServer } from '../scripts/lib/local-server.js';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { MODELS_DIR, modelPath, photoPath } from './support/paths.js';
-import { cli, requireBuild, startProcess } from './support/processes.js';
+import { cli, cliOk, requireBuild, startProcess } from './support/processes.js';
 import { pythonNames, writeSyntheticOnnx } from './support/synthetic-onnx.js';
 import { TEST_INFERENCE_SETTINGS } from './support/inference-settings.js';
 
@@ -18,6 +18,8 @@ const YOLOX_CONFIG = { labels: HOUND_LABELS, parents: { hound: 'pet' }, threads:
 describe('model repository (DETECTD_MODELS_DIR)', () => {
   let repository: string;
   const modelsList = (env: Record<string, string>) => cli(['models', 'list', '--json'], { ...process.env, ...env });
+  /** What `models list --json` says, of a command that must succeed. */
+  const listedModels = (env: Record<string, string>) => JSON.parse(cliOk(['models', 'list', '--json'], { ...process.env, ...env }).stdout);
 
   before(requireBuild);
   beforeEach(() => {
@@ -44,9 +46,9 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
     expect(models[1].labels).to.deep.equal(HOUND_LABELS);
 
     // DETECTD_MODEL names the default; the folder's models join it, the same file once.
-    const both = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'yolox-nano-416.onnx') }).stdout);
+    const both = listedModels({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'yolox-nano-416.onnx') });
     expect(both.models.map((model: { name: string }) => model.name)).to.deep.equal(['yolox-nano-416', 'yolo11n-320-int8', 'yunet-n']);
-    const human = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
+    const human = cliOk(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
     expect(human.stdout).to.match(/^NAME\s+STATUS\s+FAMILY\s+INPUT\s+LABELS\s+FILE\n/).and.match(/yolo11n-320-int8 \*\s+ok/).and.contain('80 (configuration)');
   });
 
@@ -64,11 +66,11 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
       ['yunet-n', "the embedded model: the models folder's retinaface-mnet025 answers only the services that name it; name a face model in DETECTD_MODEL to make it the default"],
     ]);
     expect(models.map((model) => model.name)).to.include('cct_xs_v2_global').and.include('retinaface-mnet025');
-    const human = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
+    const human = cliOk(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
     expect(human.stdout).to.match(/yolo11n-320-int8 \*\s+ok/).and.match(/yunet-n \* \(embedded\)\s+ok/).and.match(/retinaface-mnet025\s+ok/).and.not.contain('cct_xs_v2_global *');
     expect(human.stdout).to.contain("* yunet-n: the embedded model: the models folder's retinaface-mnet025 answers only the services that name it");
     // Named in DETECTD_MODEL, it is the face default.
-    const named = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'retinaface-mnet025.onnx') }).stdout) as { models: { name: string; default: boolean; chosen?: string }[] };
+    const named = listedModels({ DETECTD_MODELS_DIR: repository, DETECTD_MODEL: path.join(repository, 'retinaface-mnet025.onnx') }) as { models: { name: string; default: boolean; chosen?: string }[] };
     expect(named.models.find((model) => model.name === 'retinaface-mnet025')).to.deep.include({ default: true, chosen: 'the first face model DETECTD_MODEL names' });
     expect(named.models.map((model) => model.name)).to.not.include('yunet-n');
   });
@@ -94,14 +96,14 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
   });
 
   it('takes the default model from DETECTD_DEFAULT_MODEL and logs at start-up which is the default and why (a warning when nothing named it)', async () => {
-    const chosen = JSON.parse(modelsList({ DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolox-nano-416' }).stdout);
+    const chosen = listedModels({ DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolox-nano-416' });
     expect(chosen.models.map((model: { name: string; default: boolean }) => [model.name, model.default])).to.deep.equal([
       ['yolox-nano-416', true],
       ['yolo11n-320-int8', false],
       ['yunet-n', true],
     ]);
     const misnamed = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository, DETECTD_DEFAULT_MODEL: 'yolo26n' });
-    expect(misnamed.status).to.equal(3);
+    expect(misnamed.status, misnamed.stderr).to.equal(3);
     expect(misnamed.stderr).to.equal('detectd: DETECTD_DEFAULT_MODEL is "yolo26n", which is none of the configured object models: yolo11n-320-int8, yolox-nano-416\n');
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-default-model-'));
@@ -126,11 +128,13 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
   it('names each refused model and why: `models list` exits 1, the server does not start', async () => {
     writeSyntheticOnnx(path.join(repository, 'masks.onnx'), { inputSize: 64, outputShape: [1, 39, 84], metadata: { task: 'segment', names: pythonNames(['cell', 'nucleus', 'membrane']) } });
     const result = modelsList({ DETECTD_MODELS_DIR: repository });
-    expect(result.status).to.equal(1);
+    expect(result.status, result.stderr).to.equal(1);
     const masks = JSON.parse(result.stdout).models.find((model: { name: string }) => model.name === 'masks');
     expect(masks).to.deep.include({ status: 'refused', file: path.join(repository, 'masks.onnx') });
     expect(masks.reason).to.contain('its metadata says task "segment", and detectd serves detectors only');
-    expect(cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository }).stdout).to.contain('refused masks: its metadata says task "segment"');
+    const human = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: repository });
+    expect(human.status, human.stderr).to.equal(1);
+    expect(human.stdout).to.contain('refused masks: its metadata says task "segment"');
 
     const failure = await startLocalServer({ DETECTD_MODELS_DIR: repository }).then(
       async (server) => {
@@ -144,12 +148,12 @@ describe('model repository (DETECTD_MODELS_DIR)', () => {
 
   it('explains a folder that cannot serve: missing, or holding no model (exit 3)', () => {
     const missing = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: path.join(repository, 'nowhere') });
-    expect(missing.status).to.equal(3);
+    expect(missing.status, missing.stderr).to.equal(3);
     expect(missing.stderr).to.contain(`DETECTD_MODELS_DIR ${path.join(repository, 'nowhere')} cannot be read`);
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'detectd-empty-'));
     try {
       const result = cli(['models', 'list'], { ...process.env, DETECTD_MODELS_DIR: empty });
-      expect(result.status).to.equal(3);
+      expect(result.status, result.stderr).to.equal(3);
       expect(result.stderr).to.equal(`detectd: DETECTD_MODELS_DIR ${empty} holds no .onnx model file\n`);
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });

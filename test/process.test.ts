@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { openDatabase } from '../src/store/database.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-import { cli, MAIN, processEnv, requireBuild, startProcess } from './support/processes.js';
+import { cli, cliOk, MAIN, processEnv, requireBuild, startProcess } from './support/processes.js';
 import { waitFor } from './support/wait-for.js';
 import { SCHEMA } from '../src/features/index.js';
 
@@ -73,7 +73,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
     expect(account.stdout).to.contain('ops@example.com');
 
     const again = cli(['account', 'create', '--email', 'ops@example.com', '--password', 'another passphrase'], env);
-    expect(again.status).to.equal(1);
+    expect(again.status, again.stderr).to.equal(1);
     expect(again.stderr).to.contain('already exists');
 
     const service = cli(['service', 'create', '--account', 'ops@example.com', '--name', 'cameras', '--json'], env);
@@ -174,7 +174,7 @@ describe('the built service as a process: CLI, npm start, SIGTERM', () => {
       'cannot open PostgreSQL postgres://detectd@127.0.0.1:1/detectd: connect ECONNREFUSED 127.0.0.1:1',
     );
     // A database a newer version has migrated (a rollback without restoring the backup).
-    expect(cli(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'], env);
     const database = new SqliteDatabase(path.join(dataDir, 'detectd.sqlite'));
     database.prepare("insert into kysely_migration (name, timestamp) values ('0999-from-the-future', ?)").run(new Date().toISOString());
     database.close();

@@ -5,7 +5,7 @@ import { imageRequest, postDetection } from './support/detection-client.js';
 import { ConsoleClient } from './support/console-client.js';
 import { databaseSettingsOf, POSTGRESQL } from './support/engines.js';
 import { DEFAULT_TEST_MODEL, photoPath } from './support/paths.js';
-import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { cli, cliOk, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 import { consoleUsageRequests } from './support/usage.js';
 import { refusedUpgrade, StreamClient, streamUrl } from '../scripts/lib/stream-client.js';
 import type { ScratchStore } from '../scripts/lib/local-server.js';
@@ -81,9 +81,8 @@ describe('two server processes on one PostgreSQL database behave as one service'
   it('redeems on B a stream token issued by A, once: a second redeem on A is refused', async () => {
     const [a, b] = replicas;
     const env = { ...process.env, ...store.env };
-    expect(cli(['account', 'create', '--email', 'tokens@example.com', '--password', 'a long passphrase'], env).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'tokens@example.com', '--password', 'a long passphrase'], env);
     const created = cli(['service', 'create', '--account', 'tokens@example.com', '--name', 'tokens', '--json'], env);
-    expect(created.status, created.stderr).to.equal(0);
     expect(created.status, created.stderr).to.equal(0);
     const apiKey = (JSON.parse(created.stdout) as { api_key: string }).api_key;
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { ConsoleClient } from './support/console-client.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { modelPath, photoPath } from './support/paths.js';
-import { cli, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
+import { cli, cliOk, requireBuild, type ServerProcess, startProcess } from './support/processes.js';
 
 interface Readyz {
   status: string;
@@ -34,7 +34,7 @@ describe('a service whose model is no longer loaded is never silent (real server
   it('warns at start-up, lists the service on /readyz and the console, and `service model --default` puts it back in service', async () => {
     // A server with YOLOX-nano, and a service that names it.
     const first = { ...env, DETECTD_MODEL: modelPath('yolox-nano-416') };
-    expect(cli(['account', 'create', '--email', 'admin@example.com', '--password', 'correct horse battery'], first).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'admin@example.com', '--password', 'correct horse battery'], first);
     const created = cli(['service', 'create', '--account', 'admin@example.com', '--name', 'porch', '--model', 'yolox-nano-416', '--json'], first);
     expect(created.status, created.stderr).to.equal(0);
     const { id, api_key: apiKey } = JSON.parse(created.stdout) as { id: string; api_key: string };
@@ -94,7 +94,7 @@ describe('a service whose model is no longer loaded is never silent (real server
     fs.mkdirSync(models);
     fs.copyFileSync(modelPath('yolo11n-320-int8'), path.join(models, 'yolo11n-320-int8.onnx'));
     const settings = { ...env, DETECTD_MODELS_DIR: models, DETECTD_DATA_DIR: path.join(folder, 'data-again') };
-    expect(cli(['account', 'create', '--email', 'owner@example.com', '--password', 'correct horse battery'], settings).status).to.equal(0);
+    cliOk(['account', 'create', '--email', 'owner@example.com', '--password', 'correct horse battery'], settings);
     const created = cli(['service', 'create', '--account', 'owner@example.com', '--name', 'gate', '--model', 'yolo11n-320-int8', '--json'], settings);
     expect(created.status, created.stderr).to.equal(0);
     const { id } = JSON.parse(created.stdout) as { id: string };

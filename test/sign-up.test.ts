@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config.js';
 import { ConsoleClient } from './support/console-client.js';
 import { SQLITE } from './support/engines.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import { cli, requireBuild, startProcess } from './support/processes.js';
+import { cli, cliOk, requireBuild, startProcess } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 const PASSWORD = 'a long passphrase';
@@ -69,7 +69,7 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
       const third = new ConsoleClient(server.url);
       expect((await third.get(cliLink)).status).to.equal(200);
       expect((await third.post('/console/sign-up', { email: 'third@example.com', password: PASSWORD, invitation: new URL(cliLink, server.url).searchParams.get('invitation')! })).location).to.equal('/console/services');
-      const withUrl = JSON.parse(cli(['account', 'invite', '--json'], { ...env, DETECTD_PUBLIC_URL: 'https://detect.example.com/' }).stdout);
+      const withUrl = JSON.parse(cliOk(['account', 'invite', '--json'], { ...env, DETECTD_PUBLIC_URL: 'https://detect.example.com/' }).stdout);
       expect(withUrl.link).to.match(/^https:\/\/detect\.example\.com\/console\/sign-up\?invitation=[\w-]{43}$/);
 
       const created = cli(['account', 'create', '--email', 'ops@example.com', '--password-stdin'], env, PASSWORD);
@@ -153,7 +153,7 @@ describe('DETECTD_SIGNUP: who may create an account in the console', () => {
       expect(refused.status).to.equal(409);
       expect(refused.text).to.contain('No link was made').and.not.contain('id="invitation-link"');
       const fromCli = cli(['account', 'invite', '--json'], { ...process.env, DETECTD_DATA_DIR: server.dataDir, DETECTD_SIGNUP: 'closed' });
-      expect(fromCli.status).to.equal(1);
+      expect(fromCli.status, fromCli.stderr).to.equal(1);
       expect(JSON.parse(fromCli.stderr).error.code).to.equal('sign_up_closed');
       expect(await server.domain.signUps.pending()).to.deep.equal([]);
     });

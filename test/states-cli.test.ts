@@ -54,12 +54,15 @@ describe('CLI: detectd service regions|region-add|region-remove|state-examples|s
     const regions = await cliJson('regions', SERVICE, '--source', 'pucpr');
     expect(regions.regions.map((region: { name: string; examples: object }) => [region.name, region.examples])).to.deep.equal([['space_10', { empty: 2, occupied: 2 }], ['space_11', {}]]);
     const words = await cli('regions', SERVICE, '--source', 'pucpr');
+    expect(words.status, words.stderr).to.equal(0);
     expect(words.stdout.split('\n').slice(0, 3)).to.deep.equal([
       'REGION    EXAMPLES             SHAPE',
       'space_10  empty 2, occupied 2  box 598,186,634,230',
       'space_11  none                 polygon 634,187 664,188 664,226 632,224',
     ]);
-    expect((await cli('regions', SERVICE)).stdout).to.equal(`${SERVICE} has no regions on no camera named\n`);
+    const none = await cli('regions', SERVICE);
+    expect(none.status, none.stderr).to.equal(0);
+    expect(none.stdout).to.equal(`${SERVICE} has no regions on no camera named\n`);
 
     const { examples } = await cliJson('state-examples', SERVICE, '--source', 'pucpr', '--region', 'space_10');
     expect(examples.map((example: { state: string }) => example.state).sort()).to.deep.equal(['empty', 'empty', 'occupied', 'occupied']);

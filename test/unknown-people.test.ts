@@ -7,7 +7,7 @@ import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
 import { StreamClient } from '../scripts/lib/stream-client.js';
 import { cropPath, FACES_DIR } from './support/faces.js';
 import { DEFAULT_TEST_MODEL } from './support/paths.js';
-import { cliAsync, requireBuild } from './support/processes.js';
+import { cliAsync, cliAsyncOk, requireBuild } from './support/processes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { faceTables } from '../src/features/faces/gallery/face-tables.js';
 
@@ -217,10 +217,10 @@ describe('unknown people: faces no one is named for, kept when the owner turns i
     expect(on.status, on.stderr).to.equal(0);
     expect(JSON.parse(on.stdout)).to.deep.equal({ service: id, remember: true, retention_days: 30, max_faces: 50 });
     await detect(apiKey, cropPath('stuart', 1), 'stuart-1');
-    const listed = await cliAsync(['service', 'unknown', 'list', id, '--json'], env);
+    const listed = await cliAsyncOk(['service', 'unknown', 'list', id, '--json'], env);
     const [person] = JSON.parse(listed.stdout).unknown_people;
     expect(person).to.include({ face_count: 1 });
-    const forgotten = await cliAsync(['service', 'unknown', 'forget', id, '--all', '--json'], env);
+    const forgotten = await cliAsyncOk(['service', 'unknown', 'forget', id, '--all', '--json'], env);
     expect(JSON.parse(forgotten.stdout)).to.deep.equal({ service: id, forgotten_people: 1 });
     expect(await keptRows(id)).to.deep.equal([]);
   });

@@ -35,6 +35,17 @@ export function cli(args: string[], env: NodeJS.ProcessEnv, input?: string) {
   return spawnSync(process.execPath, [CLI, ...args], { env: processEnv(env), input, encoding: 'utf8' });
 }
 
+/** `result` when the command exited 0; else an error naming the command, its exit status and its standard error, so that a test reading its output says why there is none. */
+function succeeded<Result extends { status: number | null; stderr: string }>(args: readonly string[], result: Result): Result {
+  if (result.status !== 0) throw new Error(`detectd ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return result;
+}
+
+/** `cli`, for a command that must succeed: its failure is the test's, with the command's standard error. */
+export function cliOk(args: string[], env: NodeJS.ProcessEnv, input?: string) {
+  return succeeded(args, cli(args, env, input));
+}
+
 /**
  * Runs `node dist/src/cli.js ARGS` (in the folder `cwd`, else this one) as `cli` does, without blocking
  * this process: for a CLI that calls a server running in this same process (spawnSync would hold its event loop).
@@ -49,6 +60,11 @@ export function cliAsync(args: string[], env: NodeJS.ProcessEnv, cwd?: string): 
     child.once('error', reject);
     child.once('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** `cliAsync`, for a command that must succeed: its failure is the test's, with the command's standard error. */
+export async function cliAsyncOk(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+  return succeeded(args, await cliAsync(args, env, cwd));
 }
 
 export interface ServerProcess {
