@@ -79,6 +79,8 @@ export async function startServer(config: Config, logger: Logger, features: read
   turboJpeg();
   const startedAt = new Date();
   const version = packageVersion();
+  // What the features declare, before anything is opened: one that declares an error code twice stops the start here.
+  const described = new FeatureSet(features, undefined);
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.
   const lock = config.databaseUrl ? undefined : holdServerLock(config.dataDir);
   const databaseSettings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
@@ -96,7 +98,7 @@ export async function startServer(config: Config, logger: Logger, features: read
     throw error;
   });
   // What the tasks compose (Task.models) says which models to load; the features that run are built once they are.
-  const steps = new FeatureSet(features, undefined).tasks.steps;
+  const { steps } = described.tasks;
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, steps).catch(async (error: unknown) => {
     await db.destroy();
