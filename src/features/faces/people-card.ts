@@ -3,8 +3,9 @@ import { html, type SafeHtml } from '../../console/html.js';
 /**
  * A face service's People: its registered people (photos, "not this person" faces, when added) with
  * Add photo, Not this person (each a photo upload) and Remove buttons each, and a form registering a
- * person from photo uploads that shows the face taken from each photo. The page's script calls the
- * service's own DeepStack face routes and its people's REST corrections with its key, as Try it calls the API.
+ * person from photo uploads that shows the face taken from each photo. The section's script
+ * (people.js) calls the service's own DeepStack face routes and its people's REST corrections with
+ * its key, as Try it calls the API, and offers Try it's corrections beside each face it found.
  */
 export function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
@@ -20,5 +21,6 @@ export function peopleSection(): SafeHtml {
     </form>
     <p id="people-status" class="muted" role="status"></p>
     <div id="people-taken" class="people-taken"></div>
+    <script src="/console/assets/people.js" defer></script>
   </section>`;
 }

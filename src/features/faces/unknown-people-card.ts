@@ -4,7 +4,8 @@ import { html, type SafeHtml } from '../../console/html.js';
  * A face service's Unknown people: the switch that keeps the faces no one is named for (on/off,
  * retention, cap), and the unknown people it grouped them into, each with its faces' thumbnails,
  * counts, when seen and the frame_id/source_id each came with, to name, merge or forget, and each
- * kept face to add to a person or to attach to one as "not them". Filled by the page's script from the
+ * kept face to add to a person or to attach to one as "not them". Filled by the section's script
+ * (unknown-people.js, which uses people.js's corrections: the People card comes first) from the
  * service's unknown-people REST routes, with its key (docs/faces.md "Unknown people").
  */
 export function unknownPeopleSection(): SafeHtml {
@@ -20,5 +21,6 @@ export function unknownPeopleSection(): SafeHtml {
     <p id="unknown-status" class="muted" role="status"></p>
     <p class="muted small" id="unknown-count">Loading…</p>
     <ol id="unknown-list" class="unknown-list"></ol>
+    <script src="/console/assets/unknown-people.js" defer></script>
   </section>`;
 }
