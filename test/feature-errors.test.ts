@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ErrorCodeDeclaredTwice } from '../src/core/error-catalogue.js';
+import { ErrorCatalogue, ErrorCodeDeclaredTwice } from '../src/core/error-catalogue.js';
 import { CORE_ERRORS, DetectdError, type ErrorEntry, type ErrorTable } from '../src/core/errors.js';
 import type { Feature } from '../src/features/feature.js';
 import { FeatureSet } from '../src/features/feature-set.js';
@@ -87,5 +87,11 @@ describe('error codes a feature brings (a real server with a test feature regist
     const declaring = (errors: ErrorTable): Feature => ({ ...errand, name: 'copycat', errors });
     expect(() => new FeatureSet([...FEATURES, declaring({ not_found: { status: 404, summary: 'again' } })], undefined)).to.throw(ErrorCodeDeclaredTwice, 'the error code not_found is declared twice: by the core and by feature copycat');
     expect(() => new FeatureSet([...FEATURES, declaring({ no_face: { status: 400, summary: 'again' } })], undefined)).to.throw(ErrorCodeDeclaredTwice, 'the error code no_face is declared twice: by feature faces and by feature copycat');
+  });
+
+  it('a code whose feature left its table out of its Feature is a bug on our side: 500, and the catalogue never throws while a door answers a failure', () => {
+    const withoutErrand = new ErrorCatalogue(FEATURES.flatMap((feature) => (feature.errors ? [{ owner: feature.name, errors: feature.errors }] : [])));
+    expect(withoutErrand.status('errand_refused')).to.equal(500);
+    expect(withoutErrand.status('known_plate_exists')).to.equal(409);
   });
 });

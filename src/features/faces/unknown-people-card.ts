@@ -10,6 +10,7 @@ import { html, type SafeHtml } from '../../console/html.js';
  */
 export function unknownPeopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="unknown-title" id="unknown-people">
+    <link rel="stylesheet" href="/console/assets/unknown-people.css">
     <h2 id="unknown-title">Unknown people</h2>
     <p class="muted">With <em>Remember unknown faces</em> on, every face this service names no one for is kept (its description and a small thumbnail, encrypted, with the <code>frame_id</code> and <code>source_id</code> it came with) and grouped with faces of the same person. Name a group to register its best faces as a person. Kept faces are forgotten after the days below, the oldest first beyond the cap.</p>
     <form id="remember-form" class="try-form remember-form">
