@@ -44,7 +44,7 @@ module.exports = {
     layer('streaming-is-transport-free', 'streaming/ is the video stream engine (latest frame, model turns, tracking, liveness, open streams): it knows no protocol, socket or page; transports/stream-*/ speak the protocols over it.', '^src/streaming/', '^src/(transports|console|store|usage)/|^src/(server|main|cli)\\.ts$'),
     layer(
       'features-from-the-composition-roots',
-      'A feature (features/<name>/) and the registration list (features/index.ts) are read by the composition roots alone (server.ts, cli.ts): doors, gate, core, store, the console shell, the CLI shell and everything below know no feature, and get what the features declare (tasks, routes, API paths, commands, cards, migrations) through the interfaces they hand them (features/feature.ts).',
+      'A feature (features/<name>/) and the registration list (features/index.ts) are read by the composition roots alone (server.ts, cli.ts): doors, gate, core, store, the console shell, the CLI shell and everything below know no feature, and get what the features declare (tasks, routes, API paths, commands, cards, migrations, error codes) through the interfaces they hand them (features/feature.ts).',
       '^src/(?!features/|(server|cli)\\.ts$)',
       '^src/features/',
     ),

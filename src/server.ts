@@ -79,6 +79,8 @@ export async function startServer(config: Config, logger: Logger, features: read
   turboJpeg();
   const startedAt = new Date();
   const version = packageVersion();
+  // What the features declare, before anything is opened: one that declares an error code twice stops the start here.
+  const described = new FeatureSet(features, undefined);
   // On the embedded database, held while the server runs: `detectd restore` refuses to replace it meanwhile.
   const lock = config.databaseUrl ? undefined : holdServerLock(config.dataDir);
   const databaseSettings = { dataDir: config.dataDir, databaseUrl: config.databaseUrl };
@@ -96,7 +98,7 @@ export async function startServer(config: Config, logger: Logger, features: read
     throw error;
   });
   // What the tasks compose (Task.models) says which models to load; the features that run are built once they are.
-  const steps = new FeatureSet(features, undefined).tasks.steps;
+  const { steps } = described.tasks;
   const modelSources = modelSourcesOf(config);
   const registry = await loadModels(modelSources, config.inference, (message) => logger.info(message), DEEPSTACK_RESERVED_MODEL_NAMES, steps).catch(async (error: unknown) => {
     await db.destroy();
@@ -130,7 +132,7 @@ export async function startServer(config: Config, logger: Logger, features: read
       throw error;
     }
   };
-  const { tasks } = served;
+  const { tasks, errors } = served;
   for (const task of tasks.all) {
     const missing = (task.composes ?? []).filter((step) => !step.optional && !registry.defaultOf(step));
     if (missing.length > 0 && registry.defaultOf(task.lead)) {
@@ -190,6 +192,7 @@ export async function startServer(config: Config, logger: Logger, features: read
   const app = await releasingOnRefusal(() =>
     createApp({
       logger,
+      errors,
       detection: { gate, tasks, schemas, maxBodyBytes: limits.maxBodyBytes },
       frontDoors: [
         consoleRoutes(
@@ -201,6 +204,7 @@ export async function startServer(config: Config, logger: Logger, features: read
             tasks,
             deepStackRoutes: deepStack,
             cards: served.cards,
+            errors,
             secret,
             keyRotationGraceSeconds: config.keyRotationGraceSeconds,
             streamTokenSeconds: Math.round(config.stream.tokenTtlMs / 1000),
@@ -222,11 +226,11 @@ export async function startServer(config: Config, logger: Logger, features: read
           routes,
         ),
         streamRoutes(gate, tasks, streamTokens, routes),
-        ...served.rest.map((feature) => feature.routes.router({ gate, tasks, schemas, schedulers, maxBodyBytes: limits.maxBodyBytes, router: () => claimingRouter(routes, feature.owner) })),
-        deepStackRoutes({ gate, table: deepStack, schedulers, maxBodyBytes: limits.maxBodyBytes, version, logger }),
+        ...served.rest.map((feature) => feature.routes.router({ gate, tasks, schemas, schedulers, maxBodyBytes: limits.maxBodyBytes, errors, router: () => claimingRouter(routes, feature.owner) })),
+        deepStackRoutes({ gate, table: deepStack, schedulers, maxBodyBytes: limits.maxBodyBytes, version, errors, logger }),
       ],
       readiness: { models: () => registry.models, databaseReachable: () => databaseReachable(db), storage: () => storage.state, servicesWithoutModel: withoutModel },
-      docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks), publicUrl: config.publicUrl },
+      docs: { openApi: (serverUrl) => buildOpenApiDocument(schemas, version, serverUrl, frontDoorPaths, tasks, errors), publicUrl: config.publicUrl },
       calls,
       metrics,
       trustProxy: config.trustProxy,
@@ -239,8 +243,8 @@ export async function startServer(config: Config, logger: Logger, features: read
   const streamMetrics = new StreamMetrics(metrics);
   const openStreams = new OpenStreams(config.stream.maxStreams, streamMetrics);
   const door: StreamDoor = { gate, tasks, openStreams };
-  const stream: StreamTransportDependencies = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, metrics: streamMetrics, logger };
-  const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, maxHeaders: MAX_REQUEST_HEADERS, logger });
+  const stream: StreamTransportDependencies = { door, settings: config.stream, analysisLimits: { ...imageLimits, maxPixels: config.stream.maxFramePixels }, calls, errors, metrics: streamMetrics, logger };
+  const webSockets = attachWebSocketUpgrades(server, [jsonStreamRoute({ ...stream, schemas }), nvisionStreamRoute(stream)], { maxPayload: config.stream.maxFrameBytes, maxHeaders: MAX_REQUEST_HEADERS, errors, logger });
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

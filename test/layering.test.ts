@@ -7,6 +7,7 @@ import { expect } from 'chai';
 // Types only: the package is ESM with no `require` entry, and mocha's parallel workers may load this file through require.
 import type { ICruiseResult } from 'dependency-cruiser';
 import ts from 'typescript';
+import type { Feature } from '../src/features/feature.js';
 import { FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { MODEL_KINDS } from '../src/models/model-roles.js';
 
@@ -110,6 +111,31 @@ function literalsUnder(root: string, skip: RegExp, matches: (text: string, file:
   return found;
 }
 
+/**
+ * Identifiers, property names and string literals under `root`/src, outside the folder of the feature
+ * that declares it (Feature.errors), that name one of a feature's error codes (`known_plate_exists`,
+ * a word of a text): each as "file:line text". The core's catalogue (core/errors.ts) holds the
+ * generic codes only; a feature's come with its Feature. Comments may name them.
+ */
+function featureCodesOutsideTheirFeature(root: string, features: readonly Feature[]): string[] {
+  const owners = features.flatMap((feature) => Object.keys(feature.errors ?? {}).map((code) => ({ code, folder: `features/${feature.name}/`, word: new RegExp(`(?<!\\w)${code}(?!\\w)`) })));
+  const found: string[] = [];
+  const source = path.join(root, 'src');
+  for (const file of fs.readdirSync(source, { recursive: true, encoding: 'utf8' })) {
+    const relative = file.split(path.sep).join('/');
+    const foreign = owners.filter((owner) => !relative.startsWith(owner.folder));
+    if (!relative.endsWith('.ts') || foreign.length === 0) continue;
+    const tree = ts.createSourceFile(relative, fs.readFileSync(path.join(source, file), 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      const text = ts.isIdentifier(node) || ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node) ? node.text : undefined;
+      if (text !== undefined && foreign.some((owner) => owner.word.test(text))) found.push(`src/${relative}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText()}`);
+      node.forEachChild(visit);
+    };
+    visit(tree);
+  }
+  return found;
+}
+
 /** The model registries: the kinds, the families and the catalogue of downloadable models, where a kind may be written out. */
 const MODEL_REGISTRIES = /^models\/(?:model-roles\.ts$|model-catalogue\.ts$|families\/)/;
 
@@ -130,10 +156,11 @@ const DEEPSTACK_WIRE_NAMES = /\b(?:[xy]_(?:min|max)|userid|success)\b|deep_?stac
 /**
  * A feature's files that are not its task: its edge (index.ts, which hands its parts over, its routes,
  * commands and cards, a subfolder named for a door: FEATURE_EDGE in .dependency-cruiser.cjs), where
- * each door writes its wire, and any subfolder but `task/` (what it keeps: faces' gallery/, whose
- * people every door and its tables name by `userid`).
+ * each door writes its wire, its error table (`*-errors.ts`, Feature.errors: what its routes on every
+ * door refuse, in the words of their fields, such as a face registration's `userid`), and any
+ * subfolder but `task/` (what it keeps: faces' gallery/, whose people every door and its tables name by `userid`).
  */
-const NOT_A_TASK = /^features\/[^/]+\/(?:index\.ts$|[^/]*-(?:routes|commands|card)\.ts$|(?!task\/)[^/]+\/)/;
+const NOT_A_TASK = /^features\/[^/]+\/(?:index\.ts$|[^/]*-(?:routes|commands|card|errors)\.ts$|(?!task\/)[^/]+\/)/;
 
 /**
  * Identifiers, property names and string literals under `root`/src/tasks, and in the task files of
@@ -188,6 +215,11 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
   const checkout = once(() => cruise(process.cwd()));
   /** The folders of the first two features (a feature's folder is its name). */
   const [first, second] = FEATURES.map((feature) => feature.name);
+  /** The front doors, gate, core and store, each of which knows no feature. */
+  const FEATURE_FREE = ['transports', 'gate', 'core', 'store'];
+  /** A feature that brings error codes of its own, and the first of them. */
+  const coding = FEATURES.find((feature) => Object.keys(feature.errors ?? {}).length > 0)!;
+  const [ownCode] = Object.keys(coding.errors!);
   /**
    * A copy of src/ breaking rules: a model module reaching up into a transport, a stream module
    * reaching into a feature's folder, a feature into another's, a feature's task into a door (and a
@@ -197,6 +229,10 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
     const root = copy('detectd-layers-', (root) => {
       fs.appendFileSync(path.join(root, 'src/models/nms.ts'), "\nimport '../transports/http/app.js';\n");
       fs.writeFileSync(path.join(root, 'src/streaming/reach-in.ts'), `import '../features/${first}/index.js';\n`);
+      // A type is reaching in too: the core, a door, the gate or the store may not even name a feature's.
+      for (const folder of FEATURE_FREE) fs.writeFileSync(path.join(root, `src/${folder}/reach-in.ts`), `import type * as reached from '../features/${first}/index.js';\nexport type Reached = typeof reached;\n`);
+      // The core's catalogue taking a feature's code back.
+      fs.appendFileSync(path.join(root, 'src/core/errors.ts'), `\nexport const TAKEN = { ${ownCode}: { status: 400, summary: 'taken back' } };\n`);
       fs.writeFileSync(path.join(root, `src/features/${second}/reach-across.ts`), `import '../${first}/index.js';\n`);
       // A feature's task may not reach a door; its routes (a file named *-routes.ts) may.
       fs.writeFileSync(path.join(root, `src/features/${first}/wired.ts`), "import '../../transports/http/rest-body.js';\n");
@@ -245,6 +281,14 @@ describe('layering of src/ (dependency-cruiser rules in .dependency-cruiser.cjs)
       .and.to.contain(`features-know-no-other-feature: src/features/${second}/reach-across.ts → src/features/${first}/index.ts`)
       .and.to.contain(`feature-tasks-are-transport-free: src/features/${first}/wired.ts → src/transports/http/rest-body.ts`)
       .and.not.to.contain('wired-routes.ts');
+    for (const folder of FEATURE_FREE) expect(report).to.contain(`features-from-the-composition-roots: src/${folder}/reach-in.ts → src/features/${first}/index.ts`);
+  });
+
+  it('names no feature\'s error code outside its folder: the core\'s catalogue holds the generic codes, each feature\'s own come with its Feature', () => {
+    expect(featureCodesOutsideTheirFeature(process.cwd(), FEATURES)).to.deep.equal([]);
+    const errorsFile = fs.readFileSync(path.join(violating().root, 'src/core/errors.ts'), 'utf8').split('\n');
+    const line = errorsFile.findIndex((text) => text.startsWith('export const TAKEN')) + 1;
+    expect(featureCodesOutsideTheirFeature(violating().root, FEATURES)).to.deep.equal([`src/core/errors.ts:${line} ${ownCode}`]);
   });
   it('names no model kind as a literal outside the model registries (model-roles.ts, families/, the catalogue)', () => {
     expect(kindLiterals(process.cwd())).to.deep.equal([]);

@@ -27,7 +27,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.error = { $ref: 'error-response.json#/properties/error' };
     });
     try {
-      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), TASK_DESCRIPTIONS);
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), TASK_DESCRIPTIONS, DESCRIBED_FEATURES.errors);
       const response = (document.components as any).schemas.ObjectDetectionResponse;
       expect(response.properties.request_id).to.deep.equal({ $ref: '#/components/schemas/ObjectDetectionResponse/$defs/requestId' });
       expect(response.properties.error).to.deep.equal({ $ref: '#/components/schemas/ErrorResponse/properties/error' });
@@ -50,7 +50,7 @@ describe('OpenAPI document built from schemas/', () => {
       schema.properties.frame = { $ref: 'stream-client-message.json#/$defs/frame' };
     });
     try {
-      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), TASK_DESCRIPTIONS);
+      const document = buildOpenApiDocument(new SchemaCatalogue(directory, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), TASK_DESCRIPTIONS, DESCRIBED_FEATURES.errors);
       expect((document.components as any).schemas.ObjectDetectionResponse.properties.frame).to.deep.equal({ $ref: '#/components/schemas/StreamClientMessage/$defs/frame' });
       expect((document.components as any).schemas).to.have.property('StreamClientMessage');
       const result = await new Validator().validate(document);
@@ -62,7 +62,7 @@ describe('OpenAPI document built from schemas/', () => {
 
   it('a door\'s ref to a component no schema has fails validation instead of dangling silently', async () => {
     const paths = { '/v1/nowhere': { post: { responses: { '200': { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/NoSuchAnswer' } } } } } } } };
-    const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', { ...deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), ...paths }, TASK_DESCRIPTIONS));
+    const result = await new Validator().validate(buildOpenApiDocument(new SchemaCatalogue(undefined, TASK_DESCRIPTIONS.all.flatMap((task) => task.schemas ?? [])), '0.0.0', 'http://localhost:8080', { ...deepStackOpenApiPaths(deepStackRouteTable(TASK_DESCRIPTIONS, DESCRIBED_FEATURES.deepStack)), ...paths }, TASK_DESCRIPTIONS, DESCRIBED_FEATURES.errors));
     expect(result.valid).to.equal(false);
     expect(String(result.errors)).to.contain('NoSuchAnswer');
   });

@@ -1,13 +1,16 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { ERROR_CATALOGUE } from '../src/core/errors.js';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
-import { TASK_DESCRIPTIONS } from '../src/features/index.js';
+import { DESCRIBED_FEATURES, TASK_DESCRIPTIONS } from '../src/features/index.js';
 import { parameterNames } from '../src/tasks/task.js';
 import { NVISION_ANSWER_FIELDS } from '../src/transports/stream-paths.js';
 import { imageRequest, postDetection } from './support/detection-client.js';
 import { photoPath } from './support/paths.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
+
+/** Every error code the server answers (the core's and the features'), with its status and summary, in the catalogue's order. */
+const CATALOGUE = DESCRIBED_FEATURES.errors.entries();
+const CATALOGUE_ENTRIES = new Map<string, { status: number; summary: string }>(CATALOGUE);
 
 describe('health, readiness, metrics and API reference routes', () => {
   let server: TestServer;
@@ -71,9 +74,9 @@ describe('health, readiness, metrics and API reference routes', () => {
         const documented = Object.entries(operation.responses)
           .filter(([status]) => status !== '200')
           .flatMap(([status, response]) => codesOf(response as { description: string }).map((code) => [code, Number(status)]));
-        expect(documented.map(([code]) => code), route).to.have.members(Object.keys(ERROR_CATALOGUE));
+        expect(documented.map(([code]) => code), route).to.have.members(CATALOGUE.map(([code]) => code));
         for (const [code, status] of documented) {
-          const entry = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
+          const entry = CATALOGUE_ENTRIES.get(code as string)!;
           expect(status, code as string).to.equal(entry.status);
           expect(operation.responses[String(status)].description).to.contain(`\`${code}\`: ${entry.summary}`);
         }
@@ -84,11 +87,11 @@ describe('health, readiness, metrics and API reference routes', () => {
     for (const [route, operations] of Object.entries(document.paths) as [string, Record<string, any>][]) {
       for (const operation of Object.values(operations)) {
         for (const [status, response] of Object.entries(operation.responses as Record<string, { description: string }>)) {
-          for (const code of codesOf(response)) expect(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE]?.status, `${route} ${status} ${code}`).to.equal(Number(status));
+          for (const code of codesOf(response)) expect(CATALOGUE_ENTRIES.get(code)?.status, `${route} ${status} ${code}`).to.equal(Number(status));
         }
       }
     }
-    expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).to.deep.equal(Object.keys(ERROR_CATALOGUE));
+    expect(document.components.schemas.ErrorResponse.properties.error.properties.code.enum).to.deep.equal(CATALOGUE.map(([code]) => code));
   });
 
   it('GET /metrics (Prometheus) counts requests by route pattern, status and code, and times each detection stage per model', async () => {

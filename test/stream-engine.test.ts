@@ -10,6 +10,7 @@ import { ModelScheduler, type ModelTurn } from '../src/scheduler/model-scheduler
 import { StreamMetrics } from '../src/streaming/stream-metrics.js';
 import { type FrameOutcome, type StreamFrame, StreamSession } from '../src/streaming/stream-session.js';
 import { objectDetection } from '../src/features/objects/object-detection-task.js';
+import { DESCRIBED_FEATURES } from '../src/features/index.js';
 import { PARAMETER_RULES } from '../src/features/objects/parameters.js';
 import { parseImageConfigurations } from '../src/tasks/image-parameters.js';
 import { dogJpeg } from './support/images.js';
@@ -54,6 +55,7 @@ describe('stream engine (transport-free, real model: yolox-nano-416)', () => {
         scheduler,
         analysisLimits: { maxPixels: 10_000_000, maxDetections: 100, deadlineMs: 60_000 },
         calls,
+        errors: DESCRIBED_FEATURES.errors,
         metrics: new StreamMetrics(metrics),
         logger: pino({ level: 'silent' }),
       },

@@ -179,12 +179,11 @@ const nameOf = (object) =>
         ? object.name
         : `${object.name} — similarity ${object.similarity.toFixed(2)}`;
 
-// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box, and on a
-// service that keeps people, the face's correction. Built with DOM nodes, so names are never parsed as HTML. Returns each
-// thing found with its row.
+// One row per thing found (an object; a face, named when recognized): name, the detector's confidence, box. Built with DOM
+// nodes, so names are never parsed as HTML. Returns each thing found with its row, where the page's cards add their
+// corrections (the `try-it-answered` event).
 function fillObjectTable(objects) {
   const body = document.querySelector('#try-table tbody');
-  const corrects = document.getElementById('try-form').dataset.gallery === 'true';
   const rows = objects.map((object) => {
     const row = document.createElement('tr');
     // A finding about the whole image (a label, a text) has no box.
@@ -199,16 +198,11 @@ function fillObjectTable(objects) {
       if (numeric) cell.className = 'num';
       row.append(cell);
     }
-    // Under the face's name, so the table keeps its three columns on a phone.
-    if (corrects) row.firstElementChild.append(faceCorrection(object));
     return { finding: object, row };
   });
   body.replaceChildren(...rows.map(({ row }) => row));
   return rows;
 }
-
-// The image Try it sent last, as base64: what its faces' corrections send again, with the face's box.
-let triedImage;
 
 const smallButton = (text, label) => {
   const button = document.createElement('button');
@@ -219,25 +213,6 @@ const smallButton = (text, label) => {
   return button;
 };
 
-// A correction of the service's people over its REST API (docs/faces.md "Corrections"): `faces` adds the photo's face
-// to the person, `not` attaches it to them as a face they are not. `photo` is a JSON body's fields or a file.
-async function correctPerson(userid, verb, photo) {
-  const apiKey = await fetchKey();
-  const file = photo instanceof Blob;
-  const response = await fetch(`${overview().dataset.apiPath}/people/${encodeURIComponent(userid)}/${verb}`, {
-    method: 'POST',
-    headers: { Authorization: `ApiKey ${apiKey}`, 'Content-Type': file ? photo.type || 'application/octet-stream' : 'application/json' },
-    body: file ? photo : JSON.stringify(photo),
-  });
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
-  return answer;
-}
-
-const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
-// An added face's warnings (docs/faces.md "Registration quality"): a weak face counts only while its person has no good photo.
-const weakText = (warnings) => (warnings?.length > 0 ? `; weak, counted only while they have no good photo: ${warnings.map((warning) => warning.message).join('; ')}` : '');
-const boxText = (box) => `${box.left},${box.top},${box.right},${box.bottom}`;
 
 // One button's call: the button disabled while it runs; `done` with its answer, or `refused` with the error (the button usable again).
 async function runAction(button, call, done, refused) {
@@ -276,37 +251,6 @@ function inlineNameForm(text, label, placeholder, submit, act) {
   });
   holder.append(open);
   return holder;
-}
-
-// Try it's correction of one face: "Not <name>" beside a named face, "Add to…" (a person's name) beside any other. Done,
-// Try it asks again, so the table shows what the correction changed, and the People list follows.
-function faceCorrection(face) {
-  const cell = document.createElement('div');
-  cell.className = 'try-correct';
-  const box = face.bounding_box;
-  if (!box) return cell;
-  const apply = (button, userid, verb) =>
-    runAction(
-      button,
-      () => correctPerson(userid, verb, { raw_data: triedImage, box: boxText(box) }),
-      async ({ person, warnings }) => {
-        const done = verb === 'not'
-          ? `${person.userid}: this face is not them (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
-          : `Face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')})${weakText(warnings)}.`;
-        await tryIt();
-        showStatus(`${done} ${document.getElementById('try-status').textContent}`);
-        if (document.getElementById('people')) listPeople();
-      },
-      (error) => showError('The correction was refused', error.message),
-    );
-  if (face.similarity !== undefined) {
-    const not = smallButton(`Not ${face.name}`);
-    not.addEventListener('click', () => apply(not, face.name, 'not'));
-    cell.append(not);
-    return cell;
-  }
-  cell.append(inlineNameForm('Add to\u2026', `Add the face at ${boxText(box)} to a person`, 'Name or id', 'Add', (userid, button) => apply(button, userid, 'add')));
-  return cell;
 }
 
 // One chip per class (per state, for regions), most found first: "dog 1", "person 3", "occupied 12".
@@ -355,7 +299,6 @@ async function tryIt() {
   showStatus('Detecting…');
   try {
     const [apiKey, rawData] = await Promise.all([fetchKey(), readAsBase64(file)]);
-    triedImage = rawData;
     const started = performance.now();
     const fields = tryItFields();
     const response = await fetch(overview().dataset.apiPath, {
@@ -388,8 +331,6 @@ async function tryIt() {
     document.getElementById('try-json').textContent = JSON.stringify(shown, null, 2);
     result.hidden = false;
     document.dispatchEvent(new CustomEvent('try-it-answered', { detail: { fields, image: rawData, findings } }));
-    // A face service that remembers unknown faces may have kept some of these.
-    if (document.getElementById('unknown-people')) listUnknown();
   } catch (error) {
     result.hidden = true;
     showError('The request failed', error.message);
@@ -426,15 +367,6 @@ document.getElementById('live-video')?.addEventListener('click', async (event) =
   }
 });
 
-// "People" (face services): the service's DeepStack face routes, called with its key as Try it calls the API.
-async function faceCall(route, form) {
-  const apiKey = await fetchKey();
-  const response = await fetch(`/v1/vision/face/${route}`, { method: 'POST', headers: { Authorization: `ApiKey ${apiKey}` }, body: form });
-  const body = await response.json().catch(() => ({}));
-  if (!body.success) throw new Error(body.error ?? `the server answered ${response.status}`);
-  return body;
-}
-
 // A row of a card's list: its cells (label shown when a phone stacks the row, text, numeric?) and its action
 // buttons ([text, aria-label, on click]). Built with DOM nodes, so names are never parsed as HTML.
 function listRow(cells, actions) {
@@ -460,330 +392,6 @@ function listRow(cells, actions) {
   }
   row.append(cell);
   return row;
-}
-
-async function listPeople() {
-  const status = document.getElementById('people-count');
-  try {
-    const { people } = await faceCall('list', new FormData());
-    status.textContent = people.length === 0 ? 'Nobody registered yet.' : `${people.length} ${people.length === 1 ? 'person' : 'people'} registered`;
-    document.querySelector('#people-table tbody').replaceChildren(
-      ...people.map((person) =>
-        listRow(
-          [['', person.userid, false], ['Photos ', String(person.photos), true], ['Not them ', String(person.negatives), true], ['Added ', new Date(person.added).toLocaleDateString(undefined, { dateStyle: 'medium' }), false]],
-          [
-            ['Add photo', `Add a photo of ${person.userid}`, () => choosePhoto(person.userid, 'add')],
-            ['Not this person', `A photo of someone who is not ${person.userid}`, () => choosePhoto(person.userid, 'not')],
-            ['Remove', `Remove ${person.userid}`, () => removePerson(person.userid)],
-          ],
-        ),
-      ),
-    );
-  } catch (error) {
-    status.textContent = `Could not list the people: ${error.message}`;
-  }
-}
-
-async function removePerson(userid) {
-  if (!window.confirm(`Remove ${userid} and every photo's face descriptor? Their faces will be unknown from now on.`)) return;
-  const form = new FormData();
-  form.append('userid', userid);
-  const status = document.getElementById('people-status');
-  try {
-    await faceCall('delete', form);
-    status.textContent = `${userid} removed.`;
-  } catch (error) {
-    status.textContent = `Could not remove ${userid}: ${error.message}`;
-  }
-  listPeople();
-}
-
-// The face taken from one photo, cut out of the local file (nothing is fetched back): a canvas of the box, or
-// null where this browser cannot show the file (a format only the server reads), so the page never waits forever.
-function takenFace(file, box) {
-  return new Promise((resolve) => {
-    const image = new Image();
-    image.onload = () => {
-      const canvas = document.createElement('canvas');
-      const [width, height] = [box.x_max - box.x_min, box.y_max - box.y_min];
-      const scale = Math.min(1, 120 / Math.max(width, height));
-      canvas.width = Math.round(width * scale);
-      canvas.height = Math.round(height * scale);
-      canvas.getContext('2d').drawImage(image, box.x_min, box.y_min, width, height, 0, 0, canvas.width, canvas.height);
-      URL.revokeObjectURL(image.src);
-      resolve(canvas);
-    };
-    image.onerror = () => {
-      URL.revokeObjectURL(image.src);
-      resolve(null);
-    };
-    image.src = URL.createObjectURL(file);
-  });
-}
-
-async function registerPerson() {
-  const status = document.getElementById('people-status');
-  const userid = document.getElementById('people-userid').value.trim();
-  const files = [...document.getElementById('people-photos').files];
-  if (!userid || files.length === 0) {
-    status.textContent = 'Give a name and choose at least one photo.';
-    return;
-  }
-  const form = new FormData();
-  form.append('userid', userid);
-  files.forEach((file, index) => form.append(`image${index + 1}`, file, file.name));
-  status.textContent = 'Registering…';
-  const taken = document.getElementById('people-taken');
-  taken.replaceChildren();
-  try {
-    const body = await faceCall('register', form);
-    const used = new Map(body.faces_taken.map((face) => [face.image, face]));
-    const refused = new Map((body.faces_refused ?? []).map((face) => [face.image, face.error]));
-    const weak = new Map();
-    for (const face of body.faces_weak ?? []) weak.set(face.image, [...(weak.get(face.image) ?? []), face.warning]);
-    // Every figure is ready before the status says the call is done, so what it reports is already on the page.
-    const figures = await Promise.all(files.map(async (file, index) => {
-      const figure = document.createElement('figure');
-      const caption = document.createElement('figcaption');
-      caption.className = 'small muted';
-      const face = used.get(`image${index + 1}`);
-      const canvas = face ? await takenFace(file, face) : null;
-      if (canvas) figure.append(canvas);
-      const why = refused.get(`image${index + 1}`);
-      const warnings = weak.get(`image${index + 1}`) ?? [];
-      const taken = canvas ? file.name : `${file.name}: face taken (this browser cannot show the file)`;
-      caption.textContent = why ? `${file.name}: refused, ${why}` : !face ? `${file.name}: no face found` : warnings.length > 0 ? `${taken}; weak: ${warnings.join('; ')}` : taken;
-      figure.append(caption);
-      return figure;
-    }));
-    taken.append(...figures);
-    status.textContent = `${userid}: ${body.message} (${used.size} of ${files.length} photo${files.length === 1 ? '' : 's'} showed a face${weak.size > 0 ? `; ${weak.size} weak, counted only while ${userid} has no good photo` : ''}${refused.size > 0 ? `; ${refused.size} refused` : ''}).`;
-    // Registered: the form is ready for the next person (a refused one keeps what was typed, to correct it).
-    document.getElementById('people-form').reset();
-  } catch (error) {
-    status.textContent = `Could not register ${userid}: ${error.message}`;
-  }
-  listPeople();
-}
-
-// The People list's Add photo and Not this person: one file input, told which person and which correction a chosen photo is for.
-let pendingCorrection;
-function choosePhoto(userid, verb) {
-  pendingCorrection = { userid, verb };
-  const input = document.getElementById('people-correction-file');
-  input.value = '';
-  input.click();
-}
-
-async function sendChosenPhoto() {
-  const file = document.getElementById('people-correction-file').files[0];
-  if (!file || !pendingCorrection) return;
-  const { userid, verb } = pendingCorrection;
-  const status = document.getElementById('people-status');
-  status.textContent = verb === 'not' ? `Adding ${file.name} as not ${userid}…` : `Adding ${file.name} to ${userid}…`;
-  try {
-    const { person, warnings } = await correctPerson(userid, verb, file);
-    status.textContent = verb === 'not'
-      ? `${file.name}: faces like it are no longer named ${person.userid} (${plural(person.negatives, '\u201cnot this person\u201d face', '\u201cnot this person\u201d faces')}).`
-      : `${file.name}: face added to ${person.userid} (${plural(person.photos, 'photo', 'photos')})${weakText(warnings)}.`;
-  } catch (error) {
-    status.textContent = `${file.name} was refused: ${error.message}`;
-  }
-  listPeople();
-}
-
-if (document.getElementById('people')) {
-  listPeople();
-  document.getElementById('people-correction-file').addEventListener('change', sendChosenPhoto);
-  document.getElementById('people-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    registerPerson();
-  });
-}
-// "Unknown people" (face services): the service's unknown-people REST routes, called with its key as Try it calls the API.
-const unknownPath = () => `${overview().dataset.apiPath}/unknown-people`;
-async function unknownCall(path, method = 'GET', body) {
-  const apiKey = await fetchKey();
-  const response = await fetch(`${unknownPath()}${path}`, {
-    method,
-    headers: { Authorization: `ApiKey ${apiKey}`, ...(body && { 'Content-Type': 'application/json' }) },
-    ...(body && { body: JSON.stringify(body) }),
-  });
-  const answer = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(answer.error?.message ?? `the server answered ${response.status}`);
-  return answer;
-}
-
-const shortTime = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const unknownStatus = (text) => (document.getElementById('unknown-status').textContent = text);
-
-// A kept face's thumbnail: fetched with the key (the route needs it), shown from a blob URL let go once loaded.
-async function thumbnailOf(groupId, faceId, label) {
-  const image = document.createElement('img');
-  image.className = 'unknown-thumb';
-  image.alt = label;
-  image.width = 64;
-  image.height = 64;
-  try {
-    const apiKey = await fetchKey();
-    const response = await fetch(`${unknownPath()}/${groupId}/faces/${faceId}/thumbnail`, { headers: { Authorization: `ApiKey ${apiKey}` } });
-    if (!response.ok) throw new Error(String(response.status));
-    image.src = URL.createObjectURL(await response.blob());
-    image.onload = () => URL.revokeObjectURL(image.src);
-  } catch {
-    image.alt = `${label} (could not be loaded)`;
-  }
-  return image;
-}
-
-// An Unknown people button's call: its status said, the unknown people and the People list read again.
-const afterUnknownAction = (button, call, said) =>
-  runAction(
-    button,
-    call,
-    (answer) => {
-      unknownStatus(said(answer));
-      listUnknown();
-      if (document.getElementById('people')) listPeople();
-    },
-    (error) => unknownStatus(`Refused: ${error.message}`),
-  );
-
-// One kept face: its thumbnail, when it was seen, the frame_id/source_id it came with; Add to… a person, Not… a person.
-async function keptFaceItem(group, face, index) {
-  const item = document.createElement('li');
-  item.className = 'unknown-face';
-  const seen = document.createElement('span');
-  seen.className = 'small';
-  const labels = [shortTime(face.seen), face.frame_id !== null ? `frame ${face.frame_id}` : '', face.source_id !== null ? `source ${face.source_id}` : ''].filter(Boolean);
-  seen.textContent = labels.join(' · ');
-  const correct = (userid, verb, button) =>
-    afterUnknownAction(button, () => correctPerson(userid, verb, { face_id: face.id }), ({ person, warnings }) =>
-      verb === 'not' ? `A face of this group is now not ${person.userid}.` : `The face was added to ${person.userid} (${plural(person.photos, 'photo', 'photos')})${weakText(warnings)}.`);
-  const actions = document.createElement('span');
-  actions.className = 'unknown-actions';
-  actions.append(
-    inlineNameForm('Add to\u2026', `Add face ${index + 1} to a person`, 'Name or id', 'OK', (userid, button) => correct(userid, 'add', button)),
-    inlineNameForm('Not\u2026', `Face ${index + 1} is not this registered person`, 'Registered name', 'OK', (userid, button) => correct(userid, 'not', button)),
-  );
-  item.append(await thumbnailOf(group.id, face.id, `Face ${index + 1}, seen ${shortTime(face.seen)}`), seen, actions);
-  return item;
-}
-
-// One unknown person: best faces, count, first and last seen; Name, Merge into another, Forget; their faces listed.
-async function unknownGroupItem(group, number, others) {
-  const item = document.createElement('li');
-  item.className = 'unknown-group';
-  const head = document.createElement('div');
-  head.className = 'unknown-head';
-  const title = document.createElement('h3');
-  title.textContent = `Unknown person ${number}`;
-  const facts = document.createElement('p');
-  facts.className = 'muted small';
-  facts.textContent = `${plural(group.face_count, 'face', 'faces')} · first seen ${shortTime(group.first_seen)} · last seen ${shortTime(group.last_seen)}`;
-  head.append(title, facts);
-
-  const act = (button, call, done) => afterUnknownAction(button, call, () => done);
-  const actions = document.createElement('div');
-  actions.className = 'unknown-actions';
-  actions.append(inlineNameForm('Name', `Name unknown person ${number}`, 'Name or id', 'OK', (userid, button) =>
-    afterUnknownAction(button, () => unknownCall(`/${group.id}/name`, 'POST', { userid }), (named) =>
-      `Unknown person ${number} is now ${userid}: their best faces are registered${named.weak_faces > 0 ? ` (${named.weak_faces} weak: smaller than a good photo's face, counted only while ${userid} has no good photo)` : ''}.`)));
-  if (others.length > 0) {
-    const merge = document.createElement('form');
-    merge.className = 'add-face';
-    const choice = document.createElement('select');
-    choice.setAttribute('aria-label', `Merge unknown person ${number} into`);
-    choice.append(...others.map(({ id, number: other }) => Object.assign(document.createElement('option'), { value: id, textContent: `into unknown person ${other}` })));
-    const go = smallButton('Merge');
-    go.type = 'submit';
-    merge.append(choice, go);
-    merge.addEventListener('submit', (event) => {
-      event.preventDefault();
-      act(go, () => unknownCall(`/${group.id}/merge`, 'POST', { into: choice.value }), `Unknown person ${number} merged.`);
-    });
-    actions.append(merge);
-  }
-  const forget = smallButton('Forget', `Forget unknown person ${number}`);
-  forget.addEventListener('click', () => {
-    if (window.confirm(`Forget unknown person ${number}? Their ${plural(group.face_count, 'face', 'faces')} and thumbnails are deleted at once.`)) {
-      act(forget, () => unknownCall(`/${group.id}`, 'DELETE'), `Unknown person ${number} forgotten.`);
-    }
-  });
-  actions.append(forget);
-
-  const best = document.createElement('div');
-  best.className = 'unknown-best';
-  best.append(...(await Promise.all(group.best_faces.map((faceId, index) => thumbnailOf(group.id, faceId, `Unknown person ${number}, face ${index + 1}`)))));
-  const faces = document.createElement('details');
-  faces.className = 'unknown-faces';
-  const summary = document.createElement('summary');
-  summary.textContent = `Faces (${group.face_count})`;
-  const list = document.createElement('ol');
-  faces.append(summary, list);
-  // Each face with where it came from, read when first opened.
-  faces.addEventListener('toggle', async () => {
-    if (!faces.open || list.childElementCount > 0) return;
-    try {
-      const detail = await unknownCall(`/${group.id}`);
-      list.append(...(await Promise.all(detail.faces.map((face, index) => keptFaceItem(group, face, index)))));
-    } catch (error) {
-      list.textContent = `Could not list the faces: ${error.message}`;
-    }
-  });
-  item.append(head, best, actions, faces);
-  return item;
-}
-
-async function listUnknown() {
-  const count = document.getElementById('unknown-count');
-  try {
-    const { unknown_people: groups } = await unknownCall('');
-    const numbered = groups.map((group, index) => ({ id: group.id, number: index + 1 }));
-    const items = await Promise.all(groups.map((group, index) => unknownGroupItem(group, index + 1, numbered.filter((other) => other.id !== group.id))));
-    // The count and the list change together: a count over the old list would say what the page does not show.
-    count.textContent = groups.length === 0 ? 'No unknown people kept.' : `${plural(groups.length, 'unknown person', 'unknown people')}`;
-    document.getElementById('unknown-list').replaceChildren(...items);
-  } catch (error) {
-    count.textContent = `Could not list the unknown people: ${error.message}`;
-  }
-}
-
-async function loadRememberSettings() {
-  try {
-    const settings = await unknownCall('/settings');
-    document.getElementById('remember-on').checked = settings.remember;
-    document.getElementById('remember-days').value = settings.retention_days;
-    document.getElementById('remember-cap').value = settings.max_faces;
-  } catch (error) {
-    unknownStatus(`Could not read the switch: ${error.message}`);
-  }
-}
-
-async function saveRememberSettings() {
-  const form = document.getElementById('remember-form');
-  if (!form.reportValidity()) return;
-  try {
-    const settings = await unknownCall('/settings', 'PUT', {
-      remember: document.getElementById('remember-on').checked,
-      retention_days: Number(document.getElementById('remember-days').value),
-      max_faces: Number(document.getElementById('remember-cap').value),
-    });
-    unknownStatus(settings.remember
-      ? `Unknown faces are remembered for ${plural(settings.retention_days, 'day', 'days')}, at most ${plural(settings.max_faces, 'face', 'faces')}.`
-      : 'Unknown faces are not remembered.');
-  } catch (error) {
-    unknownStatus(`Not saved: ${error.message}`);
-  }
-}
-
-if (document.getElementById('unknown-people')) {
-  loadRememberSettings();
-  listUnknown();
-  document.getElementById('remember-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    saveRememberSettings();
-  });
 }
 
 // The new-service form: the model list is the chosen type's (a service is answered only by a model of its type), its server default named.

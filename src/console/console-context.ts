@@ -5,6 +5,7 @@ import type { ServiceLimits } from '../limits/service-limits.js';
 import type { ModelRegistry } from '../models/registry.js';
 import type { UploadBudget } from '../gate/upload-budget.js';
 import type { UsageStore } from '../usage/usage-store.js';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError } from '../core/errors.js';
 import { readCookie } from './cookies.js';
 import type { StatusSources } from './server-status.js';
@@ -23,6 +24,8 @@ export interface ConsoleDependencies extends AccountDomain {
   readonly deepStackRoutes: readonly DeepStackRoute[];
   /** The cards the features add to their services' overview pages. */
   readonly cards: readonly ServiceCard[];
+  /** Every error code with its status: the core's and the features' (a card's routes may throw theirs). */
+  readonly errors: ErrorCatalogue;
   /** Server secret: keys the CSRF tokens. */
   readonly secret: string;
   readonly keyRotationGraceSeconds: number;

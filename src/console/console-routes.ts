@@ -1,6 +1,7 @@
 import path from 'node:path';
 import express, { type ErrorRequestHandler, type Request, Router } from 'express';
 import type { Logger } from 'pino';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError } from '../core/errors.js';
 import { httpHeadersOf, httpStatusOf } from '../transports/http-errors.js';
 import { errorPage } from './error-page.js';
@@ -24,14 +25,14 @@ import { claimingRouter, type RouteLedger } from '../transports/route-ledger.js'
 const TITLES: Partial<Record<number, string>> = { 400: 'Bad request', 403: 'Not allowed', 404: 'Page not found', 408: 'Too slow', 413: 'Too much data', 415: 'Not accepted', 503: 'Try again shortly', 507: 'Disk full' };
 
 /** Console failures as pages (or JSON for the page's own scripts); only real bugs are logged, never with request data. */
-function consoleErrors(logger: Logger): ErrorRequestHandler {
+function consoleErrors(logger: Logger, errors: ErrorCatalogue): ErrorRequestHandler {
   return (error: unknown, request, response, _next) => {
     const known = clientFailureOf(error);
     const requestId = contextOf(response).requestId;
     if (!known) logger.error({ request_id: requestId, err: error }, 'console error');
     if (response.headersSent) return response.destroy();
     closeAfterEarlyAnswer(request, response);
-    const status = known ? httpStatusOf(known) : 500;
+    const status = known ? httpStatusOf(known, errors) : 500;
     contextOf(response).errorCode = known?.code ?? 'internal_error';
     if (known) response.set(httpHeadersOf(known));
     if (request.accepts(['html', 'json']) === 'json') {
@@ -77,7 +78,7 @@ export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger,
   pages.use(() => {
     throw new DetectdError('not_found', 'There is no such page in the console.');
   });
-  pages.use(consoleErrors(logger));
+  pages.use(consoleErrors(logger, dependencies.errors));
   // The server's own address is the console's front door (the API lives under /api, /v1 and /docs).
   return claimingRouter(ledger, 'the console')
     .get('/', (_request, response) => response.redirect(303, '/console'))

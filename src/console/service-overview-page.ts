@@ -115,7 +115,7 @@ export function serviceOverviewPage(data: OverviewData): string {
   <section class="card" aria-labelledby="try-title">
     <h2 id="try-title">Try it</h2>
     <p class="muted">Send an image through the public API with this service\u2019s key and see what it finds.</p>
-    <form id="try-form" class="try-form" data-gallery="${String(Boolean(data.task?.abilities?.gallery))}" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
+    <form id="try-form" class="try-form" data-answer="${data.task?.answerField ?? ''}" data-confidence="${confidence.toLowerCase()}" data-draws="${String(Object.hasOwn(data.task?.parameters ?? {}, 'OutputVisualizedImage'))}">
       <div class="try-field"><label for="try-file">Image</label><input type="file" id="try-file" name="image" accept="image/*" required></div>
       <div class="try-field"><label for="try-confidence">${confidence} threshold <output id="try-confidence-value" for="try-confidence">${threshold.value.toFixed(2)}</output></label>
         <input type="range" id="try-confidence" name="confidence" min="${Math.min(0.05, threshold.value)}" max="0.95" step="0.05" value="${threshold.value}" aria-describedby="try-confidence-note"></div>

@@ -1,4 +1,5 @@
 import type { ServiceCard } from '../console/service-card.js';
+import { ErrorCatalogue } from '../core/error-catalogue.js';
 import { Schema } from '../store/schema.js';
 import { TaskTable } from '../tasks/task-table.js';
 import type { DeepStackOffer } from '../transports/deepstack/deepstack-form.js';
@@ -16,9 +17,12 @@ export class FeatureSet {
   /** Every feature's REST routes, each with its owner as the route ledger names it (`feature plates`). */
   readonly rest: readonly { readonly owner: string; readonly routes: RestRoutes }[];
   readonly cards: readonly ServiceCard[];
+  /** The core's error codes and every feature's own, as every door maps them to statuses and the API reference lists them. */
+  readonly errors: ErrorCatalogue;
   readonly #parts: readonly FeatureParts[];
 
   constructor(features: readonly Feature[], server: FeatureServer | undefined) {
+    this.errors = new ErrorCatalogue(features.flatMap((feature) => (feature.errors ? [{ owner: `feature ${feature.name}`, errors: feature.errors }] : [])));
     this.#parts = features.map((feature) => feature.parts(server));
     this.tasks = new TaskTable(this.#parts.flatMap((parts) => parts.tasks));
     this.deepStack = this.#parts.flatMap((parts) => parts.deepStack ?? []);

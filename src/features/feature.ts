@@ -3,6 +3,7 @@ import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
 import type { Served, ServiceFacts, Store } from '../cli/command-context.js';
 import type { ServiceCard } from '../console/service-card.js';
+import type { ErrorTable } from '../core/errors.js';
 import type { Service } from '../core/service.js';
 import type { ComposedModels } from '../core/service-scheduler.js';
 import type { Database } from '../store/database.js';
@@ -73,6 +74,14 @@ export interface Feature extends OwnedSchema {
    * (Kysely), so store/tables.ts names none of them.
    */
   readonly tables?: readonly string[];
+  /**
+   * Its own error codes, each with its status and summary (`known_plate_exists`: 409), beside the
+   * core's generic ones (core/errors.ts CORE_ERRORS): every door answers them with their status and
+   * the API reference and docs/api.md list them (core/error-catalogue.ts). Declared for the compiler
+   * too, in the same file as the table (`interface FeatureErrors { <name>: typeof ITS_ERRORS }`), so a
+   * code is checked where thrown; one the core or another feature declares stops start-up.
+   */
+  readonly errors?: ErrorTable;
   /**
    * Its parts on a running server (`server` given), or as described only (undefined): the CLI, the
    * API reference and the model loader read them, and nothing of them runs.

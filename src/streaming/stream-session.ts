@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Service } from '../core/service.js';
 import { type CallContext, newCallContext, type Stage, type StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
-import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
+import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { RoleModel } from '../models/role-models.js';
 import { type ModelScheduler, type ModelTurn, WaitAbortedError } from '../scheduler/model-scheduler.js';
@@ -103,6 +104,8 @@ export interface StreamSessionOptions {
   readonly analysisLimits: AnalysisLimits;
   /** Each analysed frame is one call: logged (debug), measured, and counted in its service's usage. */
   readonly calls: CallRecorder;
+  /** Every error code with its status (a refused frame's call is recorded under its status): the core's and the features'. */
+  readonly errors: ErrorCatalogue;
   readonly metrics: StreamMetrics;
   readonly logger: Logger;
 }
@@ -332,7 +335,7 @@ export class StreamSession {
   #record(call: CallContext, identity: OutcomeBase): void {
     this.#options.calls.record(call, {
       transport: this.#options.transport,
-      status: call.errorCode ? ERROR_CATALOGUE[call.errorCode].status : 200,
+      status: call.errorCode ? this.#options.errors.status(call.errorCode) : 200,
       abandoned: false,
       fields: { stream_id: this.#options.streamId, frame_id: identity.frameId, sequence: identity.sequence },
       logLevel: 'debug',

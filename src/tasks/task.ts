@@ -102,12 +102,6 @@ export interface ExamplePhoto {
  * these enable (the DeepStack door's route table, transports/deepstack/), so no task names a door.
  */
 export interface TaskAbilities {
-  /**
-   * Its services keep a gallery of people, by which it names the faces it finds: the console's Try it
-   * offers each found face's corrections (assets/console/console.js, until that script moves with the
-   * faces' cards); the feature's cards and routes get the gallery itself from the feature, not from here.
-   */
-  readonly gallery?: true;
   /** A verb of its own, for the doors that name their calls by verb: one image in, its findings out. */
   readonly verb?: TaskVerb;
 }

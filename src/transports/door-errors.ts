@@ -1,12 +1,13 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError } from '../core/errors.js';
 import { closeAfterEarlyAnswer } from './early-answer.js';
 import { clientFailureOf, httpHeadersOf } from './http-errors.js';
 import { contextOf } from './request-context.js';
 
-/** A door's wire form of a failure: its status and body. */
-type DoorFailure = (error: DetectdError) => { readonly status: number; readonly body: unknown };
+/** A door's wire form of a failure, given the catalogue's status of its code: its status and body. */
+type DoorFailure = (error: DetectdError, status: number) => { readonly status: number; readonly body: unknown };
 
 /**
  * A front door's own error answers (as Hono's sub-application `onError`): a failure of a request
@@ -14,7 +15,7 @@ type DoorFailure = (error: DetectdError) => { readonly status: number; readonly 
  * code, and the connection closed when the body was not read; a bug is logged and answered as
  * `internal_error` with `internalMessage`. Failures of other requests pass on.
  */
-export function doorErrors(belongs: (request: Request) => boolean, failure: DoorFailure, logger: Logger, internalMessage: string): ErrorRequestHandler {
+export function doorErrors(belongs: (request: Request) => boolean, failure: DoorFailure, errors: ErrorCatalogue, logger: Logger, internalMessage: string): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {
     if (!belongs(request)) {
       next(error);
@@ -26,7 +27,7 @@ export function doorErrors(belongs: (request: Request) => boolean, failure: Door
       response.destroy();
       return;
     }
-    const { status, body } = failure(known);
+    const { status, body } = failure(known, errors.status(known.code));
     contextOf(response).errorCode = known.code;
     closeAfterEarlyAnswer(request, response);
     response.set(httpHeadersOf(known)).status(status).json(body);

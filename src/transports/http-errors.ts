@@ -1,4 +1,5 @@
-import { DetectdError, ERROR_CATALOGUE } from '../core/errors.js';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
+import { DetectdError } from '../core/errors.js';
 import { LimitExceededError } from '../limits/service-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 
@@ -12,9 +13,9 @@ export function clientFailureOf(error: unknown): DetectdError | undefined {
   return undefined;
 }
 
-/** HTTP status of an error: the catalogue's. */
-export function httpStatusOf(error: DetectdError): number {
-  return ERROR_CATALOGUE[error.code].status;
+/** HTTP status of an error: the catalogue's (the core's codes and the features'). */
+export function httpStatusOf(error: DetectdError, errors: ErrorCatalogue): number {
+  return errors.status(error.code);
 }
 
 /** The headers HTTP adds to an error answer, shared by every front door that answers over HTTP (a 405's `Allow` is the refusing route's: it sets it). */

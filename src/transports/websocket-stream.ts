@@ -3,6 +3,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { StreamSettings } from '../config.js';
 import type { StageTimings } from '../core/call-context.js';
 import type { CallRecorder } from '../core/call-recorder.js';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError } from '../core/errors.js';
 import type { AnalysisLimits } from '../core/pipeline.js';
 import type { Service } from '../core/service.js';
@@ -60,6 +61,8 @@ export interface StreamTransportDependencies {
   /** The image API's limits with the stream's pixel limit. */
   readonly analysisLimits: AnalysisLimits;
   readonly calls: CallRecorder;
+  /** Every error code with its status: the core's and the features'. */
+  readonly errors: ErrorCatalogue;
   readonly metrics: StreamMetrics;
   readonly logger: Logger;
 }
@@ -107,13 +110,13 @@ export function serveWebSocketStream(
   stream: AdmittedStream,
   codecFor: (send: Send) => StreamCodec,
 ): void {
-  const { door, settings, analysisLimits, calls, metrics, logger } = dependencies;
+  const { door, settings, analysisLimits, calls, errors, metrics, logger } = dependencies;
   const { streamId, transport } = stream;
   const send: Send = (message) => new Promise((resolve) => socket.send(message, () => resolve()));
   const codec = codecFor(send);
   // Every frame passes the gate's limits before the model: a refused frame gets its error and the stream goes on.
   const admitFrame = (timings: StageTimings) => door.gate.admitFrame(stream.service, timings);
-  const session = new StreamSession({ ...stream, admitFrame, analysisLimits, calls, metrics, logger }, async (outcome) => {
+  const session = new StreamSession({ ...stream, admitFrame, analysisLimits, calls, errors, metrics, logger }, async (outcome) => {
     for (const message of codec.outcome(outcome)) await send(message);
   });
   const close = (code: number, reason: string) => socket.close(code, closeReason(reason));

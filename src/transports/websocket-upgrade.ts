@@ -3,6 +3,7 @@ import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError, errorBody } from '../core/errors.js';
 import { httpHeadersOf, httpStatusOf } from './http-errors.js';
 
@@ -39,7 +40,7 @@ export interface WebSocketUpgrades {
 }
 
 /** Answers a refused upgrade with the service's usual JSON error, then hangs up. */
-function refuseUpgrade(socket: Duplex, error: DetectdError, requestId: string): void {
+function refuseUpgrade(socket: Duplex, error: DetectdError, requestId: string, status: number): void {
   const body = JSON.stringify(errorBody(error, requestId));
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
@@ -50,7 +51,6 @@ function refuseUpgrade(socket: Duplex, error: DetectdError, requestId: string): 
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.once('finish', () => socket.destroy());
-  const status = httpStatusOf(error);
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 
@@ -79,10 +79,12 @@ export function attachWebSocketUpgrades(
     maxPayload: number;
     /** The HTTP server's header-count limit: an upgrade with more is refused like any request, never routed with headers cut. */
     maxHeaders: number;
+    /** Every error code with its status: the core's and the features'. */
+    errors: ErrorCatalogue;
     logger: Logger;
   },
 ): WebSocketUpgrades {
-  const { logger } = options;
+  const { logger, errors } = options;
   const chosenProtocol = new WeakMap<IncomingMessage, string>();
   const webSockets = new WebSocketServer({
     noServer: true,
@@ -114,9 +116,10 @@ export function attachWebSocketUpgrades(
       const known = error instanceof DetectdError;
       const refusal = known ? error : new DetectdError('internal_error', 'internal error; quote the request id when reporting it');
       const { path } = splitTarget(request);
-      if (known) logger.info({ request_id: requestId, method: request.method, path, status: httpStatusOf(refusal), code: refusal.code }, 'stream refused');
+      const status = httpStatusOf(refusal, errors);
+      if (known) logger.info({ request_id: requestId, method: request.method, path, status, code: refusal.code }, 'stream refused');
       else logger.error({ request_id: requestId, path, err: error }, 'stream upgrade failed');
-      refuseUpgrade(socket, refusal, requestId);
+      refuseUpgrade(socket, refusal, requestId, status);
     });
   });
 

@@ -12,6 +12,7 @@ import { compreFaceRoutes } from './compreface/compreface-routes.js';
 import { peopleOpenApiPaths, peopleRoutes } from './people-routes.js';
 import { unknownPeopleOpenApiPaths, unknownPeopleRoutes } from './unknown-people-routes.js';
 import { DESCRIBED_MODELS, type Feature, notRunning } from '../feature.js';
+import { FACE_ERRORS } from './face-errors.js';
 import { faceThresholdCard } from './face-threshold-card.js';
 import { FACE_MIGRATIONS } from './migrations/index.js';
 import { peopleSection } from './people-card.js';
@@ -35,6 +36,7 @@ export const faces: Feature = {
   docs: 'docs/faces.md',
   migrations: FACE_MIGRATIONS,
   tables: FACE_TABLES,
+  errors: FACE_ERRORS,
   parts(server) {
     if (!server) {
       const task = faceDetectionTask(DESCRIBED_ONLY, DESCRIBED_MODELS);
@@ -61,7 +63,7 @@ export const faces: Feature = {
         { router: ({ gate, schemas, router }) => unknownPeopleRoutes({ gate, task, schemas, people: unknownPeople, router: router() }), openApiPaths: () => unknownPeopleOpenApiPaths(task) },
         { router: ({ gate, tasks, schemas, maxBodyBytes, router }) => peopleRoutes({ gate, tasks, task, faces, gallery, schemas, maxBodyBytes, unknownPeople, router: router() }), openApiPaths: () => peopleOpenApiPaths(task) },
         {
-          router: ({ gate, schemas, schedulers, maxBodyBytes, router }) => compreFaceRoutes({ gate, task, faces, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, logger, router: router() }),
+          router: ({ gate, schemas, schedulers, maxBodyBytes, errors, router }) => compreFaceRoutes({ gate, task, faces, schemas, schedulers, gallery, examples: new FaceExamples(db), maxBodyBytes, errors, logger, router: router() }),
           openApiPaths: () => compreFaceOpenApiPaths(task),
         },
       ],

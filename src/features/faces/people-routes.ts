@@ -1,5 +1,5 @@
 import { type Request, type Response, type Router } from 'express';
-import { DetectdError, type ErrorCode } from '../../core/errors.js';
+import { DetectdError } from '../../core/errors.js';
 import { decodeRawData } from '../../core/raw-data.js';
 import type { SchemaCatalogue } from '../../core/schema-catalogue.js';
 import type { Gate } from '../../gate/gate.js';
@@ -12,6 +12,7 @@ import type { Task } from '../../tasks/task.js';
 import type { Box } from '../../vision/image.js';
 import type { UnknownPeople } from './gallery/unknown-people.js';
 import { errorResponses, type PathItems } from '../../transports/http/openapi.js';
+import { FACE_ERRORS, type FaceErrorCode } from './face-errors.js';
 import { passRestCall } from '../../transports/http/rest-body.js';
 import type { RestBody } from '../../transports/http/rest-call.js';
 import { sendJson } from '../../transports/http/send-json.js';
@@ -51,7 +52,7 @@ interface Correction {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
-  readonly failures: readonly ErrorCode[];
+  readonly failures: readonly FaceErrorCode[];
   /** Whether the face is judged for registration (docs/faces.md "Registration quality"): refused when it cannot be described, its warnings in the answer. */
   readonly judged: boolean;
   apply(gallery: CorrectedGallery, serviceId: string, name: string, face: AppliedFace): Promise<{ person: FacePerson; newPerson?: boolean }>;
@@ -59,7 +60,7 @@ interface Correction {
   readonly takesKeptFace: boolean;
 }
 
-const IMAGE_FAILURES: readonly ErrorCode[] = ['invalid_json', 'invalid_request', 'invalid_base64', 'invalid_multipart', 'invalid_image', 'no_face', 'invalid_configuration', 'unauthorized', 'forbidden', 'unknown_service', 'payload_too_large', 'image_too_large', 'unsupported_media_type', 'rate_limited', 'quota_exceeded', 'model_unavailable', 'overloaded', 'deadline_exceeded'];
+const IMAGE_FAILURES: readonly FaceErrorCode[] = ['invalid_json', 'invalid_request', 'invalid_base64', 'invalid_multipart', 'invalid_image', 'no_face', 'invalid_configuration', 'unauthorized', 'forbidden', 'unknown_service', 'payload_too_large', 'image_too_large', 'unsupported_media_type', 'rate_limited', 'quota_exceeded', 'model_unavailable', 'overloaded', 'deadline_exceeded'];
 
 /** The people's corrections (docs/faces.md "Corrections"). */
 const CORRECTIONS: readonly Correction[] = [
@@ -200,7 +201,7 @@ export function peopleOpenApiPaths(task: Task): PathItems {
         },
         responses: {
           '200': { description: 'The person after the correction, and the face taken.', content: { 'application/json': { schema: { $ref: '#/components/schemas/FacePersonResponse' } } } },
-          ...errorResponses(correction.failures),
+          ...errorResponses(correction.failures, FACE_ERRORS),
         },
       },
     };

@@ -10,6 +10,7 @@ import { contextOf } from '../../transports/request-context.js';
 import { sendJson } from '../../transports/http/send-json.js';
 import { checkedJson, JSON_CONTENT_TYPE } from '../../transports/http/rest-body.js';
 import { errorResponses, type PathItems } from '../../transports/http/openapi.js';
+import { FACE_ERRORS } from './face-errors.js';
 import { allowOnly } from '../../transports/http/allow-only.js';
 
 export interface UnknownPeopleRouteDependencies {
@@ -129,7 +130,7 @@ export function unknownPeopleRoutes(dependencies: UnknownPeopleRouteDependencies
   return router;
 }
 
-const ERRORS = errorResponses(['invalid_request', 'invalid_json', 'unsupported_media_type', 'payload_too_large', 'unauthorized', 'forbidden', 'unknown_person']);
+const ERRORS = errorResponses(['invalid_request', 'invalid_json', 'unsupported_media_type', 'payload_too_large', 'unauthorized', 'forbidden', 'unknown_person'], FACE_ERRORS);
 const json = (title: string) => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${title}` } } } });
 const idParameter = (name: string, what: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: what });
 

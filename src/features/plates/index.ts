@@ -4,6 +4,7 @@ import { KNOWN_PLATE_TABLES, type KnownPlates, KnownPlateList } from './known-pl
 import { knownPlatesSection } from './known-plates-card.js';
 import { knownPlateOpenApiPaths, knownPlateRoutes } from './known-plate-routes.js';
 import { LICENSE_PLATE, licensePlateTask } from './license-plate-task.js';
+import { PLATE_ERRORS } from './plate-errors.js';
 import { knownPlates as knownPlatesMigration } from './migrations/0015-known-plates.js';
 
 /** Known plates of plates described only: nothing of them runs. */
@@ -19,6 +20,7 @@ export const plates: Feature = {
   docs: 'docs/plates.md',
   migrations: { '0015-known-plates': knownPlatesMigration },
   tables: KNOWN_PLATE_TABLES,
+  errors: PLATE_ERRORS,
   parts(server) {
     const known = server ? new KnownPlateList(server.db) : DESCRIBED_ONLY;
     const task = licensePlateTask(server?.models ?? DESCRIBED_MODELS, known);

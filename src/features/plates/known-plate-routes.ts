@@ -8,6 +8,7 @@ import { knownPlatesPath } from './known-plates-path.js';
 import { contextOf } from '../../transports/request-context.js';
 import { checkedJson, JSON_CONTENT_TYPE } from '../../transports/http/rest-body.js';
 import { errorResponses, type PathItems } from '../../transports/http/openapi.js';
+import { PLATE_ERRORS } from './plate-errors.js';
 import { allowOnly } from '../../transports/http/allow-only.js';
 
 /** The list's refusal, as the caller's 4xx. */
@@ -85,7 +86,7 @@ export function knownPlateOpenApiPaths(task: Task): PathItems {
         requestBody: { required: true, content: ref('KnownPlatesRequest') },
         responses: {
           '201': { description: 'The plates added.', content: ref('KnownPlatesResponse') },
-          ...errorResponses([...identified, 'invalid_json', 'invalid_request', 'known_plate_exists', 'unsupported_media_type']),
+          ...errorResponses([...identified, 'invalid_json', 'invalid_request', 'known_plate_exists', 'unsupported_media_type'], PLATE_ERRORS),
         },
       },
     },
@@ -107,7 +108,7 @@ export function knownPlateOpenApiPaths(task: Task): PathItems {
         summary: 'Remove a known plate, by its id or the plate',
         operationId: `${task.type}-known-plates-remove`,
         parameters: [{ name: 'plate', in: 'path', required: true, schema: { type: 'string' }, description: 'Its `id`, or the plate (O and 0, I and 1 counting as one character).' }],
-        responses: { '204': { description: 'Removed.' }, ...errorResponses([...identified, 'known_plate_not_found']) },
+        responses: { '204': { description: 'Removed.' }, ...errorResponses([...identified, 'known_plate_not_found'], PLATE_ERRORS) },
       },
     },
   };

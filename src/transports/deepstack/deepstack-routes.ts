@@ -3,6 +3,7 @@ import { type Request, type RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { apiKeyFromAuthorization } from '../../accounts/api-keys.js';
 import { ServiceOfAnotherType } from '../../accounts/authenticate.js';
+import type { ErrorCatalogue } from '../../core/error-catalogue.js';
 import { DetectdError } from '../../core/errors.js';
 import { collectBody } from '../../gate/bounded-body.js';
 import type { Gate } from '../../gate/gate.js';
@@ -27,6 +28,8 @@ export interface DeepStackDependencies {
   readonly maxBodyBytes: number;
   /** detectd's version, which the status routes answer. */
   readonly version: string;
+  /** Every error code with its status: the core's and the features'. */
+  readonly errors: ErrorCatalogue;
   readonly logger: Logger;
 }
 
@@ -61,7 +64,7 @@ const NO_FORM: ImageForm = { image: undefined, files: [], fields: [] };
  * (No model is named `list`: start-up refuses it, DEEPSTACK_RESERVED_MODEL_NAMES.)
  */
 export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
-  const { gate, table, schedulers, maxBodyBytes, logger } = dependencies;
+  const { gate, table, schedulers, maxBodyBytes, errors, logger } = dependencies;
   // The models a `:model` route may name: those serving its task's lead step (no face model is an object detector's custom model).
   const customLeads = new Set(table.flatMap((route) => (route.path.includes(':model') && !route.namesOwn && route.task ? [route.task.lead] : [])));
   const customModelNames = [...new Set([...customLeads].flatMap((lead) => schedulers.namesFor(lead)))];
@@ -164,6 +167,6 @@ export function deepStackRoutes(dependencies: DeepStackDependencies): Router {
 
   // Errors of these routes only (a failure of an earlier front door passes through here too, and on): in DeepStack's shape, `{"success": false, "error": …}`.
   const ours = (request: Request) => paths.includes(String(request.route?.path)) || patterns.some((pattern) => pattern.test(request.path));
-  router.use(doorErrors(ours, deepStackFailure, logger, 'internal error; quote the X-Request-Id header when reporting it'));
+  router.use(doorErrors(ours, deepStackFailure, errors, logger, 'internal error; quote the X-Request-Id header when reporting it'));
   return router;
 }

@@ -1,4 +1,4 @@
-import { type DetectdError, ERROR_CATALOGUE } from '../../core/errors.js';
+import type { DetectdError } from '../../core/errors.js';
 import type { Stage, StageTimings } from '../../core/call-context.js';
 import type { DeepStackAnswer, DeepStackPrediction } from './deepstack-form.js';
 
@@ -107,11 +107,10 @@ export function customModelList(models: string[], call: CallFacts): CustomModelL
 }
 
 /**
- * A DetectdError in DeepStack's words and statuses: 401 "Incorrect api key" and 400 "invalid
- * image" as DeepStack answers them; everything else with detectd's status and message.
+ * A DetectdError (its `status` the catalogue's) in DeepStack's words and statuses: 401 "Incorrect
+ * api key" and 400 "invalid image" as DeepStack answers them; everything else with detectd's status and message.
  */
-export function deepStackFailure(error: DetectdError): { status: number; body: DeepStackFailure } {
-  const status = ERROR_CATALOGUE[error.code].status;
+export function deepStackFailure(error: DetectdError, status: number): { status: number; body: DeepStackFailure } {
   const text = error.code === 'unauthorized' ? `Incorrect api key: ${error.message}` : error.code === 'invalid_image' ? `invalid image: ${error.message}` : error.message;
   return { status, body: { success: false, error: text, duration: 0, code: status } };
 }

@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { ErrorCatalogue } from '../../core/error-catalogue.js';
 import { DetectdError } from '../../core/errors.js';
 import type { CallRecorder } from '../../core/call-recorder.js';
 import { type DetectionRouteDependencies, detectionRoutes } from './detection-routes.js';
@@ -15,6 +16,8 @@ import { requestId } from './request-id.js';
 
 export interface AppDependencies {
   readonly logger: Logger;
+  /** Every error code with its status: the core's and the features'. */
+  readonly errors: ErrorCatalogue;
   readonly detection: DetectionRouteDependencies;
   /** Routers of other front doors that answer over this HTTP server (the video stream's token and demo routes, …), mounted before the API routes. */
   readonly frontDoors: readonly Router[];
@@ -46,6 +49,6 @@ export function createApp(dependencies: AppDependencies): Express {
   app.use(() => {
     throw new DetectdError('not_found', 'no such route; see /docs');
   });
-  app.use(errorHandler(dependencies.logger));
+  app.use(errorHandler(dependencies.logger, dependencies.errors));
   return app;
 }

@@ -1,19 +1,20 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import type { ErrorCatalogue } from '../../core/error-catalogue.js';
 import { DetectdError, errorBody } from '../../core/errors.js';
 import { clientFailureOf, httpHeadersOf, httpStatusOf } from '../http-errors.js';
 import { contextOf } from '../request-context.js';
 import { closeAfterEarlyAnswer } from '../early-answer.js';
 
-function sendError(response: Response, error: DetectdError): void {
+function sendError(response: Response, error: DetectdError, errors: ErrorCatalogue): void {
   const context = contextOf(response);
   context.errorCode = error.code;
   closeAfterEarlyAnswer(response.req, response);
-  response.set(httpHeadersOf(error)).status(httpStatusOf(error)).json(errorBody(error, context.requestId));
+  response.set(httpHeadersOf(error)).status(httpStatusOf(error, errors)).json(errorBody(error, context.requestId));
 }
 
 /** Last middleware: every failure becomes the one JSON error shape; only true bugs are 500s and logged with a stack. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, errors: ErrorCatalogue): ErrorRequestHandler {
   return (error: unknown, _request, response, _next) => {
     const known = clientFailureOf(error);
     const apiError = known ?? new DetectdError('internal_error', 'internal error; quote the request id when reporting it');
@@ -22,6 +23,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       response.destroy();
       return;
     }
-    sendError(response, apiError);
+    sendError(response, apiError, errors);
   };
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { DetectdError, ERROR_CATALOGUE, type ErrorCode, errorBody } from '../../core/errors.js';
+import { CORE_ERRORS, DetectdError, errorBody } from '../../core/errors.js';
 import { closeAfterAnswer, LINGER_MS } from '../early-answer.js';
 
 /** Most request headers accepted; a request with more is refused 431 whole rather than parsed with some of them dropped. */
@@ -27,17 +27,17 @@ export interface HttpServerLimits {
 }
 
 /** Node's client errors (raised before a request object exists) → our codes. */
-function clientErrorCode(error: NodeJS.ErrnoException): ErrorCode {
+function clientErrorCode(error: NodeJS.ErrnoException): keyof typeof CLIENT_ERROR_MESSAGES {
   if (error.code === 'HPE_HEADER_OVERFLOW') return 'headers_too_large';
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'request_timeout';
   return 'invalid_http';
 }
 
-const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
+const CLIENT_ERROR_MESSAGES = {
   headers_too_large: 'request headers exceed 16 KiB',
   request_timeout: 'the request did not arrive within its deadline',
   invalid_http: 'malformed HTTP request',
-};
+} as const satisfies Partial<Record<keyof typeof CORE_ERRORS, string>>;
 
 /**
  * The HTTP/1.1 server in front of the app, with deadlines for slow clients: headers within
@@ -87,8 +87,8 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits,
     const requestId = crypto.randomUUID();
     // The parser's code (HPE_…) only: the raw bytes could hold a key.
     logger.info({ request_id: requestId, code, parser_error: error.code }, 'malformed request refused');
-    const body = JSON.stringify(errorBody(new DetectdError(code, CLIENT_ERROR_MESSAGES[code]!), requestId));
-    const status = ERROR_CATALOGUE[code].status;
+    const body = JSON.stringify(errorBody(new DetectdError(code, CLIENT_ERROR_MESSAGES[code]), requestId));
+    const status = CORE_ERRORS[code].status;
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,7 +1,8 @@
 import type { TaskTable } from '../../tasks/task-table.js';
 import { type ApiVersion, parameterNames, type Task } from '../../tasks/task.js';
 import { exampleCalls, examplePhotoOf } from '../../tasks/example-calls.js';
-import { ERROR_CATALOGUE } from '../../core/errors.js';
+import type { ErrorCatalogue } from '../../core/error-catalogue.js';
+import { CORE_ERRORS, type CoreErrorCode, type ErrorEntry, type ErrorTable } from '../../core/errors.js';
 import { type UploadBodyField, uploadBodyFields } from './upload-request.js';
 import type { JsonSchema, SchemaCatalogue } from '../../core/schema-catalogue.js';
 import { NVISION_ANSWER_FIELDS, streamPaths } from '../stream-paths.js';
@@ -33,22 +34,25 @@ function componentRef(schemas: SchemaCatalogue, ownComponent: string, ref: strin
   return `#/components/schemas/${target}${pointer}`;
 }
 
-/** OpenAPI responses for the error `codes`, grouped by their status (the error table's summaries). */
-export function errorResponses(codes: readonly (keyof typeof ERROR_CATALOGUE)[]): Record<string, unknown> {
-  const byStatus = new Map<number, (keyof typeof ERROR_CATALOGUE)[]>();
-  for (const code of codes) {
-    const status = ERROR_CATALOGUE[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
+/** OpenAPI responses for the errors `entries` (each code with its status and summary), grouped by their status. */
+function responsesOf(entries: readonly (readonly [string, ErrorEntry])[]): Record<string, unknown> {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, { status, summary }] of entries) byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${summary}`]);
   return Object.fromEntries(
-    [...byStatus].map(([status, statusCodes]) => [
+    [...byStatus].map(([status, described]) => [
       String(status),
-      {
-        description: statusCodes.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].summary}`).join(' '),
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
-      },
+      { description: described.join(' '), content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
     ]),
   );
+}
+
+/**
+ * OpenAPI responses for the error `codes` of a route, grouped by their status: each a core code
+ * (core/errors.ts) or one of `own`, the table of the feature whose route it is (Feature.errors).
+ */
+export function errorResponses<Own extends ErrorTable = Record<never, ErrorEntry>>(codes: readonly (CoreErrorCode | (keyof Own & string))[], own?: Own): Record<string, unknown> {
+  const table: ErrorTable = { ...CORE_ERRORS, ...own };
+  return responsesOf(codes.map((code) => [code, table[code]] as const));
 }
 
 /** Component name of a schema: its `title` (e.g. ObjectDetectionRequest). */
@@ -75,7 +79,7 @@ function jsonRequestExample(task: Task): Record<string, unknown> {
   return { raw_data: EXAMPLE_JPEG_BASE64, configurations: Object.entries(task.exampleFields).map(([parameter, value]) => ({ parameter, value })) };
 }
 
-function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue, serverUrl: string): Record<string, unknown> {
+function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue, errors: ErrorCatalogue, serverUrl: string): Record<string, unknown> {
   const names = parameterNames(task.parameters, version);
   // With its default, a field that "try it" fills in is valid as it stands.
   const textFields = Object.fromEntries(names.map((name) => [name, { type: 'string', default: task.parameters[name].defaultValue, description: task.parameters[name].description }]));
@@ -121,7 +125,7 @@ function taskOperation(task: Task, version: ApiVersion, schemas: SchemaCatalogue
         description: 'Success.',
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemas, task.responseSchema)}` } } },
       },
-      ...errorResponses(Object.keys(ERROR_CATALOGUE) as (keyof typeof ERROR_CATALOGUE)[]),
+      ...responsesOf(errors.entries()),
     },
   };
 }
@@ -221,13 +225,13 @@ function mergePathItems(paths: PathItems, extra: PathItems): PathItems {
 
 /**
  * The OpenAPI 3.1 document, built from `schemas/`, the task table (paths, parameters, examples), the
- * error table, and the path items of the front doors that describe their own routes (DeepStack's table),
+ * error catalogue (the core's codes and the features'), and the path items of the front doors that describe their own routes (DeepStack's table),
  * for callers who reach this server at `serverUrl` (its `servers`, the examples).
  */
-export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string, frontDoorPaths: PathItems, tasks: TaskTable): Record<string, unknown> {
+export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, serverUrl: string, frontDoorPaths: PathItems, tasks: TaskTable, errors: ErrorCatalogue): Record<string, unknown> {
   const schema = (name: string) => component(schemas, name);
   const errorSchema = schema('error-response') as { properties: { error: { properties: { code: JsonSchema } } } };
-  errorSchema.properties.error.properties.code = { type: 'string', enum: Object.keys(ERROR_CATALOGUE) };
+  errorSchema.properties.error.properties.code = { type: 'string', enum: errors.entries().map(([code]) => code) };
   return {
     openapi: '3.1.0',
     info: {
@@ -246,7 +250,7 @@ export function buildOpenApiDocument(schemas: SchemaCatalogue, version: string, 
     ],
     paths: mergePathItems({
       ...Object.fromEntries(
-        tasks.all.flatMap((task) => (['v1', 'legacy'] as const).map((version) => [taskPath(task, version), { post: taskOperation(task, version, schemas, serverUrl) }])),
+        tasks.all.flatMap((task) => (['v1', 'legacy'] as const).map((version) => [taskPath(task, version), { post: taskOperation(task, version, schemas, errors, serverUrl) }])),
       ),
       '/healthz': { get: { summary: 'Process is up', tags: [TAGS.health], responses: { '200': { description: 'OK' } } } },
       '/readyz': { get: { summary: 'Model loaded and database reachable', tags: [TAGS.health], responses: { '200': { description: 'Ready' }, '503': { description: 'Not ready' } } } },

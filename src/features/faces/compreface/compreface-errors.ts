@@ -1,4 +1,4 @@
-import { DetectdError, type ErrorCode, ERROR_CATALOGUE } from '../../../core/errors.js';
+import { DetectdError, type ErrorCode } from '../../../core/errors.js';
 import { FaceGalleryError } from '../gallery/face-gallery.js';
 
 /**
@@ -59,11 +59,11 @@ interface CompreFaceFailure {
   readonly body: { readonly code: number; readonly message: string };
 }
 
-/** A failure as CompreFace answers it: its status and `{code, message}`. */
-export function compreFaceFailure(error: DetectdError): CompreFaceFailure {
+/** A failure as CompreFace answers it (`status`: the catalogue's for its code): its status and `{code, message}`. */
+export function compreFaceFailure(error: DetectdError, status: number): CompreFaceFailure {
   const named = error instanceof CompreFaceRefusal ? error.compreFaceCode : CODE_OF[error.code];
   if (named) return { status: COMPREFACE_CODES[named].status, body: { code: COMPREFACE_CODES[named].code, message: error.message } };
-  return { status: ERROR_CATALOGUE[error.code].status, body: { code: COMPREFACE_CODES.undefined.code, message: error.message } };
+  return { status, body: { code: COMPREFACE_CODES.undefined.code, message: error.message } };
 }
 
 /** A gallery's refusal (a bad subject name, another case of a registered one) as the caller's 400. */

@@ -1,5 +1,6 @@
 import { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
+import type { ErrorCatalogue } from '../../../core/error-catalogue.js';
 import { DetectdError } from '../../../core/errors.js';
 import type { SchemaCatalogue } from '../../../core/schema-catalogue.js';
 import type { Gate } from '../../../gate/gate.js';
@@ -22,6 +23,8 @@ interface CompreFaceDependencies extends CompreFaceMemory {
   readonly schemas: SchemaCatalogue;
   readonly schedulers: ModelSchedulers;
   readonly maxBodyBytes: number;
+  /** Every error code with its status: the core's and the features'. */
+  readonly errors: ErrorCatalogue;
   readonly logger: Logger;
   /** The router to declare the routes on (one claiming them in the server's route ledger). */
   readonly router: Router;
@@ -45,7 +48,7 @@ function keyOf(request: Request): string {
  * CompreFace's `{"code", "message"}` (compreface-errors.ts).
  */
 export function compreFaceRoutes(dependencies: CompreFaceDependencies): Router {
-  const { router, gate, task, schemas, schedulers, maxBodyBytes, logger } = dependencies;
+  const { router, gate, task, schemas, schedulers, maxBodyBytes, errors, logger } = dependencies;
   const table = compreFaceRouteTable(task, dependencies);
 
   const answer = async (response: Response, answered: CompreFaceAnswer) => {
@@ -95,6 +98,6 @@ export function compreFaceRoutes(dependencies: CompreFaceDependencies): Router {
   });
 
   // Errors of these routes only, in CompreFace's shape: `{"code", "message"}`.
-  router.use(doorErrors(inDoor, compreFaceFailure, logger, 'Something went wrong, please try again; quote the X-Request-Id header when reporting it'));
+  router.use(doorErrors(inDoor, compreFaceFailure, errors, logger, 'Something went wrong, please try again; quote the X-Request-Id header when reporting it'));
   return router;
 }

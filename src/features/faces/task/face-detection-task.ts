@@ -11,7 +11,7 @@ import { FACE_DESCRIBER, FACE_DETECTOR, FACE_LANDMARKER } from './describe-face.
 /**
  * The face-detection task: Nvision's face service type (`POST /api/v1/face-detection`, both
  * streams with the faces in `detected_faces`), with recognition against each service's gallery of
- * people, which it keeps (TaskAbilities.gallery). A face's `name` is the registered person's name when recognized,
+ * people, which it keeps (the feature's People cards and routes manage it). A face's `name` is the registered person's name when recognized,
  * `unknown` when the service has people but none matches, `face` when it has nobody registered;
  * `parent` is always `face`.
  */
@@ -40,6 +40,5 @@ export function faceDetectionTask(recognition: FaceRecognition, models: Composed
       const { analysis, response } = await findFaces(image, parameters, call, recognition, models);
       return { width: analysis.width, height: analysis.height, found: response.found, visualizedImage: response.visualized_image };
     },
-    abilities: { gallery: true },
   };
 }
