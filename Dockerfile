@@ -26,9 +26,13 @@ COPY tsconfig.json ./
 COPY src ./src
 # Compiles src/ into dist/ (tests and scripts stay out of the image); then the development packages go, and
 # the ONNX Runtime libraries of other platforms (onnxruntime-node ships all six: ~290 MB, this one's ~45).
+# The features' console scripts and stylesheets (each feature's console/ folder, Feature.consoleAssets) are
+# gathered apart, under their paths, so that the image carries them and no TypeScript.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
- && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} +
+ && find node_modules/onnxruntime-node/bin -mindepth 3 -maxdepth 3 -type d ! -path "*/linux/$(node -p process.arch)" -exec rm -rf {} + \
+ && mkdir /app/console-assets \
+ && find src/features -path '*/console/*' -type f -exec cp --parents {} /app/console-assets/ \;
 
 FROM ${NODE_IMAGE}
 # fonts: the labels drawn on visualized images. libjemalloc2: the allocator detectd runs on (as `npm start`
@@ -47,6 +51,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY schemas ./schemas
 COPY assets ./assets
+COPY --from=build /app/console-assets/src ./src
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

@@ -159,11 +159,16 @@ wait_until 120 "the container's HEALTHCHECK passes" podman healthcheck run "$con
 expect_log "$container" '"allocator":"jemalloc"' 'not on jemalloc'
 key=$(create_key podman exec "$container" node dist/src/cli.js) || fail "the CLI in the container"
 detect_dog "http://127.0.0.1:$port" "$key" "$photo"
+# Every feature's console scripts and stylesheets are in the image, where its cards name them.
+for asset in src/features/*/console/*; do
+  feature=${asset#src/features/}
+  curl -sf -o /dev/null "http://127.0.0.1:$port/console/assets/${feature%%/*}/${asset##*/}" || fail "the image does not serve $asset"
+done
 logged stop podman stop -t 40 "$container"
 [ "$(podman inspect -f '{{.State.ExitCode}}' "$container")" = 0 ] || fail "exit status after SIGTERM: $(podman inspect -f '{{.State.ExitCode}}' "$container")"
 expect_log "$container" '"msg":"stopped"' 'did not drain and stop on SIGTERM'
 logged remove podman rm -v "$container"
-echo "healthy, dog detected, jemalloc, stopped cleanly"
+echo "healthy, dog detected, the features' console files served, jemalloc, stopped cleanly"
 
 step "compose.yaml: two replicas, PostgreSQL, nginx"
 DETECTD_SECRET=$(node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))')

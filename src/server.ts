@@ -204,6 +204,7 @@ export async function startServer(config: Config, logger: Logger, features: read
             tasks,
             deepStackRoutes: deepStack,
             cards: served.cards,
+            consoleAssets: served.consoleAssets,
             errors,
             secret,
             keyRotationGraceSeconds: config.keyRotationGraceSeconds,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { SchemaCatalogue } from '../src/core/schema-catalogue.js';
@@ -116,5 +118,16 @@ describe('health, readiness, metrics and API reference routes', () => {
     expect(text).to.match(/detectd_detected_objects_total\{model="yolo26n-640-int8"\} [3-9]/);
     expect(text).to.contain('detectd_process_resident_memory_bytes');
     expect(text).to.not.contain(server.apiKey);
+  });
+
+  it('serves each feature\'s console scripts and stylesheets from its own folder, under /console/assets/<feature>/', async () => {
+    const served = DESCRIBED_FEATURES.consoleAssets.flatMap(({ name, folder }) => fs.readdirSync(folder).map((file) => ({ url: `/console/assets/${name}/${file}`, bytes: fs.readFileSync(path.join(folder, file)) })));
+    expect(served.map(({ url }) => url)).to.include.members(['/console/assets/faces/people.js', '/console/assets/plates/known-plates.js', '/console/assets/states/region-states.js']);
+    for (const { url, bytes } of served) {
+      const response = await fetch(server.url + url);
+      expect(response.status, url).to.equal(200);
+      expect(Buffer.from(await response.arrayBuffer()).equals(bytes), url).to.equal(true);
+    }
+    expect((await fetch(`${server.url}/console/assets/region-states.js`)).status, 'not beside the console shell\'s own').to.equal(404);
   });
 });

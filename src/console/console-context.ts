@@ -11,7 +11,7 @@ import { readCookie } from './cookies.js';
 import type { StatusSources } from './server-status.js';
 import type { TaskTable } from '../tasks/task-table.js';
 import type { DeepStackRoute } from '../transports/deepstack/deepstack-route-table.js';
-import type { ServiceCard } from './service-card.js';
+import type { ConsoleAssets, ServiceCard } from './service-card.js';
 
 /** What the console's routes work with; built once in the composition root. */
 export interface ConsoleDependencies extends AccountDomain {
@@ -24,6 +24,8 @@ export interface ConsoleDependencies extends AccountDomain {
   readonly deepStackRoutes: readonly DeepStackRoute[];
   /** The cards the features add to their services' overview pages. */
   readonly cards: readonly ServiceCard[];
+  /** The features' scripts and stylesheets of those cards. */
+  readonly consoleAssets: readonly ConsoleAssets[];
   /** Every error code with its status: the core's and the features' (a card's routes may throw theirs). */
   readonly errors: ErrorCatalogue;
   /** Server secret: keys the CSRF tokens. */

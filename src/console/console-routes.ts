@@ -64,6 +64,7 @@ function consolePageBefore(request: Request): string | undefined {
 export function consoleRoutes(dependencies: ConsoleDependencies, logger: Logger, ledger: RouteLedger): Router {
   const pages = Router();
   pages.use('/assets', routeLabel('/console/assets/*'), express.static(path.join(packageRoot(), 'assets', 'console'), { maxAge: '1h' }));
+  for (const { name, folder } of dependencies.consoleAssets) pages.use(`/assets/${name}`, express.static(folder, { maxAge: '1h' }));
   // A page refused before its route (CSRF, a form body too large) is still the console's.
   pages.use(routeLabel('/console/*'));
   pages.use(pageSecurityHeaders);

@@ -38,7 +38,7 @@ export interface CardForm {
 /**
  * A card a feature adds to the overview page of its services (its known plates, …): the console
  * shell lays it out beside its own cards and knows nothing else of it. Its script and stylesheet, if
- * any, are assets under assets/console/ that the card's HTML names. Its script may add fields to Try
+ * any, are its feature's console assets (ConsoleAssets) that the card's HTML names. Its script may add fields to Try
  * it's request (an input marked `data-try-it-field`) and hear Try it's answers (the `try-it-answered`
  * event, console.js) to offer corrections beside them.
  */
@@ -50,4 +50,10 @@ export interface ServiceCard {
   /** Its form, posted to the console (absent: none, or one its script sends to the API with the service's key). */
   readonly form?: CardForm;
   section(service: Service, page: CardPage): SafeHtml | Promise<SafeHtml>;
+}
+
+/** A feature's scripts and stylesheets of its cards: `folder`'s files, served under `/console/assets/<name>/`. */
+export interface ConsoleAssets {
+  readonly name: string;
+  readonly folder: string;
 }

@@ -1,4 +1,6 @@
-import type { ServiceCard } from '../console/service-card.js';
+import path from 'node:path';
+import type { ConsoleAssets, ServiceCard } from '../console/service-card.js';
+import { packageRoot } from '../package-root.js';
 import { ErrorCatalogue } from '../core/error-catalogue.js';
 import { Schema } from '../store/schema.js';
 import { TaskTable } from '../tasks/task-table.js';
@@ -17,6 +19,8 @@ export class FeatureSet {
   /** Every feature's REST routes, each with its owner as the route ledger names it (`feature plates`). */
   readonly rest: readonly { readonly owner: string; readonly routes: RestRoutes }[];
   readonly cards: readonly ServiceCard[];
+  /** Each feature's folder of its cards' scripts and stylesheets (absolute), by the feature's name: the console serves them. */
+  readonly consoleAssets: readonly ConsoleAssets[];
   /** The core's error codes and every feature's own, as every door maps them to statuses and the API reference lists them. */
   readonly errors: ErrorCatalogue;
   readonly #parts: readonly FeatureParts[];
@@ -28,6 +32,7 @@ export class FeatureSet {
     this.deepStack = this.#parts.flatMap((parts) => parts.deepStack ?? []);
     this.rest = this.#parts.flatMap((parts, n) => (parts.rest ?? []).map((routes) => ({ owner: `feature ${features[n].name}`, routes })));
     this.cards = this.#parts.flatMap((parts) => parts.consoleCards ?? []);
+    this.consoleAssets = features.flatMap((feature) => (feature.consoleAssets ? [{ name: feature.name, folder: path.join(packageRoot(), feature.consoleAssets) }] : []));
   }
 
   /** Starts what each feature starts (FeatureParts.start), in the order of their registration. */

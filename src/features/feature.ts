@@ -83,6 +83,11 @@ export interface Feature extends OwnedSchema {
    */
   readonly errors?: ErrorTable;
   /**
+   * The folder of its console cards' scripts and stylesheets, from the package root
+   * (`src/features/plates/console`): served under `/console/assets/<name>/`, where its cards' HTML names them.
+   */
+  readonly consoleAssets?: string;
+  /**
    * Its parts on a running server (`server` given), or as described only (undefined): the CLI, the
    * API reference and the model loader read them, and nothing of them runs.
    */

@@ -34,6 +34,7 @@ const DESCRIBED_GALLERY = { register: notRunning, list: notRunning, delete: notR
 export const faces: Feature = {
   name: 'faces',
   docs: 'docs/faces.md',
+  consoleAssets: 'src/features/faces/console',
   migrations: FACE_MIGRATIONS,
   tables: FACE_TABLES,
   errors: FACE_ERRORS,

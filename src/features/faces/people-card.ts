@@ -9,7 +9,7 @@ import { html, type SafeHtml } from '../../console/html.js';
  */
 export function peopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="people-title" id="people">
-    <link rel="stylesheet" href="/console/assets/people.css">
+    <link rel="stylesheet" href="/console/assets/faces/people.css">
     <h2 id="people-title">People</h2>
     <p class="muted">Who this service recognizes. A person is registered from one or more photos: the face of each is described and kept (encrypted; the photos are not kept). A photo whose face is too small or too blurred to describe is refused, with the reason, and so is a photo of several faces none of which stands out: choose that face with <em>Try it</em>'s <em>Add to…</em>. <em>Not this person</em> takes a photo of someone who was named as them wrongly: faces more like it than like their own photos are no longer named as them.</p>
     <div class="table-scroll"><table class="list compact stack" id="people-table"><caption class="muted small" id="people-count">Loading…</caption>
@@ -22,6 +22,6 @@ export function peopleSection(): SafeHtml {
     </form>
     <p id="people-status" class="muted" role="status"></p>
     <div id="people-taken" class="people-taken"></div>
-    <script src="/console/assets/people.js" defer></script>
+    <script src="/console/assets/faces/people.js" defer></script>
   </section>`;
 }

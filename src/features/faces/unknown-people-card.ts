@@ -10,7 +10,7 @@ import { html, type SafeHtml } from '../../console/html.js';
  */
 export function unknownPeopleSection(): SafeHtml {
   return html`<section class="card" aria-labelledby="unknown-title" id="unknown-people">
-    <link rel="stylesheet" href="/console/assets/unknown-people.css">
+    <link rel="stylesheet" href="/console/assets/faces/unknown-people.css">
     <h2 id="unknown-title">Unknown people</h2>
     <p class="muted">With <em>Remember unknown faces</em> on, every face this service names no one for is kept (its description and a small thumbnail, encrypted, with the <code>frame_id</code> and <code>source_id</code> it came with) and grouped with faces of the same person. Name a group to register its best faces as a person. Kept faces are forgotten after the days below, the oldest first beyond the cap.</p>
     <form id="remember-form" class="try-form remember-form">
@@ -22,6 +22,6 @@ export function unknownPeopleSection(): SafeHtml {
     <p id="unknown-status" class="muted" role="status"></p>
     <p class="muted small" id="unknown-count">Loading…</p>
     <ol id="unknown-list" class="unknown-list"></ol>
-    <script src="/console/assets/unknown-people.js" defer></script>
+    <script src="/console/assets/faces/unknown-people.js" defer></script>
   </section>`;
 }

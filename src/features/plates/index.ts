@@ -18,6 +18,7 @@ const DESCRIBED_ONLY: KnownPlates = { list: notRunning, add: notRunning, remove:
 export const plates: Feature = {
   name: 'plates',
   docs: 'docs/plates.md',
+  consoleAssets: 'src/features/plates/console',
   migrations: { '0015-known-plates': knownPlatesMigration },
   tables: KNOWN_PLATE_TABLES,
   errors: PLATE_ERRORS,

@@ -24,7 +24,7 @@ export function knownPlatesSection({ type }: Service): SafeHtml {
       <button type="submit" class="button secondary">Save distance</button>
     </form>
     <p id="known-plates-status" class="muted" role="status"></p>
-    <script src="/console/assets/known-plates.js" defer></script>
+    <script src="/console/assets/plates/known-plates.js" defer></script>
   </section>`;
 }
 

@@ -15,6 +15,7 @@ import { STATES, statesTask } from './states-task.js';
 export const states: Feature = {
   name: 'states',
   docs: 'docs/states.md',
+  consoleAssets: 'src/features/states/console',
   migrations: { '0019-states': statesMigration, '0020-state-example-embedders': stateExampleEmbedders },
   tables: STATE_TABLES,
   parts(server) {

@@ -13,7 +13,7 @@ import { statesPaths } from './state-routes.js';
 export function regionsSection({ type }: Service): SafeHtml {
   const paths = statesPaths({ type });
   return html`<section class="card" aria-labelledby="region-states-title" id="region-states" data-regions-path="${paths.regions}" data-examples-path="${paths.examples}">
-    <link rel="stylesheet" href="/console/assets/region-states.css">
+    <link rel="stylesheet" href="/console/assets/states/region-states.css">
     <h2 id="region-states-title">Regions and states</h2>
     <p class="muted">Name the regions of a camera's frame (a parking space, a gate) and teach the states each can be in from frames of that camera: every answer says the state of each region, <em>unsure</em> when no taught state is clearly nearest. Teach each state from frames of every kind of light and weather.</p>
     <form id="states-frame-form" class="try-form">
@@ -38,6 +38,6 @@ export function regionsSection({ type }: Service): SafeHtml {
     <p id="states-status" class="muted" role="status"></p>
     <h3 class="states-examples-title">Examples</h3>
     <div id="states-examples" class="states-examples"><p class="muted small">Loading…</p></div>
-    <script src="/console/assets/region-states.js" defer></script>
+    <script src="/console/assets/states/region-states.js" defer></script>
   </section>`;
 }
