@@ -21,6 +21,7 @@ import { UNKNOWN_DESCRIPTOR_PURPOSE, UNKNOWN_THUMBNAIL_PURPOSE } from '../src/fe
 import { percentile } from './lib/bench-numbers.js';
 import { type LocalServer, startLocalServer } from './lib/local-server.js';
 import { faceTables } from '../src/features/faces/gallery/face-tables.js';
+import { faceSimilarity } from '../src/features/faces/gallery/face-similarity.js';
 
 export interface FaceBenchmarkOptions {
   /** The object model the server loads beside the face model. */
@@ -74,8 +75,10 @@ function stageMedians(logText: string): string {
 }
 
 const gaussian = () => Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
-const unit = (values: Float32Array) => values.map((value) => value / Math.hypot(...values));
-const similarity = (a: Float32Array, b: Float32Array) => 1 - Math.hypot(...a.map((value, i) => value - b[i])) / 2;
+function unit(values: Float32Array): Float32Array {
+  const norm = Math.hypot(...values);
+  return values.map((value) => value / norm);
+}
 
 /**
  * Made-up faces as alike as real ones: real descriptors lie in a narrow cone (two people's faces
@@ -95,7 +98,7 @@ function madeUpFaces(realFaces: readonly Float32Array[]) {
 }
 
 /** The median of `pairs` similarities drawn by `pair`. */
-const medianSimilarity = (pair: () => [Float32Array, Float32Array], pairs = 200) => median(Array.from({ length: pairs }, () => similarity(...pair())));
+const medianSimilarity = (pair: () => [Float32Array, Float32Array], pairs = 200) => median(Array.from({ length: pairs }, () => faceSimilarity(...pair())));
 
 /** Bytes of the heap and of array buffers after a full garbage collection. */
 function heldBytes(): number {
@@ -202,7 +205,7 @@ export async function runFaceBenchmark(options: FaceBenchmarkOptions): Promise<s
     const madeUp = madeUpFaces(realFaces);
     const anyOf = <T>(values: readonly T[]) => values[Math.floor(Math.random() * values.length)];
     const alike = {
-      real: median(realFaces.flatMap((a, i) => realFaces.slice(i + 1).map((b) => similarity(a, b)))),
+      real: median(realFaces.flatMap((a, i) => realFaces.slice(i + 1).map((b) => faceSimilarity(a, b)))),
       twoPeople: medianSimilarity(() => [madeUp.face(madeUp.person()), madeUp.face(madeUp.person())]),
       onePerson: medianSimilarity(() => {
         const person = madeUp.person();
