@@ -3,7 +3,7 @@ import express, { type ErrorRequestHandler, type Request, Router } from 'express
 import type { Logger } from 'pino';
 import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError } from '../core/errors.js';
-import { httpHeadersOf, httpStatusOf } from '../transports/http-errors.js';
+import { httpHeadersOf } from '../transports/http-errors.js';
 import { errorPage } from './error-page.js';
 import { packageRoot } from '../package-root.js';
 import { consoleAuthRoutes } from './auth-routes.js';
@@ -32,7 +32,7 @@ function consoleErrors(logger: Logger, errors: ErrorCatalogue): ErrorRequestHand
     if (!known) logger.error({ request_id: requestId, err: error }, 'console error');
     if (response.headersSent) return response.destroy();
     closeAfterEarlyAnswer(request, response);
-    const status = known ? httpStatusOf(known, errors) : 500;
+    const status = known ? errors.status(known.code) : 500;
     contextOf(response).errorCode = known?.code ?? 'internal_error';
     if (known) response.set(httpHeadersOf(known));
     if (request.accepts(['html', 'json']) === 'json') {

@@ -1,4 +1,3 @@
-import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError } from '../core/errors.js';
 import { LimitExceededError } from '../limits/service-limits.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
@@ -11,11 +10,6 @@ export function clientFailureOf(error: unknown): DetectdError | undefined {
   if (error instanceof DetectdError) return error;
   if (error instanceof URIError) return new DetectdError('invalid_path', 'the URL path has a malformed percent-escape');
   return undefined;
-}
-
-/** HTTP status of an error: the catalogue's (the core's codes and the features'). */
-export function httpStatusOf(error: DetectdError, errors: ErrorCatalogue): number {
-  return errors.status(error.code);
 }
 
 /** The headers HTTP adds to an error answer, shared by every front door that answers over HTTP (a 405's `Allow` is the refusing route's: it sets it). */

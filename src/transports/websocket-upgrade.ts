@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ErrorCatalogue } from '../core/error-catalogue.js';
 import { DetectdError, errorBody } from '../core/errors.js';
-import { httpHeadersOf, httpStatusOf } from './http-errors.js';
+import { httpHeadersOf } from './http-errors.js';
 
 /** One WebSocket upgrade request, split up for the routes. */
 export interface UpgradeRequest {
@@ -116,7 +116,7 @@ export function attachWebSocketUpgrades(
       const known = error instanceof DetectdError;
       const refusal = known ? error : new DetectdError('internal_error', 'internal error; quote the request id when reporting it');
       const { path } = splitTarget(request);
-      const status = httpStatusOf(refusal, errors);
+      const status = errors.status(refusal.code);
       if (known) logger.info({ request_id: requestId, method: request.method, path, status, code: refusal.code }, 'stream refused');
       else logger.error({ request_id: requestId, path, err: error }, 'stream upgrade failed');
       refuseUpgrade(socket, refusal, requestId, status);

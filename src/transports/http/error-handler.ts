@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorCatalogue } from '../../core/error-catalogue.js';
 import { DetectdError, errorBody } from '../../core/errors.js';
-import { clientFailureOf, httpHeadersOf, httpStatusOf } from '../http-errors.js';
+import { clientFailureOf, httpHeadersOf } from '../http-errors.js';
 import { contextOf } from '../request-context.js';
 import { closeAfterEarlyAnswer } from '../early-answer.js';
 
@@ -10,7 +10,7 @@ function sendError(response: Response, error: DetectdError, errors: ErrorCatalog
   const context = contextOf(response);
   context.errorCode = error.code;
   closeAfterEarlyAnswer(response.req, response);
-  response.set(httpHeadersOf(error)).status(httpStatusOf(error, errors)).json(errorBody(error, context.requestId));
+  response.set(httpHeadersOf(error)).status(errors.status(error.code)).json(errorBody(error, context.requestId));
 }
 
 /** Last middleware: every failure becomes the one JSON error shape; only true bugs are 500s and logged with a stack. */
